@@ -1,0 +1,3 @@
+from frontdesk.cli import app
+
+app()

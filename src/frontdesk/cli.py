@@ -1,0 +1,165 @@
+"""The `frontdesk` command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from frontdesk import __version__
+from frontdesk.settings import Settings, get_settings
+from frontdesk.sites.registry import SiteConfigError, load_site_file, load_sites, site_files
+
+app = typer.Typer(
+    name="frontdesk",
+    help="Frontdesk: a self-hosted AI assistant for company websites.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+)
+sites_app = typer.Typer(help="Inspect and validate site (tenant) configuration files.")
+db_app = typer.Typer(help="Manage the app store's schema.")
+app.add_typer(sites_app, name="sites")
+app.add_typer(db_app, name="db")
+
+console = Console()
+err_console = Console(stderr=True)
+
+SitesDirOption = Annotated[
+    Path | None,
+    typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),
+]
+
+
+def _settings(sites_dir: Path | None = None) -> Settings:
+    base = get_settings()
+    return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=1)
+
+
+@app.command()
+def version() -> None:
+    """Print the Frontdesk version."""
+    console.print(f"frontdesk {__version__}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to bind.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind.")] = None,
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Start the HTTP API, widget and demo page (migrates the store first)."""
+    import uvicorn
+
+    from frontdesk.api.app import create_app
+    from frontdesk.observability.logging import configure_logging
+
+    settings = _settings(sites_dir)
+    updates = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    settings = settings.model_copy(update=updates)
+    configure_logging(settings.log_level, settings.log_json)
+    try:
+        application = create_app(settings)
+        console.print(
+            f"Frontdesk on [bold]http://{settings.host}:{settings.port}/[/] "
+            f"(demo page), API docs at /docs"
+        )
+        uvicorn.run(application, host=settings.host, port=settings.port, log_config=None)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+
+
+@app.command()
+def demo(
+    serve_after: Annotated[
+        bool, typer.Option("--serve/--no-serve", help="Start the server when ready.")
+    ] = True,
+) -> None:
+    """Prepare the bundled demo site (database, migrations, knowledge base), then serve it."""
+    from frontdesk.demo_setup import prepare_demo
+
+    settings = get_settings()
+    try:
+        prepare_demo(settings, console)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    if serve_after:
+        serve(host=None, port=None, sites_dir=None)
+
+
+@sites_app.command("list")
+def sites_list(sites_dir: SitesDirOption = None) -> None:
+    """List the sites in the sites folder."""
+    settings = _settings(sites_dir)
+    try:
+        sites = load_sites(settings.sites_dir)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    table = Table("id", "name", "languages", "engine", "file")
+    for site in sites.values():
+        cfg = site.config
+        table.add_row(cfg.id, cfg.name, ",".join(cfg.languages), cfg.engine.name, str(site.path))
+    console.print(table)
+
+
+@sites_app.command("show")
+def sites_show(site_id: str, sites_dir: SitesDirOption = None) -> None:
+    """Print one site's full configuration (with defaults filled in) as JSON."""
+    settings = _settings(sites_dir)
+    try:
+        site = load_sites(settings.sites_dir).get(site_id)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    if site is None:
+        raise _fail(f"unknown site {site_id!r}")
+    console.print_json(json.dumps(site.config.model_dump(mode="json")))
+
+
+@sites_app.command("validate")
+def sites_validate(
+    path: Annotated[
+        Path | None, typer.Argument(help="A site file or folder (default: the sites folder).")
+    ] = None,
+) -> None:
+    """Validate site files; exit 1 naming the file and field of the first problem in each."""
+    target = path or get_settings().sites_dir
+    files = [target] if target.is_file() else site_files(target) if target.is_dir() else []
+    if not files:
+        raise _fail(f"{target}: no site files (*.yaml) found")
+    problems = 0
+    for file in files:
+        try:
+            site = load_site_file(file)
+        except SiteConfigError as exc:
+            problems += 1
+            err_console.print(f"[red]✗[/] {exc}", highlight=False)
+        else:
+            console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
+    if problems:
+        raise typer.Exit(code=1)
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply schema migrations to the configured database (idempotent)."""
+    from frontdesk.store import migrate
+    from frontdesk.store.db import make_engine
+
+    settings = get_settings()
+    settings.ensure_dirs()
+    engine = make_engine(settings.database_url)
+    migrate.upgrade(engine)
+    console.print(f"database at revision {migrate.current_revision(engine)}")
+    engine.dispose()
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,72 @@
+"""Process-wide settings: explicit argument > environment (FRONTDESK_*) > default."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+DEMO_DIR = PACKAGE_DIR / "demo"
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
+class Settings(BaseSettings):
+    """Settings of one Frontdesk process.
+
+    Site-specific behaviour lives in the site YAML files (see `frontdesk.sites`);
+    these are the knobs of the process that serves them.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FRONTDESK_", env_file=None, extra="ignore")
+
+    data_dir: Path = Field(
+        default=Path(".frontdesk"),
+        description="Where the SQLite database, caches and model files live.",
+    )
+    database_url: str = Field(
+        default="",
+        description="SQLAlchemy URL of the app store; empty means SQLite in data_dir.",
+    )
+    redis_url: str = Field(default="", description="Redis URL for locks, limits and caches.")
+    sites_dir: Path = Field(
+        default=DEMO_DIR / "sites",
+        description="Folder of site YAML files (one file per site).",
+    )
+    host: str = Field(default="127.0.0.1", description="Interface `frontdesk serve` binds.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `frontdesk serve` binds.")
+    engine: Literal["local", "llm"] = Field(
+        default="local", description="Default engine for sites that do not choose one."
+    )
+    log_level: LogLevel = Field(default="INFO", description="Log level.")
+    log_json: bool = Field(default=False, description="Log as JSON lines instead of text.")
+    admin_api_key_hash: str = Field(
+        default="",
+        description="SHA-256 hex digest of the admin API key; empty disables admin routes.",
+    )
+    max_request_bytes: int = Field(
+        default=64_000, ge=1_024, description="Largest request body the API accepts."
+    )
+
+    @model_validator(mode="after")
+    def _default_database(self) -> Settings:
+        if not self.database_url:
+            self.database_url = f"sqlite:///{self.data_dir / 'frontdesk.db'}"
+        return self
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    def ensure_dirs(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process settings, read once from the environment."""
+    return Settings()

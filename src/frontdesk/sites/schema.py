@@ -1,0 +1,240 @@
+"""The configuration of one site (tenant): what the operator writes in `sites/<id>.yaml`."""
+
+from __future__ import annotations
+
+import re
+from datetime import time
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+
+SUPPORTED_LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
+SITE_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+
+Language = Literal["en", "ru", "fr", "de", "es", "it", "pt", "nl"]
+Dimension = Literal["problem", "authority", "company", "timing"]
+DIMENSIONS: tuple[Dimension, ...] = ("problem", "authority", "company", "timing")
+EngineName = Literal["local", "llm"]
+RoutingMode = Literal["local", "llm", "hybrid"]
+
+
+class _Strict(BaseModel):
+    """Unknown keys are errors: a typo in a YAML file must not be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KnowledgeConfig(_Strict):
+    sources: list[str] = Field(
+        default_factory=list,
+        description="Files or folders to ingest, relative to the site file's folder.",
+    )
+    top_k: int = Field(default=7, ge=1, le=50, description="Chunks retrieved per query.")
+    relevance_threshold: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Minimum relevance score; set by `frontdesk kb calibrate`.",
+    )
+    proactive_threshold: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Score above which a case-study hit is surfaced proactively "
+        "(default: relevance_threshold + 0.10).",
+    )
+    chunk_size: int = Field(default=512, ge=64, le=4096, description="Chunk size in tokens.")
+    chunk_overlap: int = Field(default=64, ge=0, le=1024, description="Overlap in tokens.")
+    embedding: str = Field(
+        default="local:all-MiniLM-L6-v2",
+        description="Embedding model as provider:model (local, openai, ollama).",
+    )
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> KnowledgeConfig:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("chunk_overlap must be smaller than chunk_size")
+        return self
+
+    @property
+    def effective_proactive_threshold(self) -> float | None:
+        if self.proactive_threshold is not None:
+            return self.proactive_threshold
+        if self.relevance_threshold is None:
+            return None
+        return min(1.0, self.relevance_threshold + 0.10)
+
+
+class WidgetConfig(_Strict):
+    public_key: str = Field(
+        min_length=16, description="Key the widget sends; resolves the site on every request."
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins allowed to call the API with this key (scheme://host[:port]).",
+    )
+    fallback_url: str = Field(default="", description="Contact page shown when chat fails.")
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins_have_scheme(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if origin != "*" and not re.match(r"^https?://[^/]+$", origin):
+                raise ValueError(f"origin {origin!r} must look like https://example.com")
+        return origins
+
+
+class RoleEngines(_Strict):
+    """Engine per model role: `local`, or a LangChain `provider:model` string."""
+
+    fast: str = Field(default="local", description="Classification, extraction, grading.")
+    main: str = Field(default="local", description="Writing answers.")
+    judge: str = Field(default="local", description="Evaluation.")
+
+
+class EngineConfig(_Strict):
+    name: EngineName = Field(default="local", description="local or llm.")
+    roles: RoleEngines = Field(default_factory=RoleEngines)
+    routing_mode: RoutingMode = Field(default="local", description="Who routes: local/llm/hybrid.")
+    hybrid_confidence: float = Field(
+        default=0.6, ge=0.0, le=1.0, description="Below this local confidence, ask the LLM."
+    )
+
+
+class FormField(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    question: dict[str, str] = Field(description="The question per language code.")
+    required: bool = True
+
+
+class FormGroup(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    fields: list[FormField] = Field(min_length=1)
+
+
+class ProfilingForm(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    groups: list[FormGroup] = Field(min_length=1)
+
+    @property
+    def field_ids(self) -> list[str]:
+        return [f.id for group in self.groups for f in group.fields]
+
+
+class QualificationConfig(_Strict):
+    dimensions: list[Dimension] = Field(default_factory=lambda: list(DIMENSIONS))
+    interest_threshold: float = Field(
+        default=0.7, ge=0.0, le=10.0, description="Cumulative interest that makes a lead hot."
+    )
+    stall_turn_threshold: int = Field(
+        default=6, ge=1, description="Turns without a proposal before a stall is declared."
+    )
+    forms: list[ProfilingForm] = Field(default_factory=list)
+
+
+class SkillsConfig(_Strict):
+    enabled: list[str] = Field(
+        default_factory=lambda: ["propose_demo", "collect_email", "suggest_follow_up"]
+    )
+    cta_label: dict[str, str] = Field(default_factory=lambda: {"en": "Book a demo"})
+    booking_url: str = Field(default="", description="CTA / booking page URL.")
+    cta_min_turn: int = Field(default=2, ge=0, description="Earliest turn a CTA may be shown.")
+
+
+class BusinessHoursConfig(_Strict):
+    timezone: str = Field(description="IANA timezone, e.g. Europe/Berlin.")
+    start: time = Field(default=time(9, 0), description="Opening time (inclusive).")
+    end: time = Field(default=time(18, 0), description="Closing time (exclusive).")
+    same_day_cutoff: time = Field(
+        default=time(16, 0), description="Latest time a same-day follow-up is promised."
+    )
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown IANA timezone {value!r}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> BusinessHoursConfig:
+        if self.start >= self.end:
+            raise ValueError(f"start ({self.start}) must be before end ({self.end})")
+        if not self.start <= self.same_day_cutoff <= self.end:
+            raise ValueError("same_day_cutoff must lie between start and end")
+        return self
+
+
+class WebhookChannel(_Strict):
+    url: HttpUrl
+    secret: str = Field(default="", description="HMAC-SHA256 signing secret.")
+
+
+class HandoffConfig(_Strict):
+    slack_webhook_url: HttpUrl | None = None
+    webhooks: list[WebhookChannel] = Field(default_factory=list)
+    fallback_email: str = Field(
+        default="", pattern=r"^$|^[^@\s]+@[^@\s]+\.[^@\s]+$", description="Last-resort inbox."
+    )
+    retry_delays_s: list[float] = Field(default_factory=lambda: [1.0, 3.0, 9.0])
+
+
+class AbuseLimits(_Strict):
+    max_message_chars: int = Field(default=15_000, ge=100)
+    hack_block_after: int = Field(default=2, ge=1)
+    spam_block_after: int = Field(default=3, ge=2)
+
+
+class RateLimits(_Strict):
+    per_session_per_minute: int = Field(default=20, ge=1)
+    per_ip_per_minute: int = Field(default=60, ge=1)
+    per_site_per_day: int = Field(default=20_000, ge=1)
+
+
+class PrivacyConfig(_Strict):
+    retention_days: int = Field(default=90, ge=1, description="GDPR retention of conversations.")
+
+
+def _english_only() -> list[Language]:
+    return ["en"]
+
+
+class SiteConfig(_Strict):
+    """One site served by Frontdesk, with its own knowledge base, widget key and data."""
+
+    id: str = Field(description="Slug: lowercase letters, digits and dashes, ≤ 63 chars.")
+    name: str = Field(min_length=1)
+    default_language: Language = "en"
+    languages: list[Language] = Field(default_factory=_english_only)
+    instructions: str = Field(default="", description="Site-level instructions for writers.")
+    knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
+    widget: WidgetConfig
+    engine: EngineConfig = Field(default_factory=EngineConfig)
+    qualification: QualificationConfig = Field(default_factory=QualificationConfig)
+    skills: SkillsConfig = Field(default_factory=SkillsConfig)
+    business_hours: BusinessHoursConfig
+    handoff: HandoffConfig = Field(default_factory=HandoffConfig)
+    abuse: AbuseLimits = Field(default_factory=AbuseLimits)
+    rate_limits: RateLimits = Field(default_factory=RateLimits)
+    privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+
+    @field_validator("id")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not SITE_ID_PATTERN.match(value):
+            raise ValueError(
+                f"site id {value!r} must be 1-63 lowercase letters, digits or dashes, "
+                "starting and ending with a letter or digit"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _default_language_supported(self) -> SiteConfig:
+        if self.default_language not in self.languages:
+            raise ValueError(
+                f"default_language {self.default_language!r} is not in languages {self.languages}"
+            )
+        return self

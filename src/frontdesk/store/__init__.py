@@ -1,0 +1,1 @@
+"""The app store: models, repositories, migrations. Repositories are the only SQL callers."""

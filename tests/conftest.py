@@ -1,0 +1,56 @@
+"""Shared fixtures: a throwaway data folder per test and the bundled demo site files."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from frontdesk.runtime import Runtime, build_runtime
+from frontdesk.settings import DEMO_DIR, Settings
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
+DEMO_SITES_DIR = DEMO_DIR / "sites"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # No test may read the developer's FRONTDESK_* settings or write into the repo.
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("FRONTDESK_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("FRONTDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from frontdesk.settings import get_settings
+
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def sites_dir(tmp_path: Path) -> Path:
+    """A writable copy of the demo site files (knowledge sources stay pointing at the demo)."""
+    target = tmp_path / "sites"
+    shutil.copytree(DEMO_SITES_DIR, target)
+    demo = target / "demo.yaml"
+    demo.write_text(
+        demo.read_text(encoding="utf-8").replace("[../kb]", f"[{DEMO_DIR / 'kb'}]"),
+        encoding="utf-8",
+    )
+    return target
+
+
+@pytest.fixture
+def settings(tmp_path: Path, sites_dir: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", sites_dir=sites_dir)
+
+
+@pytest.fixture
+def runtime(settings: Settings) -> Iterator[Runtime]:
+    rt = build_runtime(settings)
+    yield rt
+    rt.close()

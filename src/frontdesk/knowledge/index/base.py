@@ -1,0 +1,99 @@
+"""The index interface: what ingestion and search need from a storage backend.
+
+Every method takes the exact site id; an implementation must never return another
+site's rows (no sanitising, no prefix matching). SQLite (FTS5 + vectors in memory) is
+the embedded default; PostgreSQL (tsvector + pgvector) implements the same protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from frontdesk.knowledge.models import Chunk, Document
+
+Vector = NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    site_id: str
+    doc_id: str
+    title: str
+    kind: str
+    source: str
+    url: str
+    fingerprint: str
+    chunk_count: int
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    title: str
+    url: str
+    source: str
+    content: str
+    heading_path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    score: float
+
+
+class KnowledgeIndex(Protocol):
+    """Per-site storage of documents, chunks, lexical terms and vectors."""
+
+    # -- documents -------------------------------------------------------------------
+    def list_documents(self, site_id: str) -> list[StoredDocument]: ...
+
+    def replace_document(
+        self,
+        site_id: str,
+        document: Document,
+        fingerprint: str,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        lexical: Sequence[str],
+        embedding_model: str,
+    ) -> None:
+        """Insert or replace the document and all its chunks in one transaction."""
+        ...
+
+    def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int: ...
+
+    def chunk_count(self, site_id: str) -> int: ...
+
+    # -- search ----------------------------------------------------------------------
+    def lexical_search(self, site_id: str, match: str, limit: int) -> list[Hit]:
+        """Best chunks for pre-stemmed query terms (higher score is better)."""
+        ...
+
+    def dense_search(
+        self, site_id: str, embedding_model: str, vector: Vector, limit: int
+    ) -> list[Hit]:
+        """Chunks with the highest cosine similarity to `vector`."""
+        ...
+
+    def cosine_scores(
+        self, site_id: str, embedding_model: str, vector: Vector, chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """Cosine similarity of `vector` to each of the given chunks of the site."""
+        ...
+
+    def get_chunks(self, site_id: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]: ...
+
+    # -- embedding cache (shared by sites: keyed by model and content hash) -----------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]: ...
+
+    def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None: ...

@@ -1,0 +1,186 @@
+"""Ingestion: load → chunk → embed (cached by content hash) → index, incrementally.
+
+A document's fingerprint covers its content, the chunking options and the embedding
+model. Re-ingesting skips documents whose fingerprint is unchanged, re-chunks and
+re-indexes changed ones (unchanged chunks reuse their cached vectors) and, for a
+directory, removes documents that came from it and are gone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from frontdesk.knowledge.chunker import chunk_document
+from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
+from frontdesk.knowledge.lexical import lexical_text
+from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
+from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
+
+CHUNKER_VERSION = "1"
+EMBED_BATCH = 64
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    chunk_size: int = 512
+    chunk_overlap: int = 64
+    language: str = "en"
+    progress: bool = True
+
+
+def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:
+    """Chunk size capped at the embedding model's input window (MiniLM: 256 word pieces):
+    text past the window would be invisible to dense search."""
+    window = getattr(embedder, "max_input_tokens", None)
+    if not isinstance(window, int) or window <= 0 or options.chunk_size <= window:
+        return options
+    overlap = min(options.chunk_overlap, window // 4)
+    return replace(options, chunk_size=window, chunk_overlap=overlap)
+
+
+def fingerprint(document: Document, options: IngestOptions, embedding_model: str) -> str:
+    return content_hash(
+        "\x1f".join(
+            [
+                CHUNKER_VERSION,
+                document.content_hash,
+                document.source,
+                str(options.chunk_size),
+                str(options.chunk_overlap),
+                options.language,
+                embedding_model,
+            ]
+        )
+    )
+
+
+@dataclass
+class _Pending:
+    document: Document
+    fingerprint: str
+    chunks: list[Chunk]
+    is_new: bool
+
+
+class Ingestor:
+    """Writes documents of one site into an index with one embedder."""
+
+    def __init__(
+        self,
+        index: KnowledgeIndex,
+        embedder: Embedder,
+        options: IngestOptions | None = None,
+        *,
+        console: Console | None = None,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.options = effective_options(options or IngestOptions(), embedder)
+        self.console = console or Console(stderr=True)
+
+    def ingest_path(self, site_id: str, path: Path, *, prune: bool = True) -> IngestReport:
+        """A file or a directory (recursive). For a directory, `prune` removes documents
+        previously ingested from it whose files are gone."""
+        report = IngestReport()
+        documents: list[Document] = []
+        seen_sources: set[str] = set()
+        for outcome in load_path(path):
+            seen_sources.add(str(outcome.path.resolve()))
+            if outcome.document is not None:
+                documents.append(outcome.document)
+            else:
+                report.failed[str(outcome.path)] = outcome.error or "failed"
+        self.ingest_documents(site_id, documents, report)
+        if prune and path.is_dir():
+            root = str(path.resolve()) + os.sep
+            gone = [
+                stored.doc_id
+                for stored in self.index.list_documents(site_id)
+                if stored.source.startswith(root) and stored.source not in seen_sources
+            ]
+            self.index.remove_documents(site_id, gone)
+            report.removed.extend(gone)
+        return report
+
+    def ingest_upload(self, site_id: str, data: bytes, filename: str) -> IngestReport:
+        """One uploaded file (bytes + its name)."""
+        report = IngestReport()
+        try:
+            document = load_bytes(data, filename)
+        except LoaderError as exc:
+            report.failed[filename] = str(exc)
+            return report
+        return self.ingest_documents(site_id, [document], report)
+
+    def ingest_documents(
+        self, site_id: str, documents: Iterable[Document], report: IngestReport | None = None
+    ) -> IngestReport:
+        report = report if report is not None else IngestReport()
+        model = self.embedder.name
+        stored = {doc.doc_id: doc for doc in self.index.list_documents(site_id)}
+        pending: list[_Pending] = []
+        for document in documents:
+            print_ = fingerprint(document, self.options, model)
+            previous = stored.get(document.doc_id)
+            if previous is not None and previous.fingerprint == print_:
+                report.skipped.append(document.doc_id)
+                continue
+            try:
+                chunks = chunk_document(
+                    document,
+                    chunk_size=self.options.chunk_size,
+                    chunk_overlap=self.options.chunk_overlap,
+                )
+            except Exception as exc:  # a bug in one document must not stop the others
+                report.failed[document.doc_id] = f"{document.doc_id}: cannot chunk ({exc})"
+                continue
+            pending.append(_Pending(document, print_, chunks, previous is None))
+        vectors = self._embed([chunk for item in pending for chunk in item.chunks], report)
+        for item in pending:
+            rows = [vectors[chunk.content_hash] for chunk in item.chunks]
+            matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+            lexical = [
+                lexical_text(chunk.indexed_text, self.options.language) for chunk in item.chunks
+            ]
+            self.index.replace_document(
+                site_id, item.document, item.fingerprint, item.chunks, matrix, lexical, model
+            )
+            (report.ingested if item.is_new else report.updated).append(item.document.doc_id)
+            report.chunks_total += len(item.chunks)
+        return report
+
+    def _embed(self, chunks: Sequence[Chunk], report: IngestReport) -> dict[str, Vector]:
+        """Vectors by content hash: from the cache, or embedded in batches and cached."""
+        model = self.embedder.name
+        texts = {chunk.content_hash: chunk.indexed_text for chunk in chunks}
+        vectors = self.index.cached_vectors(model, list(texts))
+        missing = [digest for digest in texts if digest not in vectors]
+        if not missing:
+            return vectors
+        with Progress(
+            TextColumn("[bold]embedding[/] {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+            disable=not self.options.progress,
+        ) as progress:
+            task = progress.add_task(model, total=len(missing))
+            for start in range(0, len(missing), EMBED_BATCH):
+                batch = missing[start : start + EMBED_BATCH]
+                embedded = self.embedder.embed_documents([texts[d] for d in batch])
+                fresh = {digest: embedded[i] for i, digest in enumerate(batch)}
+                self.index.cache_vectors(model, fresh)
+                vectors.update(fresh)
+                report.chunks_embedded += len(batch)
+                progress.advance(task, len(batch))
+        return vectors

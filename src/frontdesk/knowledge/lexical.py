@@ -1,0 +1,74 @@
+"""Language-aware terms for the lexical index: lower-case words, stemmed with PyStemmer.
+
+Each word is stemmed by the language of its script: Cyrillic words with the Russian
+stemmer, Latin words with the site's language (English when the site's language is not
+written in Latin script). Indexed text and queries go through the same function, so a
+query for "pricing" finds "prices" and "запросы" finds "запрос".
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+STEMMER_LANGUAGES: dict[str, str] = {
+    "en": "english",
+    "ru": "russian",
+    "fr": "french",
+    "de": "german",
+    "es": "spanish",
+    "it": "italian",
+    "pt": "portuguese",
+    "nl": "dutch",
+}
+_CYRILLIC_LANGUAGES = frozenset({"ru"})
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+MAX_TERM_LENGTH = 40
+
+
+@lru_cache(maxsize=16)
+def _stemmer(language: str) -> Any:
+    import Stemmer
+
+    return Stemmer.Stemmer(STEMMER_LANGUAGES[language])
+
+
+def _latin_language(language: str) -> str:
+    if language not in STEMMER_LANGUAGES:
+        raise ValueError(
+            f"unsupported language {language!r} (supported: {', '.join(STEMMER_LANGUAGES)})"
+        )
+    return "en" if language in _CYRILLIC_LANGUAGES else language
+
+
+def terms(text: str, language: str = "en") -> list[str]:
+    """Stemmed terms of `text` in order (duplicates kept, `_` treated as a separator)."""
+    latin = _latin_language(language)
+    words = [
+        word
+        for word in _WORD.findall(text.lower().replace("_", " "))
+        if len(word) <= MAX_TERM_LENGTH
+    ]
+    cyrillic = [word for word in words if _CYRILLIC.search(word)]
+    stems: dict[str, str] = {}
+    if cyrillic:
+        stems.update(zip(cyrillic, _stemmer("ru").stemWords(cyrillic), strict=True))
+    latin_words = [word for word in words if word not in stems]
+    if latin_words:
+        stems.update(zip(latin_words, _stemmer(latin).stemWords(latin_words), strict=True))
+    return [stems[word] for word in words]
+
+
+def lexical_text(text: str, language: str = "en") -> str:
+    """The space-separated stemmed form of `text` stored in the lexical index."""
+    return " ".join(terms(text, language))
+
+
+def match_query(text: str, language: str = "en", max_terms: int = 32) -> str | None:
+    """An FTS5 MATCH expression (OR of quoted distinct terms), or None for no terms."""
+    distinct = list(dict.fromkeys(terms(text, language)))[:max_terms]
+    if not distinct:
+        return None
+    return " OR ".join(f'"{term}"' for term in distinct)

@@ -1,0 +1,132 @@
+"""Values that cross the knowledge module's boundary: documents, chunks and retrieval results."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DocumentKind = Literal["markdown", "text", "html", "pdf"]
+RetrievalStatus = Literal["ok", "no_result", "error"]
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex digest of `text`; the identity of a chunk's or document's content."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document after loading: text with light Markdown structure (`#` headings,
+    `-` list items, blank lines between paragraphs), whatever the original format was."""
+
+    doc_id: str
+    title: str
+    text: str
+    kind: DocumentKind
+    source: str
+    url: str = ""
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(f"{self.title}\x1f{self.url}\x1f{self.text}")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable piece of a document.
+
+    `content` is the passage as the visitor may see it; `heading_path` is the document
+    title followed by the headings above the passage. Embeddings and the lexical index
+    use `indexed_text`, which prepends the heading path (seed 003: title-prepended).
+    """
+
+    chunk_id: str
+    doc_id: str
+    chunk_index: int
+    content: str
+    heading_path: tuple[str, ...]
+    title: str = ""
+    url: str = ""
+    source: str = ""
+
+    @property
+    def indexed_text(self) -> str:
+        path = " > ".join(part for part in self.heading_path if part)
+        return f"{path}\n\n{self.content}" if path else self.content
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self.indexed_text)
+
+
+class RetrievedChunk(BaseModel):
+    """One passage returned by a search (seed 004 `RetrievedChunk`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    url: str
+    content: str
+    score: float = Field(description="Cosine similarity of the chunk to the query, in [-1, 1].")
+    source: str = Field(description="Document source: file path, URL or upload name.")
+    chunk_index: int
+    heading_path: tuple[str, ...] = ()
+    rank_score: float = Field(default=0.0, description="Fused (RRF) ranking score.")
+
+
+class RetrievalResult(BaseModel):
+    """What a search returns to the assistant (seed 004 `RetrievalResult`).
+
+    `status` is `ok` with at least one chunk, `no_result` with a `reason` such as
+    `below_threshold`, `empty_index` or `empty_query`, or `error` with a `reason` such as
+    `embedding_failure` or `search_failure`. `top_score` is the best cosine seen, kept for
+    logging and calibration even when nothing passes the threshold.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    status: RetrievalStatus
+    chunks: list[RetrievedChunk] = Field(default_factory=list)
+    reason: str | None = None
+    top_score: float | None = None
+    threshold: float | None = None
+    proactive_case_study: bool = False
+
+    @classmethod
+    def no_result(
+        cls, reason: str, *, top_score: float | None = None, threshold: float | None = None
+    ) -> RetrievalResult:
+        return cls(status="no_result", reason=reason, top_score=top_score, threshold=threshold)
+
+    @classmethod
+    def error(cls, reason: str) -> RetrievalResult:
+        return cls(status="error", reason=reason)
+
+
+@dataclass
+class IngestReport:
+    """Summary of one ingest run: what happened to each document."""
+
+    ingested: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    chunks_embedded: int = 0
+    chunks_total: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def summary(self) -> str:
+        return (
+            f"ingested {len(self.ingested)}, updated {len(self.updated)}, "
+            f"skipped {len(self.skipped)} (unchanged), removed {len(self.removed)}, "
+            f"failed {len(self.failed)}; {self.chunks_embedded} chunks embedded"
+        )

@@ -1,0 +1,191 @@
+"""Hybrid search: BM25 over stemmed text + dense cosine, fused by reciprocal rank.
+
+The relevance threshold is applied to a meaningful score — the cosine similarity of the
+chunk to the query — never to the fused rank score, whose scale depends on list sizes.
+The search reports `no_result` when even the best dense match is below the threshold
+(seed 004 RAG triage), and drops any fused chunk below it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
+from frontdesk.knowledge.lexical import match_query
+from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
+
+log = logging.getLogger(__name__)
+
+_CASE_STUDY = re.compile(r"(^|[/\\:])case[-_ ]?stud(y|ies)", re.IGNORECASE)
+
+
+class Reranker(Protocol):
+    """Optional second stage: scores for the fused candidates (higher is better)."""
+
+    def rerank(self, query: str, chunks: Sequence[RetrievedChunk]) -> Sequence[float]: ...
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Per-site search knobs (from `KnowledgeConfig`)."""
+
+    top_k: int = 7
+    relevance_threshold: float | None = None
+    proactive_threshold: float | None = None
+    language: str = "en"
+    candidates: int = 50
+    rrf_k: int = 30
+    dense_weight: float = 1.0
+    lexical_weight: float = 0.2
+
+
+def rrf_fuse(
+    rankings: Sequence[tuple[Sequence[Hit], float]], k: int = 60
+) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion of ranked lists, each with a weight: Σ w / (k + rank)."""
+    scores: dict[str, float] = {}
+    for hits, weight in rankings:
+        for rank, hit in enumerate(hits, start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
+    """Seed 004: case studies are recognised by their name (`case-study-…`, `case-studies/`)."""
+    return any(_CASE_STUDY.search(value) for value in (chunk.doc_id, chunk.source, chunk.url))
+
+
+class Retriever:
+    """Searches one index with one embedder. Thread-safe; keep one per process and model."""
+
+    def __init__(
+        self,
+        index: KnowledgeIndex,
+        embedder: Embedder,
+        *,
+        reranker: Reranker | None = None,
+        query_cache_size: int = 2048,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.reranker = reranker
+        self._query_cache: OrderedDict[str, Vector] = OrderedDict()
+        self._cache_size = query_cache_size
+        self._lock = threading.Lock()
+
+    def embed_query(self, query: str) -> Vector:
+        with self._lock:
+            cached = self._query_cache.get(query)
+            if cached is not None:
+                self._query_cache.move_to_end(query)
+                return cached
+        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        with self._lock:
+            self._query_cache[query] = vector
+            if len(self._query_cache) > self._cache_size:
+                self._query_cache.popitem(last=False)
+        return vector
+
+    def search(
+        self, site_id: str, query: str, options: SearchOptions | None = None
+    ) -> RetrievalResult:
+        """Top chunks of `site_id` for `query`, or `no_result` / `error` with a reason."""
+        options = options or SearchOptions()
+        query = query.strip()
+        if not query:
+            return RetrievalResult.no_result("empty_query")
+        try:
+            vector = self.embed_query(query)
+        except Exception:
+            log.exception("embedding_failure site=%s", site_id)
+            return RetrievalResult.error("embedding_failure")
+        try:
+            return self._search(site_id, query, vector, options)
+        except Exception:
+            log.exception("search_failure site=%s", site_id)
+            return RetrievalResult.error("search_failure")
+
+    def search_with_vector(
+        self, site_id: str, query: str, vector: Vector, options: SearchOptions
+    ) -> RetrievalResult:
+        """The search after query embedding (used by benchmarks to time the index alone)."""
+        return self._search(site_id, query, vector, options)
+
+    def _search(
+        self, site_id: str, query: str, vector: Vector, options: SearchOptions
+    ) -> RetrievalResult:
+        model = self.embedder.name
+        dense = self.index.dense_search(site_id, model, vector, options.candidates)
+        if not dense:
+            return RetrievalResult.no_result("empty_index", threshold=options.relevance_threshold)
+        match = match_query(query, options.language)
+        lexical = self.index.lexical_search(site_id, match, options.candidates) if match else []
+        fused = rrf_fuse(
+            [(dense, options.dense_weight), (lexical, options.lexical_weight)], k=options.rrf_k
+        )
+        top_score = dense[0].score
+        threshold = options.relevance_threshold
+        if threshold is not None and top_score < threshold:
+            return RetrievalResult.no_result(
+                "below_threshold", top_score=top_score, threshold=threshold
+            )
+        cosines = {hit.chunk_id: hit.score for hit in dense}
+        missing = [chunk_id for chunk_id, _ in fused if chunk_id not in cosines]
+        if missing:
+            cosines.update(self.index.cosine_scores(site_id, model, vector, missing))
+        ranked = [
+            (chunk_id, rank_score)
+            for chunk_id, rank_score in fused
+            if chunk_id in cosines and (threshold is None or cosines[chunk_id] >= threshold)
+        ]
+        depth = options.top_k * 3 if self.reranker else options.top_k
+        ranked = ranked[:depth]
+        stored = self.index.get_chunks(site_id, [chunk_id for chunk_id, _ in ranked])
+        chunks = [
+            _retrieved(stored[chunk_id], cosines[chunk_id], rank_score)
+            for chunk_id, rank_score in ranked
+            if chunk_id in stored
+        ]
+        if self.reranker and chunks:
+            scores = list(self.reranker.rerank(query, chunks))
+            order = sorted(range(len(chunks)), key=lambda i: -scores[i])
+            chunks = [chunks[i] for i in order]
+        chunks = chunks[: options.top_k]
+        if not chunks:
+            return RetrievalResult.no_result(
+                "below_threshold", top_score=top_score, threshold=threshold
+            )
+        proactive = options.proactive_threshold
+        return RetrievalResult(
+            status="ok",
+            chunks=chunks,
+            top_score=top_score,
+            threshold=threshold,
+            proactive_case_study=bool(
+                proactive is not None and is_case_study(chunks[0]) and chunks[0].score >= proactive
+            ),
+        )
+
+
+def _retrieved(chunk: StoredChunk, score: float, rank_score: float) -> RetrievedChunk:
+    return RetrievedChunk(
+        chunk_id=chunk.chunk_id,
+        doc_id=chunk.doc_id,
+        title=chunk.title,
+        url=chunk.url,
+        content=chunk.content,
+        score=round(score, 6),
+        source=chunk.source,
+        chunk_index=chunk.chunk_index,
+        heading_path=chunk.heading_path,
+        rank_score=round(rank_score, 6),
+    )

@@ -2,38 +2,142 @@
 
 from __future__ import annotations
 
+import logging
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 
 from frontdesk import __version__
 from frontdesk.api.errors import install_error_handlers
-from frontdesk.api.routes import demo, health
+from frontdesk.api.metrics import ApiMetrics
+from frontdesk.api.middleware import BodySizeLimit, RequestMetrics, SiteCors
+from frontdesk.api.routes import (
+    chat as chat_routes,
+)
+from frontdesk.api.routes import (
+    demo,
+    documents,
+    handoffs,
+    health,
+    leads,
+    metrics,
+    sessions,
+    stats,
+    traces,
+    widget,
+)
+from frontdesk.api.security import any_site_allows
+from frontdesk.api.sse import DEFAULT_PING_S
+from frontdesk.api.turns import TurnGuard
+from frontdesk.conversation.backend import ChatBackend
+from frontdesk.guard.limits import InMemoryRateLimiter, RateLimiter
+from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
 from frontdesk.runtime import Runtime, build_runtime
-from frontdesk.settings import Settings
+from frontdesk.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """Self-hosted AI assistant for company websites.
+
+Widget routes (`/v1/chat`, `/v1/ask`, `/v1/sessions/…`) need the site's public key in
+`X-Frontdesk-Key` (or `site_key` in the body) and a page `Origin` the site allows.
+Admin routes (`/v1/admin/…`) need `Authorization: Bearer <admin key>`. Every error is
+JSON: `{"error": {"code": "…", "message": "…"}}`.
+"""
 
 
-def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
-    """Build the app; the runtime (store, sites) is opened at start-up unless one is given."""
+def build_chat_backend(runtime: Runtime) -> ChatBackend:
+    """The conversation graph service (imported lazily: it loads models)."""
+    from frontdesk.conversation.service import ChatService  # type: ignore[import-not-found,unused-ignore]
+
+    backend: ChatBackend = ChatService(runtime)
+    return backend
+
+
+async def _close(backend: Any) -> None:
+    for name in ("aclose", "close"):
+        closer = getattr(backend, name, None)
+        if closer is None:
+            continue
+        result = closer()
+        if hasattr(result, "__await__"):
+            await result
+        return
+
+
+def create_app(
+    settings: Settings | None = None,
+    runtime: Runtime | None = None,
+    chat: ChatBackend | None = None,
+    *,
+    limiter: RateLimiter | None = None,
+    locks: SessionLocks | None = None,
+    sse_ping_s: float = DEFAULT_PING_S,
+    ip_salt: bytes | None = None,
+) -> FastAPI:
+    """Build the app; the runtime (store, sites) and the chat backend open at start-up
+    unless given. `limiter` and `locks` default to in-memory (one process)."""
+    api_metrics = ApiMetrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = runtime is None
+        owned_runtime = runtime is None
         app.state.runtime = runtime or build_runtime(settings)
+        owned_chat = chat is None
+        app.state.chat = chat
+        if chat is None:
+            try:
+                app.state.chat = build_chat_backend(app.state.runtime)
+            except ImportError as exc:
+                log.warning("conversation service unavailable (%s); chat routes answer 503", exc)
         try:
             yield
         finally:
-            if owned:
+            if owned_chat and app.state.chat is not None:
+                await _close(app.state.chat)
+            if owned_runtime:
                 app.state.runtime.close()
 
     app = FastAPI(
         title="Frontdesk",
         version=__version__,
-        description="Self-hosted AI assistant for company websites.",
+        description=DESCRIPTION,
         lifespan=lifespan,
     )
+    app.state.metrics = api_metrics
+    app.state.guard = TurnGuard(
+        limiter or InMemoryRateLimiter(), locks or InMemorySessionLocks(), api_metrics
+    )
+    app.state.sse_ping_s = sse_ping_s
+    app.state.ip_salt = ip_salt or secrets.token_bytes(16)
+    app.state.chat = chat
+
     install_error_handlers(app)
-    app.include_router(health.router)
-    app.include_router(demo.router)
+    for module in (
+        health,
+        metrics,
+        chat_routes,
+        sessions,
+        documents,
+        leads,
+        handoffs,
+        traces,
+        stats,
+        widget,
+        demo,
+    ):
+        app.include_router(module.router)
+
+    def origin_allowed(origin: str) -> bool:
+        state_runtime: Runtime | None = getattr(app.state, "runtime", None)
+        return state_runtime is not None and any_site_allows(state_runtime, origin)
+
+    max_bytes = (settings or (runtime.settings if runtime else get_settings())).max_request_bytes
+    # Outermost last: metrics see every response, including 413s and preflights.
+    app.add_middleware(SiteCors, origin_allowed=origin_allowed)
+    app.add_middleware(BodySizeLimit, max_bytes=max_bytes)
+    app.add_middleware(RequestMetrics, metrics=lambda: api_metrics)
     return app

@@ -1,27 +1,18 @@
-"""The demo page: a mock company website with the chat widget."""
+"""The demo page: a mock company website (Tessellate) with the chat widget embedded."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from frontdesk.api.deps import RuntimeDep
+from frontdesk.widget import demo_page_html
 
 router = APIRouter(tags=["demo"])
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def demo_page(runtime: RuntimeDep) -> str:
-    names = "".join(
-        f"<li><b>{site.config.name}</b> (<code>{site.config.id}</code>)</li>"
-        for site in runtime.sites.values()
-    )
-    return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        "<title>Frontdesk demo</title></head><body>"
-        "<h1>Frontdesk is running</h1>"
-        f"<p>Sites served by this process:</p><ul>{names}</ul>"
-        "<p>API documentation: <a href='/docs'>/docs</a>. "
-        "Health: <a href='/healthz'>/healthz</a>, <a href='/readyz'>/readyz</a>.</p>"
-        "</body></html>"
-    )
+def demo_page(request: Request, runtime: RuntimeDep) -> HTMLResponse:
+    site = runtime.sites.get("demo") or next(iter(runtime.sites.values()), None)
+    api_url = str(request.base_url).rstrip("/")
+    return HTMLResponse(demo_page_html(site.config if site else None, api_url))

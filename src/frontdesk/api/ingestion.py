@@ -1,0 +1,56 @@
+"""The API's one door into knowledge ingestion (`frontdesk.knowledge`).
+
+Kept to a single function so the upload route does not depend on how the knowledge
+package is organised; when it cannot be imported the route answers 501.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from frontdesk.runtime import Runtime
+from frontdesk.sites.registry import LoadedSite
+
+
+class IngestionUnavailable(RuntimeError):
+    """The knowledge package (or one of its dependencies) is not installed or not ready."""
+
+
+def open_knowledge_base(runtime: Runtime) -> Any:
+    """The runtime's knowledge base, or a new `KnowledgeBase` on its engine."""
+    existing = getattr(runtime, "knowledge", None)
+    if existing is not None:
+        return existing
+    try:
+        from frontdesk.knowledge.service import KnowledgeBase
+    except ImportError as exc:
+        raise IngestionUnavailable(f"knowledge ingestion is not available ({exc})") from exc
+    return KnowledgeBase(runtime.engine)
+
+
+def ingest_upload(knowledge: Any, site: LoadedSite, data: bytes, filename: str) -> dict[str, Any]:
+    """Ingest one uploaded file into the site's index; a JSON-ready report (blocking)."""
+    report = knowledge.ingest_upload(site.config, data, filename)
+    if dataclasses.is_dataclass(report) and not isinstance(report, type):
+        return dataclasses.asdict(report)
+    if hasattr(report, "model_dump"):
+        dumped: dict[str, Any] = report.model_dump(mode="json")
+        return dumped
+    return {"report": str(report)}
+
+
+def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """One summary for several files: lists concatenated, dicts merged, numbers added."""
+    merged: dict[str, Any] = {}
+    for report in reports:
+        for key, value in report.items():
+            if isinstance(value, list):
+                merged.setdefault(key, []).extend(value)
+            elif isinstance(value, dict):
+                merged.setdefault(key, {}).update(value)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                merged[key] = merged.get(key, 0) + value
+            else:
+                merged[key] = value
+    return merged

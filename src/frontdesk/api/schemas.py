@@ -1,0 +1,134 @@
+"""Request and response bodies of the HTTP API (what OpenAPI documents)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable machine-readable error code.")
+    message: str = Field(description="What went wrong, for a human.")
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail
+
+
+class TurnRequest(BaseModel):
+    """One visitor message (`POST /v1/chat` and `POST /v1/ask`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(
+        description="The visitor's message. Must not be blank; very long messages are "
+        "answered by the abuse gate, not refused here."
+    )
+    session_id: UUID | None = Field(
+        default=None,
+        description="The session to continue; omit on the first turn and the server issues "
+        "a UUID v4 (returned in `X-Frontdesk-Session` and in the result).",
+    )
+    site_key: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The site's public key, when it is not sent in `X-Frontdesk-Key`.",
+    )
+    page_url: str | None = Field(
+        default=None, max_length=2048, description="The page the visitor is on."
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("message must not be empty")
+        return value
+
+
+class SessionHistory(BaseModel):
+    session_id: str
+    messages: list[dict[str, Any]]
+
+
+class SessionErased(BaseModel):
+    session_id: str
+    erased: bool = Field(description="True when anything was stored and is now deleted.")
+
+
+class LeadOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    session_id: str
+    email: str | None
+    name: str | None
+    company: str | None
+    level: str
+    reason: str | None
+    capture_context: str | None
+    details: dict[str, Any]
+    created_at: datetime
+
+
+class HandoffOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: str
+    session_id: str
+    reason: str
+    business_hours: bool
+    status: str
+    packet: dict[str, Any]
+    created_at: datetime
+
+
+class TraceOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    turn: int
+    route: str | None
+    routing: str | None
+    intent: str | None
+    engine: str | None
+    model: str | None
+    prompt_version: str | None
+    latency_ms: float
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    nodes: list[Any]
+    retrieval: list[Any]
+    citations: list[Any]
+    created_at: datetime
+
+
+class SessionTraces(BaseModel):
+    session_id: str
+    traces: list[TraceOut]
+
+
+class QuestionCount(BaseModel):
+    question: str
+    count: int
+
+
+class SiteStats(BaseModel):
+    site_id: str
+    conversations: int
+    turns: int
+    routes: dict[str, int] = Field(description="Assistant turns per graph route.")
+    routing: dict[str, int] = Field(description="Assistant turns per routing value (seed 003).")
+    unanswered_questions: list[QuestionCount] = Field(
+        description="Visitor questions the assistant could not answer from the knowledge base."
+    )
+    top_questions: list[QuestionCount]
+
+
+class IngestResult(BaseModel):
+    site_id: str
+    files: list[str]
+    summary: dict[str, Any] = Field(description="What ingestion reports (ingested/skipped/failed).")

@@ -1,0 +1,102 @@
+"""Who is calling: the site (from its public widget key and the page origin), the admin
+(a bearer key checked against its stored SHA-256), and the visitor (a salted IP hash)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from urllib.parse import urlsplit
+
+from fastapi import Request
+
+from frontdesk.api.errors import ApiError
+from frontdesk.runtime import Runtime
+from frontdesk.sites.registry import LoadedSite
+
+KEY_HEADER = "X-Frontdesk-Key"
+SESSION_HEADER = "X-Frontdesk-Session"
+
+
+def request_origin(request: Request) -> str | None:
+    """The calling page's origin: `Origin`, else the origin of `Referer` (same-origin GETs)."""
+    origin = request.headers.get("origin")
+    if origin:
+        return origin.rstrip("/")
+    referer = request.headers.get("referer")
+    if referer:
+        parts = urlsplit(referer)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    return None
+
+
+def origin_allowed(site: LoadedSite, origin: str | None) -> bool:
+    allowed = site.config.widget.allowed_origins
+    if "*" in allowed:
+        return True
+    return origin is not None and origin in allowed
+
+
+def any_site_allows(runtime: Runtime, origin: str) -> bool:
+    """Preflights carry no key, so they pass when some site allows the origin."""
+    return any(origin_allowed(site, origin) for site in runtime.sites.values())
+
+
+def authorize_site(request: Request, runtime: Runtime, key: str | None) -> LoadedSite:
+    """Resolve the site from its public key only, then require an allowed origin.
+
+    Unknown or missing key → 401; a page origin the site does not allow → 403.
+    """
+    if not key:
+        raise ApiError(401, "missing_site_key", f"Send the site's public key in {KEY_HEADER}.")
+    site = runtime.site_by_key(key)
+    if site is None:
+        raise ApiError(401, "unknown_site_key", "The site key is not valid.")
+    origin = request_origin(request)
+    if not origin_allowed(site, origin):
+        shown = origin or "(none)"
+        raise ApiError(
+            403, "origin_not_allowed", f"Origin {shown} is not allowed for this site's key."
+        )
+    if origin is not None:
+        # Read by the CORS middleware: only a verified origin gets CORS response headers.
+        request.state.cors_origin = origin
+    return site
+
+
+def hash_admin_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def authorize_admin(runtime: Runtime, bearer: str | None) -> None:
+    """Constant-time check of the bearer key against `settings.admin_api_key_hash`."""
+    expected = runtime.settings.admin_api_key_hash.strip().lower()
+    if not expected:
+        raise ApiError(
+            403,
+            "admin_disabled",
+            "Admin API is disabled: set FRONTDESK_ADMIN_API_KEY_HASH to the SHA-256 of a key.",
+        )
+    if not bearer:
+        raise ApiError(
+            401,
+            "missing_admin_key",
+            "Send the admin key as 'Authorization: Bearer <key>'.",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    if not hmac.compare_digest(hash_admin_key(bearer), expected):
+        raise ApiError(
+            401,
+            "invalid_admin_key",
+            "The admin key is not valid.",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+def client_ip(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def hash_ip(ip: str, salt: bytes) -> str:
+    """A salted SHA-256 of the client IP: raw IPs never reach the graph or the store."""
+    return hashlib.sha256(salt + ip.encode("utf-8")).hexdigest()

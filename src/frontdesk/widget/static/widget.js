@@ -1,0 +1,1382 @@
+/*!
+ * Frontdesk chat widget: <frontdesk-chat>, a dependency-free Web Component.
+ *
+ *   <script src="https://frontdesk.example.com/widget.js" defer></script>
+ *   <frontdesk-chat api-url="https://frontdesk.example.com" site-key="pk_..."
+ *                   fallback-url="https://example.com/contact"></frontdesk-chat>
+ *
+ * Streams answers over SSE (fetch + ReadableStream, since EventSource cannot POST),
+ * renders a safe subset of Markdown by building DOM nodes (answer text never goes
+ * through innerHTML), and reports what happens as `frontdesk:*` CustomEvents on the
+ * element (they bubble and cross the shadow boundary). See docs/widget.md.
+ */
+(() => {
+  "use strict";
+
+  const TAG = "frontdesk-chat";
+  if (typeof window === "undefined" || !window.customElements || customElements.get(TAG)) {
+    return;
+  }
+
+  const STRINGS = {
+    en: {
+      launcher: "Open chat",
+      close: "Close chat",
+      end: "End conversation",
+      heading: "Chat with us",
+      subtitle: "AI assistant · answers from our docs",
+      placeholder: "Ask a question…",
+      send: "Send",
+      gdpr:
+        "This chat is powered by AI. Conversations may be stored for up to {days} days to " +
+        "improve our service. By continuing, you agree to our privacy policy.",
+      privacy: "Privacy policy",
+      gdprOk: "Got it",
+      typing: "The assistant is typing…",
+      you: "You",
+      bot: "Assistant",
+      sources: "Sources",
+      source: "Source",
+      related: "Related article",
+      human: "Talk to a human",
+      humanRequest: "I'd like to talk to a human, please.",
+      handoffProposed: "A member of our team can take it from here.",
+      handoffDone: "Your conversation has been passed to our team — they'll get back to you soon.",
+      lowConfidence:
+        "I'm not fully sure this matches what you're asking — please double-check, " +
+        "or ask more specifically.",
+      partial: "Need more detail?",
+      partialLink: "Talk to a support agent",
+      fallback:
+        "Our chat assistant isn't available right now. You can still reach us using our " +
+        "contact form.",
+      fallbackNoLink: "Our chat assistant isn't available right now. Please try again later.",
+      contact: "Contact us →",
+      error: "Sorry, that message didn't go through. Please try again.",
+      retry: "Try again",
+      rateLimited: "You're sending messages too quickly. Please wait a moment and try again.",
+      busy: "Please wait for the current answer to finish.",
+      proactive: "Have a question? I can help you find the answer.",
+      dismiss: "Dismiss",
+      suggestions: "Suggested questions",
+      newTab: "(opens in a new tab)",
+      poweredBy: "Powered by Frontdesk",
+    },
+    ru: {
+      launcher: "Открыть чат",
+      close: "Закрыть чат",
+      end: "Завершить разговор",
+      heading: "Напишите нам",
+      subtitle: "ИИ-ассистент · ответы из нашей документации",
+      placeholder: "Задайте вопрос…",
+      send: "Отправить",
+      gdpr:
+        "Этот чат работает на основе ИИ. Переписка может храниться до {days} дней, чтобы " +
+        "улучшать наш сервис. Продолжая, вы соглашаетесь с нашей политикой конфиденциальности.",
+      privacy: "Политика конфиденциальности",
+      gdprOk: "Понятно",
+      typing: "Ассистент печатает…",
+      you: "Вы",
+      bot: "Ассистент",
+      sources: "Источники",
+      source: "Источник",
+      related: "Похожая статья",
+      human: "Связаться с человеком",
+      humanRequest: "Соедините меня, пожалуйста, с сотрудником.",
+      handoffProposed: "Дальше вам может помочь наш сотрудник.",
+      handoffDone: "Мы передали разговор нашей команде — с вами скоро свяжутся.",
+      lowConfidence:
+        "Я не уверен, что это ответ на ваш вопрос — пожалуйста, проверьте или уточните вопрос.",
+      partial: "Нужно больше подробностей?",
+      partialLink: "Поговорить со специалистом поддержки",
+      fallback:
+        "Чат-ассистент сейчас недоступен. Вы можете связаться с нами через форму обратной связи.",
+      fallbackNoLink: "Чат-ассистент сейчас недоступен. Пожалуйста, попробуйте позже.",
+      contact: "Связаться с нами →",
+      error: "Не удалось отправить сообщение. Пожалуйста, попробуйте ещё раз.",
+      retry: "Повторить",
+      rateLimited: "Вы отправляете сообщения слишком часто. Подождите немного и попробуйте снова.",
+      busy: "Пожалуйста, дождитесь окончания текущего ответа.",
+      proactive: "Есть вопрос? Я помогу найти ответ.",
+      dismiss: "Скрыть",
+      suggestions: "Предлагаемые вопросы",
+      newTab: "(откроется в новой вкладке)",
+      poweredBy: "Работает на Frontdesk",
+    },
+    fr: {
+      launcher: "Ouvrir le chat",
+      close: "Fermer le chat",
+      end: "Terminer la conversation",
+      heading: "Discutons",
+      subtitle: "Assistant IA · réponses issues de notre documentation",
+      placeholder: "Posez votre question…",
+      send: "Envoyer",
+      gdpr:
+        "Ce chat utilise l'IA. Les conversations peuvent être conservées jusqu'à {days} jours " +
+        "pour améliorer notre service. En continuant, vous acceptez notre politique de " +
+        "confidentialité.",
+      privacy: "Politique de confidentialité",
+      gdprOk: "J'ai compris",
+      typing: "L'assistant écrit…",
+      you: "Vous",
+      bot: "Assistant",
+      sources: "Sources",
+      source: "Source",
+      related: "Article associé",
+      human: "Parler à un humain",
+      humanRequest: "Je voudrais parler à une personne, s'il vous plaît.",
+      handoffProposed: "Un membre de notre équipe peut prendre le relais.",
+      handoffDone: "Votre conversation a été transmise à notre équipe — nous revenons vers vous vite.",
+      lowConfidence:
+        "Je ne suis pas certain que cela réponde à votre question — vérifiez ou précisez " +
+        "votre demande.",
+      partial: "Besoin de plus de détails ?",
+      partialLink: "Parler à un conseiller",
+      fallback:
+        "Notre assistant n'est pas disponible pour le moment. Vous pouvez toujours nous " +
+        "joindre via notre formulaire de contact.",
+      fallbackNoLink:
+        "Notre assistant n'est pas disponible pour le moment. Veuillez réessayer plus tard.",
+      contact: "Nous contacter →",
+      error: "Désolé, ce message n'a pas pu être envoyé. Veuillez réessayer.",
+      retry: "Réessayer",
+      rateLimited: "Vous envoyez des messages trop vite. Patientez un instant puis réessayez.",
+      busy: "Veuillez attendre la fin de la réponse en cours.",
+      proactive: "Une question ? Je peux vous aider à trouver la réponse.",
+      dismiss: "Fermer",
+      suggestions: "Questions suggérées",
+      newTab: "(s'ouvre dans un nouvel onglet)",
+      poweredBy: "Propulsé par Frontdesk",
+    },
+    de: {
+      launcher: "Chat öffnen",
+      close: "Chat schließen",
+      end: "Unterhaltung beenden",
+      heading: "Schreiben Sie uns",
+      subtitle: "KI-Assistent · Antworten aus unserer Dokumentation",
+      placeholder: "Stellen Sie eine Frage…",
+      send: "Senden",
+      gdpr:
+        "Dieser Chat wird von KI unterstützt. Unterhaltungen können bis zu {days} Tage " +
+        "gespeichert werden, um unseren Service zu verbessern. Wenn Sie fortfahren, stimmen " +
+        "Sie unserer Datenschutzerklärung zu.",
+      privacy: "Datenschutzerklärung",
+      gdprOk: "Verstanden",
+      typing: "Der Assistent schreibt…",
+      you: "Sie",
+      bot: "Assistent",
+      sources: "Quellen",
+      source: "Quelle",
+      related: "Verwandter Artikel",
+      human: "Mit einem Menschen sprechen",
+      humanRequest: "Ich möchte bitte mit einem Menschen sprechen.",
+      handoffProposed: "Ein Mitglied unseres Teams kann hier weiterhelfen.",
+      handoffDone: "Ihre Unterhaltung wurde an unser Team übergeben — wir melden uns bald.",
+      lowConfidence:
+        "Ich bin nicht ganz sicher, ob das Ihre Frage beantwortet — bitte prüfen Sie es " +
+        "oder fragen Sie genauer.",
+      partial: "Mehr Details nötig?",
+      partialLink: "Mit dem Support sprechen",
+      fallback:
+        "Unser Chat-Assistent ist gerade nicht verfügbar. Sie erreichen uns weiterhin über " +
+        "unser Kontaktformular.",
+      fallbackNoLink:
+        "Unser Chat-Assistent ist gerade nicht verfügbar. Bitte versuchen Sie es später erneut.",
+      contact: "Kontakt aufnehmen →",
+      error: "Diese Nachricht konnte leider nicht gesendet werden. Bitte versuchen Sie es erneut.",
+      retry: "Erneut versuchen",
+      rateLimited: "Sie senden zu schnell Nachrichten. Bitte warten Sie einen Moment.",
+      busy: "Bitte warten Sie, bis die aktuelle Antwort fertig ist.",
+      proactive: "Haben Sie eine Frage? Ich helfe Ihnen, die Antwort zu finden.",
+      dismiss: "Ausblenden",
+      suggestions: "Vorgeschlagene Fragen",
+      newTab: "(öffnet in neuem Tab)",
+      poweredBy: "Bereitgestellt von Frontdesk",
+    },
+    es: {
+      launcher: "Abrir chat",
+      close: "Cerrar chat",
+      end: "Terminar conversación",
+      heading: "Hablemos",
+      subtitle: "Asistente de IA · respuestas de nuestra documentación",
+      placeholder: "Escribe tu pregunta…",
+      send: "Enviar",
+      gdpr:
+        "Este chat funciona con IA. Las conversaciones pueden guardarse hasta {days} días para " +
+        "mejorar nuestro servicio. Al continuar, aceptas nuestra política de privacidad.",
+      privacy: "Política de privacidad",
+      gdprOk: "Entendido",
+      typing: "El asistente está escribiendo…",
+      you: "Tú",
+      bot: "Asistente",
+      sources: "Fuentes",
+      source: "Fuente",
+      related: "Artículo relacionado",
+      human: "Hablar con una persona",
+      humanRequest: "Me gustaría hablar con una persona, por favor.",
+      handoffProposed: "Un miembro de nuestro equipo puede continuar desde aquí.",
+      handoffDone: "Hemos pasado tu conversación a nuestro equipo; te contactarán pronto.",
+      lowConfidence:
+        "No estoy del todo seguro de que esto responda a tu pregunta; compruébalo o " +
+        "pregunta de forma más concreta.",
+      partial: "¿Necesitas más detalle?",
+      partialLink: "Hablar con un agente de soporte",
+      fallback:
+        "Nuestro asistente no está disponible en este momento. Puedes contactarnos a través " +
+        "de nuestro formulario.",
+      fallbackNoLink: "Nuestro asistente no está disponible en este momento. Inténtalo más tarde.",
+      contact: "Contactar →",
+      error: "Lo sentimos, no se pudo enviar el mensaje. Inténtalo de nuevo.",
+      retry: "Reintentar",
+      rateLimited: "Estás enviando mensajes demasiado rápido. Espera un momento y reinténtalo.",
+      busy: "Espera a que termine la respuesta actual.",
+      proactive: "¿Tienes alguna pregunta? Te ayudo a encontrar la respuesta.",
+      dismiss: "Cerrar",
+      suggestions: "Preguntas sugeridas",
+      newTab: "(se abre en una pestaña nueva)",
+      poweredBy: "Con la tecnología de Frontdesk",
+    },
+    it: {
+      launcher: "Apri la chat",
+      close: "Chiudi la chat",
+      end: "Termina la conversazione",
+      heading: "Scrivici",
+      subtitle: "Assistente IA · risposte dalla nostra documentazione",
+      placeholder: "Fai una domanda…",
+      send: "Invia",
+      gdpr:
+        "Questa chat è basata sull'IA. Le conversazioni possono essere conservate fino a " +
+        "{days} giorni per migliorare il nostro servizio. Continuando, accetti la nostra " +
+        "informativa sulla privacy.",
+      privacy: "Informativa sulla privacy",
+      gdprOk: "Ho capito",
+      typing: "L'assistente sta scrivendo…",
+      you: "Tu",
+      bot: "Assistente",
+      sources: "Fonti",
+      source: "Fonte",
+      related: "Articolo correlato",
+      human: "Parla con una persona",
+      humanRequest: "Vorrei parlare con una persona, per favore.",
+      handoffProposed: "Un membro del nostro team può proseguire da qui.",
+      handoffDone: "Abbiamo passato la conversazione al nostro team: ti ricontatteremo presto.",
+      lowConfidence:
+        "Non sono del tutto sicuro che questo risponda alla tua domanda: verifica o chiedi " +
+        "in modo più specifico.",
+      partial: "Ti servono più dettagli?",
+      partialLink: "Parla con un operatore",
+      fallback:
+        "Il nostro assistente non è disponibile al momento. Puoi comunque contattarci tramite " +
+        "il modulo di contatto.",
+      fallbackNoLink: "Il nostro assistente non è disponibile al momento. Riprova più tardi.",
+      contact: "Contattaci →",
+      error: "Spiacenti, il messaggio non è stato inviato. Riprova.",
+      retry: "Riprova",
+      rateLimited: "Stai inviando messaggi troppo velocemente. Attendi un momento e riprova.",
+      busy: "Attendi che la risposta in corso sia completata.",
+      proactive: "Hai una domanda? Ti aiuto a trovare la risposta.",
+      dismiss: "Chiudi",
+      suggestions: "Domande suggerite",
+      newTab: "(si apre in una nuova scheda)",
+      poweredBy: "Realizzato con Frontdesk",
+    },
+    pt: {
+      launcher: "Abrir chat",
+      close: "Fechar chat",
+      end: "Encerrar conversa",
+      heading: "Fale conosco",
+      subtitle: "Assistente de IA · respostas da nossa documentação",
+      placeholder: "Faça uma pergunta…",
+      send: "Enviar",
+      gdpr:
+        "Este chat é alimentado por IA. As conversas podem ser armazenadas por até {days} dias " +
+        "para melhorar nosso serviço. Ao continuar, você concorda com nossa política de " +
+        "privacidade.",
+      privacy: "Política de privacidade",
+      gdprOk: "Entendi",
+      typing: "O assistente está digitando…",
+      you: "Você",
+      bot: "Assistente",
+      sources: "Fontes",
+      source: "Fonte",
+      related: "Artigo relacionado",
+      human: "Falar com uma pessoa",
+      humanRequest: "Gostaria de falar com uma pessoa, por favor.",
+      handoffProposed: "Um membro da nossa equipe pode continuar a partir daqui.",
+      handoffDone: "Sua conversa foi encaminhada para nossa equipe — entraremos em contato em breve.",
+      lowConfidence:
+        "Não tenho certeza de que isto responde à sua pergunta — verifique ou pergunte de " +
+        "forma mais específica.",
+      partial: "Precisa de mais detalhes?",
+      partialLink: "Falar com um agente de suporte",
+      fallback:
+        "Nosso assistente não está disponível no momento. Você ainda pode nos contatar pelo " +
+        "formulário de contato.",
+      fallbackNoLink: "Nosso assistente não está disponível no momento. Tente novamente mais tarde.",
+      contact: "Fale conosco →",
+      error: "Desculpe, não foi possível enviar a mensagem. Tente novamente.",
+      retry: "Tentar novamente",
+      rateLimited: "Você está enviando mensagens rápido demais. Aguarde um momento.",
+      busy: "Aguarde a resposta atual terminar.",
+      proactive: "Tem alguma dúvida? Posso ajudar você a encontrar a resposta.",
+      dismiss: "Fechar",
+      suggestions: "Perguntas sugeridas",
+      newTab: "(abre em uma nova aba)",
+      poweredBy: "Desenvolvido com Frontdesk",
+    },
+    nl: {
+      launcher: "Chat openen",
+      close: "Chat sluiten",
+      end: "Gesprek beëindigen",
+      heading: "Chat met ons",
+      subtitle: "AI-assistent · antwoorden uit onze documentatie",
+      placeholder: "Stel een vraag…",
+      send: "Versturen",
+      gdpr:
+        "Deze chat wordt aangedreven door AI. Gesprekken kunnen tot {days} dagen worden " +
+        "bewaard om onze dienstverlening te verbeteren. Door verder te gaan, ga je akkoord " +
+        "met ons privacybeleid.",
+      privacy: "Privacybeleid",
+      gdprOk: "Begrepen",
+      typing: "De assistent typt…",
+      you: "Jij",
+      bot: "Assistent",
+      sources: "Bronnen",
+      source: "Bron",
+      related: "Gerelateerd artikel",
+      human: "Met een mens praten",
+      humanRequest: "Ik wil graag met een medewerker praten.",
+      handoffProposed: "Een collega uit ons team kan het vanaf hier overnemen.",
+      handoffDone: "Je gesprek is doorgegeven aan ons team — we nemen snel contact met je op.",
+      lowConfidence:
+        "Ik weet niet zeker of dit je vraag beantwoordt — controleer het of stel je vraag " +
+        "specifieker.",
+      partial: "Meer details nodig?",
+      partialLink: "Praat met een supportmedewerker",
+      fallback:
+        "Onze chatassistent is op dit moment niet beschikbaar. Je kunt ons nog steeds " +
+        "bereiken via ons contactformulier.",
+      fallbackNoLink: "Onze chatassistent is op dit moment niet beschikbaar. Probeer het later.",
+      contact: "Neem contact op →",
+      error: "Sorry, dit bericht kon niet worden verzonden. Probeer het opnieuw.",
+      retry: "Opnieuw proberen",
+      rateLimited: "Je verstuurt te snel berichten. Wacht even en probeer het opnieuw.",
+      busy: "Wacht tot het huidige antwoord klaar is.",
+      proactive: "Een vraag? Ik help je het antwoord te vinden.",
+      dismiss: "Sluiten",
+      suggestions: "Voorgestelde vragen",
+      newTab: "(opent in een nieuw tabblad)",
+      poweredBy: "Mogelijk gemaakt door Frontdesk",
+    },
+  };
+
+  const STORE = {
+    gdpr: "frontdesk_gdpr_acknowledged",
+    fallback: "frontdesk_fallback_active",
+    proactive: "frontdesk_proactive_shown",
+  };
+  const DEFAULT_PROACTIVE_DELAY_MS = 45000;
+  const DEFAULT_STREAM_TIMEOUT_MS = 10000;
+  const DEFAULT_INACTIVITY_MS = 15 * 60 * 1000;
+  const EMAIL = /[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}/i;
+  const HUMAN_ROUTINGS = new Set(["cannot_answer", "high_stakes", "out_of_scope"]);
+  const FALLBACK_STATUSES = new Set([401, 403, 404]);
+
+  // sessionStorage can throw (privacy modes); losing it only means the notice shows again.
+  const storage = {
+    get(key) {
+      try {
+        return window.sessionStorage.getItem(key);
+      } catch (_) {
+        return null;
+      }
+    },
+    set(key, value) {
+      try {
+        window.sessionStorage.setItem(key, value);
+      } catch (_) {
+        /* degraded: state lasts for this page only */
+      }
+    },
+  };
+
+  function uuid4() {
+    if (window.crypto && typeof window.crypto.randomUUID === "function") {
+      return window.crypto.randomUUID();
+    }
+    const bytes = window.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ({
+      "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+    })[c]);
+  }
+
+  /** Only http(s) and mailto links ever become clickable. */
+  function safeUrl(url) {
+    if (!url) return null;
+    try {
+      const parsed = new URL(url, window.location.href);
+      if (["http:", "https:", "mailto:"].includes(parsed.protocol)) return parsed.href;
+    } catch (_) {
+      /* not a URL */
+    }
+    return null;
+  }
+
+  /** Create an element; attributes are set as attributes, children as text or nodes. */
+  function h(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key.startsWith("on") && typeof value === "function") {
+        node.addEventListener(key.slice(2), value);
+      } else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  // ---- safe light Markdown ------------------------------------------------------------
+  // Text becomes text nodes; only the constructs below become elements. Nothing from the
+  // answer is ever parsed as HTML.
+  const INLINE =
+    /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[[^\]\n]+\]\([^)\s]+\))|(\[\d{1,3}\])|(\*[^*\s][^*\n]*\*)|(_[^_\s][^_\n]*_)/g;
+
+  function renderInline(text, ctx, target) {
+    let last = 0;
+    for (const match of text.matchAll(new RegExp(INLINE.source, "g"))) {
+      const token = match[0];
+      if (match.index > last) target.append(text.slice(last, match.index));
+      if (match[1]) {
+        target.append(h("code", {}, token.slice(1, -1)));
+      } else if (match[2]) {
+        const strong = h("strong");
+        renderInline(token.slice(2, -2), ctx, strong);
+        target.append(strong);
+      } else if (match[3]) {
+        const parts = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(token);
+        const href = safeUrl(parts[2]);
+        if (href) {
+          target.append(
+            h("a", { href, target: "_blank", rel: "noopener noreferrer nofollow" }, parts[1]),
+          );
+        } else {
+          target.append(parts[1]);
+        }
+      } else if (match[4]) {
+        target.append(ctx.pill(Number(token.slice(1, -1))));
+      } else {
+        const em = h("em");
+        renderInline(token.slice(1, -1), ctx, em);
+        target.append(em);
+      }
+      last = match.index + token.length;
+    }
+    if (last < text.length) target.append(text.slice(last));
+  }
+
+  function renderMarkdown(text, ctx) {
+    const fragment = document.createDocumentFragment();
+    const lines = String(text).replace(/\r\n?/g, "\n").split("\n");
+    let paragraph = [];
+    let list = null;
+    const flush = () => {
+      if (!paragraph.length) return;
+      const p = h("p");
+      paragraph.forEach((line, i) => {
+        if (i) p.append(h("br"));
+        renderInline(line, ctx, p);
+      });
+      fragment.append(p);
+      paragraph = [];
+    };
+    for (let i = 0; i < lines.length; i += 1) {
+      const line = lines[i];
+      if (line.trim().startsWith("```")) {
+        flush();
+        list = null;
+        const code = [];
+        for (i += 1; i < lines.length && !lines[i].trim().startsWith("```"); i += 1) {
+          code.push(lines[i]);
+        }
+        fragment.append(h("pre", {}, h("code", {}, code.join("\n"))));
+        continue;
+      }
+      const item = /^\s*([-*•]|\d{1,3}[.)])\s+(.*)$/.exec(line);
+      if (item) {
+        flush();
+        const ordered = /\d/.test(item[1]);
+        if (!list || list.ordered !== ordered) {
+          list = { ordered, node: h(ordered ? "ol" : "ul") };
+          fragment.append(list.node);
+        }
+        const li = h("li");
+        renderInline(item[2], ctx, li);
+        list.node.append(li);
+        continue;
+      }
+      const heading = /^#{1,6}\s+(.*)$/.exec(line);
+      if (heading) {
+        flush();
+        list = null;
+        const p = h("p", { class: "heading" });
+        const strong = h("strong");
+        renderInline(heading[1], ctx, strong);
+        p.append(strong);
+        fragment.append(p);
+        continue;
+      }
+      if (!line.trim()) {
+        flush();
+        list = null;
+        continue;
+      }
+      list = null;
+      paragraph.push(line);
+    }
+    flush();
+    return fragment;
+  }
+
+  // ---- SSE over fetch -------------------------------------------------------------------
+  /** Yields {event, data} for each SSE block; comment lines (heartbeats) are skipped. */
+  async function* readEvents(response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+        let cut = buffer.indexOf("\n\n");
+        while (cut !== -1) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const parsed = parseBlock(block);
+          if (parsed) yield parsed;
+          cut = buffer.indexOf("\n\n");
+        }
+      }
+      const tail = parseBlock(buffer);
+      if (tail) yield tail;
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
+  function parseBlock(block) {
+    let event = "message";
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (!line || line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon === -1 ? line : line.slice(0, colon);
+      let value = colon === -1 ? "" : line.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+    }
+    if (!data.length) return null;
+    try {
+      return { event, data: JSON.parse(data.join("\n")) };
+    } catch (_) {
+      return null;
+    }
+  }
+
+  class StreamFailure extends Error {
+    constructor(reason, status, code) {
+      super(reason);
+      this.reason = reason;
+      this.status = status || 0;
+      this.code = code || "";
+    }
+  }
+
+  const ICONS = {
+    chat:
+      '<svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2zm3 6.5a1.5 1.5 0 1 0 0-.01zm5 0a1.5 1.5 0 1 0 0-.01zm5 0a1.5 1.5 0 1 0 0-.01z"/></svg>',
+    close:
+      '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4L12 13.4 6.4 19 5 17.6 10.6 12 5 6.4z"/></svg>',
+    send:
+      '<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M3 20.5 21 12 3 3.5v6.6l12 1.9-12 1.9z"/></svg>',
+    restart:
+      '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M12 5V2L7 6l5 4V7a5 5 0 1 1-5 5H5a7 7 0 1 0 7-7z"/></svg>',
+    person:
+      '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M12 12a4 4 0 1 0-4-4 4 4 0 0 0 4 4zm0 2c-4 0-8 2-8 5v1h16v-1c0-3-4-5-8-5z"/></svg>',
+  };
+
+  const STYLE = `
+    :host { all: initial; --_accent: var(--fd-accent, #4f46e5); --_accent-text: var(--fd-accent-text, #ffffff);
+      --_bg: var(--fd-bg, #ffffff); --_text: var(--fd-text, #1f2937); --_muted: var(--fd-muted, #6b7280);
+      --_surface: var(--fd-surface, #f3f4f6); --_radius: var(--fd-radius, 16px);
+      --_font: var(--fd-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif); }
+    * { box-sizing: border-box; }
+    .fd { position: fixed; bottom: 20px; right: 20px; z-index: 2147483000; font-family: var(--_font);
+      font-size: 15px; line-height: 1.45; color: var(--_text); display: flex; flex-direction: column;
+      align-items: flex-end; gap: 12px; }
+    .fd[data-position="bottom-left"] { right: auto; left: 20px; align-items: flex-start; }
+    button { font: inherit; cursor: pointer; }
+    :focus-visible { outline: 3px solid color-mix(in srgb, var(--_accent) 55%, white); outline-offset: 2px; }
+    .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+      clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+    [hidden] { display: none !important; }
+    .launcher { width: 60px; height: 60px; border-radius: 50%; border: 0; background: var(--_accent);
+      color: var(--_accent-text); box-shadow: 0 8px 24px rgba(15, 23, 42, .25); display: grid;
+      place-items: center; transition: transform .15s ease; }
+    .launcher:hover { transform: scale(1.05); }
+    .proactive { max-width: 280px; background: var(--_bg); color: var(--_text); border-radius: 14px;
+      box-shadow: 0 10px 30px rgba(15, 23, 42, .18); padding: 12px 36px 12px 14px; position: relative;
+      animation: pop .25s ease; }
+    .proactive-text { background: none; border: 0; padding: 0; text-align: left; color: inherit; }
+    .proactive-close { position: absolute; top: 6px; right: 6px; border: 0; background: none;
+      color: var(--_muted); width: 24px; height: 24px; border-radius: 50%; display: grid; place-items: center; }
+    .panel { width: min(400px, calc(100vw - 24px)); height: min(620px, calc(100vh - 110px));
+      background: var(--_bg); border-radius: var(--_radius); box-shadow: 0 18px 50px rgba(15, 23, 42, .28);
+      display: flex; flex-direction: column; overflow: hidden; animation: pop .2s ease; }
+    @keyframes pop { from { opacity: 0; transform: translateY(8px); } to { opacity: 1; transform: none; } }
+    header { background: var(--_accent); color: var(--_accent-text); padding: 14px 12px 14px 18px;
+      display: flex; align-items: center; gap: 8px; }
+    header .titles { flex: 1; min-width: 0; }
+    header h2 { margin: 0; font-size: 16px; font-weight: 650; }
+    header p { margin: 2px 0 0; font-size: 12.5px; opacity: .85; }
+    .icon { border: 0; background: transparent; color: inherit; width: 34px; height: 34px;
+      border-radius: 50%; display: grid; place-items: center; }
+    .icon:hover { background: rgba(255, 255, 255, .16); }
+    .log { flex: 1; overflow-y: auto; padding: 16px; display: flex; flex-direction: column; gap: 14px;
+      background: var(--_bg); }
+    .turn { display: flex; flex-direction: column; gap: 6px; max-width: 100%; }
+    .turn.user { align-items: flex-end; }
+    .bubble { padding: 10px 14px; border-radius: 14px; max-width: 88%; overflow-wrap: anywhere; }
+    .user .bubble { background: var(--_accent); color: var(--_accent-text); border-bottom-right-radius: 4px;
+      white-space: pre-wrap; }
+    .assistant .bubble { background: var(--_surface); border-bottom-left-radius: 4px; }
+    .content p { margin: 0 0 8px; } .content p:last-child { margin-bottom: 0; }
+    .content ul, .content ol { margin: 4px 0 8px; padding-left: 20px; }
+    .content code { background: rgba(15, 23, 42, .08); padding: 1px 4px; border-radius: 4px; font-size: .92em; }
+    .content pre { background: #0f172a; color: #e2e8f0; padding: 10px; border-radius: 8px; overflow-x: auto; }
+    .content pre code { background: none; padding: 0; color: inherit; }
+    .content a { color: var(--_accent); }
+    .cite { display: inline-flex; align-items: center; justify-content: center; min-width: 20px;
+      height: 20px; padding: 0 5px; margin: 0 1px; border-radius: 10px; border: 0; font-size: 11.5px;
+      font-weight: 650; vertical-align: text-top; background: color-mix(in srgb, var(--_accent) 16%, white);
+      color: var(--_accent); }
+    .cite:hover { background: var(--_accent); color: var(--_accent-text); }
+    .typing { display: inline-flex; gap: 4px; padding: 4px 0; }
+    .typing span { width: 7px; height: 7px; border-radius: 50%; background: var(--_muted);
+      animation: blink 1.2s infinite ease-in-out; }
+    .typing span:nth-child(2) { animation-delay: .2s; } .typing span:nth-child(3) { animation-delay: .4s; }
+    @keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }
+    .disclaimer { font-size: 13px; background: #fef3c7; color: #78350f; border-left: 3px solid #f59e0b;
+      padding: 8px 10px; border-radius: 8px; max-width: 88%; }
+    .sources { max-width: 88%; font-size: 13px; }
+    .sources summary { cursor: pointer; color: var(--_muted); font-weight: 600; }
+    .sources ol { margin: 6px 0 0; padding-left: 22px; }
+    .sources li { margin: 4px 0; border-radius: 6px; }
+    .sources li.flash { background: color-mix(in srgb, var(--_accent) 14%, white); }
+    .sources a { color: var(--_accent); font-weight: 600; text-decoration: none; }
+    .sources a:hover { text-decoration: underline; }
+    .sources blockquote { margin: 2px 0 0; color: var(--_muted); font-size: 12.5px; }
+    .soft { font-size: 13px; color: var(--_muted); margin: 0; }
+    .linkish { border: 0; background: none; padding: 0; color: var(--_accent); text-decoration: underline; }
+    .actions { display: flex; flex-wrap: wrap; gap: 8px; }
+    .cta, .human { display: inline-flex; align-items: center; gap: 6px; border-radius: 999px;
+      padding: 7px 14px; font-size: 14px; font-weight: 600; text-decoration: none; }
+    .cta { background: var(--_accent); color: var(--_accent-text); border: 0; }
+    .human { background: var(--_bg); color: var(--_accent); border: 1.5px solid var(--_accent); }
+    .handoff { font-size: 13px; background: #ecfdf5; color: #065f46; border-radius: 8px; padding: 8px 10px;
+      max-width: 88%; }
+    .chips { display: flex; flex-wrap: wrap; gap: 6px; }
+    .chip { border: 1.5px solid color-mix(in srgb, var(--_accent) 40%, white); background: var(--_bg);
+      color: var(--_accent); border-radius: 999px; padding: 5px 12px; font-size: 13.5px; text-align: left; }
+    .chip:hover { background: color-mix(in srgb, var(--_accent) 10%, white); }
+    .error { font-size: 13.5px; color: #991b1b; }
+    .gdpr { margin: 0 12px 10px; padding: 12px; border-radius: 12px; background: var(--_surface);
+      font-size: 13px; display: flex; flex-direction: column; gap: 10px; }
+    .gdpr p { margin: 0; } .gdpr a { color: var(--_accent); }
+    .gdpr-ok { align-self: flex-end; border: 0; border-radius: 999px; padding: 7px 16px; font-weight: 650;
+      background: var(--_accent); color: var(--_accent-text); }
+    form { display: flex; align-items: flex-end; gap: 8px; padding: 10px 12px; border-top: 1px solid #e5e7eb; }
+    textarea { flex: 1; resize: none; border: 1.5px solid #d1d5db; border-radius: 12px; padding: 9px 12px;
+      font: inherit; color: var(--_text); background: var(--_bg); max-height: 120px; min-height: 42px; }
+    textarea:focus { outline: none; border-color: var(--_accent); }
+    textarea:disabled { background: var(--_surface); cursor: not-allowed; }
+    .send { width: 42px; height: 42px; border-radius: 50%; border: 0; background: var(--_accent);
+      color: var(--_accent-text); display: grid; place-items: center; flex: none; }
+    .send:disabled { opacity: .45; cursor: not-allowed; }
+    .footer { display: flex; justify-content: space-between; align-items: center; padding: 0 14px 10px;
+      font-size: 12px; color: var(--_muted); }
+    .footer .linkish { display: inline-flex; align-items: center; gap: 4px; font-size: 12.5px; }
+    .fallback { margin: auto 16px 20px; padding: 16px; border-radius: 12px; background: var(--_surface);
+      display: flex; flex-direction: column; gap: 12px; }
+    .fallback p { margin: 0; }
+    .fallback a { align-self: flex-start; background: var(--_accent); color: var(--_accent-text);
+      padding: 8px 16px; border-radius: 999px; text-decoration: none; font-weight: 650; }
+    @media (max-width: 480px) {
+      .fd { bottom: 12px; right: 12px; } .fd[data-position="bottom-left"] { left: 12px; }
+      .panel { height: calc(100vh - 96px); }
+    }
+  `;
+
+  class FrontdeskChat extends HTMLElement {
+    static get observedAttributes() {
+      return ["accent-color", "accent-text-color", "background-color", "text-color", "position"];
+    }
+
+    constructor() {
+      super();
+      this.shadow = this.attachShadow({ mode: "open" });
+      this.built = false;
+      this.isOpen = false;
+      this.hasOpened = false;
+      this.busy = false;
+      this.turns = 0;
+      this.firstSent = false;
+      this.fallbackActive = false;
+      this.leadLevel = "cold";
+      this.sessionId = uuid4();
+      this.timers = {};
+      this.controller = null;
+      this.onDocumentClick = this.onDocumentClick.bind(this);
+    }
+
+    connectedCallback() {
+      if (this.built) return;
+      this.built = true;
+      this.readConfig();
+      this.build();
+      this.applyTheme();
+      if (!this.apiBase) {
+        console.error("ConfigurationError: <frontdesk-chat> needs an api-url attribute.");
+        this.activateFallback("connection_error", { persist: false, announce: false });
+      } else if (storage.get(STORE.fallback)) {
+        this.activateFallback(storage.get(STORE.fallback), { persist: false, announce: false });
+      }
+      if (!this.fallbackUrl) {
+        console.error(
+          "ConfigurationError: <frontdesk-chat> has no valid fallback-url; " +
+            "the fallback state will have no contact link.",
+        );
+      }
+      this.scheduleProactive();
+      document.addEventListener("click", this.onDocumentClick, true);
+      if (this.hasAttribute("open")) this.openChat();
+    }
+
+    disconnectedCallback() {
+      Object.values(this.timers).forEach((t) => clearTimeout(t));
+      this.timers = {};
+      if (this.controller) this.controller.abort();
+      document.removeEventListener("click", this.onDocumentClick, true);
+    }
+
+    attributeChangedCallback() {
+      if (this.built) this.applyTheme();
+    }
+
+    readConfig() {
+      const attr = (name) => (this.getAttribute(name) || "").trim();
+      this.apiBase = "";
+      if (attr("api-url")) {
+        try {
+          // Relative values ("/") mean the page's own origin.
+          const base = new URL(attr("api-url"), window.location.href);
+          if (base.protocol === "http:" || base.protocol === "https:") {
+            this.apiBase = base.href.replace(/\/+$/, "").replace(/\/v1\/chat$/, "");
+          }
+        } catch (_) {
+          this.apiBase = "";
+        }
+      }
+      this.siteKey = attr("site-key");
+      this.fallbackUrl = safeUrl(attr("fallback-url"));
+      this.privacyUrl = safeUrl(attr("privacy-url"));
+      const wanted = (attr("lang") || document.documentElement.lang || navigator.language || "en")
+        .toLowerCase()
+        .split(/[-_]/)[0];
+      this.lang = STRINGS[wanted] ? wanted : "en";
+      this.t = STRINGS[this.lang];
+      const number = (name, fallback) => {
+        const raw = attr(name);
+        if (raw === "") return fallback;
+        if (raw === "off") return -1;
+        const value = Number(raw);
+        return Number.isFinite(value) ? value : fallback;
+      };
+      this.proactiveDelayMs = number("proactive-delay-ms", DEFAULT_PROACTIVE_DELAY_MS);
+      this.streamTimeoutMs = number("stream-timeout-ms", DEFAULT_STREAM_TIMEOUT_MS);
+      this.inactivityMs = number("inactivity-timeout-ms", DEFAULT_INACTIVITY_MS);
+      this.proactiveMessage = attr("proactive-message") || this.t.proactive;
+      this.heading = attr("heading") || this.t.heading;
+      const days = number("retention-days", 90);
+      this.gdprText = attr("gdpr-notice") || this.t.gdpr.replace("{days}", String(days));
+    }
+
+    applyTheme() {
+      const map = {
+        "accent-color": "--fd-accent",
+        "accent-text-color": "--fd-accent-text",
+        "background-color": "--fd-bg",
+        "text-color": "--fd-text",
+      };
+      for (const [name, property] of Object.entries(map)) {
+        const value = this.getAttribute(name);
+        if (value) this.style.setProperty(property, value);
+      }
+      const position = this.getAttribute("position") === "bottom-left" ? "bottom-left" : "bottom-right";
+      if (this.$root) this.$root.dataset.position = position;
+    }
+
+    // ---- DOM skeleton (static markup; dynamic strings escaped) ---------------------------
+    build() {
+      const t = this.t;
+      const e = escapeHtml;
+      this.shadow.innerHTML = `
+        <style>${STYLE}</style>
+        <div class="fd" part="container" lang="${e(this.lang)}">
+          <div class="proactive" part="proactive" role="status" hidden>
+            <button type="button" class="proactive-text">${e(this.proactiveMessage)}</button>
+            <button type="button" class="proactive-close" aria-label="${e(t.dismiss)}">${ICONS.close}</button>
+          </div>
+          <section class="panel" part="panel" id="fd-panel" role="dialog" aria-modal="false"
+                   aria-labelledby="fd-title" hidden>
+            <header>
+              <div class="titles"><h2 id="fd-title">${e(this.heading)}</h2><p>${e(t.subtitle)}</p></div>
+              <button type="button" class="icon end" aria-label="${e(t.end)}" title="${e(t.end)}">${ICONS.restart}</button>
+              <button type="button" class="icon close" aria-label="${e(t.close)}" title="${e(t.close)}">${ICONS.close}</button>
+            </header>
+            <div class="log" role="log" aria-live="off" aria-label="${e(this.heading)}" tabindex="-1"></div>
+            <div class="sr-only announce" aria-live="polite" aria-atomic="true"></div>
+            <div class="gdpr" role="region" aria-label="${e(t.privacy)}" hidden>
+              <p class="gdpr-text"></p>
+              <button type="button" class="gdpr-ok">${e(t.gdprOk)}</button>
+            </div>
+            <form class="composer" novalidate>
+              <label class="sr-only" for="fd-input">${e(t.placeholder)}</label>
+              <textarea id="fd-input" rows="1" placeholder="${e(t.placeholder)}" maxlength="4000"></textarea>
+              <button type="submit" class="send" aria-label="${e(t.send)}" title="${e(t.send)}">${ICONS.send}</button>
+            </form>
+            <div class="footer">
+              <button type="button" class="linkish human-action">${ICONS.person}<span>${e(t.human)}</span></button>
+              <span>${e(t.poweredBy)}</span>
+            </div>
+            <div class="fallback" role="alert" hidden><p></p></div>
+          </section>
+          <button type="button" class="launcher" part="launcher" aria-expanded="false"
+                  aria-controls="fd-panel" aria-label="${e(t.launcher)}">${ICONS.chat}</button>
+        </div>`;
+      const $ = (selector) => this.shadow.querySelector(selector);
+      this.$root = $(".fd");
+      this.$panel = $(".panel");
+      this.$log = $(".log");
+      this.$announce = $(".announce");
+      this.$gdpr = $(".gdpr");
+      this.$form = $("form");
+      this.$input = $("textarea");
+      this.$send = $(".send");
+      this.$footer = $(".footer");
+      this.$fallback = $(".fallback");
+      this.$launcher = $(".launcher");
+      this.$proactive = $(".proactive");
+
+      const gdprText = $(".gdpr-text");
+      gdprText.append(this.gdprText);
+      if (this.privacyUrl) {
+        gdprText.append(" ", h("a", { href: this.privacyUrl, target: "_blank", rel: "noopener" }, this.t.privacy));
+      }
+
+      this.$launcher.addEventListener("click", () => (this.isOpen ? this.closeChat() : this.openChat()));
+      $(".close").addEventListener("click", () => this.closeChat());
+      $(".end").addEventListener("click", () => this.endConversation());
+      $(".gdpr-ok").addEventListener("click", () => this.acknowledgeGdpr());
+      $(".human-action").addEventListener("click", () => this.send(this.t.humanRequest));
+      $(".proactive-text").addEventListener("click", () => this.openChat());
+      $(".proactive-close").addEventListener("click", () => this.hideProactive());
+      this.$form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        this.send(this.$input.value);
+      });
+      this.$input.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          this.send(this.$input.value);
+        }
+      });
+      this.$input.addEventListener("input", () => this.autosize());
+      this.$panel.addEventListener("keydown", (event) => {
+        if (event.key === "Escape") {
+          event.stopPropagation();
+          this.closeChat();
+        }
+      });
+      this.applyTheme();
+      this.syncComposer();
+    }
+
+    autosize() {
+      this.$input.style.height = "auto";
+      this.$input.style.height = `${Math.min(this.$input.scrollHeight, 120)}px`;
+    }
+
+    get gdprAcknowledged() {
+      return this.gdprAckedHere || storage.get(STORE.gdpr) === "1";
+    }
+
+    syncComposer() {
+      const showGdpr = this.hasOpened && !this.gdprAcknowledged && !this.fallbackActive;
+      this.$gdpr.hidden = !showGdpr;
+      const enabled = this.gdprAcknowledged && !this.fallbackActive;
+      this.$input.disabled = !enabled;
+      this.$send.disabled = !enabled || this.busy;
+      this.$form.hidden = this.fallbackActive;
+      this.$footer.hidden = this.fallbackActive;
+    }
+
+    // ---- open / close / proactive --------------------------------------------------------
+    openChat() {
+      if (this.isOpen) return;
+      this.isOpen = true;
+      this.hasOpened = true;
+      this.hideProactive();
+      this.$panel.hidden = false;
+      this.$launcher.setAttribute("aria-expanded", "true");
+      this.$launcher.setAttribute("aria-label", this.t.close);
+      this.$launcher.innerHTML = ICONS.close;
+      this.syncComposer();
+      this.emit("chat_opened");
+      this.focusBest();
+    }
+
+    closeChat() {
+      if (!this.isOpen) return;
+      this.isOpen = false;
+      this.$panel.hidden = true;
+      this.$launcher.setAttribute("aria-expanded", "false");
+      this.$launcher.setAttribute("aria-label", this.t.launcher);
+      this.$launcher.innerHTML = ICONS.chat;
+      this.$launcher.focus();
+    }
+
+    focusBest() {
+      if (this.fallbackActive) {
+        const link = this.$fallback.querySelector("a");
+        (link || this.$log).focus();
+      } else if (!this.$gdpr.hidden) {
+        this.shadow.querySelector(".gdpr-ok").focus();
+      } else {
+        this.$input.focus();
+      }
+    }
+
+    acknowledgeGdpr() {
+      this.gdprAckedHere = true;
+      storage.set(STORE.gdpr, "1");
+      this.syncComposer();
+      this.emit("gdpr_acknowledged");
+      this.$input.focus();
+    }
+
+    scheduleProactive() {
+      if (this.proactiveDelayMs < 0 || storage.get(STORE.proactive) || this.fallbackActive) return;
+      this.timers.proactive = setTimeout(() => {
+        if (this.hasOpened || this.turns > 0 || this.fallbackActive) return;
+        storage.set(STORE.proactive, "1");
+        this.$proactive.hidden = false;
+      }, this.proactiveDelayMs);
+    }
+
+    hideProactive() {
+      clearTimeout(this.timers.proactive);
+      this.$proactive.hidden = true;
+    }
+
+    onDocumentClick(event) {
+      if (!this.$proactive.hidden && !event.composedPath().includes(this)) this.hideProactive();
+    }
+
+    // ---- analytics -----------------------------------------------------------------------
+    emit(name, detail) {
+      const payload = Object.assign(
+        { session_id: this.sessionId },
+        detail || {},
+        { timestamp: new Date().toISOString() },
+      );
+      this.dispatchEvent(
+        new CustomEvent(`frontdesk:${name}`, { detail: payload, bubbles: true, composed: true }),
+      );
+    }
+
+    armInactivity() {
+      clearTimeout(this.timers.inactivity);
+      if (this.inactivityMs < 0) return;
+      this.timers.inactivity = setTimeout(() => {
+        if (this.turns > 0) {
+          this.emit("conversation_ended", {
+            termination_type: "inactivity_timeout",
+            turn_count: this.turns,
+          });
+        }
+      }, this.inactivityMs);
+    }
+
+    endConversation() {
+      if (this.controller) this.controller.abort();
+      clearTimeout(this.timers.inactivity);
+      if (this.turns > 0) {
+        this.emit("conversation_ended", { termination_type: "explicit_close", turn_count: this.turns });
+      }
+      this.$log.replaceChildren();
+      this.sessionId = uuid4();
+      this.turns = 0;
+      this.firstSent = false;
+      this.leadLevel = "cold";
+      this.busy = false;
+      this.syncComposer();
+      if (!this.fallbackActive) this.$input.focus();
+    }
+
+    // ---- fallback --------------------------------------------------------------------------
+    activateFallback(reason, options) {
+      const { persist = true, announce = true } = options || {};
+      if (this.fallbackActive) return;
+      this.fallbackActive = true;
+      if (persist) storage.set(STORE.fallback, reason || "connection_error");
+      const box = this.$fallback;
+      box.replaceChildren(h("p", {}, this.fallbackUrl ? this.t.fallback : this.t.fallbackNoLink));
+      if (this.fallbackUrl) {
+        box.append(
+          h(
+            "a",
+            { href: this.fallbackUrl, target: "_blank", rel: "noopener", class: "contact" },
+            this.t.contact,
+            h("span", { class: "sr-only" }, ` ${this.t.newTab}`),
+          ),
+        );
+      }
+      box.hidden = false;
+      this.hideProactive();
+      this.syncComposer();
+      if (announce) this.emit("fallback_activated", { reason: reason || "connection_error" });
+      if (this.isOpen) this.focusBest();
+    }
+
+    // ---- a turn ----------------------------------------------------------------------------
+    async send(raw) {
+      const text = String(raw || "").trim();
+      if (!text || this.busy || this.fallbackActive || !this.gdprAcknowledged) {
+        if (this.busy && text) this.flashNotice(this.t.busy);
+        return;
+      }
+      this.busy = true;
+      this.$input.value = "";
+      this.autosize();
+      this.syncComposer();
+      this.$log.querySelectorAll(".chips").forEach((node) => node.remove());
+      this.$log.querySelectorAll(".notice").forEach((node) => node.remove());
+      this.addUserTurn(text);
+      if (!this.firstSent) {
+        this.firstSent = true;
+        this.emit("first_message_sent");
+      }
+      if (EMAIL.test(text)) this.emit("contact_captured");
+      this.armInactivity();
+      const view = this.addAssistantTurn();
+      this.$announce.textContent = this.t.typing;
+      try {
+        const meta = await this.stream(text, view);
+        this.finishTurn(view, meta);
+      } catch (failure) {
+        this.failTurn(view, failure, text);
+      } finally {
+        this.busy = false;
+        this.controller = null;
+        this.syncComposer();
+      }
+    }
+
+    async stream(text, view) {
+      const controller = new AbortController();
+      this.controller = controller;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, Math.max(1, this.streamTimeoutMs));
+      const started = () => clearTimeout(timer);
+      try {
+        let response;
+        try {
+          response = await fetch(`${this.apiBase}/v1/chat`, {
+            method: "POST",
+            mode: "cors",
+            credentials: "omit",
+            headers: {
+              "Content-Type": "application/json",
+              Accept: "text/event-stream",
+              "X-Frontdesk-Key": this.siteKey,
+            },
+            body: JSON.stringify({
+              message: text,
+              session_id: this.sessionId,
+              page_url: window.location.href,
+            }),
+            signal: controller.signal,
+          });
+        } catch (_) {
+          throw new StreamFailure(timedOut ? "stream_timeout" : "connection_error");
+        }
+        if (!response.ok || !response.body) {
+          let code = "";
+          try {
+            code = ((await response.json()).error || {}).code || "";
+          } catch (_) {
+            /* not JSON */
+          }
+          throw new StreamFailure("http_error", response.status, code);
+        }
+        try {
+          for await (const { event, data } of readEvents(response)) {
+            if (event === "token" && typeof data.content === "string") {
+              started();
+              view.append(data.content);
+            } else if (event === "complete") {
+              started();
+              return data.metadata || {};
+            } else if (event === "error") {
+              started();
+              throw new StreamFailure("server_error", 0, data.code);
+            }
+          }
+        } catch (error) {
+          if (error instanceof StreamFailure) throw error;
+          throw new StreamFailure(timedOut ? "stream_timeout" : "connection_error");
+        }
+        throw new StreamFailure(timedOut ? "stream_timeout" : "connection_error");
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+
+    failTurn(view, failure, text) {
+      const reason = failure instanceof StreamFailure ? failure.reason : "connection_error";
+      const status = failure instanceof StreamFailure ? failure.status : 0;
+      if (status === 429) {
+        view.showError(failure.code === "session_busy" ? this.t.busy : this.t.rateLimited, null);
+        return;
+      }
+      const fatal =
+        reason === "connection_error" ||
+        reason === "stream_timeout" ||
+        reason === "server_error" ||
+        (reason === "http_error" && (status >= 500 || FALLBACK_STATUSES.has(status)));
+      if (this.turns === 0 && fatal && !view.hasTokens) {
+        view.remove();
+        this.activateFallback(reason === "server_error" ? "http_error" : reason);
+        return;
+      }
+      view.showError(this.t.error, () => {
+        view.remove();
+        this.send(text);
+      });
+      this.$announce.textContent = this.t.error;
+    }
+
+    finishTurn(view, meta) {
+      if (meta.session_id) this.sessionId = meta.session_id;
+      this.turns = Number(meta.turn) || this.turns + 1;
+      view.complete(meta);
+      const level = meta.lead && meta.lead.level;
+      if (level && level !== this.leadLevel) {
+        this.leadLevel = level;
+        this.emit("qualification_state_changed", { lead_level: level });
+      }
+      if (meta.handoff) {
+        this.emit("escalation_triggered", {
+          handoff_reason: meta.handoff.reason,
+          lead_level: this.leadLevel,
+        });
+      }
+      this.$announce.textContent = `${this.t.bot}: ${view.plainText()}`;
+      if (this.isOpen && this.shadow.activeElement !== this.$input) this.$input.focus();
+    }
+
+    flashNotice(text) {
+      this.$log.querySelectorAll(".notice").forEach((node) => node.remove());
+      this.$log.append(h("p", { class: "soft notice", role: "status" }, text));
+      this.scrollToEnd();
+    }
+
+    scrollToEnd() {
+      this.$log.scrollTop = this.$log.scrollHeight;
+    }
+
+    addUserTurn(text) {
+      this.$log.append(
+        h("div", { class: "turn user" }, h("span", { class: "sr-only" }, `${this.t.you}: `),
+          h("div", { class: "bubble" }, text)),
+      );
+      this.scrollToEnd();
+    }
+
+    addAssistantTurn() {
+      const widget = this;
+      const t = this.t;
+      const content = h("div", { class: "content" });
+      const typing = h("div", { class: "typing", "aria-hidden": "true" }, h("span"), h("span"), h("span"));
+      const bubble = h("div", { class: "bubble" }, h("span", { class: "sr-only" }, `${t.bot}: `), content, typing);
+      const node = h("div", { class: "turn assistant", "data-state": "waiting" }, bubble);
+      this.$log.append(node);
+      this.scrollToEnd();
+
+      let text = "";
+      let scheduled = false;
+      let citations = new Map();
+      let sourcesNode = null;
+      const ctx = {
+        pill(n) {
+          const citation = citations.get(n);
+          const label = citation ? `${t.source} ${n}: ${citation.title}` : `${t.source} ${n}`;
+          return h("button", {
+            type: "button", class: "cite", "data-cite": n, "aria-label": label,
+            title: citation ? citation.title : null,
+            onclick: () => view.reveal(n),
+          }, String(n));
+        },
+      };
+      const paint = () => {
+        scheduled = false;
+        content.replaceChildren(renderMarkdown(text, ctx));
+        widget.scrollToEnd();
+      };
+      const view = {
+        hasTokens: false,
+        append(token) {
+          if (!view.hasTokens) {
+            view.hasTokens = true;
+            typing.remove();
+            node.dataset.state = "streaming";
+          }
+          text += token;
+          if (!scheduled) {
+            scheduled = true;
+            requestAnimationFrame(paint);
+          }
+        },
+        complete(meta) {
+          typing.remove();
+          node.dataset.state = "complete";
+          node.dataset.routing = meta.routing || "";
+          node.dataset.route = meta.route || "";
+          citations = new Map((meta.citations || []).map((c) => [Number(c.index), c]));
+          if (typeof meta.answer === "string" && meta.answer) text = meta.answer;
+          paint();
+          const routing = meta.routing || "";
+          const lowConfidence = Boolean(meta.low_confidence) || routing === "low_confidence";
+          if (lowConfidence) {
+            node.insertBefore(h("div", { class: "disclaimer", role: "note" }, t.lowConfidence), bubble);
+          }
+          if (!lowConfidence) {
+            sourcesNode = widget.renderSources(meta, routing === "partially_answered");
+            if (sourcesNode) node.append(sourcesNode);
+          }
+          if (routing === "partially_answered") {
+            node.append(h("p", { class: "soft" }, `${t.partial} `,
+              h("button", { type: "button", class: "linkish", onclick: () => widget.send(t.humanRequest) },
+                t.partialLink)));
+          }
+          const actions = h("div", { class: "actions" });
+          const cta = meta.cta && safeUrl(meta.cta.url);
+          if (cta && meta.cta.label) {
+            actions.append(h("a", { class: "cta", href: cta, target: "_blank", rel: "noopener" },
+              meta.cta.label, h("span", { class: "sr-only" }, ` ${t.newTab}`)));
+          }
+          const proposed = meta.handoff && meta.handoff.status === "proposed";
+          if ((HUMAN_ROUTINGS.has(routing) && !meta.handoff) || proposed) {
+            actions.append(h("button", { type: "button", class: "human", onclick: () => widget.send(t.humanRequest) },
+              t.human));
+          }
+          if (actions.childElementCount) node.append(actions);
+          if (meta.handoff) {
+            node.append(h("div", { class: "handoff", role: "status", "data-status": meta.handoff.status || "" },
+              proposed ? t.handoffProposed : t.handoffDone));
+          }
+          const chips = [...(meta.suggested_answers || []), ...(meta.suggested_follow_ups || [])]
+            .filter((s) => typeof s === "string" && s.trim())
+            .slice(0, 5);
+          if (chips.length) {
+            node.append(h("div", { class: "chips", role: "group", "aria-label": t.suggestions },
+              ...chips.map((s) => h("button", { type: "button", class: "chip", onclick: () => widget.send(s) }, s))));
+          }
+          widget.scrollToEnd();
+        },
+        reveal(n) {
+          if (!sourcesNode) return;
+          sourcesNode.open = true;
+          const item = sourcesNode.querySelector(`li[data-index="${Number(n)}"]`);
+          if (!item) return;
+          sourcesNode.querySelectorAll("li.flash").forEach((li) => li.classList.remove("flash"));
+          item.classList.add("flash");
+          item.focus();
+        },
+        showError(message, retry) {
+          typing.remove();
+          node.dataset.state = "error";
+          bubble.replaceChildren(h("p", { class: "error", role: "alert" }, message));
+          if (retry) {
+            bubble.append(h("button", { type: "button", class: "linkish", onclick: retry }, t.retry));
+          }
+          widget.scrollToEnd();
+        },
+        plainText() {
+          return content.textContent || "";
+        },
+        remove() {
+          node.remove();
+        },
+      };
+      return view;
+    }
+
+    renderSources(meta, partial) {
+      let items = (meta.citations || []).map((c) => ({
+        index: Number(c.index), title: c.title || c.doc_id || "", url: c.url, excerpt: c.excerpt || "",
+      }));
+      if (!items.length) {
+        items = (meta.sources || []).map((s, i) => ({ index: i + 1, title: s.title || s.doc_id || "", url: s.url, excerpt: "" }));
+      }
+      if (partial) items = items.slice(0, 1);
+      if (!items.length) return null;
+      const label = partial ? this.t.related : `${this.t.sources} (${items.length})`;
+      const list = h("ol");
+      for (const item of items) {
+        const href = safeUrl(item.url);
+        const title = href
+          ? h("a", { href, target: "_blank", rel: "noopener noreferrer" }, item.title,
+            h("span", { class: "sr-only" }, ` ${this.t.newTab}`))
+          : h("strong", {}, item.title);
+        const li = h("li", { "data-index": item.index, value: item.index, tabindex: "-1" }, title);
+        if (item.excerpt) li.append(h("blockquote", {}, item.excerpt));
+        list.append(li);
+      }
+      return h("details", { class: "sources" }, h("summary", {}, label), list);
+    }
+  }
+
+  customElements.define(TAG, FrontdeskChat);
+})();

@@ -82,7 +82,11 @@ def _sentence_transformer(folder: str) -> Any:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from sentence_transformers import SentenceTransformer
+    transformers_logging: Any = importlib.import_module("transformers.utils.logging")
 
+    # Keep stdout/stderr clean for command output (`--json` prints one JSON line last).
+    transformers_logging.disable_progress_bar()
+    transformers_logging.set_verbosity_error()
     with _LOAD_LOCK:
         return SentenceTransformer(folder, device="cpu", local_files_only=True)
 

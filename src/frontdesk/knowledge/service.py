@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 # Used when a site has no calibrated threshold. Calibrate per site with
 # `frontdesk kb calibrate`; see docs/knowledge.md for how this value was chosen.
-DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {"local:all-MiniLM-L6-v2": 0.30}
+DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {"local:all-MiniLM-L6-v2": 0.35}
 PROACTIVE_MARGIN = 0.10
 
 

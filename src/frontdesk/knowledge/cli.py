@@ -1,0 +1,254 @@
+"""`frontdesk kb …`: ingest, list, search, remove and calibrate a site's knowledge base.
+
+The lead CLI mounts `kb_app` as `frontdesk kb`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from frontdesk.knowledge.models import IngestReport
+from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.settings import Settings, get_settings
+from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
+
+kb_app = typer.Typer(
+    help="Manage a site's knowledge base: ingest, list, search, remove, calibrate.",
+    no_args_is_help=True,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+SiteArg = Annotated[str, typer.Argument(help="Site id (the name of its YAML file).")]
+SitesDirOption = Annotated[
+    Path | None,
+    typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=1)
+
+
+def _settings(sites_dir: Path | None) -> Settings:
+    base = get_settings()
+    return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
+
+
+def _open(site_id: str, sites_dir: Path | None) -> tuple[LoadedSite, KnowledgeBase]:
+    from frontdesk.store.db import make_engine
+    from frontdesk.store.migrate import upgrade
+
+    settings = _settings(sites_dir)
+    try:
+        site = load_site(site_id, settings.sites_dir)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    settings.ensure_dirs()
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    return site, KnowledgeBase(engine, console=err_console)
+
+
+def print_report(report: IngestReport, out: Console = console) -> None:
+    for name, error in report.failed.items():
+        err_console.print(f"[red]failed[/] {name}: {error}", highlight=False)
+    out.print(
+        f"[bold]{len(report.ingested)}[/] ingested, [bold]{len(report.updated)}[/] updated, "
+        f"[bold]{len(report.skipped)}[/] skipped (unchanged), [bold]{len(report.removed)}[/] "
+        f"removed, [bold]{len(report.failed)}[/] failed — {report.chunks_total} chunks written, "
+        f"{report.chunks_embedded} embedded"
+    )
+
+
+@kb_app.command("ingest")
+def ingest(
+    site_id: SiteArg,
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="File or folder to ingest (default: the site's knowledge.sources)."),
+    ] = None,
+    sites_dir: SitesDirOption = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar while embedding.")] = True,
+) -> None:
+    """Ingest files into the site's knowledge base (incremental: unchanged files are skipped)."""
+    site, kb = _open(site_id, sites_dir)
+    paths = [path] if path else [site.base_dir / source for source in site.config.knowledge.sources]
+    if not paths:
+        raise _fail(f"site {site_id!r} has no knowledge.sources; give a PATH")
+    total = IngestReport()
+    for item in paths:
+        report = kb.ingest_path(site.config, item, progress=progress)
+        total.ingested += report.ingested
+        total.updated += report.updated
+        total.skipped += report.skipped
+        total.removed += report.removed
+        total.failed.update(report.failed)
+        total.chunks_embedded += report.chunks_embedded
+        total.chunks_total += report.chunks_total
+    print_report(total)
+    if total.failed:
+        raise typer.Exit(code=1)
+
+
+@kb_app.command("list")
+def list_documents(site_id: SiteArg, sites_dir: SitesDirOption = None) -> None:
+    """List the site's documents."""
+    site, kb = _open(site_id, sites_dir)
+    documents = kb.list_documents(site.config)
+    table = Table(title=f"{site_id}: {len(documents)} documents")
+    for column in ("doc id", "title", "kind", "chunks", "updated"):
+        table.add_column(column, overflow="fold")
+    for doc in documents:
+        updated = doc.updated_at.strftime("%Y-%m-%d %H:%M") if doc.updated_at else ""
+        table.add_row(doc.doc_id, doc.title, doc.kind, str(doc.chunk_count), updated)
+    console.print(table)
+
+
+@kb_app.command("search")
+def search(
+    site_id: SiteArg,
+    question: Annotated[str, typer.Argument(help="The visitor's question.")],
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="Chunks to show.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the RetrievalResult.")] = False,
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Search the site's knowledge base the way the assistant does; show scores and sources."""
+    site, kb = _open(site_id, sites_dir)
+    result = kb.search(site.config, question, top_k=top_k)
+    if as_json:
+        console.print_json(result.model_dump_json())
+        return
+    knowledge = SiteKnowledge.of(site.config)
+    threshold = knowledge.relevance_threshold()
+    top = f"{result.top_score:.3f}" if result.top_score is not None else "n/a"
+    console.print(
+        f"status [bold]{result.status}[/]"
+        + (f" ({result.reason})" if result.reason else "")
+        + f" · best cosine {top} · threshold "
+        + (f"{threshold:.3f}" if threshold is not None else "none")
+        + (" · proactive case study" if result.proactive_case_study else "")
+    )
+    if not result.chunks:
+        return
+    table = Table(show_lines=True)
+    for column, justify in (("#", "right"), ("score", "right"), ("rrf", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("source", overflow="fold", max_width=40)
+    table.add_column("passage", overflow="fold")
+    for rank, chunk in enumerate(result.chunks, start=1):
+        where = " > ".join(chunk.heading_path) or chunk.title
+        snippet = chunk.content if len(chunk.content) <= 300 else chunk.content[:297] + "…"
+        source = f"{chunk.doc_id} #{chunk.chunk_index}" + (f"\n{chunk.url}" if chunk.url else "")
+        table.add_row(
+            str(rank),
+            f"{chunk.score:.3f}",
+            f"{chunk.rank_score:.4f}",
+            source,
+            f"[bold]{where}[/]\n{snippet}",
+        )
+    console.print(table)
+
+
+@kb_app.command("remove")
+def remove(
+    site_id: SiteArg,
+    doc_id: Annotated[str, typer.Argument(help="Document id as shown by `kb list`.")],
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Remove one document (and its chunks) from the site's knowledge base."""
+    site, kb = _open(site_id, sites_dir)
+    if not kb.remove_document(site.config, doc_id):
+        raise _fail(f"site {site_id!r} has no document {doc_id!r}")
+    console.print(f"removed {doc_id}")
+
+
+@kb_app.command("calibrate")
+def calibrate(
+    site_id: SiteArg,
+    queries: Annotated[
+        Path,
+        typer.Option(
+            "--queries",
+            exists=True,
+            dir_okay=False,
+            help="JSONL: {query, answerable} (or is_impossible / gold_doc_ids) per line.",
+        ),
+    ],
+    plot: Annotated[
+        Path | None, typer.Option(help="Histogram PNG (default: DATA_DIR/calibration/SITE.png).")
+    ] = None,
+    write: Annotated[
+        bool, typer.Option(help="Store the threshold in the site file's knowledge section.")
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Recommend a relevance threshold from answerable vs unanswerable queries (seed 004)."""
+    from frontdesk.knowledge.calibrate import (
+        plot_histogram,
+        read_calibration_queries,
+        recommend_threshold,
+        write_threshold,
+    )
+    from frontdesk.knowledge.search import SearchOptions
+
+    site, kb = _open(site_id, sites_dir)
+    try:
+        items = read_calibration_queries(queries)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    knowledge = SiteKnowledge.of(site.config)
+    retriever = kb.retriever(knowledge)
+    options = SearchOptions(relevance_threshold=None, language=knowledge.language)
+    answerable: list[float] = []
+    unanswerable: list[float] = []
+    for query, is_answerable in items:
+        result = retriever.search(knowledge.site_id, query, options)
+        if result.status == "error":
+            raise _fail(f"search failed for {query!r}: {result.reason}")
+        score = result.top_score if result.top_score is not None else 0.0
+        (answerable if is_answerable else unanswerable).append(score)
+    try:
+        calibration = recommend_threshold(answerable, unanswerable)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    target = plot or _settings(sites_dir).data_dir / "calibration" / f"{site_id}.png"
+    plot_histogram(calibration, target, title=f"{site_id}: relevance threshold calibration")
+    if write:
+        write_threshold(site.path, calibration.threshold)
+    if as_json:
+        payload = {
+            "threshold": calibration.threshold,
+            "method": calibration.method,
+            "false_positive_rate": calibration.false_positive_rate,
+            "false_negative_rate": calibration.false_negative_rate,
+            "meets_targets": calibration.meets_targets,
+            "answerable": len(answerable),
+            "unanswerable": len(unanswerable),
+            "plot": str(target),
+            "written": write,
+        }
+        console.print(json.dumps(payload))
+        return
+    console.print(
+        f"{len(answerable)} answerable, {len(unanswerable)} unanswerable queries → "
+        + calibration.describe()
+    )
+    if not calibration.meets_targets:
+        console.print(
+            "[yellow]the score distributions overlap: no threshold meets seed 004's targets; "
+            "add documents for the missed questions or accept the trade-off shown[/]"
+        )
+    console.print(f"histogram: {target}")
+    if write:
+        console.print(
+            f"wrote knowledge.relevance_threshold: {calibration.threshold:.3f} to {site.path}"
+        )

@@ -1,0 +1,138 @@
+"""Pure parts of search: stemming, FTS query building, RRF fusion, case studies, metrics."""
+
+from __future__ import annotations
+
+import pytest
+
+from frontdesk.knowledge.evaluate import (
+    EvalQuery,
+    QueryOutcome,
+    RetrievalReport,
+    is_answerable,
+    percentile,
+)
+from frontdesk.knowledge.index.base import Hit
+from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, match_query, terms
+from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.knowledge.search import is_case_study, rrf_fuse
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("language", "a", "b"),
+    [
+        ("en", "pricing", "prices"),
+        ("ru", "запросы", "запрос"),
+        ("fr", "factures", "facture"),
+        ("de", "Rechnungen", "Rechnung"),
+        ("es", "facturas", "factura"),
+        ("it", "fatture", "fattura"),
+        ("pt", "faturas", "fatura"),
+        ("nl", "facturen", "factuur"),
+    ],
+)
+def test_stemming_per_language(language: str, a: str, b: str) -> None:
+    assert language in STEMMER_LANGUAGES
+    assert terms(a, language) == terms(b, language)
+
+
+def test_cyrillic_words_use_russian_stemmer_on_any_site() -> None:
+    assert terms("Запросы and requests", "en") == ["запрос", "and", "request"]
+    assert terms("Запросы", "fr") == terms("запрос", "fr")
+
+
+def test_unknown_language_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unsupported language"):
+        terms("hello", "xx")
+
+
+def test_match_query_quotes_distinct_terms_and_drops_punctuation() -> None:
+    assert (
+        match_query('Price? "price" AND prices; E20 -- OR') == '"price" OR "and" OR "e20" OR "or"'
+    )
+    assert match_query("?!") is None
+    assert lexical_text("Error_code E20 раз") == "error code e20 раз"
+
+
+def test_rrf_fuse_weights_and_orders() -> None:
+    dense = [Hit("a", 0.9), Hit("b", 0.8), Hit("c", 0.7)]
+    lexical = [Hit("c", 12.0), Hit("d", 5.0)]
+    fused = dict(rrf_fuse([(dense, 1.0), (lexical, 1.0)], k=60))
+    assert fused["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert fused["a"] == pytest.approx(1 / 61)
+    ranked = [chunk for chunk, _ in rrf_fuse([(dense, 1.0), (lexical, 0.2)], k=30)]
+    assert ranked == ["c", "a", "b", "d"]  # agreement of both lists beats one top rank
+    assert rrf_fuse([([], 1.0)]) == []
+
+
+def chunk(doc_id: str, source: str = "", url: str = "") -> RetrievedChunk:
+    return RetrievedChunk(
+        chunk_id="x",
+        doc_id=doc_id,
+        title="",
+        url=url,
+        content="c",
+        score=0.5,
+        source=source or doc_id,
+        chunk_index=0,
+    )
+
+
+def test_case_studies_are_recognised_by_name() -> None:
+    assert is_case_study(chunk("case-study-fintech-rag.md"))
+    assert is_case_study(chunk("work/case-studies/bank.md"))
+    assert is_case_study(chunk("x.md", url="https://acme.example/case_study/bank"))
+    assert not is_case_study(chunk("pricing.md"))
+    assert not is_case_study(chunk("showcase-study.md"))
+
+
+def outcome(
+    gold: tuple[str, ...],
+    ranking: list[str],
+    status: str = "ok",
+    answerable: bool = True,
+    ms: float = 1.0,
+) -> QueryOutcome:
+    return QueryOutcome(EvalQuery("q", "q", gold, answerable), ranking, status, 0.5, ms)
+
+
+def test_retrieval_metrics() -> None:
+    report = RetrievalReport(
+        outcomes=[
+            outcome(("a",), ["a", "b"]),
+            outcome(("b",), ["a", "b"]),
+            outcome(("z",), ["a"] * 1),
+            outcome(("c",), [], status="no_result"),
+            outcome((), [], status="no_result", answerable=False),
+            outcome((), ["a"], answerable=False, ms=9.0),
+        ],
+        k=10,
+    )
+    metrics = report.metrics()
+    assert metrics["hit@1"] == 0.25
+    assert metrics["hit@5"] == 0.5
+    assert metrics["mrr"] == pytest.approx((1 + 0.5) / 4, abs=1e-4)
+    assert metrics["abstain_precision"] == 0.5
+    assert metrics["abstain_recall"] == 0.5
+    assert metrics["queries"] == 6
+    assert metrics["p50_ms"] == 1.0
+
+
+def test_metrics_without_unanswerable_queries_are_null() -> None:
+    metrics = RetrievalReport(outcomes=[outcome(("a",), ["a"])]).metrics()
+    assert metrics["abstain_precision"] is None
+    assert metrics["abstain_recall"] is None
+
+
+def test_answerable_flags() -> None:
+    assert is_answerable({"gold_doc_ids": ["1"]})
+    assert not is_answerable({"gold_doc_ids": ["1"], "answerable": False})
+    assert not is_answerable({"gold_doc_ids": ["1"], "is_impossible": True})
+    assert not is_answerable({"gold_doc_ids": ["-1"]})
+
+
+def test_percentile_matches_linear_interpolation() -> None:
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 95) == pytest.approx(4.8)
+    assert percentile([7.0], 95) == 7.0

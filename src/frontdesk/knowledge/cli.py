@@ -124,7 +124,7 @@ def search(
     site, kb = _open(site_id, sites_dir)
     result = kb.search(site.config, question, top_k=top_k)
     if as_json:
-        console.print_json(result.model_dump_json())
+        typer.echo(result.model_dump_json(indent=2))
         return
     knowledge = SiteKnowledge.of(site.config)
     threshold = knowledge.relevance_threshold()
@@ -236,7 +236,7 @@ def calibrate(
             "plot": str(target),
             "written": write,
         }
-        console.print(json.dumps(payload))
+        typer.echo(json.dumps(payload))
         return
     console.print(
         f"{len(answerable)} answerable, {len(unanswerable)} unanswerable queries → "

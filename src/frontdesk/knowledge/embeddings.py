@@ -82,6 +82,7 @@ def _sentence_transformer(folder: str) -> Any:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from sentence_transformers import SentenceTransformer
+
     transformers_logging: Any = importlib.import_module("transformers.utils.logging")
 
     # Keep stdout/stderr clean for command output (`--json` prints one JSON line last).

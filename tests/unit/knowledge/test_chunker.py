@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from frontdesk.knowledge.chunker import (
@@ -59,7 +61,7 @@ def test_long_sections_split_at_sentences_with_overlap() -> None:
         assert chunk.content[0].isupper()
     install = [c for c in chunks if c.heading_path == ("Guide", "Install")]
     assert len(install) >= 3
-    for previous, current in zip(install, install[1:], strict=False):
+    for previous, current in itertools.pairwise(install):
         previous_sentences = split_sentences(previous.content)
         first_sentence = split_sentences(current.content)[0]
         assert first_sentence in previous_sentences[-3:]  # overlap of whole sentences

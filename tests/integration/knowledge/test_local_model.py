@@ -1,0 +1,75 @@
+"""The bundled MiniLM model, offline: loading, chunk-size cap, multilingual hybrid search."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from frontdesk.knowledge.embeddings import LocalEmbedder, bundled_model_dir, make_embedder
+from frontdesk.knowledge.ingest import IngestOptions, effective_options
+from frontdesk.knowledge.models import Document
+from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.sites.schema import KnowledgeConfig
+
+pytestmark = pytest.mark.integration
+
+
+def test_bundled_model_loads_offline() -> None:
+    assert (bundled_model_dir() / "model.safetensors").is_file()
+    embedder = make_embedder("local:all-MiniLM-L6-v2")
+    assert isinstance(embedder, LocalEmbedder)
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    vectors = embedder.embed_documents(["reset my password", "password reset steps", "pizza"])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    assert embedder.max_input_tokens == 256
+    capped = effective_options(IngestOptions(chunk_size=512, chunk_overlap=64), embedder)
+    assert (capped.chunk_size, capped.chunk_overlap) == (256, 64)
+
+
+def test_hybrid_search_with_minilm(kb: KnowledgeBase) -> None:
+    site = SiteKnowledge("demo", KnowledgeConfig(), language="en")
+    docs = [
+        Document(
+            "password.md",
+            "Resetting your password",
+            "Open Settings, choose Security and click 'Reset password'. A link is e-mailed.",
+            "markdown",
+            "kb/password.md",
+        ),
+        Document(
+            "e20.md",
+            "Error E20",
+            "E20 means the drain pump is blocked. Clean the filter.",
+            "markdown",
+            "kb/e20.md",
+        ),
+        Document(
+            "ru-billing.md",
+            "Оплата и счета",
+            "Счета выставляются ежемесячно. Оплатить можно картой или банковским переводом.",
+            "markdown",
+            "kb/ru-billing.md",
+        ),
+        Document(
+            "case-study-bank.md",
+            "Case study: a retail bank",
+            "A retail bank automated card dispute handling and cut response times by 60%.",
+            "markdown",
+            "kb/case-study-bank.md",
+        ),
+    ]
+    report = kb.ingest_documents(site, docs, progress=False)
+    assert report.chunks_total == 4
+    assert kb.search(site, "I forgot my login credentials").chunks[0].doc_id == "password.md"
+    assert kb.search(site, "what does E20 mean").chunks[0].doc_id == "e20.md"
+    assert kb.search(site, "как оплатить счёт").chunks[0].doc_id == "ru-billing.md"
+    banking = kb.search(site, "do you have experience automating disputes for banks?")
+    assert banking.chunks[0].doc_id == "case-study-bank.md"
+    assert banking.proactive_case_study
+    off_topic = kb.search(site, "best lasagne recipe with spinach")
+    assert off_topic.status == "no_result"
+    assert off_topic.reason == "below_threshold"

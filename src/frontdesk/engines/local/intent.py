@@ -1,0 +1,262 @@
+"""Visitor intent for the local engine: a TF-IDF + linear SVM model over the
+shipped multilingual training set, with rule layers for nonsense, injection and
+high-stakes wording (see `intent_rules`).
+
+Character n-grams carry most of the signal: they survive typos, inflection and the
+eight languages without stemmers. Word n-grams add phrase-level cues ("cancel the
+demo"). Training takes a few seconds, so the model is trained on first use and
+cached on disk under a name derived from the training data, the code version and
+the scikit-learn version; a stale cache is simply never looked up again.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import sklearn
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.svm import LinearSVC
+
+from frontdesk.engines.local.intent_data import (
+    DATA_FILE,
+    INTENTS,
+    Intent,
+    IntentExample,
+    data_hash,
+    load_examples,
+)
+from frontdesk.engines.local.intent_rules import (
+    high_stakes_hit,
+    injection_score,
+    looks_like_nonsense,
+)
+
+MODEL_VERSION = "2"
+# Intents a high-stakes message can carry; elsewhere the wording means something else
+# ("cancel my dinner reservation" is off-topic, "cancel the demo" is STOP_BOOKING).
+_HIGH_STAKES_INTENTS = frozenset({"SUPPORT", "LEARN", "CONTEXT", "OTHER"})
+_HACK_WEAK_THRESHOLD = 0.2
+_HACK_MODEL_FLOOR = 0.5
+_MARGIN_SCALE = 4.0
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class IntentPrediction:
+    intent: Intent
+    confidence: float
+    probabilities: dict[str, float]
+    high_stakes: bool
+    nonsense: bool
+
+
+def _normalize(text: str) -> str:
+    return text.replace("’", "'").replace("\u00a0", " ").strip().lower()
+
+
+class _Features:
+    """Character and word TF-IDF, concatenated. Kept outside an sklearn Pipeline so
+    one transform feeds both linear models and a single prediction skips the
+    per-call validation overhead (a Pipeline made one prediction ~20 ms)."""
+
+    def __init__(self) -> None:
+        self.chars = TfidfVectorizer(
+            analyzer="char_wb",
+            ngram_range=(2, 5),
+            min_df=2,
+            sublinear_tf=True,
+            preprocessor=_normalize,
+            max_features=150_000,
+            dtype=np.float32,
+        )
+        self.words = TfidfVectorizer(
+            analyzer="word",
+            ngram_range=(1, 2),
+            token_pattern=r"(?u)\b\w+\b",
+            sublinear_tf=True,
+            preprocessor=_normalize,
+            dtype=np.float32,
+        )
+
+    def fit_transform(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        return sparse.hstack(
+            [self.chars.fit_transform(texts), self.words.fit_transform(texts)], format="csr"
+        )
+
+    def transform(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        return sparse.hstack(
+            [self.chars.transform(texts), self.words.transform(texts)], format="csr"
+        )
+
+
+def _linear_svm(features: sparse.csr_matrix, labels: Sequence[str | int]) -> LinearSVC:
+    # A linear SVM trains in a fraction of logistic regression's time on these sparse
+    # features and separated off-topic requests better in our measurements.
+    return LinearSVC(C=0.5).fit(features, labels)
+
+
+class IntentClassifier:
+    """Predicts one of INTENTS plus the high-stakes and nonsense flags."""
+
+    def __init__(
+        self,
+        features: _Features,
+        intents: LinearSVC,
+        high_stakes: LinearSVC,
+        vocabulary: frozenset[str],
+    ) -> None:
+        self._features = features
+        self._labels: list[str] = [str(c) for c in intents.classes_]
+        self._weights = np.ascontiguousarray(intents.coef_.T, dtype=np.float32)
+        self._bias = np.asarray(intents.intercept_, dtype=np.float32)
+        # Binary SVM over labels 0/1: a positive margin means high stakes.
+        self._hs_weights = np.asarray(high_stakes.coef_.ravel(), dtype=np.float32)
+        self._hs_bias = float(high_stakes.intercept_[0])
+        self._vocabulary = vocabulary
+
+    @classmethod
+    def train(cls, examples: Sequence[IntentExample]) -> IntentClassifier:
+        features = _Features()
+        matrix = features.fit_transform([e.text for e in examples])
+        intents = _linear_svm(matrix, [e.intent for e in examples])
+        high_stakes = _linear_svm(matrix, [int(e.high_stakes) for e in examples])
+        vocabulary = frozenset(
+            word for e in examples if not e.nonsense for word in _WORDS.findall(_normalize(e.text))
+        )
+        return cls(features, intents, high_stakes, vocabulary)
+
+    @classmethod
+    def load(cls, cache_dir: Path | None = None, data_path: Path = DATA_FILE) -> IntentClassifier:
+        """The model for `data_path`, from `cache_dir` if cached, else trained and cached."""
+        directory = cache_dir or default_cache_dir()
+        name = f"intent-{data_hash(data_path)}-v{MODEL_VERSION}-sk{sklearn.__version__}.pkl"
+        path = directory / name
+        if path.exists():
+            try:
+                with path.open("rb") as f:
+                    model = pickle.load(f)
+                if isinstance(model, cls):
+                    return model
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+                pass  # a corrupt or foreign cache file is rebuilt below
+        model = cls.train(load_examples(data_path))
+        _save_atomically(model, path)
+        return model
+
+    def predict(self, text: str) -> IntentPrediction:
+        return self.predict_many([text])[0]
+
+    def predict_many(self, texts: Sequence[str]) -> list[IntentPrediction]:
+        if not texts:
+            return []
+        # Inputs are our own strings: skip sklearn's per-call checks (a third of the time).
+        with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
+            matrix = self._features.transform(list(texts))
+        intent_probs = _softmax(np.asarray(matrix @ self._weights) + self._bias)
+        hs_margins = np.asarray(matrix @ self._hs_weights).reshape(-1) + self._hs_bias
+        return [
+            self._decide(text, probs, float(margin) > 0)
+            for text, probs, margin in zip(texts, intent_probs, hs_margins, strict=True)
+        ]
+
+    def _decide(self, text: str, probs: np.ndarray, hs_model: bool) -> IntentPrediction:
+        probabilities = {label: float(p) for label, p in zip(self._labels, probs, strict=True)}
+        intent: str = max(probabilities, key=lambda label: probabilities[label])
+        confidence = probabilities[intent]
+        nonsense = False
+        hack = injection_score(text)
+        if hack >= 1.0 or (hack > 0 and probabilities.get("HACK", 0.0) >= _HACK_WEAK_THRESHOLD):
+            intent, confidence = "HACK", max(confidence if intent == "HACK" else 0.0, 0.9)
+        elif intent == "HACK" and confidence < _HACK_MODEL_FLOOR:
+            # Two HACK turns block a session for good, so an unsure model with no
+            # pattern behind it does not get to call a visitor an attacker.
+            intent = max(
+                (label for label in probabilities if label != "HACK"),
+                key=lambda label: probabilities[label],
+            )
+            confidence = probabilities[intent]
+        elif looks_like_nonsense(text, self._vocabulary):
+            intent, confidence, nonsense = "OTHER", max(probabilities.get("OTHER", 0.0), 0.9), True
+        high_stakes = False
+        if intent in _HIGH_STAKES_INTENTS and (high_stakes_hit(text) or hs_model):
+            high_stakes = True
+            if intent == "OTHER":
+                # An angry "I want my money back" is a customer problem, not small talk.
+                intent, confidence = "SUPPORT", max(probabilities.get("SUPPORT", 0.0), 0.6)
+        if probabilities[intent] < confidence:
+            probabilities = _reweight(probabilities, intent, confidence)
+        return IntentPrediction(
+            intent=_as_intent(intent),
+            confidence=confidence,
+            probabilities=probabilities,
+            high_stakes=high_stakes,
+            nonsense=nonsense,
+        )
+
+
+def _softmax(margins: np.ndarray) -> np.ndarray:
+    """SVM margins to probability-like scores; the scale was chosen so that held-out
+    predictions scoring 0.5 are right about half the time."""
+    scaled = np.asarray(margins, dtype=float) * _MARGIN_SCALE
+    scaled -= scaled.max(axis=1, keepdims=True)
+    exp = np.exp(scaled)
+    result: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+    return result
+
+
+def _reweight(probabilities: dict[str, float], intent: str, confidence: float) -> dict[str, float]:
+    """Give a rule's verdict `confidence` and scale the others to keep the sum at 1."""
+    rest = sum(p for label, p in probabilities.items() if label != intent)
+    scale = (1.0 - confidence) / rest if rest > 0 else 0.0
+    return {
+        label: confidence if label == intent else p * scale for label, p in probabilities.items()
+    }
+
+
+def _as_intent(label: str) -> Intent:
+    for intent in INTENTS:
+        if intent == label:
+            return intent
+    raise ValueError(f"unknown intent label {label!r}")
+
+
+def _save_atomically(model: IntentClassifier, path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(model, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs a retrain next time
+
+
+def default_cache_dir() -> Path:
+    """$FRONTDESK_DATA_DIR/models, else ~/.cache/frontdesk."""
+    data_dir = os.environ.get("FRONTDESK_DATA_DIR")
+    if data_dir:
+        return Path(data_dir) / "models"
+    return Path.home() / ".cache" / "frontdesk"
+
+
+_default: IntentClassifier | None = None
+_default_lock = threading.Lock()
+
+
+def get_intent_classifier(cache_dir: Path | None = None) -> IntentClassifier:
+    """The process-wide classifier, loaded or trained on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = IntentClassifier.load(cache_dir)
+    return _default

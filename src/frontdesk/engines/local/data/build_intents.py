@@ -35,6 +35,7 @@ LANGS = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 INTENTS = ("LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK")
 TEST_SHARE = 0.2
 DEFAULT_VARIANTS = 3
+MAX_VARIANTS = 10
 
 _SLOT = re.compile(r"\{(\w+)\}")
 _ALT = re.compile(r"\[([^\[\]]*\|[^\[\]]*)\]")
@@ -120,7 +121,12 @@ def build(by_template: bool = False) -> list[dict[str, object]]:
             for template in section.templates:
                 rng = random.Random(f"{lang}|{template}")
                 group = f"{lang}|{section.intent}|{template}"
-                for _ in range(section.variants):
+                # A line listing many inline options ("[hi|hello|good morning|...]") is
+                # a list of phrasings, each worth a row; slots only add variety.
+                widest = max(
+                    (m.group(1).count("|") + 1 for m in _ALT.finditer(template)), default=1
+                )
+                for _ in range(max(section.variants, min(widest, MAX_VARIANTS))):
                     text = _render(template, slots, rng)
                     if not section.nonsense and section.intent != "HACK":
                         text = _casual(text, rng)

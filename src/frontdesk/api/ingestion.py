@@ -32,6 +32,8 @@ def open_knowledge_base(runtime: Runtime) -> Any:
 def ingest_upload(knowledge: Any, site: LoadedSite, data: bytes, filename: str) -> dict[str, Any]:
     """Ingest one uploaded file into the site's index; a JSON-ready report (blocking)."""
     report = knowledge.ingest_upload(site.config, data, filename)
+    if isinstance(report, dict):
+        return dict(report)
     if dataclasses.is_dataclass(report) and not isinstance(report, type):
         return dataclasses.asdict(report)
     if hasattr(report, "model_dump"):

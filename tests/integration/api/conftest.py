@@ -1,94 +1,22 @@
-"""Fixtures for HTTP-layer tests: two sites, a scripted backend, clients and SSE parsing."""
+"""Fixtures for HTTP-layer tests: an app with two sites and a scripted chat backend."""
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from fastapi import FastAPI
+from api_support import ADMIN_KEY, Api, MakeApi, write_sites
 from fastapi.testclient import TestClient
 from scripted_backend import ScriptedBackend
 
 from frontdesk.api.app import create_app
 from frontdesk.conversation.backend import ChatBackend
-from frontdesk.runtime import Runtime, build_runtime
+from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
-
-DEMO_KEY = "pk_demo_tessellate_0001"
-DEMO_ORIGIN = "https://tessellate.example"
-ACME_KEY = "pk_acme_corp_000000000001"
-ACME_ORIGIN = "https://acme.example"
-ADMIN_KEY = "fd-admin-test-key-0123456789"
-
-
-def demo_headers(**extra: str) -> dict[str, str]:
-    return {"X-Frontdesk-Key": DEMO_KEY, "Origin": DEMO_ORIGIN, **extra}
-
-
-def acme_headers(**extra: str) -> dict[str, str]:
-    return {"X-Frontdesk-Key": ACME_KEY, "Origin": ACME_ORIGIN, **extra}
-
-
-def admin_headers() -> dict[str, str]:
-    return {"Authorization": f"Bearer {ADMIN_KEY}"}
-
-
-def write_sites(sites_dir: Path, rate_limits: dict[str, int] | None = None) -> None:
-    """The demo site (plus a test origin) and a second tenant, `acme`."""
-    demo_file = sites_dir / "demo.yaml"
-    demo = yaml.safe_load(demo_file.read_text(encoding="utf-8"))
-    demo["widget"]["allowed_origins"] = [*demo["widget"]["allowed_origins"], DEMO_ORIGIN]
-    if rate_limits:
-        demo["rate_limits"] = rate_limits
-    demo_file.write_text(yaml.safe_dump(demo, allow_unicode=True), encoding="utf-8")
-    acme = {
-        "id": "acme",
-        "name": "Acme Corp",
-        "widget": {
-            "public_key": ACME_KEY,
-            "allowed_origins": [ACME_ORIGIN],
-            "fallback_url": "https://acme.example/contact",
-        },
-        "business_hours": {"timezone": "America/New_York"},
-    }
-    (sites_dir / "acme.yaml").write_text(yaml.safe_dump(acme), encoding="utf-8")
-
-
-def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:
-    """(event, data) pairs of an SSE body; comment lines (pings) are skipped."""
-    events: list[tuple[str, dict[str, Any]]] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        name, data = "message", []
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            field, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if field == "event":
-                name = value
-            elif field == "data":
-                data.append(value)
-        if data:
-            events.append((name, json.loads("\n".join(data))))
-    return events
-
-
-@dataclass
-class Api:
-    app: FastAPI
-    client: TestClient
-    backend: ScriptedBackend
-    runtime: Runtime
-
-
-MakeApi = Callable[..., Api]
 
 
 @pytest.fixture

@@ -132,7 +132,8 @@ class ScriptedBackend:
             for position, token in enumerate(tokens):
                 yield TokenEvent(token)
                 if position == 0 and reply.hold is not None:
-                    while not reply.hold.is_set():
+                    # A threading.Event: tests set it from another thread (or loop).
+                    while not reply.hold.is_set():  # noqa: ASYNC110
                         await asyncio.sleep(0.01)
                 if reply.token_delay_s:
                     await asyncio.sleep(reply.token_delay_s)

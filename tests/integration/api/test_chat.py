@@ -12,7 +12,7 @@ import uuid
 
 import httpx
 import pytest
-from conftest import (
+from api_support import (
     ACME_KEY,
     ACME_ORIGIN,
     DEMO_KEY,
@@ -99,7 +99,10 @@ def test_visitor_context_carries_a_hashed_ip_never_the_raw_one(api: Api) -> None
 def test_error_event_ends_the_stream(make_api: MakeApi) -> None:
     api = make_api(ScriptedBackend([Reply(error=ErrorEvent("llm_failure", "model down"))]))
     events = parse_sse(chat(api).text)
-    assert events[-1] == ("error", {"type": "error", "code": "llm_failure", "message": "model down"})
+    assert events[-1] == (
+        "error",
+        {"type": "error", "code": "llm_failure", "message": "model down"},
+    )
     assert "complete" not in [name for name, _ in events]
 
 
@@ -220,8 +223,16 @@ def test_site_key_in_body_is_accepted(api: Api) -> None:
     ("headers", "status", "code"),
     [
         ({"Origin": DEMO_ORIGIN}, 401, "missing_site_key"),
-        ({"X-Frontdesk-Key": "pk_nope_0000000000000", "Origin": DEMO_ORIGIN}, 401, "unknown_site_key"),
-        ({"X-Frontdesk-Key": DEMO_KEY, "Origin": "https://evil.example"}, 403, "origin_not_allowed"),
+        (
+            {"X-Frontdesk-Key": "pk_nope_0000000000000", "Origin": DEMO_ORIGIN},
+            401,
+            "unknown_site_key",
+        ),
+        (
+            {"X-Frontdesk-Key": DEMO_KEY, "Origin": "https://evil.example"},
+            403,
+            "origin_not_allowed",
+        ),
         ({"X-Frontdesk-Key": DEMO_KEY}, 403, "origin_not_allowed"),
         ({"X-Frontdesk-Key": DEMO_KEY, "Origin": ACME_ORIGIN}, 403, "origin_not_allowed"),
         ({"X-Frontdesk-Key": ACME_KEY, "Origin": DEMO_ORIGIN}, 403, "origin_not_allowed"),
@@ -299,8 +310,7 @@ async def test_two_concurrent_turns_on_one_session_get_exactly_one_429(make_api:
     body = {"message": "first", "session_id": session}
     async with await _lifespan_client(api) as client:
         first = asyncio.create_task(client.post("/v1/chat", json=body, headers=demo_headers()))
-        while not backend.started.is_set():
-            await asyncio.sleep(0.01)
+        assert await asyncio.to_thread(backend.started.wait, 10)
         results = await asyncio.gather(
             client.post("/v1/chat", json=body, headers=demo_headers()),
             client.post("/v1/ask", json=body, headers=demo_headers()),
@@ -391,7 +401,7 @@ def test_disconnect_cancels_the_turn_and_frees_the_slot(make_api: MakeApi) -> No
         assert parse_sse(after.text)[-1][0] == "complete"
 
 
-# ---- rate limits ------------------------------------------------------------------------------------
+# ---- rate limits ----------------------------------------------------------------------
 
 
 def test_rate_limit_headers_and_429(make_api: MakeApi) -> None:

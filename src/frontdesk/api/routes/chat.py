@@ -59,6 +59,7 @@ def _site(
     "/chat",
     summary="Run one turn, streamed as Server-Sent Events",
     response_class=TurnStreamResponse,
+    status_code=200,
     responses={
         200: {
             "description": "`token` events, then one `complete` (metadata = the `/v1/ask` "

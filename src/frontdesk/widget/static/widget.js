@@ -450,7 +450,7 @@
   // Text becomes text nodes; only the constructs below become elements. Nothing from the
   // answer is ever parsed as HTML.
   const INLINE =
-    /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[[^\]\n]+\]\([^)\s]+\))|(\[\d{1,3}\])|(\*[^*\s][^*\n]*\*)|(_[^_\s][^_\n]*_)/g;
+    /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\[[^\]\n]+\]\([^)\s]+\))|(\[\d{1,3}\])|(\*[^*\s][^*\n]*\*)|((?<![\w_])_[^_\s][^_\n]*_(?![\w_]))/g;
 
   function renderInline(text, ctx, target) {
     let last = 0;
@@ -1100,7 +1100,7 @@
       this.$announce.textContent = this.t.typing;
       try {
         const meta = await this.stream(text, view);
-        this.finishTurn(view, meta);
+        await this.finishTurn(view, meta);
       } catch (failure) {
         this.failTurn(view, failure, text);
       } finally {
@@ -1197,10 +1197,10 @@
       this.$announce.textContent = this.t.error;
     }
 
-    finishTurn(view, meta) {
+    async finishTurn(view, meta) {
       if (meta.session_id) this.sessionId = meta.session_id;
       this.turns = Number(meta.turn) || this.turns + 1;
-      view.complete(meta);
+      const shown = view.complete(meta);
       const level = meta.lead && meta.lead.level;
       if (level && level !== this.leadLevel) {
         this.leadLevel = level;
@@ -1212,6 +1212,7 @@
           lead_level: this.leadLevel,
         });
       }
+      await shown;
       this.$announce.textContent = `${this.t.bot}: ${view.plainText()}`;
       if (this.isOpen && this.shadow.activeElement !== this.$input) this.$input.focus();
     }
@@ -1259,10 +1260,41 @@
           }, String(n));
         },
       };
+      // Tokens can arrive in bursts (a local engine sends a whole answer in one packet):
+      // reveal any backlog over a few frames so the answer still reads as it streams.
+      let shown = 0;
+      let pending = null;
+      const reduceMotion = window.matchMedia
+        ? window.matchMedia("(prefers-reduced-motion: reduce)").matches
+        : false;
+      const schedule = () => {
+        if (scheduled) return;
+        scheduled = true;
+        // Hidden tabs get no animation frames: catch up with a timer instead.
+        if (document.hidden) setTimeout(paint, 16);
+        else requestAnimationFrame(paint);
+      };
       const paint = () => {
         scheduled = false;
-        content.replaceChildren(renderMarkdown(text, ctx));
+        const backlog = text.length - shown;
+        if (backlog > 0) {
+          shown =
+            reduceMotion || document.hidden
+              ? text.length
+              : shown + Math.max(3, Math.ceil(backlog / 6));
+          shown = Math.min(shown, text.length);
+        } else {
+          shown = text.length;
+        }
+        content.replaceChildren(renderMarkdown(text.slice(0, shown), ctx));
         widget.scrollToEnd();
+        if (shown < text.length) schedule();
+        else if (pending) {
+          const { meta, done } = pending;
+          pending = null;
+          finalize(meta);
+          done();
+        }
       };
       const view = {
         hasTokens: false,
@@ -1273,58 +1305,66 @@
             node.dataset.state = "streaming";
           }
           text += token;
-          if (!scheduled) {
-            scheduled = true;
-            requestAnimationFrame(paint);
-          }
+          schedule();
         },
+        /** Resolves once the whole answer is shown and its extras are rendered. */
         complete(meta) {
           typing.remove();
-          node.dataset.state = "complete";
-          node.dataset.routing = meta.routing || "";
-          node.dataset.route = meta.route || "";
           citations = new Map((meta.citations || []).map((c) => [Number(c.index), c]));
-          if (typeof meta.answer === "string" && meta.answer) text = meta.answer;
-          paint();
-          const routing = meta.routing || "";
-          const lowConfidence = Boolean(meta.low_confidence) || routing === "low_confidence";
-          if (lowConfidence) {
-            node.insertBefore(h("div", { class: "disclaimer", role: "note" }, t.lowConfidence), bubble);
+          if (typeof meta.answer === "string" && meta.answer) {
+            if (!meta.answer.startsWith(text.slice(0, shown))) shown = 0;
+            text = meta.answer;
           }
-          if (!lowConfidence) {
-            sourcesNode = widget.renderSources(meta, routing === "partially_answered");
-            if (sourcesNode) node.append(sourcesNode);
-          }
-          if (routing === "partially_answered") {
-            node.append(h("p", { class: "soft" }, `${t.partial} `,
-              h("button", { type: "button", class: "linkish", onclick: () => widget.send(t.humanRequest) },
-                t.partialLink)));
-          }
-          const actions = h("div", { class: "actions" });
-          const cta = meta.cta && safeUrl(meta.cta.url);
-          if (cta && meta.cta.label) {
-            actions.append(h("a", { class: "cta", href: cta, target: "_blank", rel: "noopener" },
-              meta.cta.label, h("span", { class: "sr-only" }, ` ${t.newTab}`)));
-          }
-          const proposed = meta.handoff && meta.handoff.status === "proposed";
-          if ((HUMAN_ROUTINGS.has(routing) && !meta.handoff) || proposed) {
-            actions.append(h("button", { type: "button", class: "human", onclick: () => widget.send(t.humanRequest) },
-              t.human));
-          }
-          if (actions.childElementCount) node.append(actions);
-          if (meta.handoff) {
-            node.append(h("div", { class: "handoff", role: "status", "data-status": meta.handoff.status || "" },
-              proposed ? t.handoffProposed : t.handoffDone));
-          }
-          const chips = [...(meta.suggested_answers || []), ...(meta.suggested_follow_ups || [])]
-            .filter((s) => typeof s === "string" && s.trim())
-            .slice(0, 5);
-          if (chips.length) {
-            node.append(h("div", { class: "chips", role: "group", "aria-label": t.suggestions },
-              ...chips.map((s) => h("button", { type: "button", class: "chip", onclick: () => widget.send(s) }, s))));
-          }
-          widget.scrollToEnd();
+          return new Promise((done) => {
+            pending = { meta, done };
+            schedule();
+          });
         },
+      };
+      const finalize = (meta) => {
+        node.dataset.state = "complete";
+        node.dataset.routing = meta.routing || "";
+        node.dataset.route = meta.route || "";
+        const routing = meta.routing || "";
+        const lowConfidence = Boolean(meta.low_confidence) || routing === "low_confidence";
+        if (lowConfidence) {
+          node.insertBefore(h("div", { class: "disclaimer", role: "note" }, t.lowConfidence), bubble);
+        }
+        if (!lowConfidence) {
+          sourcesNode = widget.renderSources(meta, routing === "partially_answered");
+          if (sourcesNode) node.append(sourcesNode);
+        }
+        if (routing === "partially_answered") {
+          node.append(h("p", { class: "soft" }, `${t.partial} `,
+            h("button", { type: "button", class: "linkish", onclick: () => widget.send(t.humanRequest) },
+              t.partialLink)));
+        }
+        const actions = h("div", { class: "actions" });
+        const cta = meta.cta && safeUrl(meta.cta.url);
+        if (cta && meta.cta.label) {
+          actions.append(h("a", { class: "cta", href: cta, target: "_blank", rel: "noopener" },
+            meta.cta.label, h("span", { class: "sr-only" }, ` ${t.newTab}`)));
+        }
+        const proposed = meta.handoff && meta.handoff.status === "proposed";
+        if ((HUMAN_ROUTINGS.has(routing) && !meta.handoff) || proposed) {
+          actions.append(h("button", { type: "button", class: "human", onclick: () => widget.send(t.humanRequest) },
+            t.human));
+        }
+        if (actions.childElementCount) node.append(actions);
+        if (meta.handoff) {
+          node.append(h("div", { class: "handoff", role: "status", "data-status": meta.handoff.status || "" },
+            proposed ? t.handoffProposed : t.handoffDone));
+        }
+        const chips = [...(meta.suggested_answers || []), ...(meta.suggested_follow_ups || [])]
+          .filter((s) => typeof s === "string" && s.trim())
+          .slice(0, 5);
+        if (chips.length) {
+          node.append(h("div", { class: "chips", role: "group", "aria-label": t.suggestions },
+            ...chips.map((s) => h("button", { type: "button", class: "chip", onclick: () => widget.send(s) }, s))));
+        }
+        widget.scrollToEnd();
+      };
+      Object.assign(view, {
         reveal(n) {
           if (!sourcesNode) return;
           sourcesNode.open = true;
@@ -1349,7 +1389,7 @@
         remove() {
           node.remove();
         },
-      };
+      });
       return view;
     }
 

@@ -1,0 +1,167 @@
+"""Follow-up suggestions for the local engine: questions the knowledge base can answer.
+
+Candidates are headings of the retrieved passages, those the answer did not use first:
+headings written inside a passage (merged FAQ entries keep their questions inline),
+then each passage's own section heading, then document titles. A heading that is
+already a question in the visitor's language is offered as it is; an error-code
+heading ("TF-1004: …") becomes "What does error TF-1004 mean?"; a heading about
+something to configure ("SAML single sign-on") becomes "How do I set up …?"; any other
+heading becomes "Can you tell me more about …?". Templates exist for all eight
+languages. A candidate too close to the current question is never offered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from frontdesk.engines.local.answering.phrases import (
+    SETUP_HINTS,
+    SUGGEST_ABOUT,
+    SUGGEST_CODE,
+    SUGGEST_SETUP,
+    normalise,
+    phrase,
+)
+from frontdesk.engines.local.answering.text import (
+    ALL_STOPWORDS,
+    CODE,
+    cited_indices,
+    guess_language,
+    passage_units,
+    plain,
+    term_set,
+    words,
+)
+from frontdesk.knowledge.models import RetrievedChunk
+
+MAX_HEADING_WORDS = 10
+SIMILAR = 0.6
+_GENERIC = frozenset(
+    normalise(text)
+    for text in (
+        "overview", "introduction", "summary", "details", "notes", "general", "faq",
+        "contents", "steps", "examples", "frequently asked questions",
+        "часто задаваемые вопросы", "обзор", "введение", "questions fréquentes", "aperçu",
+        "häufige fragen", "überblick", "preguntas frecuentes", "resumen",
+        "domande frequenti", "panoramica", "perguntas frequentes", "visão geral",
+        "veelgestelde vragen", "overzicht", "the challenge", "the solution", "the results",
+        "challenge", "solution", "results", "background",
+    )
+)  # fmt: skip
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|how|why|when|where|which|who|can|do|does|is|are|will|should|"
+    r"как|что|почему|где|когда|какие|какой|какая|можно|сколько|зачем|"
+    r"comment|pourquoi|quand|où|quel|quelle|quels|quelles|est-ce|"
+    r"wie|was|warum|wann|wo|welche|welcher|kann|können|gibt|"
+    r"cómo|qué|por qué|cuándo|dónde|cuál|puedo|"
+    r"come|perché|quando|dove|quale|posso|"
+    r"como|porque|quando|onde|qual|"
+    r"hoe|waarom|wanneer|waar|welke|kan)\b",
+    re.IGNORECASE,
+)
+_HOW_TO = re.compile(r"^how to\s+", re.IGNORECASE)
+_GERUND = re.compile(r"^\w+ing\b", re.IGNORECASE)
+
+
+def _same_script(text: str, language: str) -> bool:
+    return bool(_CYRILLIC.search(text)) == (language == "ru")
+
+
+def _inline(text: str, content: str) -> str:
+    """`text` to be written mid-sentence: a common first word of a sentence-case heading
+    loses its capital ("Data retention" → "data retention"; "Salesforce" stays)."""
+    first, _, rest = text.partition(" ")
+    sentence_case = bool(rest) and not any(w[:1].isupper() for w in rest.split()[:1])
+    common = first.lower() in ALL_STOPWORDS or re.search(
+        rf"\b{re.escape(first.lower())}\b", content
+    )
+    if sentence_case and first[:1].isupper() and first[1:].islower() and common:
+        return f"{first.lower()} {rest}"
+    return text
+
+
+def to_question(heading: str, language: str, content: str = "") -> str | None:
+    """A follow-up question made from a heading, or None for an unusable heading."""
+    heading = plain(heading).strip().rstrip(":").strip()
+    if not heading or len(heading.split()) > MAX_HEADING_WORDS:
+        return None
+    if normalise(heading) in _GENERIC:
+        return None
+    if language == "en" and _HOW_TO.match(heading):
+        return f"How do I {_HOW_TO.sub('', heading).rstrip('?')}?"
+    if heading.endswith("?") or _QUESTION_START.match(heading):
+        if not _same_script(heading, language) or guess_language(heading, language) != language:
+            return None  # a question in another language than the visitor's
+        return heading if heading.endswith("?") else f"{heading}?"
+    code = CODE.match(heading)
+    if code:
+        return phrase(SUGGEST_CODE, language).format(x=code.group(0).upper())
+    first = heading.split()[0].lower()
+    setup = (
+        SETUP_HINTS.search(heading) is not None
+        and len(heading.split()) <= 5
+        and first not in ALL_STOPWORDS
+        and not _GERUND.match(first)
+    )
+    template = SUGGEST_SETUP if setup else SUGGEST_ABOUT
+    return phrase(template, language).format(x=_inline(heading, content))
+
+
+def _headings(chunk: RetrievedChunk, inline_only: bool) -> Iterator[str]:
+    for unit in passage_units(chunk.content):
+        if unit.kind == "heading":
+            yield unit.text
+    if not inline_only and len(chunk.heading_path) > 1:
+        yield chunk.heading_path[-1]
+
+
+class LocalSuggester:
+    """`SuggesterJob` from the headings of the retrieved passages."""
+
+    def __init__(self, count: int = 3) -> None:
+        self.count = count
+
+    async def follow_ups(
+        self, question: str, answer: str, chunks: Sequence[RetrievedChunk], language: str
+    ) -> list[str]:
+        cited = {n - 1 for n in cited_indices(answer) if 1 <= n <= len(chunks)}
+        asked = term_set(question, language)
+        answered = term_set(answer, language)
+        seen = {normalise(question)}
+        suggestions: list[str] = []
+        foreign: list[str] = []  # a heading in another script: offered only when short of others
+        for heading, content in self._candidates(chunks, cited):
+            found = term_set(heading, language)
+            if not words(heading) or (found and found <= answered):
+                continue  # the answer already says this
+            if found and asked and len(found & asked) / len(found | asked) >= SIMILAR:
+                continue  # the question the visitor just asked, in other words
+            text = to_question(heading, language, content)
+            if text is None or normalise(text) in seen:
+                continue
+            if term_set(text, language) == asked:
+                continue
+            seen.add(normalise(text))
+            (suggestions if _same_script(heading, language) else foreign).append(text)
+            if len(suggestions) >= self.count:
+                break
+        return (suggestions + foreign)[: self.count]
+
+    @staticmethod
+    def _candidates(chunks: Sequence[RetrievedChunk], cited: set[int]) -> Iterator[tuple[str, str]]:
+        unused = [c for i, c in enumerate(chunks) if i not in cited]
+        used = [c for i, c in enumerate(chunks) if i in cited]
+        for chunk in unused:
+            for heading in _headings(chunk, inline_only=False):
+                yield heading, chunk.content
+        for chunk in used:
+            for heading in _headings(chunk, inline_only=True):
+                yield heading, chunk.content
+        for chunk in chunks:
+            title = re.sub(r"^about\s+", "", chunk.title.strip(), flags=re.IGNORECASE)
+            if title and ":" not in title and len(title.split()) <= 6:
+                yield title, chunk.content

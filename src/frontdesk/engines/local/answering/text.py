@@ -1,0 +1,292 @@
+"""Text helpers shared by the local answering jobs: content terms, passage units, citations.
+
+Content terms are the stemmed words of a text minus function words (articles, pronouns,
+auxiliaries, question words and a few verbs every help-centre question carries), so
+that "How do I connect Salesforce?" and "Connecting Salesforce takes minutes" share
+`connect` and `salesforc`. Stemming is `frontdesk.knowledge.lexical.terms`, the same
+function the lexical index uses. Term sets of passages are cached: every job of a turn
+reads the same few chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, terms
+from frontdesk.knowledge.models import RetrievedChunk
+
+LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
+
+_STOP: dict[str, str] = {
+    "en": "a an the and or but if then so of to in on at by for with from into about as is "
+    "are was were be been being am do does did doing done have has had having can could "
+    "will would shall should may might must i me my mine we us our you your yours he him "
+    "his she her it its they them their theirs this that these those there here what which "
+    "who whom whose when where why how not no yes please tell know need want get got use "
+    "using used work works any some all also just than too very more most much many there "
+    "s t don doesn isn aren m ll ve re d let lets hi hello thanks thank ok okay out up "
+    "tell explain show give like such",
+    "ru": "и в во не что он на я с со как а то все она так его но да ты к у же вы за бы по "
+    "только ее её мне было вот от меня еще ещё нет о из ему теперь когда даже ну вдруг ли "
+    "если уже или ни быть был него до вас нибудь опять уж вам ведь там потом себя ничего ей "
+    "может они тут где есть надо ней для мы тебя их чем была сам чтоб без будто чего раз "
+    "тоже себе под будет ж тогда кто этот того потому этого какой совсем ним здесь этом "
+    "один почти мой тем чтобы нее сейчас были куда зачем всех никогда можно при наконец "
+    "два об другой хоть после над больше тот через эти нас про всего них какая много разве "
+    "три эту моя впрочем хорошо свою этой перед иногда лучше чуть том нельзя такой им более "
+    "всегда конечно всю между это эта эти этим этих можно ли как какие какой какая каких "
+    "сколько скажите подскажите расскажите пожалуйста нужно хочу мой наш ваш вашей вашем "
+    "ваши вашего нам работает работать работают сделать делать",
+    "fr": "le la les un une des du de d l et ou mais si donc en au aux à a est sont était être "
+    "ai as avez avons ont je j me m moi tu te vous nous il elle ils elles on ce cet cette "
+    "ces c ça cela ceci qui que qu quoi quel quelle quels quelles comment pourquoi où quand "
+    "combien ne n pas plus pour par sur dans avec sans sous mon ma mes ton ta tes votre vos "
+    "notre nos leur leurs se s y peut peux puis pouvez faire fait dois doit est-ce merci "
+    "bonjour svp fonctionne fonctionner marche",
+    "de": "der die das den dem des ein eine einer eines einem einen und oder aber wenn dann "
+    "so von zu im in am an auf für mit aus über als ist sind war waren sein bin bist seid "
+    "habe hat haben hatte kann können könnte wird werden würde soll sollte muss ich mich mir "
+    "mein meine wir uns unser unsere du dich dir dein ihr ihre sie er es man dies diese "
+    "dieser dieses das was welche welcher welches wer wann wo warum wie nicht kein keine "
+    "ja nein bitte danke auch nur noch sehr mehr viel gibt geht machen mache funktioniert "
+    "funktionieren",
+    "es": "el la los las un una unos unas y o pero si entonces de del a al en por para con "
+    "sin sobre es son era ser estar está están he ha han tengo tiene tienen puedo puede "
+    "pueden yo me mi mis tú te tu tus usted ustedes nosotros nuestro nuestra su sus él ella "
+    "ellos ellas lo le les se esto eso este esta estos estas ese esa qué que cuál cuáles "
+    "quién cómo como cuándo dónde por qué no sí más muy hay hacer favor gracias hola "
+    "funciona",
+    "it": "il lo la i gli le un uno una e o ma se allora di del della dei delle a al alla "
+    "in nel nella da per con su è sono era essere ho ha hanno posso può possono io mi mio "
+    "mia miei tu ti tuo tua voi vi vostro noi ci nostro nostra lui lei loro si questo "
+    "questa questi quello quella che cosa quale quali chi come quando dove perché non sì più "
+    "molto c fare favore grazie ciao l funziona",
+    "pt": "o a os as um uma uns umas e ou mas se então de do da dos das em no na nos nas por "
+    "para com sem sobre é são era ser estar está estão tenho tem têm posso pode podem eu me "
+    "meu minha você vocês nós nosso nossa seu sua ele ela eles elas lhe se isto isso este "
+    "esta esse essa aquilo que qual quais quem como quando onde por não sim mais muito há "
+    "fazer favor obrigado obrigada olá funciona",
+    "nl": "de het een en of maar als dan dus van te in op aan bij voor met uit over is zijn "
+    "was waren ben heb hebt heeft hebben kan kun kunt kunnen zal zou moet ik mij me mijn wij "
+    "we ons onze jij je jou jouw u uw hij hem zij ze haar het dit dat deze die wat welke wie "
+    "wanneer waar waarom hoe niet geen ja nee alstublieft graag dank bedankt ook nog er "
+    "veel meer doen werkt werken",
+}
+STOPWORDS: dict[str, frozenset[str]] = {lang: frozenset(s.split()) for lang, s in _STOP.items()}
+ALL_STOPWORDS: frozenset[str] = frozenset().union(*STOPWORDS.values())
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+CODE = re.compile(r"\b[A-Za-z]{1,6}-?\d{2,6}\b")
+_CITATION = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+_CITATION_STRIP = re.compile(r"\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_TABLE_SEPARATOR = re.compile(r"^:?-{3,}:?$")
+_MARKUP = re.compile(r"[*`_]{1,3}")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?…])[\"'»”)\]]*\s+(?=[*_`]*[\"'«“(\[]?[*_`]*[A-ZА-ЯЁÀ-ÖØ-Þ0-9¿¡])"
+)
+
+
+def split_sentences(line: str) -> list[str]:
+    """Sentences of one line of text (a sentence starts with a capital or a digit)."""
+    return [part.strip() for part in _SENTENCE_END.split(line) if part.strip()]
+
+
+def words(text: str) -> list[str]:
+    return [word for word in _WORD.findall(text.lower().replace("_", " ")) if len(word) <= 40]
+
+
+def guess_language(text: str, default: str = "en") -> str:
+    """The language whose function words `text` uses most (Cyrillic text: Russian)."""
+    tokens = words(text)
+    if not tokens:
+        return default
+    if sum(1 for word in tokens if _CYRILLIC.search(word)) * 2 > len(tokens):
+        return "ru"
+    votes = {lang: sum(word in STOPWORDS[lang] for word in tokens) for lang in LANGUAGES}
+    best = max(votes.values())
+    winners = [lang for lang in LANGUAGES if votes[lang] == best]
+    if best == 0 or default in winners:
+        return default if default in STEMMER_LANGUAGES else "en"
+    return winners[0]
+
+
+def stem_language(language: str) -> str:
+    return language if language in STEMMER_LANGUAGES else "en"
+
+
+@lru_cache(maxsize=4096)
+def _content_terms(text: str, language: str) -> tuple[str, ...]:
+    kept = [word for word in words(text) if word not in ALL_STOPWORDS]
+    return tuple(terms(" ".join(kept), stem_language(language))) if kept else ()
+
+
+def content_terms(text: str, language: str = "en") -> tuple[str, ...]:
+    """Stemmed content terms of `text`, in order, duplicates kept."""
+    return _content_terms(text, language)
+
+
+def term_set(text: str, language: str = "en") -> frozenset[str]:
+    return frozenset(_content_terms(text, language))
+
+
+def content_words(text: str) -> list[str]:
+    """Surface words of `text` that are not function words (original case kept)."""
+    return [
+        word
+        for word in re.findall(r"[\w][\w.+-]*[\w]|\w", text)
+        if word.lower() not in ALL_STOPWORDS
+    ]
+
+
+_SUPPORT_VERB = re.compile(
+    r"(\b(?:do|does|did|can|will|would)\b(?:\s+[\w-]+){1,3}?\s+)supports?\b|\bsupported\b",
+    re.IGNORECASE,
+)
+
+
+def question_terms(question: str, language: str = "en") -> frozenset[str]:
+    """Content terms of a question; "does it support X" asks about X, not about support."""
+    return term_set(_SUPPORT_VERB.sub(lambda m: m.group(1) or "", question), language)
+
+
+def chunk_terms(chunk: RetrievedChunk, language: str = "en") -> frozenset[str]:
+    """Content terms of a passage with its title and heading path."""
+    heading = " ".join((chunk.title, *chunk.heading_path))
+    return term_set(heading, language) | term_set(chunk.content, language)
+
+
+def heading_terms(chunk: RetrievedChunk, language: str = "en") -> frozenset[str]:
+    return term_set(" ".join((chunk.title, *chunk.heading_path)), language)
+
+
+def coverage(needed: frozenset[str], present: frozenset[str]) -> float:
+    """Share of `needed` found in `present` (1.0 when nothing is needed)."""
+    return len(needed & present) / len(needed) if needed else 1.0
+
+
+def codes(text: str) -> frozenset[str]:
+    """Product codes such as `TF-1004` or `E20`, upper-cased, without the hyphen."""
+    return frozenset(code.upper().replace("-", "") for code in CODE.findall(text))
+
+
+def cited_indices(answer: str) -> set[int]:
+    """The 1-based passage numbers cited as `[n]` (or `[n, m]`) in `answer`."""
+    found: set[int] = set()
+    for group in _CITATION.findall(answer):
+        found.update(int(part) for part in group.split(","))
+    return found
+
+
+def strip_citations(text: str) -> str:
+    return _CITATION_STRIP.sub("", text).strip()
+
+
+def plain(text: str) -> str:
+    """`text` without Markdown emphasis and code marks."""
+    return _MARKUP.sub("", text)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of a passage: a sentence, a list item, a table row, or a heading line.
+
+    `context` is the heading line written inside the passage above the unit (merged
+    FAQ entries keep their questions inline), empty when there is none.
+    """
+
+    text: str
+    kind: str  # "sentence" | "item" | "row" | "heading" | "question"
+    position: int
+    context: str = ""
+
+    @property
+    def quotable(self) -> bool:
+        return self.kind in {"sentence", "item", "row"} and not self.text.endswith(":")
+
+
+def _table_rows(line: str) -> list[list[str]]:
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    width = next((i for i, cell in enumerate(cells) if _TABLE_SEPARATOR.match(cell)), len(cells))
+    if 0 < width < len(cells) and not cells[width - 1]:
+        width -= 1  # the empty joint between the header row and the separator row
+    if width == len(cells) or width == 0:  # no separator row: one row
+        width = len(cells)
+    # Flattened rows are `c1 | c2 | … | cN |  | c1 | …`: N cells then an empty joint.
+    rows = [cells[i : i + width] for i in range(0, len(cells), width + 1)]
+    return [row for row in rows if row and not all(_TABLE_SEPARATOR.match(c) for c in row)]
+
+
+def _render_row(header: list[str], row: list[str]) -> str:
+    if not header or len(header) != len(row):
+        return " — ".join(cell for cell in row if cell)
+    pairs = [f"{name}: {value}" for name, value in zip(header[1:], row[1:], strict=True) if value]
+    return f"{row[0]} — " + "; ".join(pairs) if pairs else row[0]
+
+
+def _is_heading(line: str) -> bool:
+    if line.endswith("?"):
+        return True
+    return not line.endswith((".", "!", ":", ";", "…", ")", '"')) and len(line.split()) <= 12
+
+
+def _is_table(line: str) -> bool:
+    return line.startswith("|") and line.endswith("|") and line.count("|") >= 3
+
+
+def _join_table_lines(lines: list[str]) -> list[str]:
+    """Stripped lines, with a table written one row per line joined into one line."""
+    joined: list[str] = []
+    for line in (raw.strip() for raw in lines):
+        if joined and _is_table(line) and _is_table(joined[-1]):
+            joined[-1] = f"{joined[-1]} {line}"
+        else:
+            joined.append(line)
+    return joined
+
+
+def passage_units(content: str) -> tuple[Unit, ...]:
+    return _passage_units(content)
+
+
+@lru_cache(maxsize=512)
+def _passage_units(content: str) -> tuple[Unit, ...]:
+    units: list[Unit] = []
+    context = ""
+
+    def add(text: str, kind: str) -> None:
+        if len(words(text)) >= 2 or kind == "heading":
+            units.append(Unit(text, kind, len(units), context))
+
+    for line in _join_table_lines(content.split("\n")):
+        if not line or line.startswith(("```", "~~~")):
+            continue
+        if _is_table(line):
+            rows = _table_rows(line)
+            header, body = (rows[0], rows[1:]) if len(rows) > 1 else ([], rows)
+            for row in body:
+                add(_render_row(header, row), "row")
+        elif _BULLET.match(line):
+            add(_BULLET.sub("", line), "item")
+        else:
+            sentences = split_sentences(line)
+            if len(sentences) == 1 and _is_heading(plain(line)):
+                context = line
+                add(line, "heading")
+                continue
+            for sentence in sentences:
+                add(sentence, "question" if sentence.endswith("?") else "sentence")
+    return tuple(units)
+
+
+def split_claims(text: str) -> list[str]:
+    """Sentences and list lines of an answer, citations kept."""
+    parts: list[str] = []
+    for line in text.split("\n"):
+        line = _BULLET.sub("", line.strip())
+        if line:
+            parts.extend(split_sentences(line))
+    return parts

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+from local_answering_kb import ALL, FAQ, RATE_LIMIT, RU_ERROR, SALESFORCE, SSO, passage
+
+from frontdesk.engines.local.answering import LocalSuggester
+from frontdesk.engines.local.answering.phrases import normalise
+from frontdesk.engines.local.answering.suggester import to_question
+
+pytestmark = pytest.mark.unit
+
+ANSWER = "According to our documentation: Sandbox orgs can be connected alongside production [1]."
+
+
+async def test_three_suggestions_from_unused_headings() -> None:
+    suggestions = await LocalSuggester().follow_ups(
+        "Can I connect Salesforce sandbox orgs?", ANSWER, ALL, "en"
+    )
+    assert len(suggestions) == 3
+    assert "How do I set up SAML single sign-on?" in suggestions
+    assert all(s.endswith("?") for s in suggestions)
+
+
+async def test_never_repeats_the_question() -> None:
+    question = "Can Tessellate Flow connect to a database behind our firewall?"
+    suggestions = await LocalSuggester().follow_ups(question, "", [FAQ, SSO], "en")
+    assert suggestions
+    assert normalise(question) not in {normalise(s) for s in suggestions}
+    same_topic = await LocalSuggester().follow_ups(
+        "How do I set up SAML single sign-on?", "", [SSO], "en"
+    )
+    assert all("SAML" not in s for s in same_topic)
+
+
+@pytest.mark.parametrize(
+    ("language", "marker"),
+    [
+        ("ru", r"[а-яё]"),
+        ("de", r"\b(?:Wie|Was|Können|Sie)\b"),
+        ("fr", r"\b(?:Comment|Que|Pouvez)\b"),
+        ("es", r"¿"),
+    ],
+)
+async def test_suggestions_are_in_the_requested_language(language: str, marker: str) -> None:
+    suggestions = await LocalSuggester().follow_ups(
+        "Frage", ANSWER, [SALESFORCE, SSO, RATE_LIMIT], language
+    )
+    assert suggestions
+    assert all(re.search(marker, s) for s in suggestions), suggestions
+
+
+async def test_headings_in_the_visitor_script_come_first() -> None:
+    suggestions = await LocalSuggester().follow_ups("Hello?", "", [RU_ERROR, SSO], "en")
+    cyrillic = [bool(re.search(r"[а-яё]", s, re.IGNORECASE)) for s in suggestions]
+    assert cyrillic == sorted(cyrillic)
+    assert not cyrillic[0]
+
+
+def test_heading_templates() -> None:
+    assert to_question("SAML single sign-on", "en") == "How do I set up SAML single sign-on?"
+    assert to_question("TF-1004: Connected app rate limit reached", "en") == (
+        "What does error TF-1004 mean?"
+    )
+    assert to_question("TF-1004: Connected app rate limit reached", "ru") == (
+        "Что означает ошибка TF-1004?"
+    )
+    assert to_question("How to claim a credit", "en") == "How do I claim a credit?"
+    assert to_question("Do you offer a free trial?", "en") == "Do you offer a free trial?"
+    assert to_question("Do you offer a free trial?", "fr") is None
+    assert to_question("Overview", "en") is None
+    assert to_question("Data retention", "en", "we keep data retention short") == (
+        "Can you tell me more about data retention?"
+    )
+
+
+async def test_no_passages_no_suggestions() -> None:
+    assert await LocalSuggester().follow_ups("Anything?", "", [], "en") == []
+
+
+async def test_used_heading_is_skipped() -> None:
+    only = passage(9, ("Integrations", "Salesforce sandbox orgs"), "Sandbox orgs are supported.")
+    suggestions = await LocalSuggester().follow_ups("Sandbox?", ANSWER, [only], "en")
+    assert all("sandbox" not in s.lower() for s in suggestions)

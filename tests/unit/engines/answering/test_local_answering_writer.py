@@ -1,0 +1,168 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+from local_answering_kb import (
+    ALL,
+    FAQ,
+    PLANS,
+    RATE_LIMIT,
+    RU_ERROR,
+    SALESFORCE,
+    SSO,
+    without_citations,
+    words_of,
+)
+
+from frontdesk.engines.base import AnswerRequest
+from frontdesk.engines.local.answering import LocalAnswerWriter, cited_indices
+from frontdesk.engines.local.answering.phrases import LEAD_IN, PRICING, WEAK_LEAD_IN
+from frontdesk.engines.local.answering.text import split_claims
+from frontdesk.knowledge.models import RetrievedChunk
+
+pytestmark = pytest.mark.unit
+
+
+def request(
+    question: str, chunks: tuple[RetrievedChunk, ...], language: str = "en"
+) -> AnswerRequest:
+    return AnswerRequest(question=question, search_query=question, language=language, chunks=chunks)
+
+
+async def answer(req: AnswerRequest) -> str:
+    return "".join([piece async for piece in LocalAnswerWriter().write(req)])
+
+
+def claims_of(text: str, language: str) -> list[str]:
+    for lead in (LEAD_IN[language], WEAK_LEAD_IN[language]):
+        text = text.replace(lead, "")
+    return [claim for claim in split_claims(text) if claim.strip()]
+
+
+QUESTIONS = [
+    ("Can I connect Salesforce sandbox orgs?", "en"),
+    ("What does TF-1004 mean?", "en"),
+    ("Does the Growth plan include code steps?", "en"),
+    ("Can I connect a database behind our firewall?", "en"),
+    ("Что означает ошибка TF-1002?", "ru"),
+    ("How do I set up SSO?", "en"),
+]
+
+
+@pytest.mark.parametrize(("question", "language"), QUESTIONS)
+async def test_every_citation_points_to_an_existing_passage(question: str, language: str) -> None:
+    text = await answer(request(question, ALL, language))
+    cited = cited_indices(text)
+    assert cited, text
+    assert cited <= set(range(1, len(ALL) + 1))
+
+
+@pytest.mark.parametrize(("question", "language"), QUESTIONS)
+async def test_every_sentence_comes_from_its_cited_passage(question: str, language: str) -> None:
+    text = await answer(request(question, ALL, language))
+    for claim in claims_of(text, language):
+        numbers = cited_indices(claim)
+        assert len(numbers) == 1, claim
+        source = ALL[numbers.pop() - 1]
+        quoted = without_citations(claim).strip().removeprefix("- ")
+        origin = " ".join((*source.heading_path, source.content))
+        # Sentences are verbatim; table rows are cells with their column names.
+        assert quoted.rstrip(".") in origin or words_of(quoted) <= words_of(origin), claim
+
+
+async def test_answers_the_error_code_from_its_section() -> None:
+    text = await answer(request("What does TF-1004 mean?", ALL))
+    assert text.startswith(LEAD_IN["en"])
+    assert "rate limit" in text
+    assert f"[{ALL.index(RATE_LIMIT) + 1}]" in text
+
+
+async def test_table_row_for_a_plan_question() -> None:
+    text = await answer(request("Does the Growth plan include code steps?", (PLANS,)))
+    assert "Code steps (Python, JavaScript) — Starter: No; Growth: Yes; Enterprise: Yes [1]" in text
+
+
+async def test_faq_answer_not_the_faq_question() -> None:
+    text = await answer(request("Can I connect a database behind our firewall?", (FAQ,)))
+    assert "Tessellate Relay" in text
+    assert "?" not in text
+
+
+async def test_framing_follows_the_visitor_language_over_the_passage_language() -> None:
+    text = await answer(request("Does it support SSO?", (SSO,), "ru"))
+    assert text.startswith(LEAD_IN["ru"])
+    assert "SSO can be made mandatory" in text
+    russian = await answer(request("What does TF-1002 mean?", (RU_ERROR,), "de"))
+    assert russian.startswith(LEAD_IN["de"])
+    assert "токен OAuth" in russian
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("How much does the Growth plan cost?", "en"),
+        ("What's the price of Enterprise?", "en"),
+        ("Сколько стоит тариф Growth?", "ru"),
+        ("Какая цена у Enterprise?", "ru"),
+        ("Was kostet der Growth-Plan?", "de"),
+        ("Gibt es einen Rabatt für Startups?", "de"),
+    ],
+)
+async def test_pricing_is_deflected_without_figures(question: str, language: str) -> None:
+    text = await answer(request(question, (PLANS, SALESFORCE), language))
+    assert text.startswith(PRICING[language])
+    assert not re.search(r"\d|\$|€", without_citations(text)), text
+    assert "does not publish prices" in text  # the figure-free passage sentence, cited
+
+
+async def test_pricing_without_a_usable_passage_is_only_the_deflection() -> None:
+    text = await answer(request("How much is it?", (SALESFORCE,)))
+    assert text == PRICING["en"]
+
+
+async def test_internal_questions_are_deflected() -> None:
+    text = await answer(request("Can you share your internal roadmap and salaries?", ALL))
+    assert not cited_indices(text)
+    assert "confidential" in text
+
+
+async def test_nothing_found() -> None:
+    assert "couldn't find" in await answer(request("What is the capital of Peru?", ALL))
+    assert "couldn't find" in await answer(request("How do I set up SSO?", ()))
+
+
+async def test_unknown_code_is_not_answered_with_another_code() -> None:
+    text = await answer(request("What does TF-9999 mean?", (RATE_LIMIT, RU_ERROR)))
+    assert not cited_indices(text)
+
+
+async def test_streaming_pieces_join_to_the_full_answer() -> None:
+    writer = LocalAnswerWriter()
+    req = request("What does TF-1004 mean?", ALL)
+    pieces = [piece async for piece in writer.write(req)]
+    assert len(pieces) > 5
+    assert all(piece.strip() for piece in pieces)
+    assert "".join(pieces) == await writer.compose(req)
+
+
+def test_cited_indices() -> None:
+    assert cited_indices("A [1]. B [3]. C [1, 2]. D [x].") == {1, 2, 3}
+    assert cited_indices("no citations") == set()
+
+
+async def test_elliptical_follow_up_to_a_pricing_question_is_deflected() -> None:
+    req = AnswerRequest(
+        question="and for Enterprise?",
+        search_query="and for Enterprise? Growth cost",
+        language="en",
+        chunks=(PLANS,),
+    )
+    assert (await LocalAnswerWriter().compose(req)).startswith(PRICING["en"])
+    req = AnswerRequest(
+        question="Does the Growth plan include code steps?",
+        search_query="Does the Growth plan include code steps? cost",
+        language="en",
+        chunks=(PLANS,),
+    )
+    assert not (await LocalAnswerWriter().compose(req)).startswith(PRICING["en"])

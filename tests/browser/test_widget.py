@@ -500,6 +500,11 @@ def test_real_service_answers_in_the_widget(
     assert len({n for n in lengths if 0 < n < lengths[-1]}) >= 3, f"no streaming: {lengths}"
     expect(answer.locator(".cite").first).to_be_visible()
     expect(answer.locator("details.sources")).to_be_visible()
+    answer.locator(".cite").first.click()
+    expect(answer.locator("details.sources ol")).to_be_visible()
+    page.evaluate(
+        "document.querySelector('frontdesk-chat').shadowRoot.querySelector('.log').scrollTop = 0"
+    )
     page.screenshot(path=str(artifacts / "real-service-answer.png"))
     widget(page, ".panel").screenshot(path=str(artifacts / "real-service-widget.png"))
 

@@ -22,8 +22,26 @@ app = typer.Typer(
 )
 sites_app = typer.Typer(help="Inspect and validate site (tenant) configuration files.")
 db_app = typer.Typer(help="Manage the app store's schema.")
+eval_app = typer.Typer(help="Evaluate retrieval, intents and routes on datasets.")
 app.add_typer(sites_app, name="sites")
 app.add_typer(db_app, name="db")
+app.add_typer(eval_app, name="eval")
+
+
+def _mount_feature_commands() -> None:
+    # Feature modules own their commands; the top-level CLI only mounts them.
+    from frontdesk.conversation.cli import chat_command, classify_command, graph_command
+    from frontdesk.knowledge.cli import kb_app
+    from frontdesk.knowledge.eval_cli import eval_retrieval
+
+    app.add_typer(kb_app, name="kb", help="Ingest, list, search and calibrate knowledge.")
+    app.command("chat")(chat_command)
+    app.command("graph")(graph_command)
+    eval_app.command("retrieval")(eval_retrieval)
+    eval_app.command("classify")(classify_command)
+
+
+_mount_feature_commands()
 
 console = Console()
 err_console = Console(stderr=True)

@@ -210,6 +210,11 @@ class SiteConfig(_Strict):
     default_language: Language = "en"
     languages: list[Language] = Field(default_factory=_english_only)
     instructions: str = Field(default="", description="Site-level instructions for writers.")
+    starter_questions: dict[Language, list[str]] = Field(
+        default_factory=dict,
+        description="Example questions per language: suggestion chips on greetings and "
+        "redirects, and the topics the assistant says it can help with.",
+    )
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
     widget: WidgetConfig
     engine: EngineConfig = Field(default_factory=EngineConfig)

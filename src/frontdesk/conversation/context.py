@@ -1,0 +1,60 @@
+"""`TurnContext`: per-run facts that are not conversation state and are never checkpointed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from frontdesk.conversation.payload import VisitorContext
+from frontdesk.engines.base import Engines
+from frontdesk.knowledge.models import RetrievalResult
+from frontdesk.sites.schema import SiteConfig
+
+Retriever = Callable[[str, str], Awaitable[RetrievalResult]]
+"""(query, language) → RetrievalResult over the site's own knowledge base."""
+
+Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
+"""Visitor enrichment (seed 000 priority pipeline); returns profile fields."""
+
+
+async def _no_enrichment(_: VisitorContext) -> dict[str, Any]:
+    return {}
+
+
+@dataclass
+class TurnContext:
+    site: SiteConfig
+    engines: Engines
+    retrieve: Retriever
+    enrich: Enricher = _no_enrichment
+    visitor: VisitorContext = field(default_factory=VisitorContext)
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    context_window_turns: int = 10
+    max_retries: int = 1
+    # Deferred execution (seed 000): tasks started at START, awaited only on ANSWER.
+    tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def topic_questions(self, language: str) -> tuple[str, ...]:
+        """Up to three example questions in the visitor's language (English as fallback)."""
+        questions = self.site.starter_questions
+        return tuple((questions.get(language) or questions.get("en") or [])[:3])  # type: ignore[call-overload]
+
+    def start_task(self, name: str, work: Awaitable[Any]) -> None:
+        self.tasks[name] = asyncio.ensure_future(work)
+
+    async def await_task(self, name: str) -> Any:
+        task = self.tasks.get(name)
+        return None if task is None else await task
+
+    def cancel_pending(self) -> list[str]:
+        """Cancel background work no path awaited (REDIRECT/BOOKING/HANDOFF)."""
+        cancelled = []
+        for name, task in self.tasks.items():
+            if not task.done():
+                task.cancel()
+                cancelled.append(name)
+        return cancelled

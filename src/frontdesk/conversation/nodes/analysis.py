@@ -1,0 +1,184 @@
+"""Understanding the visitor's message: language, intent, signals, skills, and the route."""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
+from frontdesk.conversation.routes import RouteInput, decide_route
+from frontdesk.conversation.state import ChatState
+from frontdesk.engines.base import IntentResult
+from frontdesk.leads.qualification import (
+    QualificationDelta,
+    QualificationState,
+    apply_delta,
+    is_hot_lead,
+)
+
+log = logging.getLogger(__name__)
+
+INTEREST_DECAY = 0.9  # older signals count a little less than fresh ones
+
+
+def detect_language(text: str, previous: str | None, supported: list[str], default: str) -> str:
+    """The reply language follows the visitor; very short messages keep the previous one."""
+    from frontdesk.engines.local.language import detect_language as detect
+
+    fallback = previous or default
+    if len(text.strip()) < 12 and previous:
+        return previous
+    language = detect(text, default=fallback)
+    return language if language in supported else fallback
+
+
+@timed
+async def system_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    site = runtime.context.site
+    language = detect_language(
+        state["input"], state.get("language"), list(site.languages), site.default_language
+    )
+    return {"language": language}
+
+
+@timed
+async def agentic_system_entry(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    return {}
+
+
+def intent_from_state(state: ChatState) -> IntentResult:
+    raw = state.get("intent") or {}
+    return IntentResult(
+        intent=raw.get("label", "OTHER"),
+        confidence=float(raw.get("confidence", 0.0)),
+        high_stakes=bool(raw.get("high_stakes")),
+        nonsense=bool(raw.get("nonsense")),
+        reasoning=str(raw.get("reasoning", "")),
+    )
+
+
+@timed
+async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    ctx = runtime.context
+    history = history_turns(state["messages"], ctx.context_window_turns)
+    result = await ctx.engines.intent.classify(state["input"], history)
+    return {
+        "intent": {
+            "label": result.intent,
+            "confidence": round(result.confidence, 4),
+            "high_stakes": result.high_stakes,
+            "nonsense": result.nonsense,
+            "reasoning": result.reasoning,
+        },
+        "intent_history": [result.intent],
+    }
+
+
+@timed
+async def signals_detector(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Interest signals (seed 000) and the qualification delta (seed 004 update_state)."""
+    ctx = runtime.context
+    language = language_of(state, runtime)
+    found = await ctx.engines.signals.detect(state["input"], language)
+    turn = int(state.get("turn_number", 0))
+
+    previous = state.get("interest_signals") or {}
+    score = float(previous.get("score", 0.0)) * INTEREST_DECAY + found.interest_delta
+    interest = {
+        "score": round(min(score, 10.0), 4),
+        "current": list(found.interest_signals),
+        "history": [*previous.get("history", []), *found.interest_signals][-20:],
+    }
+
+    current = QualificationState.model_validate(state.get("qualification") or {})
+    levels = {dim: lvl for dim, lvl in found.qualification.items() if lvl != "not_detected"}
+    delta = QualificationDelta.model_validate(
+        {
+            **levels,
+            **{flag: True for flag in found.flags},
+            "explicit_human_request": found.explicit_human_request,
+        }
+    )
+    evidence = {dim: found.evidence.get(dim, state["input"][:120]) for dim in levels}
+    try:
+        applied = apply_delta(current, delta, turn, evidence)  # type: ignore[arg-type]
+    except ValueError:
+        log.warning("qualification delta discarded", extra={"turn": turn})
+        applied = None
+    update: Update = {"interest_signals": interest}
+    if applied is not None:
+        for change in applied.rejected:
+            log.warning(
+                "qualification_monotonicity_violation",
+                extra={
+                    "dimension": change.dimension,
+                    "current": change.current,
+                    "proposed": change.proposed,
+                    "turn": turn,
+                },
+            )
+        update["qualification"] = applied.state.model_dump(mode="json")
+    if found.email:
+        update["visitor_profile"] = {"email": found.email}
+    return update
+
+
+@timed
+async def skill_selector(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    ctx = runtime.context
+    choice = await ctx.engines.skills.select(
+        intent_from_state(state),
+        float((state.get("interest_signals") or {}).get("score", 0.0)),
+        ctx.site.qualification.interest_threshold,
+        int(state.get("turn_number", 0)),
+    )
+    return {"skill_selection": {"skills": list(choice.skills), "reasoning": choice.reasoning}}
+
+
+@timed
+async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Deterministic: the route is a function of intent, qualification, interest, booking."""
+    ctx = runtime.context
+    intent = intent_from_state(state)
+    qualification = QualificationState.model_validate(state.get("qualification") or {})
+    booking = state.get("booking") or {}
+    progress = state.get("progress") or {}
+    decision = decide_route(
+        RouteInput(
+            intent=intent.intent,
+            high_stakes=intent.high_stakes,
+            nonsense=intent.nonsense,
+            explicit_human_request=qualification.explicit_human_request,
+            hot_lead=is_hot_lead(qualification) and not qualification.is_negative_persona,
+            proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
+            interest_score=float((state.get("interest_signals") or {}).get("score", 0.0)),
+            interest_threshold=ctx.site.qualification.interest_threshold,
+            booking_status=booking.get("status", "idle"),
+            message_has_email=bool((state.get("visitor_profile") or {}).get("email"))
+            and "@" in state["input"],
+        )
+    )
+    update: Update = {"route": decision.route, "route_reason": decision.reason}
+    if decision.hack:
+        update["hack_count"] = int(state.get("hack_count", 0)) + 1
+    if decision.booking_status is not None:
+        update["booking"] = {**booking, "status": decision.booking_status}
+    return update
+
+
+def route_by_intent(
+    state: ChatState,
+) -> Literal["enricher_awaiter", "redirect_handler", "booking_handler", "propose_handoff"]:
+    route = state.get("route")
+    if route == "ANSWER":
+        return "enricher_awaiter"
+    if route == "REDIRECT":
+        return "redirect_handler"
+    if route == "BOOKING":
+        return "booking_handler"
+    if route == "HANDOFF":
+        return "propose_handoff"
+    raise ValueError(f"unknown route {route!r}")

@@ -1,0 +1,71 @@
+"""Deferred execution (seed 000): starters fire background work at START and return at once;
+awaiters collect it only on the ANSWER path; other paths leave it to be cancelled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.common import Update, history_turns, timed
+from frontdesk.conversation.state import ChatState
+from frontdesk.knowledge.models import RetrievalResult
+
+
+async def _rewrite_and_search(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    language = state.get("language") or ctx.site.default_language
+    history = history_turns(state["messages"], ctx.context_window_turns)
+    query = await ctx.engines.rewriter.rewrite(state["input"], history, language)
+    try:
+        result = await ctx.retrieve(query, language)
+    except Exception as exc:  # the answer path turns this into an honest "can't answer"
+        result = RetrievalResult.error(f"search_failure: {type(exc).__name__}")
+    return {"search_query": query, "retrieval": result}
+
+
+@timed
+async def retrieval_task_starter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    runtime.context.start_task("retrieval", _rewrite_and_search(state, runtime))
+    return {}
+
+
+@timed
+async def enricher_task_starter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    runtime.context.start_task("enrichment", runtime.context.enrich(runtime.context.visitor))
+    return {}
+
+
+async def _profile(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    # The local engine's profile is what the visitor told us in forms; an LLM engine
+    # may infer more. Either way it is background work awaited only when answering.
+    collected = dict((state.get("form_collection") or {}).get("collected_values") or {})
+    return {key: value for key, value in collected.items() if value}
+
+
+@timed
+async def visitor_profile_task_starter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    runtime.context.start_task("profile", _profile(state, runtime))
+    return {}
+
+
+@timed
+async def enricher_awaiter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    profile = await runtime.context.await_task("enrichment")
+    return {"visitor_profile": profile} if profile else {}
+
+
+@timed
+async def visitor_profile_awaiter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    profile = await runtime.context.await_task("profile")
+    return {"visitor_profile": profile} if profile else {}
+
+
+@timed
+async def retrieval_awaiter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    found = await runtime.context.await_task("retrieval")
+    if found is None:  # never started (e.g. a replayed state): search now
+        found = await _rewrite_and_search(state, runtime)
+    result: RetrievalResult = found["retrieval"]
+    return {"search_query": found["search_query"], "retrieval": result.model_dump(mode="json")}

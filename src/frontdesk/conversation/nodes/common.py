@@ -1,0 +1,106 @@
+"""Helpers every node uses: the run context, history windows, token streaming, timings."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langgraph.config import get_stream_writer
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.state import ChatState
+from frontdesk.engines.base import Turn
+from frontdesk.knowledge.models import RetrievedChunk
+
+Update = dict[str, Any]
+NodeFn = TypeVar("NodeFn", bound=Callable[..., Awaitable[Update]])
+
+STREAMING_NODES = frozenset(
+    {
+        "answer_writer",
+        "redirect_handler",
+        "booking_handler",
+        "propose_handoff",
+        "clarify_handler",
+        "offer_human",
+    }
+)
+
+
+def timed(fn: NodeFn) -> NodeFn:
+    """Record the node's wall time in the run context (kept for traces)."""
+
+    @functools.wraps(fn)
+    async def wrapper(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+        started = time.perf_counter()
+        try:
+            return await fn(state, runtime)
+        finally:
+            runtime.context.timings_ms[fn.__name__] = round(
+                (time.perf_counter() - started) * 1000, 3
+            )
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit(node: str, text: str) -> None:
+    """Send a piece of the reply to the visitor (only writer nodes stream)."""
+    if node not in STREAMING_NODES:
+        raise ValueError(f"{node} is not a writer node and may not stream")
+    if text:
+        get_stream_writer()({"node": node, "token": text})
+
+
+def emit_words(node: str, text: str) -> None:
+    """Stream a fixed reply word by word, as a writer model would."""
+    for piece in split_stream_pieces(text):
+        emit(node, piece)
+
+
+def split_stream_pieces(text: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for index, char in enumerate(text):
+        if char == " " and index > start:
+            pieces.append(text[start : index + 1])
+            start = index + 1
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces
+
+
+def join_reply(*parts: str) -> str:
+    return " ".join(part.strip() for part in parts if part and part.strip())
+
+
+def history_turns(messages: Sequence[AnyMessage], window: int) -> list[Turn]:
+    """The last `window` complete exchanges before the current message (seed 004 EC-13)."""
+    turns: list[Turn] = []
+    pending_user: str | None = None
+    for message in messages[:-1] if messages else []:
+        if isinstance(message, HumanMessage):
+            pending_user = str(message.content)
+        elif isinstance(message, AIMessage) and pending_user is not None:
+            turns.append(Turn(user=pending_user, assistant=str(message.content)))
+            pending_user = None
+    return turns[-window:] if window > 0 else []
+
+
+def language_of(state: ChatState, runtime: Runtime[TurnContext]) -> str:
+    return state.get("language") or runtime.context.site.default_language
+
+
+def chunks_from(items: Sequence[dict[str, Any]]) -> list[RetrievedChunk]:
+    return [RetrievedChunk.model_validate(item) for item in items]
+
+
+def topics_text(runtime: Runtime[TurnContext], language: str) -> str:
+    """Example questions as a quoted list, e.g. “Do you support SSO?”, “…”."""
+    questions = runtime.context.topic_questions(language)
+    if not questions:
+        return runtime.context.site.name
+    return ", ".join(f"“{q}”" for q in questions)

@@ -1,0 +1,126 @@
+"""Writers that do not quote the knowledge base: redirect, booking, handoff proposals."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation import routes
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.common import (
+    Update,
+    emit_words,
+    language_of,
+    timed,
+    topics_text,
+)
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.texts import say
+from frontdesk.leads.hours import BusinessHours, is_business_hours
+from frontdesk.leads.qualification import (
+    ConversationProgress,
+    QualificationState,
+    lead_level,
+    record_stage3_proposal,
+)
+
+
+@timed
+async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Support, off-topic, greetings, nonsense, injection attempts: a short localized reply."""
+    language = language_of(state, runtime)
+    reason = routes.redirect_reason(state.get("route_reason") or "other")
+    text = say(
+        f"redirect.{reason}",
+        language,
+        site=runtime.context.site.name,
+        topics=topics_text(runtime, language),
+    )
+    emit_words("redirect_handler", text)
+    return {
+        "answer": text,
+        "citations": [],
+        "routing": routes.redirect_routing(reason),
+        "suggested_follow_ups": list(runtime.context.topic_questions(language)),
+    }
+
+
+def business_hours_now(runtime: Runtime[TurnContext], same_day: bool = False) -> bool:
+    cfg = runtime.context.site.business_hours
+    hours = BusinessHours(
+        timezone=cfg.timezone,
+        start_hour=cfg.start.hour,
+        end_hour=cfg.end.hour,
+        same_day_cutoff_hour=cfg.same_day_cutoff.hour,
+    )
+    return is_business_hours(runtime.context.now, hours, same_day_followup=same_day)
+
+
+def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[str, bool]:
+    """Seed 004: promise same-day follow-up only before the cutoff on a business day."""
+    same_day = business_hours_now(runtime, same_day=True)
+    key = "when.business_hours" if same_day else "when.next_business_day"
+    return say(key, language), business_hours_now(runtime)
+
+
+@timed
+async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Collect the email for a demo, then confirm with the CTA (seed 000 booking flow)."""
+    ctx = runtime.context
+    language = language_of(state, runtime)
+    booking = dict(state.get("booking") or {})
+    email = (state.get("visitor_profile") or {}).get("email")
+    status = booking.get("status", "collecting")
+    update: Update = {"routing": "answered", "citations": []}
+    if status == "booked":
+        text = say("booking.already_booked", language)
+    elif email:
+        when, _ = follow_up_commitment(runtime, language)
+        text = say("booking.confirmed", language, email=email, when=when)
+        booking.update(status="booked", email=email, booked_turn=int(state.get("turn_number", 0)))
+        update["lead_capture"] = {"capture_context": "in_chat_booking", "email": email}
+    elif booking.get("asked_email"):
+        text = say("booking.ask_email_again", language)
+    else:
+        text = say("booking.ask_email", language, site=ctx.site.name)
+        booking.update(status="collecting", asked_email=True)
+    emit_words("booking_handler", text)
+    update.update(answer=text, booking=booking)
+    return update
+
+
+@timed
+async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Stage 3 proposal (seed 004): a reply suited to the reason, plus the handoff request."""
+    language = language_of(state, runtime)
+    reason = state.get("route_reason") if state.get("route") == "HANDOFF" else "stall"
+    if reason not in ("explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"):
+        raise ValueError(f"unknown handoff reason {reason!r}")
+    when, in_hours = follow_up_commitment(runtime, language)
+    text = say(f"handoff.{reason}", language, site=runtime.context.site.name, when=when)
+    previous = (state.get("answer") or "").strip() if reason == "stall" else ""
+    emit_words("propose_handoff", ("\n\n" + text) if previous else text)
+    progress = state.get("progress") or {}
+    proposed = record_stage3_proposal(
+        ConversationProgress(
+            stage=progress.get("stage", 2),
+            turn_counter=int(progress.get("turn_counter", 0)),
+            stage3_proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
+        )
+    )
+    qualification = QualificationState.model_validate(state.get("qualification") or {})
+    update: Update = {
+        "answer": f"{previous}\n\n{text}" if previous else text,
+        "progress": proposed._asdict(),
+        "handoff": {
+            "reason": reason,
+            "status": "proposed",
+            "business_hours": in_hours,
+            "lead_level": lead_level(qualification),
+            # A stall only becomes a lead when the visitor accepts and leaves an email.
+            "notify": reason != "stall",
+        },
+    }
+    if reason != "stall":
+        update["routing"] = routes.handoff_routing(reason)  # type: ignore[arg-type]
+        update["citations"] = []
+    return update

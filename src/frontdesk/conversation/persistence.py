@@ -1,0 +1,214 @@
+"""Writing a finished turn to the app store in one transaction: messages, trace,
+handoff and its outbox rows, captured leads (seed 004: nothing acknowledged unsaved)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from frontdesk.conversation.payload import TurnResult
+from frontdesk.sites.schema import SiteConfig
+from frontdesk.store.db import transaction
+from frontdesk.store.repositories import (
+    ConversationRepository,
+    HandoffRepository,
+    LeadRepository,
+    OutboxRepository,
+    StoredTurn,
+    TraceRepository,
+)
+
+
+@dataclass
+class TurnRecord:
+    site: SiteConfig
+    session_id: str
+    message: str
+    result: TurnResult
+    values: dict[str, Any]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    latency_ms: float = 0.0
+    engine: str = "local"
+
+
+def handoff_channels(site: SiteConfig) -> list[str]:
+    """Where a handoff goes: the CRM table always, plus each configured channel."""
+    channels = ["crm"]
+    if site.handoff.slack_webhook_url:
+        channels.append("slack")
+    channels.extend(f"webhook:{i}" for i, _ in enumerate(site.handoff.webhooks))
+    return channels
+
+
+class TurnWriter:
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    def write(self, record: TurnRecord) -> None:
+        result, values, site = record.result, record.values, record.site
+        with transaction(self.sessions) as session:
+            turn = ConversationRepository(session).record_turn(
+                site.id,
+                record.session_id,
+                StoredTurn(
+                    user_text=record.message,
+                    assistant_text=result.answer,
+                    route=result.route,
+                    routing=result.routing,
+                    intent=result.intent,
+                    language=result.language,
+                    details={
+                        "citations": [c.model_dump() for c in result.citations],
+                        "lead": result.lead.level,
+                        "handoff": result.handoff.model_dump() if result.handoff else None,
+                    },
+                ),
+            )
+            retrieval = values.get("retrieval") or {}
+            TraceRepository(session).add(
+                site_id=site.id,
+                session_id=record.session_id,
+                turn=turn,
+                route=result.route,
+                routing=result.routing,
+                intent=result.intent,
+                engine=record.engine,
+                latency_ms=round(record.latency_ms, 3),
+                nodes=[{"node": name, "ms": ms} for name, ms in record.timings_ms.items()],
+                retrieval=[
+                    {
+                        "chunk_id": c.get("chunk_id"),
+                        "doc_id": c.get("doc_id"),
+                        "score": c.get("score"),
+                    }
+                    for c in retrieval.get("chunks") or []
+                ],
+                citations=[c.model_dump() for c in result.citations],
+            )
+            self._handoff(session, record, turn)
+            self._lead_capture(session, record)
+
+    def _handoff(self, session: Session, record: TurnRecord, turn: int) -> None:
+        handoff = record.values.get("handoff")
+        if not handoff or not handoff.get("notify"):
+            return
+        site, values = record.site, record.values
+        profile = values.get("visitor_profile") or {}
+        packet = {
+            "session_id": record.session_id,
+            "handoff_reason": handoff["reason"],
+            "lead_level": record.result.lead.level,
+            "business_hours": handoff.get("business_hours", True),
+            "qualification": values.get("qualification") or {},
+            "visitor": {k: profile.get(k) for k in ("email", "name", "company", "role")},
+            "last_message": record.message,
+            "language": record.result.language,
+        }
+        row = HandoffRepository(session).create(
+            site_id=site.id,
+            session_id=record.session_id,
+            reason=handoff["reason"],
+            business_hours=bool(handoff.get("business_hours", True)),
+            packet=packet,
+        )
+        outbox = OutboxRepository(session)
+        for channel in handoff_channels(site):
+            outbox.enqueue(
+                handoff_id=row.id,
+                site_id=site.id,
+                channel=channel,
+                idempotency_key=f"{site.id}:{record.session_id}:{turn}:{channel}",
+                payload=packet,
+            )
+
+    def _lead_capture(self, session: Session, record: TurnRecord) -> None:
+        capture = record.values.get("lead_capture")
+        if not capture:
+            return
+        site = record.site
+        LeadRepository(session).create_once(
+            f"{site.id}:{record.session_id}:{capture['capture_context']}",
+            site_id=site.id,
+            session_id=record.session_id,
+            email=capture.get("email"),
+            level=record.result.lead.level,
+            reason="booking",
+            capture_context=capture["capture_context"],
+            details={"form": (record.values.get("form_collection") or {}).get("collected_values")},
+        )
+
+    def write_failure(
+        self, site: SiteConfig, session_id: str, message: str, partial: str, fallback: str
+    ) -> None:
+        with transaction(self.sessions) as session:
+            ConversationRepository(session).record_turn(
+                site.id,
+                session_id,
+                StoredTurn(
+                    user_text=message,
+                    assistant_text=(partial + "\n\n" + fallback).strip(),
+                    route=None,
+                    routing="cannot_answer",
+                    details={"error": True},
+                ),
+            )
+
+    def write_blocked(
+        self, site: SiteConfig, session_id: str, message: str, result: TurnResult, kind: str
+    ) -> None:
+        with transaction(self.sessions) as session:
+            ConversationRepository(session).record_turn(
+                site.id,
+                session_id,
+                StoredTurn(
+                    user_text=message[:20_000],
+                    assistant_text=result.answer,
+                    route="BLOCKED",
+                    routing=result.routing,
+                    intent=result.intent,
+                    details={"block": kind},
+                ),
+            )
+
+    def history(self, site_id: str, session_id: str) -> list[dict[str, Any]]:
+        with self.sessions() as session:
+            return [
+                {
+                    "turn": m.turn,
+                    "role": m.role,
+                    "content": m.content,
+                    "route": m.route,
+                    "routing": m.routing,
+                    "created_at": m.created_at.isoformat(),
+                }
+                for m in ConversationRepository(session).messages(site_id, session_id)
+            ]
+
+    def export(self, site_id: str, session_id: str) -> dict[str, Any]:
+        with self.sessions() as session:
+            traces = TraceRepository(session).for_session(site_id, session_id)
+            return {
+                "site_id": site_id,
+                "session_id": session_id,
+                "messages": self.history(site_id, session_id),
+                "traces": [
+                    {
+                        "turn": t.turn,
+                        "route": t.route,
+                        "routing": t.routing,
+                        "intent": t.intent,
+                        "latency_ms": t.latency_ms,
+                        "nodes": t.nodes,
+                        "citations": t.citations,
+                    }
+                    for t in traces
+                ],
+            }
+
+    def erase(self, site_id: str, session_id: str) -> bool:
+        with transaction(self.sessions) as session:
+            removed = ConversationRepository(session).delete(site_id, session_id)
+            traces = TraceRepository(session).delete_session(site_id, session_id)
+            return removed or traces > 0

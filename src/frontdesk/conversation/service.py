@@ -1,0 +1,261 @@
+"""`ChatService`: runs turns through the graph — abuse gate first, persistence last."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.graph import compile_graph
+from frontdesk.conversation.payload import (
+    CompleteEvent,
+    ErrorEvent,
+    TokenEvent,
+    TurnEvent,
+    TurnResult,
+    VisitorContext,
+)
+from frontdesk.conversation.persistence import TurnRecord, TurnWriter
+from frontdesk.conversation.result import TURN_RESET, build_result
+from frontdesk.conversation.texts import say
+from frontdesk.engines.base import Engines
+from frontdesk.guard.abuse import Block, check_abuse, next_spam_count
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.runtime import Runtime
+from frontdesk.sites.registry import LoadedSite
+
+log = logging.getLogger(__name__)
+
+BLOCK_ROUTING = {"hack": "out_of_scope", "spam": "irrelevant", "length": "out_of_scope"}
+
+
+def thread_id(site_id: str, session_id: str) -> str:
+    return f"{site_id}:{session_id}"
+
+
+class ChatService:
+    """The conversation backend of the API, the CLI chat and the evaluations."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        engines: Engines | None = None,
+        knowledge: KnowledgeBase | None = None,
+        checkpoint_path: Path | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self._engines = engines
+        self.knowledge = knowledge or KnowledgeBase(runtime.engine)
+        self.checkpoint_path = checkpoint_path or runtime.settings.data_dir / "checkpoints.db"
+        self.writer = TurnWriter(runtime.sessions)
+        self._graph: Any = None
+        self._saver: AsyncSqliteSaver | None = None
+        self._ready = asyncio.Lock()
+
+    # -- set-up ------------------------------------------------------------------------
+    @property
+    def engines(self) -> Engines:
+        if self._engines is None:
+            from frontdesk.engines.local.engine import build_local_engines
+
+            self._engines = build_local_engines(self.runtime.settings)
+        return self._engines
+
+    async def graph(self) -> Any:
+        async with self._ready:
+            if self._graph is None:
+                import aiosqlite
+
+                self.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+                connection = await aiosqlite.connect(str(self.checkpoint_path))
+                await connection.execute("PRAGMA journal_mode=WAL")
+                self._saver = AsyncSqliteSaver(connection)
+                await self._saver.setup()
+                self._graph = compile_graph(self._saver)
+        return self._graph
+
+    async def warm_up(self) -> None:
+        """Load models and indexes before the first visitor pays for it."""
+        from frontdesk.engines.local.engine import warm_up
+
+        await self.graph()
+        await warm_up(self.engines)
+        for site in self.runtime.sites.values():
+            await self.knowledge.asearch(site.config, "warm up")
+
+    async def close(self) -> None:
+        if self._saver is not None:
+            await self._saver.conn.close()
+            self._saver = None
+            self._graph = None
+
+    def context(self, site: LoadedSite, visitor: VisitorContext) -> TurnContext:
+        config = site.config
+
+        async def retrieve(query: str, language: str) -> Any:
+            return await self.knowledge.asearch(config, query)
+
+        return TurnContext(site=config, engines=self.engines, retrieve=retrieve, visitor=visitor)
+
+    # -- turns -------------------------------------------------------------------------
+    async def stream_turn(
+        self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
+    ) -> AsyncIterator[TurnEvent]:
+        started = time.perf_counter()
+        graph = await self.graph()
+        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+        previous = (await graph.aget_state(config)).values
+        spam_count = next_spam_count(
+            previous.get("last_input"), message, int(previous.get("spam_count", 0))
+        )
+        language = previous.get("language") or site.config.default_language
+        abuse = site.config.abuse
+        block = check_abuse(
+            hack_count=int(previous.get("hack_count", 0)),
+            spam_count=spam_count,
+            message=message,
+            language=language,
+            hack_block_at=abuse.hack_block_after,
+            spam_block_at=abuse.spam_block_after,
+            max_chars=abuse.max_message_chars,
+        )
+        if block is not None:
+            yield await self._blocked(graph, config, site, session_id, message, block, spam_count)
+            return
+
+        ctx = self.context(site, visitor)
+        turn_input = {
+            **TURN_RESET,
+            "messages": [HumanMessage(content=message)],
+            "input": message,
+            "spam_count": spam_count,
+            "last_input": message,
+        }
+        streamed: list[str] = []
+        try:
+            # One checkpoint per turn (at exit) instead of one per superstep: a turn that
+            # fails midway is retried whole, so intermediate checkpoints buy nothing.
+            async for chunk in graph.astream(
+                turn_input, config, context=ctx, stream_mode="custom", durability="exit"
+            ):
+                token = chunk.get("token") if isinstance(chunk, dict) else None
+                if token:
+                    streamed.append(token)
+                    yield TokenEvent(content=token)
+            values = (await graph.aget_state(config)).values
+            result = build_result(values, session_id)
+            await asyncio.to_thread(
+                self.writer.write,
+                TurnRecord(
+                    site=site.config,
+                    session_id=session_id,
+                    message=message,
+                    result=result,
+                    values=values,
+                    timings_ms=dict(ctx.timings_ms),
+                    latency_ms=(time.perf_counter() - started) * 1000,
+                    engine=self.engines.name,
+                ),
+            )
+            yield CompleteEvent(result=result)
+        except Exception:
+            log.exception("turn failed", extra={"site": site.config.id, "session": session_id})
+            text = say("error.fallback", language)
+            await asyncio.to_thread(
+                self.writer.write_failure,
+                site.config,
+                session_id,
+                message,
+                "".join(streamed),
+                text,
+            )
+            yield ErrorEvent(code="turn_failed", message=text)
+        finally:
+            cancelled = ctx.cancel_pending()
+            if cancelled:
+                log.debug("cancelled background work: %s", ", ".join(cancelled))
+
+    async def _blocked(
+        self,
+        graph: Any,
+        config: dict[str, Any],
+        site: LoadedSite,
+        session_id: str,
+        message: str,
+        block: Block,
+        spam_count: int,
+    ) -> TurnEvent:
+        """A blocked turn costs no model or retrieval call, but is remembered."""
+        await graph.aupdate_state(
+            config, {"spam_count": spam_count, "last_input": message}, as_node="finalize"
+        )
+        values = (await graph.aget_state(config)).values
+        result = TurnResult(
+            answer=block.message,
+            routing=BLOCK_ROUTING[block.kind],  # type: ignore[arg-type]
+            route="BLOCKED",
+            intent="HACK" if block.kind == "hack" else "OTHER",
+            language=values.get("language") or site.config.default_language,
+            session_id=session_id,
+            turn=int(values.get("turn_number") or 0),
+        )
+        await asyncio.to_thread(
+            self.writer.write_blocked, site.config, session_id, message, result, block.kind
+        )
+        return CompleteEvent(result=result)
+
+    async def ask(
+        self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
+    ) -> TurnResult:
+        final: TurnEvent | None = None
+        async for event in self.stream_turn(site, session_id, message, visitor):
+            if not isinstance(event, TokenEvent):
+                final = event
+        if isinstance(final, CompleteEvent):
+            return final.result
+        raise TurnFailedError(final.message if isinstance(final, ErrorEvent) else "no result")
+
+    # -- sessions ----------------------------------------------------------------------
+    async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.writer.history, site.config.id, session_id)
+
+    async def export(self, site: LoadedSite, session_id: str) -> dict[str, Any]:
+        graph = await self.graph()
+        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+        state = (await graph.aget_state(config)).values
+        exported = await asyncio.to_thread(self.writer.export, site.config.id, session_id)
+        exported["state"] = {
+            key: state.get(key)
+            for key in (
+                "language",
+                "turn_number",
+                "qualification",
+                "visitor_profile",
+                "interest_signals",
+                "booking",
+                "form_collection",
+            )
+            if key in state
+        }
+        return exported
+
+    async def erase(self, site: LoadedSite, session_id: str) -> bool:
+        graph = await self.graph()
+        tid = thread_id(site.config.id, session_id)
+        had_state = bool((await graph.aget_state({"configurable": {"thread_id": tid}})).values)
+        assert self._saver is not None
+        await self._saver.adelete_thread(tid)
+        erased = await asyncio.to_thread(self.writer.erase, site.config.id, session_id)
+        return erased or had_state
+
+
+class TurnFailedError(RuntimeError):
+    """A turn that ended in an error event (its fallback text is the message)."""

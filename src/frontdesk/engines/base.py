@@ -1,0 +1,174 @@
+"""One interface per model-shaped job; `local` and `llm` engines implement each of them.
+
+Inputs and outputs are plain values so that nodes, tests and evaluations can call
+any implementation the same way. Every job is async: the local engine answers at
+once, an LLM engine awaits its provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from frontdesk.knowledge.models import RetrievedChunk
+
+Intent = Literal[
+    "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"
+]
+INTENTS: tuple[Intent, ...] = (
+    "LEARN",
+    "CONTEXT",
+    "SUPPORT",
+    "OFFTOPIC",
+    "OTHER",
+    "BOOKING",
+    "STOP_BOOKING",
+    "HACK",
+)
+Level = Literal["not_detected", "partially_confirmed", "confirmed"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exchange of the recent history, as writers and rewriters see it."""
+
+    user: str
+    assistant: str
+
+
+@dataclass(frozen=True)
+class IntentResult:
+    intent: Intent
+    confidence: float
+    high_stakes: bool = False
+    nonsense: bool = False
+    reasoning: str = ""
+    probabilities: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SignalsResult:
+    """Interest and qualification evidence found in one visitor message."""
+
+    interest_delta: float = 0.0
+    interest_signals: tuple[str, ...] = ()  # e.g. "demo_interest", "pricing_interest"
+    qualification: dict[str, Level] = field(default_factory=dict)  # problem_fit → level
+    evidence: dict[str, str] = field(default_factory=dict)  # dimension → quote
+    flags: frozenset[str] = frozenset()  # is_negative_persona, is_no_fit, is_consultant, ...
+    explicit_human_request: bool = False
+    email: str | None = None
+
+
+@dataclass(frozen=True)
+class SkillChoice:
+    """How the reply should end (seed 000 skills)."""
+
+    skills: tuple[str, ...] = ()  # propose_demo, collect_email, suggest_follow_up, ...
+    reasoning: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str
+    supported: bool
+    support: float
+    chunk_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Verification:
+    claims: tuple[Claim, ...] = ()
+    factuality_score: float = 1.0
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Self-critique of an answer (seed 001 evaluate + seed 003 FULLY/PARTIALLY/CANNOT)."""
+
+    quality: float
+    relevance: float
+    coverage: Literal["full", "partial", "none"]
+    reasoning: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    question: str
+    search_query: str
+    language: str
+    chunks: Sequence[RetrievedChunk]
+    history: Sequence[Turn] = ()
+    site_name: str = ""
+    instructions: str = ""
+    skills: tuple[str, ...] = ()
+
+
+class IntentClassifierJob(Protocol):
+    async def classify(self, text: str, history: Sequence[Turn]) -> IntentResult: ...
+
+
+class SignalsDetectorJob(Protocol):
+    async def detect(self, text: str, language: str) -> SignalsResult: ...
+
+
+class SkillSelectorJob(Protocol):
+    async def select(
+        self, intent: IntentResult, interest_score: float, threshold: float, turn_number: int
+    ) -> SkillChoice: ...
+
+
+class QueryRewriterJob(Protocol):
+    async def rewrite(self, question: str, history: Sequence[Turn], language: str) -> str:
+        """A standalone search query: follow-ups and pronouns resolved from history."""
+        ...
+
+    async def expand(self, question: str, language: str) -> str:
+        """A second-chance query for a retry (synonyms, keywords, hypothetical answer)."""
+        ...
+
+
+class DocumentGraderJob(Protocol):
+    async def grade(self, question: str, chunks: Sequence[RetrievedChunk]) -> list[bool]:
+        """Relevant or not, per chunk (seed 001 grade_docs)."""
+        ...
+
+
+class AnswerWriterJob(Protocol):
+    def write(self, request: AnswerRequest) -> AsyncIterator[str]:
+        """Stream the grounded answer; `[n]` cites `request.chunks[n-1]`."""
+        ...
+
+
+class ClaimVerifierJob(Protocol):
+    async def verify(self, answer: str, chunks: Sequence[RetrievedChunk]) -> Verification: ...
+
+
+class AnswerEvaluatorJob(Protocol):
+    async def evaluate(
+        self, question: str, answer: str, chunks: Sequence[RetrievedChunk]
+    ) -> Evaluation: ...
+
+
+class SuggesterJob(Protocol):
+    async def follow_ups(
+        self, question: str, answer: str, chunks: Sequence[RetrievedChunk], language: str
+    ) -> list[str]:
+        """Three questions the visitor may ask next, answerable from the knowledge base."""
+        ...
+
+
+@dataclass(frozen=True)
+class Engines:
+    """The implementations a site's turns use, one per job."""
+
+    name: str
+    intent: IntentClassifierJob
+    signals: SignalsDetectorJob
+    skills: SkillSelectorJob
+    rewriter: QueryRewriterJob
+    grader: DocumentGraderJob
+    writer: AnswerWriterJob
+    verifier: ClaimVerifierJob
+    evaluator: AnswerEvaluatorJob
+    suggester: SuggesterJob

@@ -1,0 +1,68 @@
+"""The `local` engine: every job answered offline by classical NLP (DESIGN.md "Engines")."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from frontdesk.engines.base import Engines, IntentResult, Turn
+from frontdesk.engines.local.answering import (
+    LocalAnswerEvaluator,
+    LocalAnswerWriter,
+    LocalClaimVerifier,
+    LocalDocumentGrader,
+    LocalQueryRewriter,
+    LocalSuggester,
+)
+from frontdesk.engines.local.intent import IntentClassifier, get_intent_classifier
+from frontdesk.engines.local.signals import LocalSignalsDetector
+from frontdesk.engines.local.skills import LocalSkillSelector
+from frontdesk.settings import Settings
+
+
+class LocalIntentJob:
+    """The trained multilingual classifier behind the async job interface."""
+
+    def __init__(self, classifier: IntentClassifier) -> None:
+        self.classifier = classifier
+
+    async def classify(self, text: str, history: Sequence[Turn]) -> IntentResult:
+        prediction = self.classifier.predict(text)
+        top = sorted(prediction.probabilities.items(), key=lambda kv: -kv[1])[:3]
+        return IntentResult(
+            intent=prediction.intent,
+            confidence=prediction.confidence,
+            high_stakes=prediction.high_stakes,
+            nonsense=prediction.nonsense,
+            probabilities=dict(prediction.probabilities),
+            reasoning="local classifier: " + ", ".join(f"{k}={v:.2f}" for k, v in top),
+        )
+
+
+def build_local_engines(settings: Settings | None = None) -> Engines:
+    """One set of local jobs per process (the classifier is trained or loaded once)."""
+    return _engines(settings.data_dir.resolve() / "models" if settings else None)
+
+
+@lru_cache(maxsize=4)
+def _engines(cache_dir: Path | None) -> Engines:
+    return Engines(
+        name="local",
+        intent=LocalIntentJob(get_intent_classifier(cache_dir)),
+        signals=LocalSignalsDetector(),
+        skills=LocalSkillSelector(),
+        rewriter=LocalQueryRewriter(),
+        grader=LocalDocumentGrader(),
+        writer=LocalAnswerWriter(),
+        verifier=LocalClaimVerifier(),
+        evaluator=LocalAnswerEvaluator(),
+        suggester=LocalSuggester(),
+    )
+
+
+async def warm_up(engines: Engines) -> None:
+    """Pay first-use costs (model load, regex compile) before the first visitor does."""
+    await engines.intent.classify("hello", [])
+    await asyncio.sleep(0)

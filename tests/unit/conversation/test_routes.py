@@ -1,0 +1,109 @@
+"""Every row of the routing table (seed 000 + seed 004 priorities), as plain values."""
+
+import pytest
+
+from frontdesk.conversation.routes import (
+    RouteInput,
+    answer_routing,
+    decide_route,
+    handoff_routing,
+    is_low_confidence,
+    redirect_routing,
+    relevance_gate,
+    route_after_answer,
+)
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("inp", "route", "reason"),
+    [
+        (RouteInput("LEARN"), "ANSWER", "learn"),
+        (RouteInput("CONTEXT"), "ANSWER", "context"),
+        (RouteInput("SUPPORT"), "ANSWER", "support"),
+        (RouteInput("OFFTOPIC"), "REDIRECT", "offtopic"),
+        (RouteInput("OTHER"), "REDIRECT", "other"),
+        (RouteInput("HACK"), "REDIRECT", "hack"),
+        (RouteInput("BOOKING"), "BOOKING", "booking_requested"),
+        (RouteInput("STOP_BOOKING"), "REDIRECT", "stop_booking"),
+        (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
+        # people first: explicit request beats everything but an attack
+        (RouteInput("OFFTOPIC", explicit_human_request=True), "HANDOFF", "explicit_request"),
+        (RouteInput("HACK", explicit_human_request=True), "REDIRECT", "hack"),
+        (RouteInput("SUPPORT", high_stakes=True), "HANDOFF", "high_stakes"),
+        (RouteInput("LEARN", hot_lead=True), "HANDOFF", "hot_lead"),
+        (RouteInput("LEARN", hot_lead=True, proposals_issued=1), "ANSWER", "learn"),
+        # strong interest while describing needs → the demo offer
+        (
+            RouteInput("CONTEXT", interest_score=0.9, interest_threshold=0.7),
+            "BOOKING",
+            "interest_threshold",
+        ),
+        (RouteInput("LEARN", interest_score=0.9, interest_threshold=0.7), "ANSWER", "learn"),
+        # mid-booking: STAY, PAUSE, EXIT
+        (
+            RouteInput("CONTEXT", booking_status="collecting", message_has_email=True),
+            "BOOKING",
+            "booking_field_answer",
+        ),
+        (RouteInput("OTHER", booking_status="collecting"), "BOOKING", "booking_field_answer"),
+        (RouteInput("LEARN", booking_status="collecting"), "ANSWER", "paused_booking"),
+        (RouteInput("STOP_BOOKING", booking_status="collecting"), "REDIRECT", "stop_booking"),
+        (RouteInput("OFFTOPIC", booking_status="collecting"), "REDIRECT", "exit_booking"),
+        # post-conversion: asking again shows the existing booking
+        (RouteInput("BOOKING", booking_status="booked"), "BOOKING", "booking_requested"),
+    ],
+)
+def test_routing_table(inp: RouteInput, route: str, reason: str) -> None:
+    decision = decide_route(inp)
+    assert (decision.route, decision.reason) == (route, reason)
+
+
+def test_hack_increments_the_counter_and_nothing_else_does() -> None:
+    assert decide_route(RouteInput("HACK")).hack
+    assert not any(decide_route(RouteInput(i)).hack for i in ("LEARN", "OFFTOPIC", "OTHER"))
+
+
+def test_booking_state_changes() -> None:
+    assert decide_route(RouteInput("BOOKING")).booking_status == "collecting"
+    assert decide_route(RouteInput("BOOKING", booking_status="booked")).booking_status == "booked"
+    stop = decide_route(RouteInput("STOP_BOOKING", booking_status="collecting"))
+    assert stop.booking_status == "declined"
+    paused = decide_route(RouteInput("LEARN", booking_status="collecting"))
+    assert paused.booking_status is None  # PAUSE keeps the flow
+
+
+def test_unknown_intent_raises() -> None:
+    with pytest.raises(ValueError, match="unknown intent"):
+        decide_route(RouteInput("DANCE"))
+
+
+def test_redirect_and_handoff_routing_values_never_claim_an_answer() -> None:
+    assert redirect_routing("offtopic") == "irrelevant"
+    assert redirect_routing("nonsense") == "nonsense"
+    assert redirect_routing("hack") == "out_of_scope"
+    assert handoff_routing("high_stakes") == "high_stakes"
+    assert handoff_routing("explicit_request") == "out_of_scope"
+
+
+def test_relevance_gate_retries_once_then_clarifies() -> None:
+    assert relevance_gate(relevant_chunks=2, retries=0, max_retries=1) == "answer_writer"
+    assert relevance_gate(relevant_chunks=0, retries=0, max_retries=1) == "retry_retrieval"
+    assert relevance_gate(relevant_chunks=0, retries=1, max_retries=1) == "clarify_handler"
+
+
+def test_confidence_gate_and_answer_routing() -> None:
+    assert is_low_confidence(None, 0.35)
+    assert is_low_confidence(0.37, 0.35)
+    assert not is_low_confidence(0.6, 0.35)
+    assert route_after_answer(coverage="full", answer="x", factuality=1.0) == "auto"
+    assert route_after_answer(coverage="none", answer="x", factuality=1.0) == "human"
+    assert route_after_answer(coverage="full", answer="x", factuality=0.2) == "human"
+    assert route_after_answer(coverage="full", answer=" ", factuality=1.0) == "error"
+    assert answer_routing(coverage="full", low_confidence=False, after="auto") == "answered"
+    assert answer_routing(coverage="partial", low_confidence=False, after="auto") == (
+        "partially_answered"
+    )
+    assert answer_routing(coverage="full", low_confidence=True, after="auto") == "low_confidence"
+    assert answer_routing(coverage="full", low_confidence=False, after="human") == "cannot_answer"

@@ -67,7 +67,9 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":
-        return RouteDecision("REDIRECT", "stop_booking")
+        # Nothing to stop unless a demo was booked; otherwise it is just small talk.
+        reason = "stop_booking" if inp.booking_status == "booked" else "other"
+        return RouteDecision("REDIRECT", reason)
     if (
         inp.intent == "CONTEXT"
         and inp.interest_score >= inp.interest_threshold

@@ -26,7 +26,8 @@ pytestmark = pytest.mark.unit
         (RouteInput("OTHER"), "REDIRECT", "other"),
         (RouteInput("HACK"), "REDIRECT", "hack"),
         (RouteInput("BOOKING"), "BOOKING", "booking_requested"),
-        (RouteInput("STOP_BOOKING"), "REDIRECT", "stop_booking"),
+        (RouteInput("STOP_BOOKING"), "REDIRECT", "other"),
+        (RouteInput("STOP_BOOKING", booking_status="booked"), "REDIRECT", "stop_booking"),
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
         # people first: explicit request beats everything but an attack
         (RouteInput("OFFTOPIC", explicit_human_request=True), "HANDOFF", "explicit_request"),

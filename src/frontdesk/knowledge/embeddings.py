@@ -154,7 +154,11 @@ class LangChainEmbedder:
         return normalise(np.array(self._embeddings.embed_documents(list(texts))))
 
     def embed_query(self, text: str) -> Matrix:
-        row: Matrix = normalise(np.array(self._embeddings.embed_query(text)))[0]
+        # A query is visitor text leaving for a provider: no emails or phones (seed 004).
+        from frontdesk.guard.pii import PiiScrubber
+
+        vector = self._embeddings.embed_query(PiiScrubber().scrub(text))
+        row: Matrix = normalise(np.array(vector))[0]
         return row
 
 

@@ -66,9 +66,6 @@ def lexical_text(text: str, language: str = "en") -> str:
     return " ".join(terms(text, language))
 
 
-def match_query(text: str, language: str = "en", max_terms: int = 32) -> str | None:
-    """An FTS5 MATCH expression (OR of quoted distinct terms), or None for no terms."""
-    distinct = list(dict.fromkeys(terms(text, language)))[:max_terms]
-    if not distinct:
-        return None
-    return " OR ".join(f'"{term}"' for term in distinct)
+def query_terms(text: str, language: str = "en", max_terms: int = 32) -> list[str]:
+    """Distinct stemmed terms of a query, in order, at most `max_terms`."""
+    return list(dict.fromkeys(terms(text, language)))[:max_terms]

@@ -20,7 +20,7 @@ import numpy as np
 
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
-from frontdesk.knowledge.lexical import match_query
+from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 log = logging.getLogger(__name__)
@@ -127,8 +127,8 @@ class Retriever:
         dense = self.index.dense_search(site_id, model, vector, options.candidates)
         if not dense:
             return RetrievalResult.no_result("empty_index", threshold=options.relevance_threshold)
-        match = match_query(query, options.language)
-        lexical = self.index.lexical_search(site_id, match, options.candidates) if match else []
+        words = query_terms(query, options.language)
+        lexical = self.index.lexical_search(site_id, words, options.candidates) if words else []
         fused = rrf_fuse(
             [(dense, options.dense_weight), (lexical, options.lexical_weight)], k=options.rrf_k
         )

@@ -74,13 +74,16 @@ def test_lexical_index_never_crosses_sites(engine: Engine, make_site: SiteFactor
     kb = KnowledgeBase(index=index)
     kb.ingest_documents(make_site("acme/1"), [doc("a.md", "zebra crossing rules")], progress=False)
     kb.ingest_documents(make_site("acme_1"), [doc("b.md", "zebra stripes pattern")], progress=False)
-    hits_a = index.lexical_search("acme/1", '"zebra"', 10)
-    hits_b = index.lexical_search("acme_1", '"zebra"', 10)
+    hits_a = index.lexical_search("acme/1", ["zebra"], 10)
+    hits_b = index.lexical_search("acme_1", ["zebra"], 10)
     assert len(hits_a) == len(hits_b) == 1
     assert hits_a[0].chunk_id != hits_b[0].chunk_id
     assert index.get_chunks("acme/1", [hits_b[0].chunk_id]) == {}
-    assert index.lexical_search("acme", '"zebra"', 10) == []
-    assert index.lexical_search("acme_", '"zebra"', 10) == []
+    assert index.lexical_search("acme", ["zebra"], 10) == []
+    assert index.lexical_search("acme_", ["zebra"], 10) == []
+    # The persistent FTS5 index answers the same way, scoped by the exact site id.
+    assert [h.chunk_id for h in index.fts_search("acme/1", ["zebra"], 10)] == [hits_a[0].chunk_id]
+    assert index.fts_search("acme", ["zebra"], 10) == []
 
 
 def test_threshold_gates_on_cosine_and_reports_the_best_score(

@@ -12,7 +12,7 @@ from frontdesk.knowledge.evaluate import (
     percentile,
 )
 from frontdesk.knowledge.index.base import Hit
-from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, match_query, terms
+from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.knowledge.search import is_case_study, rrf_fuse
 
@@ -47,11 +47,9 @@ def test_unknown_language_is_rejected() -> None:
         terms("hello", "xx")
 
 
-def test_match_query_quotes_distinct_terms_and_drops_punctuation() -> None:
-    assert (
-        match_query('Price? "price" AND prices; E20 -- OR') == '"price" OR "and" OR "e20" OR "or"'
-    )
-    assert match_query("?!") is None
+def test_query_terms_are_distinct_stems_without_punctuation() -> None:
+    assert query_terms('Price? "price" AND prices; E20 -- OR') == ["price", "and", "e20", "or"]
+    assert query_terms("?!") == []
     assert lexical_text("Error_code E20 раз") == "error code e20 раз"
 
 
@@ -136,3 +134,18 @@ def test_percentile_matches_linear_interpolation() -> None:
     assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
     assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 95) == pytest.approx(4.8)
     assert percentile([7.0], 95) == 7.0
+
+
+def test_bm25_prefers_rare_terms_and_short_documents() -> None:
+    from frontdesk.knowledge.index.bm25 import Bm25Index
+
+    index = Bm25Index.build(
+        ["the refund polici", "the ship polici the the", "the zebra", "refund refund fast"]
+    )
+    top = index.top(["refund", "the"], 10)
+    assert {row for row, _ in top[:2]} == {0, 3}  # documents with the rare term first
+    assert {row for row, _ in top} == {0, 1, 2, 3}
+    assert index.top(["zebra"], 10) == [(2, pytest.approx(index.top(["zebra"], 1)[0][1]))]
+    assert index.top(["missing"], 10) == []
+    assert len(index.top(["the"], 2)) == 2
+    assert Bm25Index.build([]).top(["x"], 3) == []

@@ -75,8 +75,8 @@ class KnowledgeIndex(Protocol):
     def chunk_count(self, site_id: str) -> int: ...
 
     # -- search ----------------------------------------------------------------------
-    def lexical_search(self, site_id: str, match: str, limit: int) -> list[Hit]:
-        """Best chunks for pre-stemmed query terms (higher score is better)."""
+    def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
+        """Best chunks (BM25-like, higher is better) for stemmed query terms."""
         ...
 
     def dense_search(

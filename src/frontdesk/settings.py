@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -22,7 +22,9 @@ class Settings(BaseSettings):
     these are the knobs of the process that serves them.
     """
 
-    model_config = SettingsConfigDict(env_prefix="FRONTDESK_", env_file=None, extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="FRONTDESK_", env_file=None, extra="ignore", populate_by_name=True
+    )
 
     data_dir: Path = Field(
         default=Path(".frontdesk"),
@@ -41,6 +43,22 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535, description="Port `frontdesk serve` binds.")
     engine: Literal["local", "llm"] = Field(
         default="local", description="Default engine for sites that do not choose one."
+    )
+    llm_fast: str = Field(default="", description="Fast-role model (provider:model) for llm sites.")
+    llm_main: str = Field(default="", description="Main (writer) model for llm sites.")
+    llm_judge: str = Field(default="", description="Judge (evaluation) model for llm sites.")
+    llm_fallback: str = Field(default="", description="Fallback model for every role.")
+    llm_base_url: str = Field(default="", description="OpenAI-compatible endpoint for llm sites.")
+    llm_timeout_s: float = Field(default=30.0, gt=0, description="Per-call LLM timeout.")
+    llm_max_retries: int = Field(default=2, ge=0, le=10, description="Retries per LLM call.")
+    llm_stream_timeout_ms: int = Field(
+        default=8000,
+        ge=1,
+        validation_alias=AliasChoices("FRONTDESK_LLM_STREAM_TIMEOUT_MS", "LLM_STREAM_TIMEOUT_MS"),
+        description="First-token timeout of streaming writers (seed 004 LLM_STREAM_TIMEOUT_MS).",
+    )
+    langfuse_prompts: bool = Field(
+        default=False, description="Fetch prompts from Langfuse (local files are the fallback)."
     )
     log_level: LogLevel = Field(default="INFO", description="Log level.")
     log_json: bool = Field(default=False, description="Log as JSON lines instead of text.")

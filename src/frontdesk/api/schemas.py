@@ -74,6 +74,31 @@ class LeadOut(BaseModel):
     created_at: datetime
 
 
+class HandoffAttemptOut(BaseModel):
+    """One delivery attempt on one channel (seed 004 HandoffRecord)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    channel: str
+    attempt: int
+    status: str = Field(description="delivered or failed")
+    error: str | None
+    created_at: datetime
+
+
+class HandoffChannelOut(BaseModel):
+    """Where one channel's delivery stands (its outbox row)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    channel: str = Field(description="crm, slack, webhook:<i> or email (the fallback)")
+    status: str = Field(description="pending, delivered or failed")
+    attempts: int
+    last_error: str | None
+    next_attempt_at: datetime
+    delivered_at: datetime | None
+
+
 class HandoffOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
@@ -81,9 +106,14 @@ class HandoffOut(BaseModel):
     session_id: str
     reason: str
     business_hours: bool
-    status: str
+    status: str = Field(
+        description="pending, complete, partial_failure, total_failure (or packet_failed)"
+    )
     packet: dict[str, Any]
     created_at: datetime
+    completed_at: datetime | None = None
+    channels: list[HandoffChannelOut] = Field(default_factory=list)
+    attempts: list[HandoffAttemptOut] = Field(default_factory=list)
 
 
 class TraceOut(BaseModel):

@@ -38,6 +38,7 @@ from frontdesk.conversation.nodes.background import (
     visitor_profile_awaiter,
     visitor_profile_task_starter,
 )
+from frontdesk.conversation.nodes.failure import after_answer_writer
 from frontdesk.conversation.nodes.handlers import booking_handler, propose_handoff, redirect_handler
 from frontdesk.conversation.nodes.post import (
     after_stall_check,
@@ -99,7 +100,7 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     graph.add_edge("retrieval_awaiter", "grade_docs")
     graph.add_conditional_edges("grade_docs", relevance_gate)
     graph.add_edge("retry_retrieval", "grade_docs")
-    graph.add_edge("answer_writer", "verify_facts")
+    graph.add_conditional_edges("answer_writer", after_answer_writer)
     graph.add_edge("verify_facts", "evaluate_answer")
     graph.add_conditional_edges("evaluate_answer", route_or_retry)
     graph.add_edge("clarify_handler", "stall_check")

@@ -31,6 +31,13 @@ class TurnRecord:
     timings_ms: dict[str, float] = field(default_factory=dict)
     latency_ms: float = 0.0
     engine: str = "local"
+    # Accounting of the turn's model calls (engines/llm/accounting.py).
+    model: str | None = None
+    prompt_version: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 def handoff_channels(site: SiteConfig) -> list[str]:
@@ -75,8 +82,16 @@ class TurnWriter:
                 routing=result.routing,
                 intent=result.intent,
                 engine=record.engine,
+                model=record.model,
+                prompt_version=record.prompt_version,
+                tokens_in=record.tokens_in,
+                tokens_out=record.tokens_out,
+                cost_usd=record.cost_usd,
                 latency_ms=round(record.latency_ms, 3),
-                nodes=[{"node": name, "ms": ms} for name, ms in record.timings_ms.items()],
+                nodes=[
+                    *({"node": name, "ms": ms} for name, ms in record.timings_ms.items()),
+                    *record.llm_calls,
+                ],
                 retrieval=[
                     {
                         "chunk_id": c.get("chunk_id"),
@@ -200,6 +215,12 @@ class TurnWriter:
                         "routing": t.routing,
                         "intent": t.intent,
                         "latency_ms": t.latency_ms,
+                        "engine": t.engine,
+                        "model": t.model,
+                        "prompt_version": t.prompt_version,
+                        "tokens_in": t.tokens_in,
+                        "tokens_out": t.tokens_out,
+                        "cost_usd": t.cost_usd,
                         "nodes": t.nodes,
                         "citations": t.citations,
                     }

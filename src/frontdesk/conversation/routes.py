@@ -131,6 +131,8 @@ def redirect_routing(reason: RedirectReason) -> Routing:
 def handoff_routing(reason: HandoffReason) -> Routing:
     if reason == "high_stakes":
         return "high_stakes"
+    if reason == "llm_failure":
+        return "cannot_answer"
     if reason == "hot_lead":
         return "answered"
     return "out_of_scope"

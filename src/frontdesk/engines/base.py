@@ -134,6 +134,18 @@ class DocumentGraderJob(Protocol):
         ...
 
 
+class WriterUnavailableError(RuntimeError):
+    """The writer could not answer (provider errors, first-token timeout, dropped stream).
+
+    `partial` is what had already streamed to the visitor. The graph answers with the
+    seed 004 fallback message and a handoff offer (reason `llm_failure`).
+    """
+
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
 class AnswerWriterJob(Protocol):
     def write(self, request: AnswerRequest) -> AsyncIterator[str]:
         """Stream the grounded answer; `[n]` cites `request.chunks[n-1]`."""
@@ -172,3 +184,5 @@ class Engines:
     verifier: ClaimVerifierJob
     evaluator: AnswerEvaluatorJob
     suggester: SuggesterJob
+    prompt_version: str | None = None  # recorded on every turn's trace (LLM engines)
+    models: dict[str, str] = field(default_factory=dict)  # role → provider:model

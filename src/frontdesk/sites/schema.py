@@ -93,12 +93,38 @@ class RoleEngines(_Strict):
     judge: str = Field(default="local", description="Evaluation.")
 
 
+StructuredOutput = Literal["auto", "function_calling", "json_schema", "json_mode", "json_object"]
+
+
 class EngineConfig(_Strict):
+    """Keys left out fall back to the process settings (FRONTDESK_LLM_*); see docs/llm.md."""
+
     name: EngineName = Field(default="local", description="local or llm.")
     roles: RoleEngines = Field(default_factory=RoleEngines)
-    routing_mode: RoutingMode = Field(default="local", description="Who routes: local/llm/hybrid.")
+    routing_mode: RoutingMode = Field(
+        default="local", description="Who routes: local/llm/hybrid (llm sites default: hybrid)."
+    )
     hybrid_confidence: float = Field(
         default=0.6, ge=0.0, le=1.0, description="Below this local confidence, ask the LLM."
+    )
+    fallback: str = Field(default="", description="Fallback model (provider:model) for every role.")
+    base_url: str = Field(default="", description="OpenAI-compatible / Ollama / Azure endpoint.")
+    api_key_env: str = Field(
+        default="", description="Name of the environment variable holding the API key."
+    )
+    timeout_s: float | None = Field(default=None, gt=0, description="Per-call timeout.")
+    max_retries: int | None = Field(default=None, ge=0, le=10, description="Retries per call.")
+    stream_timeout_ms: int | None = Field(
+        default=None, ge=1, description="First-token timeout of writers (LLM_STREAM_TIMEOUT_MS)."
+    )
+    structured_output: StructuredOutput = Field(
+        default="auto", description="How classifiers get JSON: tools, json_schema, json_object."
+    )
+    complexity_routing: bool = Field(
+        default=False, description="Simple questions are written by the fast model."
+    )
+    options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Extra keyword arguments for init_chat_model."
     )
 
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.models import (
+    AnalyticsEvent,
     Conversation,
     Handoff,
     HandoffAttempt,
@@ -22,6 +23,7 @@ from frontdesk.store.models import (
     OutboxItem,
     Site,
     Trace,
+    Visitor,
     utcnow,
 )
 
@@ -169,6 +171,15 @@ class LeadRepository:
         self.session.flush()
         return lead, True
 
+    def by_key(self, idempotency_key: str) -> Lead | None:
+        return self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
+
+    def all(self, site_id: str | None = None) -> Sequence[Lead]:
+        query = select(Lead).order_by(Lead.created_at)
+        if site_id is not None:
+            query = query.where(Lead.site_id == site_id)
+        return self.session.scalars(query).all()
+
     def list(self, site_id: str, limit: int = 100) -> Sequence[Lead]:
         return self.session.scalars(
             select(Lead)
@@ -209,6 +220,15 @@ class HandoffRepository:
             .order_by(HandoffAttempt.id)
         ).all()
 
+    def get(self, handoff_id: str) -> Handoff | None:
+        return self.session.get(Handoff, handoff_id)
+
+    def all(self, site_id: str | None = None) -> Sequence[Handoff]:
+        query = select(Handoff).order_by(Handoff.created_at)
+        if site_id is not None:
+            query = query.where(Handoff.site_id == site_id)
+        return self.session.scalars(query).all()
+
 
 class OutboxRepository:
     def __init__(self, session: Session) -> None:
@@ -228,6 +248,55 @@ class OutboxRepository:
             .limit(limit)
         ).all()
 
+    def enqueue_once(self, **fields: Any) -> tuple[OutboxItem, bool]:
+        """Enqueue unless a row with this idempotency key exists; returns (row, created)."""
+        key = fields["idempotency_key"]
+        existing = self.session.scalar(select(OutboxItem).where(OutboxItem.idempotency_key == key))
+        if existing is not None:
+            return existing, False
+        return self.enqueue(**fields), True
+
+    def get(self, item_id: int) -> OutboxItem | None:
+        return self.session.get(OutboxItem, item_id)
+
+    def claim(self, item_id: int, now: datetime, lease_until: datetime) -> bool:
+        """Take a due row for one delivery attempt (atomic across processes).
+
+        The lease is `next_attempt_at`: a worker that dies mid-attempt leaves the row
+        pending, and it becomes due again when the lease runs out.
+        """
+        result = self.session.execute(
+            update(OutboxItem)
+            .where(
+                OutboxItem.id == item_id,
+                OutboxItem.status == "pending",
+                OutboxItem.next_attempt_at <= now,
+            )
+            .values(next_attempt_at=lease_until)
+        )
+        return int(getattr(result, "rowcount", 0) or 0) == 1
+
+    def for_handoff(self, handoff_id: str) -> Sequence[OutboxItem]:
+        return self.session.scalars(
+            select(OutboxItem).where(OutboxItem.handoff_id == handoff_id).order_by(OutboxItem.id)
+        ).all()
+
+    def by_key(self, idempotency_key: str) -> OutboxItem | None:
+        return self.session.scalar(
+            select(OutboxItem).where(OutboxItem.idempotency_key == idempotency_key)
+        )
+
+    def status_counts(self) -> dict[str, int]:
+        rows = self.session.execute(
+            select(OutboxItem.status, func.count()).group_by(OutboxItem.status)
+        ).all()
+        return {str(status): int(count) for status, count in rows}
+
+    def next_due_at(self) -> datetime | None:
+        return self.session.scalar(
+            select(func.min(OutboxItem.next_attempt_at)).where(OutboxItem.status == "pending")
+        )
+
     def record_attempt(
         self, item: OutboxItem, status: str, error: str | None = None
     ) -> HandoffAttempt:
@@ -243,6 +312,48 @@ class OutboxRepository:
         self.session.add(attempt)
         self.session.flush()
         return attempt
+
+
+class VisitorRepository:
+    """Returning visitors by salted IP hash (seed 000 enrichment priority 2)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get(self, site_id: str, ip_hash: str) -> Visitor | None:
+        return self.session.scalar(
+            select(Visitor).where(Visitor.site_id == site_id, Visitor.ip_hash == ip_hash)
+        )
+
+    def remember(self, site_id: str, ip_hash: str, profile: dict[str, Any], source: str) -> Visitor:
+        visitor = self.get(site_id, ip_hash)
+        if visitor is None:
+            visitor = Visitor(site_id=site_id, ip_hash=ip_hash, profile={}, source=source)
+            self.session.add(visitor)
+        visitor.profile = {**(visitor.profile or {}), **profile}
+        visitor.source = source
+        visitor.last_seen_at = utcnow()
+        self.session.flush()
+        return visitor
+
+
+class AnalyticsEventRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, site_id: str, session_id: str, name: str, **properties: Any) -> AnalyticsEvent:
+        event = AnalyticsEvent(
+            site_id=site_id, session_id=session_id, name=name, properties=properties
+        )
+        self.session.add(event)
+        self.session.flush()
+        return event
+
+    def list(self, site_id: str, name: str | None = None) -> Sequence[AnalyticsEvent]:
+        query = select(AnalyticsEvent).where(AnalyticsEvent.site_id == site_id)
+        if name is not None:
+            query = query.where(AnalyticsEvent.name == name)
+        return self.session.scalars(query.order_by(AnalyticsEvent.id)).all()
 
 
 class TraceRepository:

@@ -8,20 +8,26 @@ from fastapi import APIRouter, Query
 
 from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep
 from frontdesk.api.routes.admin_common import ADMIN_ERRORS
-from frontdesk.api.schemas import HandoffOut
-from frontdesk.store.repositories import HandoffRepository
+from frontdesk.api.schemas import HandoffAttemptOut, HandoffChannelOut, HandoffOut
+from frontdesk.store.repositories import HandoffRepository, OutboxRepository
 
 router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
 
 
 @router.get(
     "/{site}/handoffs",
-    summary="Handoffs to a human, newest first",
+    summary="Handoffs to a human, newest first, with per-channel delivery and every attempt",
     response_model=list[HandoffOut],
     responses=ADMIN_ERRORS,
 )
 def list_handoffs(
     site: AdminSiteDep, db: DbDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
 ) -> list[HandoffOut]:
-    rows = HandoffRepository(db).list(site.config.id, limit=limit)
-    return [HandoffOut.model_validate(row) for row in rows]
+    handoffs, outbox = HandoffRepository(db), OutboxRepository(db)
+    listed = []
+    for row in handoffs.list(site.config.id, limit=limit):
+        out = HandoffOut.model_validate(row)
+        out.channels = [HandoffChannelOut.model_validate(c) for c in outbox.for_handoff(row.id)]
+        out.attempts = [HandoffAttemptOut.model_validate(a) for a in handoffs.attempts(row.id)]
+        listed.append(out)
+    return listed

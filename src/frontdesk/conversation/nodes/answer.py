@@ -18,6 +18,7 @@ from frontdesk.conversation.nodes.common import (
     language_of,
     timed,
 )
+from frontdesk.conversation.nodes.failure import handoff_on_writer_failure
 from frontdesk.conversation.state import ChatState
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import AnswerRequest
@@ -118,6 +119,7 @@ def strip_unknown_citations(answer: str, chunk_count: int) -> str:
 
 
 @timed
+@handoff_on_writer_failure
 async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ctx = runtime.context
     chunks = chunks_from(state.get("graded_chunks") or [])

@@ -97,7 +97,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     text = say(f"handoff.{reason}", language, site=runtime.context.site.name, when=when)
-    previous = (state.get("answer") or "").strip() if reason == "stall" else ""
+    previous = (state.get("answer") or "").strip() if reason in ("stall", "llm_failure") else ""
     emit_words("propose_handoff", ("\n\n" + text) if previous else text)
     progress = state.get("progress") or {}
     proposed = record_stage3_proposal(

@@ -1,0 +1,62 @@
+"""Fallback email over SMTP (seed 004 FR-19): the context packet as plain text.
+
+Sent when a handoff's channels end in partial or total failure. The path is
+independent of the AI backend and of Slack/CRM. Recipient: the site's
+`handoff.fallback_email`, else `FRONTDESK_FALLBACK_EMAIL`.
+"""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import aiosmtplib
+
+from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
+from frontdesk.handoff.packets import email_body, email_subject
+from frontdesk.settings import Settings
+
+
+def fallback_message(delivery: Delivery, sender: str, recipient: str) -> EmailMessage:
+    payload = delivery.payload
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = recipient
+    message["Subject"] = email_subject(payload)
+    # A stable id per handoff lets a mailbox (or a test) spot a re-sent duplicate.
+    domain = sender.rsplit("@", 1)[-1] or "frontdesk.local"
+    message["Message-ID"] = make_msgid(idstring=delivery.idempotency_key.replace(":", "."),
+                                       domain=domain)
+    message["X-Frontdesk-Idempotency-Key"] = delivery.idempotency_key
+    message.set_content(email_body(payload, dict(payload.get("failed_channels") or {})))
+    return message
+
+
+class EmailChannel:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def recipient(self, delivery: Delivery) -> str:
+        return delivery.site.handoff.fallback_email or self.settings.fallback_email
+
+    async def deliver(self, delivery: Delivery) -> Delivered:
+        settings = self.settings
+        recipient = self.recipient(delivery)
+        if not recipient:
+            raise DeliveryError("no fallback email address configured", permanent=True)
+        if not settings.smtp_host:
+            raise DeliveryError("FRONTDESK_SMTP_HOST is not configured", permanent=True)
+        message = fallback_message(delivery, settings.smtp_from, recipient)
+        try:
+            await aiosmtplib.send(
+                message,
+                hostname=settings.smtp_host,
+                port=settings.smtp_port,
+                username=settings.smtp_username or None,
+                password=settings.smtp_password or None,
+                start_tls=True if settings.smtp_starttls else None,  # None: if offered
+                timeout=settings.smtp_timeout_s,
+            )
+        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            raise DeliveryError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
+        return Delivered(reference=recipient)

@@ -1,0 +1,132 @@
+"""`frontdesk worker` (the dispatcher as its own process) and `frontdesk leads list SITE`."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from frontdesk.settings import Settings, get_settings
+from frontdesk.sites.registry import SiteConfigError
+
+console = Console()
+err_console = Console(stderr=True)
+
+leads_app = typer.Typer(help="Leads captured by the assistant (the CRM table).")
+
+SitesDirOption = Annotated[
+    Path | None,
+    typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),
+]
+
+
+def _settings(sites_dir: Path | None) -> Settings:
+    base = get_settings()
+    return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=1)
+
+
+def worker_command(
+    once: Annotated[
+        bool, typer.Option("--once", help="One attempt for every row due now, then exit.")
+    ] = False,
+    drain: Annotated[
+        bool,
+        typer.Option("--drain", help="Deliver until nothing is pending (retries included)."),
+    ] = False,
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Deliver handoffs (Slack, CRM, webhooks, fallback email) from the outbox.
+
+    Runs until interrupted; rows left pending by a stopped or crashed process are
+    picked up here. Use it when the API runs with FRONTDESK_DISPATCH_IN_PROCESS=false.
+    """
+    from frontdesk.handoff.dispatcher import Dispatcher
+    from frontdesk.observability.logging import configure_logging
+    from frontdesk.runtime import build_runtime
+
+    settings = _settings(sites_dir)
+    configure_logging(settings.log_level, settings.log_json)
+    try:
+        runtime = build_runtime(settings)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    if not settings.smtp_host:
+        err_console.print(
+            "[yellow]warning:[/] FRONTDESK_SMTP_HOST is not set: fallback emails cannot be sent"
+        )
+
+    async def work() -> None:
+        dispatcher = Dispatcher(runtime)
+        try:
+            if once:
+                await dispatcher.run_once()
+            elif drain:
+                await dispatcher.drain(timeout_s=3600)
+            else:
+                stop = asyncio.Event()
+                loop = asyncio.get_running_loop()
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(sig, stop.set)
+                console.print("dispatcher running; Ctrl-C to stop")
+                await dispatcher.run(stop)
+        finally:
+            await dispatcher.aclose()
+        stats = dispatcher.stats
+        console.print(
+            f"attempts {stats.attempts}, delivered {stats.delivered}, retries scheduled "
+            f"{stats.retried}, failed {stats.failed}, fallback emails queued {stats.fallbacks}"
+        )
+
+    try:
+        asyncio.run(work())
+    finally:
+        runtime.close()
+
+
+@leads_app.command("list")
+def leads_list(
+    site_id: Annotated[str, typer.Argument(help="Site id.")],
+    limit: Annotated[int, typer.Option(min=1, max=10_000, help="Newest first.")] = 50,
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """List a site's leads, newest first."""
+    from frontdesk.runtime import build_runtime
+    from frontdesk.store.repositories import LeadRepository
+
+    settings = _settings(sites_dir)
+    try:
+        runtime = build_runtime(settings)
+        runtime.site(site_id)
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    try:
+        with runtime.sessions() as session:
+            leads = LeadRepository(session).list(site_id, limit=limit)
+            table = Table(
+                "created (UTC)", "level", "reason", "context", "email", "company", "session", "id",
+                title=f"Leads of {site_id} ({len(leads)})",
+            )
+            for lead in leads:
+                table.add_row(
+                    lead.created_at.strftime("%Y-%m-%d %H:%M"),
+                    lead.level,
+                    lead.reason or "",
+                    lead.capture_context or "",
+                    lead.email or "",
+                    lead.company or "",
+                    lead.session_id,
+                    lead.id,
+                )
+        console.print(table)
+    finally:
+        runtime.close()

@@ -1,0 +1,364 @@
+"""The dispatcher: delivers due outbox rows with retries, records every attempt, falls back
+to email, and picks up after a restart (seed 004 §3.4, DESIGN "Nothing lost").
+
+One attempt of one row:
+1. claim the row (an atomic UPDATE that pushes `next_attempt_at` out by a lease, so
+   two dispatchers never deliver the same attempt, and a crashed one's row comes back);
+2. deliver it through its channel;
+3. in one transaction: a `HandoffAttempt` (the seed's HandoffRecord, per attempt and
+   channel), then the row becomes `delivered`, `failed` (after 1 + len(retry_delays_s)
+   attempts, or a permanent error) or stays `pending` until the next backoff step;
+4. when every channel row of a handoff is final, the handoff gets its outcome
+   (`complete`, `partial_failure`, `total_failure`) and, unless complete, an `email`
+   row carrying the context packet and what failed.
+
+All state is in the store, so a process can stop at any point: rows still pending
+are delivered by the next dispatcher, and CRM leads are created with the row's
+idempotency key, so a retry never makes a second lead. The visitor never hears of
+any of this: the reply was sent when the turn was stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy.orm import Session
+
+from frontdesk.handoff.channels import Channel, Delivered, Delivery, DeliveryError, channel_kind
+from frontdesk.handoff.channels.crm import CrmChannel
+from frontdesk.handoff.channels.email import EmailChannel
+from frontdesk.handoff.channels.slack import SlackChannel
+from frontdesk.handoff.channels.webhook import WebhookChannel
+from frontdesk.handoff.packets import as_utc
+from frontdesk.runtime import Runtime
+from frontdesk.store.db import transaction
+from frontdesk.store.models import OutboxItem
+from frontdesk.store.repositories import HandoffRepository, LeadRepository, OutboxRepository
+
+log = logging.getLogger(__name__)
+
+FINAL = frozenset({"delivered", "failed"})
+OUTCOMES = ("complete", "partial_failure", "total_failure")
+FALLBACK_CHANNEL = "email"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class DispatchStats:
+    """What a dispatcher did since it started (for the CLI, logs and the benchmark)."""
+
+    attempts: int = 0
+    delivered: int = 0
+    retried: int = 0
+    failed: int = 0
+    fallbacks: int = 0
+    by_channel: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    delivery: Delivery
+    delays: tuple[float, ...]
+
+
+class Dispatcher:
+    """Delivers the outbox of every site in `runtime`.
+
+    `channels` maps a channel kind ("crm", "slack", "webhook", "email") to its
+    implementation; the defaults are the real ones. `lease_s` bounds how long a
+    crashed worker's row stays invisible.
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        channels: Mapping[str, Channel] | None = None,
+        client: httpx.AsyncClient | None = None,
+        lease_s: float = 120.0,
+        batch_size: int = 50,
+        concurrency: int = 8,
+        poll_s: float | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        settings = runtime.settings
+        self.runtime = runtime
+        self.lease = timedelta(seconds=lease_s)
+        self.attempt_timeout_s = max(1.0, min(lease_s / 2, 60.0))
+        self.batch_size = batch_size
+        self.poll_s = poll_s if poll_s is not None else settings.dispatcher_poll_s
+        self.clock = clock
+        self.stats = DispatchStats()
+        self._owns_client = client is None
+        self.client = client or httpx.AsyncClient(
+            timeout=settings.handoff_http_timeout_s, follow_redirects=False
+        )
+        self.channels: dict[str, Channel] = {
+            "crm": CrmChannel(runtime.sessions),
+            "slack": SlackChannel(self.client),
+            "webhook": WebhookChannel(self.client),
+            "email": EmailChannel(settings),
+        }
+        self.channels.update(channels or {})
+        self._limit = asyncio.Semaphore(concurrency)
+        self._in_flight: set[int] = set()
+        # SQLite has one writer; taking turns here avoids lock waits between our own threads.
+        self._writes = threading.Lock()
+
+    # -- loop --------------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Deliver until cancelled (or `stop` is set), polling every `poll_s`."""
+        stop = stop or asyncio.Event()
+        try:
+            while not stop.is_set():
+                try:
+                    done = await self.run_once()
+                except Exception:  # a broken database must not kill the loop for good
+                    log.exception("dispatcher pass failed")
+                    done = 0
+                if done == 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), timeout=self.poll_s)
+        finally:
+            await asyncio.to_thread(self._release, set(self._in_flight))
+
+    async def run_once(self) -> int:
+        """One attempt for each row due now; returns the number of attempts made.
+
+        CRM, webhook and email rows go first, Slack last, so a Slack message can link
+        the CRM record created in the same pass.
+        """
+        due = await asyncio.to_thread(self._due_ids)
+        first = [item_id for item_id, channel in due if channel != "slack"]
+        last = [item_id for item_id, channel in due if channel == "slack"]
+        made = 0
+        for group in (first, last):
+            results = await asyncio.gather(
+                *(self._attempt(item_id) for item_id in group), return_exceptions=True
+            )
+            for result in results:
+                if isinstance(result, BaseException):
+                    if isinstance(result, asyncio.CancelledError):
+                        raise result
+                    log.error("delivery attempt crashed", exc_info=result)
+                else:
+                    made += result
+        return made
+
+    async def drain(self, timeout_s: float = 60.0) -> None:
+        """Deliver until no row is pending (every row delivered or failed), or time out."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while True:
+            await self.run_once()
+            next_due = await asyncio.to_thread(self._next_due)
+            if next_due is None:
+                return
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError("outbox not drained in time")
+            wait = (as_utc(next_due) - self.clock()).total_seconds()
+            await asyncio.sleep(min(max(wait, 0.0), self.poll_s, remaining))
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self.client.aclose()
+
+    # -- one attempt -------------------------------------------------------------------
+    async def _attempt(self, item_id: int) -> int:
+        async with self._limit:
+            claimed = await asyncio.to_thread(self._claim, item_id)
+            if claimed is None:
+                return 0
+            # Left in `_in_flight` if cancelled mid-attempt, so shutdown can release the row.
+            self._in_flight.add(item_id)
+            outcome = await self._deliver(claimed.delivery)
+            await asyncio.to_thread(self._record, item_id, claimed.delays, outcome)
+            self._in_flight.discard(item_id)
+            return 1
+
+    async def _deliver(self, delivery: Delivery) -> Delivered | DeliveryError:
+        channel = self.channels.get(channel_kind(delivery.channel))
+        if channel is None:
+            return DeliveryError(f"unknown channel {delivery.channel!r}", permanent=True)
+        try:
+            return await asyncio.wait_for(channel.deliver(delivery), self.attempt_timeout_s)
+        except DeliveryError as exc:
+            return exc
+        except TimeoutError:
+            return DeliveryError(f"no confirmation within {self.attempt_timeout_s:g}s")
+        except Exception as exc:  # a channel bug is a failed attempt, not a dead dispatcher
+            return DeliveryError(f"{type(exc).__name__}: {exc}".rstrip(": "))
+
+    # -- store (run in a worker thread) ------------------------------------------------
+    def _due_ids(self) -> list[tuple[int, str]]:
+        with self.runtime.sessions() as session:
+            rows = OutboxRepository(session).due(self.clock(), limit=self.batch_size)
+            return [(row.id, row.channel) for row in rows]
+
+    def _next_due(self) -> datetime | None:
+        with self.runtime.sessions() as session:
+            return OutboxRepository(session).next_due_at()
+
+    def _claim(self, item_id: int) -> _Claimed | None:
+        now = self.clock()
+        with self._writes, transaction(self.runtime.sessions) as session:
+            outbox = OutboxRepository(session)
+            if not outbox.claim(item_id, now, now + self.lease):
+                return None  # another dispatcher has it, or it is no longer due
+            row = outbox.get(item_id)
+            assert row is not None
+            site = self.runtime.sites.get(row.site_id)
+            if site is None:
+                # The site file was removed: nothing can be delivered for it any more.
+                self._finish(session, row, DeliveryError("unknown site", permanent=True), ())
+                return None
+            extras: dict[str, Any] = {}
+            if row.channel == "slack":
+                extras["crm_record_id"] = self._crm_record_id(session, row)
+            delivery = Delivery(
+                outbox_id=row.id,
+                channel=row.channel,
+                idempotency_key=row.idempotency_key,
+                site=site.config,
+                payload=dict(row.payload or {}),
+                attempt=row.attempts + 1,
+                handoff_id=row.handoff_id,
+                created_at=as_utc(row.created_at).isoformat(),
+                extras=extras,
+            )
+            return _Claimed(delivery, tuple(site.config.handoff.retry_delays_s))
+
+    def _crm_record_id(self, session: Session, row: OutboxItem) -> str | None:
+        prefix = row.idempotency_key.rsplit(":", 1)[0]
+        lead = LeadRepository(session).by_key(f"{prefix}:crm")
+        return lead.id if lead is not None else None
+
+    def _record(
+        self, item_id: int, delays: tuple[float, ...], outcome: Delivered | DeliveryError
+    ) -> None:
+        with self._writes, transaction(self.runtime.sessions) as session:
+            row = OutboxRepository(session).get(item_id)
+            if row is None or row.status in FINAL:
+                return  # deleted with its site, or settled by someone else
+            self._finish(session, row, outcome, delays)
+
+    def _finish(
+        self,
+        session: Session,
+        row: OutboxItem,
+        outcome: Delivered | DeliveryError,
+        delays: tuple[float, ...],
+    ) -> None:
+        now = self.clock()
+        outbox = OutboxRepository(session)
+        stats = self.stats
+        stats.attempts += 1
+        stats.by_channel[row.channel] = stats.by_channel.get(row.channel, 0) + 1
+        if isinstance(outcome, Delivered):
+            outbox.record_attempt(row, "delivered", outcome.reference or None)
+            row.status, row.delivered_at, row.last_error = "delivered", now, None
+            stats.delivered += 1
+        else:
+            error = str(outcome) or type(outcome).__name__
+            attempt = row.attempts + 1
+            if not outcome.permanent and attempt <= len(delays):
+                delay = delays[attempt - 1]
+                outbox.record_attempt(row, "failed", f"{error} (retry in {delay:g}s)")
+                row.next_attempt_at, row.last_error = now + timedelta(seconds=delay), error
+                stats.retried += 1
+                log.warning(
+                    "handoff_delivery_attempt_failed",
+                    extra={"channel": row.channel, "attempt": attempt, "error": error},
+                )
+            else:
+                outbox.record_attempt(row, "failed", f"{error} (giving up)")
+                row.status, row.last_error = "failed", error
+                stats.failed += 1
+                level = logging.CRITICAL if row.channel == FALLBACK_CHANNEL else logging.ERROR
+                log.log(
+                    level,
+                    "fallback_email_failure"
+                    if row.channel == FALLBACK_CHANNEL
+                    else "handoff_channel_failed",
+                    extra={
+                        "channel": row.channel,
+                        "attempt_count": row.attempts,
+                        "error": error,
+                        "handoff": row.handoff_id,
+                    },
+                )
+        session.flush()
+        if row.handoff_id is not None and row.status in FINAL:
+            self._settle(session, row.handoff_id, now)
+
+    def _settle(self, session: Session, handoff_id: str, now: datetime) -> None:
+        """Give a handoff its outcome once its channels are final; queue the fallback."""
+        handoffs, outbox = HandoffRepository(session), OutboxRepository(session)
+        handoff = handoffs.get(handoff_id)
+        rows = outbox.for_handoff(handoff_id)
+        if handoff is None or not rows:
+            return
+        channel_rows = [r for r in rows if r.channel != FALLBACK_CHANNEL]
+        if any(r.status not in FINAL for r in channel_rows):
+            return
+        failed = {r.channel: r.last_error or "failed" for r in channel_rows if r.status == "failed"}
+        if not failed:
+            handoff.status, handoff.completed_at = "complete", now
+            return
+        handoff.status = "total_failure" if len(failed) == len(channel_rows) else "partial_failure"
+        fallback = next((r for r in rows if r.channel == FALLBACK_CHANNEL), None)
+        if fallback is None:
+            prefix = channel_rows[0].idempotency_key.rsplit(":", 1)[0]
+            outbox.enqueue_once(
+                handoff_id=handoff_id,
+                site_id=handoff.site_id,
+                channel=FALLBACK_CHANNEL,
+                idempotency_key=f"{prefix}:{FALLBACK_CHANNEL}",
+                payload={**(handoff.packet or {}), "failed_channels": failed},
+                next_attempt_at=now,
+            )
+            self.stats.fallbacks += 1
+            log.log(
+                logging.CRITICAL if handoff.status == "total_failure" else logging.WARNING,
+                "handoff_%s",
+                handoff.status,
+                extra={"handoff": handoff_id, "failed_channels": sorted(failed)},
+            )
+        elif fallback.status in FINAL:
+            handoff.completed_at = now
+
+    def _release(self, item_ids: set[int]) -> None:
+        """On shutdown, make claimed rows due again at once instead of after the lease."""
+        if not item_ids:
+            return
+        now = self.clock()
+        with self._writes, transaction(self.runtime.sessions) as session:
+            outbox = OutboxRepository(session)
+            for item_id in item_ids:
+                row = outbox.get(item_id)
+                if row is not None and row.status == "pending":
+                    row.next_attempt_at = now
+
+
+def start_dispatcher(runtime: Runtime, **options: Any) -> asyncio.Task[None]:
+    """Run a dispatcher inside the current event loop (the API process); cancel to stop."""
+    dispatcher = Dispatcher(runtime, **options)
+
+    async def serve() -> None:
+        try:
+            await dispatcher.run()
+        finally:
+            await dispatcher.aclose()
+
+    return asyncio.create_task(serve(), name="frontdesk-dispatcher")

@@ -1,0 +1,148 @@
+"""Writing side effects into the outbox, inside the caller's transaction (the turn's).
+
+Nothing here talks to the outside world: the dispatcher delivers the rows later, so
+a turn is acknowledged only once its handoff and every delivery it owes are stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from frontdesk.handoff.packets import handoff_packet
+from frontdesk.leads.packet import ContextPacketGenerationError
+from frontdesk.sites.schema import SiteConfig
+from frontdesk.store.models import Handoff, Lead
+from frontdesk.store.repositories import (
+    AnalyticsEventRepository,
+    HandoffRepository,
+    LeadRepository,
+    OutboxRepository,
+)
+
+log = logging.getLogger(__name__)
+
+LEAD_CAPTURED_EVENT = "lead.captured"
+EMAIL_CAPTURED_EVENT = "email_captured"  # seed 000 analytics `rw_email_captured`
+
+
+def handoff_channels(site: SiteConfig) -> list[str]:
+    """Where a handoff goes: the CRM table always, plus each configured channel."""
+    channels = ["crm"]
+    if site.handoff.slack_webhook_url:
+        channels.append("slack")
+    channels.extend(f"webhook:{i}" for i, _ in enumerate(site.handoff.webhooks))
+    return channels
+
+
+def enqueue_handoff(
+    session: Session,
+    *,
+    site: SiteConfig,
+    session_id: str,
+    turn: int,
+    handoff: Mapping[str, Any],
+    values: Mapping[str, Any],
+    message: str,
+    language: str,
+) -> Handoff:
+    """The handoff row and one outbox row per channel, keyed `site:session:turn:channel`."""
+    try:
+        data = handoff_packet(
+            site=site,
+            session_id=session_id,
+            turn=turn,
+            handoff=handoff,
+            values=values,
+            last_message=message,
+            language=language,
+        )
+        status = "pending"
+    except ContextPacketGenerationError as exc:
+        # Seed 004: abort delivery and alert; the row keeps what is known for manual recovery.
+        log.critical("context_packet_generation_failure", extra={"session": session_id})
+        data = {"error": str(exc), "session_id": session_id, "reason": handoff.get("reason")}
+        status = "packet_failed"
+    row = HandoffRepository(session).create(
+        site_id=site.id,
+        session_id=session_id,
+        reason=str(handoff["reason"]),
+        business_hours=bool(handoff.get("business_hours", True)),
+        packet=data,
+        status=status,
+    )
+    if status != "pending":
+        return row
+    outbox = OutboxRepository(session)
+    for channel in handoff_channels(site):
+        outbox.enqueue(
+            handoff_id=row.id,
+            site_id=site.id,
+            channel=channel,
+            idempotency_key=f"{site.id}:{session_id}:{turn}:{channel}",
+            payload=data,
+        )
+    return row
+
+
+def record_lead_capture(
+    session: Session,
+    *,
+    site: SiteConfig,
+    session_id: str,
+    capture: Mapping[str, Any],
+    level: str,
+    form: Mapping[str, Any] | None = None,
+    profile: Mapping[str, Any] | None = None,
+) -> tuple[Lead, bool]:
+    """An email captured in chat (seed 000 booking): the lead, its webhooks, the event.
+
+    Idempotent per session and capture context: the same booking confirmed twice is
+    one lead, one webhook per endpoint and one analytics event.
+    """
+    context = str(capture["capture_context"])
+    email = capture.get("email")
+    profile = profile or {}
+    lead, created = LeadRepository(session).create_once(
+        f"{site.id}:{session_id}:{context}",
+        site_id=site.id,
+        session_id=session_id,
+        email=email,
+        name=profile.get("name"),
+        company=profile.get("company") or profile.get("company_name"),
+        level=level,
+        reason="booking" if context == "in_chat_booking" else context,
+        capture_context=context,
+        details={"form": dict(form or {})},
+    )
+    if not created:
+        return lead, False
+    AnalyticsEventRepository(session).add(
+        site.id, session_id, EMAIL_CAPTURED_EVENT, capture_context=context, lead_id=lead.id
+    )
+    data = {
+        "event": LEAD_CAPTURED_EVENT,
+        "capture_context": context,
+        "lead": {
+            "id": lead.id,
+            "email": email,
+            "level": level,
+            "session_id": session_id,
+            "form": dict(form or {}),
+            "captured_at": datetime.now(UTC).isoformat(),
+        },
+    }
+    outbox = OutboxRepository(session)
+    for index, _ in enumerate(site.handoff.webhooks):
+        outbox.enqueue(
+            handoff_id=None,
+            site_id=site.id,
+            channel=f"webhook:{index}",
+            idempotency_key=f"{site.id}:{session_id}:{context}:webhook:{index}",
+            payload=data,
+        )
+    return lead, True

@@ -1,0 +1,182 @@
+"""What a handoff carries: the seed 004 context packet plus delivery facts (pure).
+
+`handoff_packet` turns the final state of a turn into the JSON written to the
+`handoffs` row and every outbox row of that handoff. Channels render it: Slack as
+Block Kit, the CRM as the seed's platform-agnostic lead payload, webhooks as JSON,
+the fallback email as plain text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from frontdesk.leads.hours import BusinessHours, next_business_day_opening
+from frontdesk.leads.packet import SessionSnapshot, generate_context_packet
+from frontdesk.leads.qualification import QualificationState
+from frontdesk.sites.schema import BusinessHoursConfig, SiteConfig
+
+IN_HOURS_RESPONSE = timedelta(hours=2)  # seed 004: "within 2 business hours"
+PROFILE_KEYS: Mapping[str, tuple[str, ...]] = {
+    "email": ("email",),
+    "name": ("name", "full_name"),
+    "company": ("company", "company_name"),
+    "role": ("role", "job_title"),
+}
+
+
+def business_hours_of(config: BusinessHoursConfig) -> BusinessHours:
+    """The site's configured hours as the pure module's value (whole hours, validated)."""
+    return BusinessHours(
+        timezone=config.timezone,
+        start_hour=config.start.hour,
+        end_hour=config.end.hour,
+        same_day_cutoff_hour=config.same_day_cutoff.hour,
+    )
+
+
+def as_utc(moment: datetime) -> datetime:
+    """Datetimes read back from SQLite are naive UTC; make every one aware."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def follow_up_due(triggered_at: datetime, business_hours: bool, hours: BusinessHours) -> datetime:
+    """CRM task due date (seed 004): 2 h in hours, else the next business-day opening (UTC)."""
+    if business_hours:
+        return as_utc(triggered_at) + IN_HOURS_RESPONSE
+    return next_business_day_opening(as_utc(triggered_at), hours).astimezone(UTC)
+
+
+def visitor_fields(profile: Mapping[str, Any]) -> dict[str, str | None]:
+    fields: dict[str, str | None] = {}
+    for key, sources in PROFILE_KEYS.items():
+        value = next((profile.get(s) for s in sources if profile.get(s) not in (None, "")), None)
+        fields[key] = None if value in (None, "unknown") else str(value)
+    return fields
+
+
+def handoff_packet(
+    *,
+    site: SiteConfig,
+    session_id: str,
+    turn: int,
+    handoff: Mapping[str, Any],
+    values: Mapping[str, Any],
+    last_message: str,
+    language: str,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The JSON of one handoff: `packet` (seed 004 ContextPacket) and delivery facts.
+
+    Raises `ContextPacketGenerationError` when the state lacks what the packet needs
+    (the caller logs it and still records the handoff, seed 004 error table).
+    """
+    triggered = handoff.get("triggered_at")
+    triggered_at = datetime.fromisoformat(triggered) if triggered else (now or datetime.now(UTC))
+    progress = values.get("progress") or {}
+    visitor = visitor_fields(values.get("visitor_profile") or {})
+    snapshot = SessionSnapshot(
+        session_id=session_id,
+        last_updated_at=triggered_at,
+        lead_level=str(handoff.get("lead_level") or "cold"),
+        handoff_reason=handoff.get("reason"),
+        qualification=QualificationState.model_validate(values.get("qualification") or {}),
+        visitor_email=visitor["email"],
+        visitor_name=visitor["name"],
+        visitor_company=visitor["company"],
+        visitor_role=visitor["role"],
+        last_turn_index=max(turn, 0),
+        stage3_proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
+    )
+    packet = generate_context_packet(snapshot)
+    in_hours = bool(handoff.get("business_hours", True))
+    due = follow_up_due(packet.triggered_at, in_hours, business_hours_of(site.business_hours))
+    return {
+        "site_id": site.id,
+        "site_name": site.name,
+        "session_id": session_id,
+        "turn": turn,
+        "business_hours": in_hours,
+        "follow_up_due": due.isoformat(),
+        "language": language,
+        "last_message": last_message[:2000],
+        "form": dict((values.get("form_collection") or {}).get("collected_values") or {}),
+        "packet": packet.model_dump(mode="json"),
+    }
+
+
+def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The seed 004 platform-agnostic CRM payload (contact / lead / qualification / notes)."""
+    packet = data["packet"]
+    qualification = packet["qualification"]
+    conversation = packet["conversation"]
+    return {
+        "contact": dict(packet["visitor"]),
+        "lead": {
+            "source": "website-chat",
+            "lead_level": packet["lead_level"],
+            "handoff_reason": packet["handoff_reason"],
+            "triggered_at": packet["triggered_at"],
+            "session_id": packet["session_id"],
+            "follow_up_due": data.get("follow_up_due"),
+            "business_hours": data.get("business_hours", True),
+        },
+        "qualification": dict(qualification),
+        "notes": {
+            "summary": packet["conversation_summary"],
+            "signals_observed": list(conversation["signals_observed"]),
+            "turn_count": conversation["turn_count"],
+            "last_message": data.get("last_message", ""),
+            "form": dict(data.get("form") or {}),
+        },
+    }
+
+
+def email_subject(data: Mapping[str, Any]) -> str:
+    """Seed 004: "[HANDOFF FALLBACK] [lead_level] lead — [visitor_email or session_id]"."""
+    packet = data["packet"]
+    who = packet["visitor"].get("email") or packet["session_id"]
+    return f"[HANDOFF FALLBACK] {packet['lead_level']} lead — {who}"
+
+
+def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
+    """The full context packet as plain text, with what failed and why."""
+    packet = data["packet"]
+    visitor = packet["visitor"]
+    qualification = packet["qualification"]
+    lines = [
+        f"Site: {data.get('site_name', '')} ({data.get('site_id', '')})",
+        f"Session: {packet['session_id']}",
+        f"Lead level: {packet['lead_level']}",
+        f"Trigger: {packet['handoff_reason']}",
+        f"Triggered at: {packet['triggered_at']}",
+        f"Business hours: {'yes' if data.get('business_hours', True) else 'no (outside hours)'}",
+        f"Follow up by: {data.get('follow_up_due', '')}",
+        "",
+        f"Email: {visitor.get('email') or 'Not captured'}",
+        f"Name: {visitor.get('name') or 'Unknown'}",
+        f"Company: {visitor.get('company') or 'Unknown'}",
+        f"Role: {visitor.get('role') or 'Unknown'}",
+        "",
+        f"Summary: {packet['conversation_summary']}",
+        "",
+        "Qualification: "
+        + " | ".join(
+            f"{name}: {qualification[f'{name.lower()}_fit']}"
+            for name in ("Problem", "Authority", "Company", "Timing")
+        ),
+        f"Consultant: {qualification['is_consultant']}; "
+        f"referral: {qualification['referral_mentioned']}",
+        f"Turns: {packet['conversation']['turn_count']}; "
+        f"proposals: {packet['conversation']['stage3_proposals_issued']}",
+        f"Last message: {data.get('last_message', '')}",
+    ]
+    if data.get("form"):
+        lines.append(f"Form: {json.dumps(data['form'], ensure_ascii=False)}")
+    if failed:
+        lines += ["", "Channels that failed after retries:"]
+        lines += [f"- {channel}: {error}" for channel, error in sorted(failed.items())]
+    lines += ["", "Context packet (JSON):", json.dumps(packet, indent=2, ensure_ascii=False)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,120 @@
+"""Real loopback receivers (HTTP for Slack/webhooks, aiosmtpd for email), a site wired to
+them, and a runtime over a throwaway SQLite store."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frontdesk.handoff.loopback import HttpReceiver, SmtpReceiver, free_port
+from frontdesk.handoff.outbox import enqueue_handoff
+from frontdesk.runtime import Runtime, build_runtime
+from frontdesk.settings import Settings
+from frontdesk.store.db import transaction
+from frontdesk.store.models import Handoff
+
+FAST_RETRIES = "[0.01, 0.01, 0.01]"
+
+
+@pytest.fixture
+def http() -> Iterator[HttpReceiver]:
+    with HttpReceiver(slow_s=1.0) as receiver:
+        yield receiver
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpReceiver]:
+    with SmtpReceiver() as receiver:
+        yield receiver
+
+
+def acme_yaml(http: HttpReceiver, *, refused_webhook: bool = False, slack: bool = True) -> str:
+    dead = f"http://127.0.0.1:{free_port()}/nobody-home"
+    hooks = [f"{{url: '{http.url('/hook')}', secret: s3cret}}"]
+    if refused_webhook:
+        hooks.append(f"{{url: '{dead}'}}")
+    slack_line = f"slack_webhook_url: '{http.url('/slack')}'" if slack else ""
+    return textwrap.dedent(
+        f"""\
+        id: acme
+        name: Acme
+        widget: {{public_key: pk_acme_000000000001}}
+        business_hours: {{timezone: Europe/Madrid}}
+        handoff:
+          {slack_line}
+          webhooks: [{", ".join(hooks)}]
+          fallback_email: sales@acme.test
+          retry_delays_s: {FAST_RETRIES}
+          crm_record_url: 'https://crm.acme.test/leads/{{lead_id}}'
+        """
+    )
+
+
+@pytest.fixture
+def acme_sites(tmp_path: Path, http: HttpReceiver) -> Path:
+    folder = tmp_path / "acme-sites"
+    folder.mkdir()
+    (folder / "acme.yaml").write_text(acme_yaml(http), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def acme_settings(tmp_path: Path, acme_sites: Path, smtp: SmtpReceiver) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "data",
+        sites_dir=acme_sites,
+        smtp_host="127.0.0.1",
+        smtp_port=smtp.port,
+        smtp_from="frontdesk@acme.test",
+        smtp_timeout_s=5,
+        handoff_http_timeout_s=0.3,
+        dispatcher_poll_s=0.02,
+    )
+
+
+@pytest.fixture
+def acme(acme_settings: Settings) -> Iterator[Runtime]:
+    runtime = build_runtime(acme_settings)
+    yield runtime
+    runtime.close()
+
+
+MakeHandoff = Callable[..., str]
+
+
+@pytest.fixture
+def make_handoff(acme: Runtime) -> MakeHandoff:
+    """Write a handoff and its outbox rows as a finished turn would; returns its id."""
+    counter = iter(range(1, 10_000))
+
+    def make(
+        session_id: str = "sess-1",
+        reason: str = "hot_lead",
+        level: str = "hot",
+        email: str | None = "ana@northwind.io",
+        business_hours: bool = True,
+        runtime: Runtime | None = None,
+    ) -> str:
+        rt = runtime or acme
+        values: dict[str, Any] = {
+            "qualification": {"problem_fit": "confirmed", "authority_fit": "confirmed"},
+            "visitor_profile": {"email": email, "company_name": "Northwind"},
+        }
+        with transaction(rt.sessions) as session:
+            row: Handoff = enqueue_handoff(
+                session,
+                site=rt.site("acme").config,
+                session_id=session_id,
+                turn=next(counter),
+                handoff={"reason": reason, "lead_level": level, "business_hours": business_hours},
+                values=values,
+                message="I'd like to talk to sales",
+                language="en",
+            )
+            return row.id
+
+    return make

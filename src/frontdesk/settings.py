@@ -69,6 +69,30 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(
         default=64_000, ge=1_024, description="Largest request body the API accepts."
     )
+    # Handoff delivery (seed 004 "Human Handoff Configuration"); SMTP is the fallback path.
+    smtp_host: str = Field(default="", description="SMTP server for fallback handoff emails.")
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP port.")
+    smtp_username: str = Field(default="", description="SMTP login (empty: no auth).")
+    smtp_password: str = Field(default="", description="SMTP password.")
+    smtp_from: str = Field(
+        default="frontdesk@localhost", description="Sender address of fallback emails."
+    )
+    smtp_starttls: bool = Field(
+        default=False, description="Require STARTTLS (otherwise used when the server offers it)."
+    )
+    smtp_timeout_s: float = Field(default=10.0, gt=0, description="SMTP connect/send timeout.")
+    fallback_email: str = Field(
+        default="", description="Fallback recipient for sites that do not set their own."
+    )
+    handoff_http_timeout_s: float = Field(
+        default=10.0, gt=0, description="Timeout of one Slack/webhook/enrichment HTTP call."
+    )
+    dispatcher_poll_s: float = Field(
+        default=0.5, gt=0, description="How often the dispatcher looks for due outbox rows."
+    )
+    dispatch_in_process: bool = Field(
+        default=True, description="Run the handoff dispatcher inside the API process."
+    )
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -9,13 +9,11 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import TurnResult
+from frontdesk.handoff.outbox import enqueue_handoff, handoff_channels, record_lead_capture
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.repositories import (
     ConversationRepository,
-    HandoffRepository,
-    LeadRepository,
-    OutboxRepository,
     StoredTurn,
     TraceRepository,
 )
@@ -40,13 +38,7 @@ class TurnRecord:
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
-def handoff_channels(site: SiteConfig) -> list[str]:
-    """Where a handoff goes: the CRM table always, plus each configured channel."""
-    channels = ["crm"]
-    if site.handoff.slack_webhook_url:
-        channels.append("slack")
-    channels.extend(f"webhook:{i}" for i, _ in enumerate(site.handoff.webhooks))
-    return channels
+__all__ = ["TurnRecord", "TurnWriter", "handoff_channels"]
 
 
 class TurnWriter:
@@ -109,49 +101,29 @@ class TurnWriter:
         handoff = record.values.get("handoff")
         if not handoff or not handoff.get("notify"):
             return
-        site, values = record.site, record.values
-        profile = values.get("visitor_profile") or {}
-        packet = {
-            "session_id": record.session_id,
-            "handoff_reason": handoff["reason"],
-            "lead_level": record.result.lead.level,
-            "business_hours": handoff.get("business_hours", True),
-            "qualification": values.get("qualification") or {},
-            "visitor": {k: profile.get(k) for k in ("email", "name", "company", "role")},
-            "last_message": record.message,
-            "language": record.result.language,
-        }
-        row = HandoffRepository(session).create(
-            site_id=site.id,
+        enqueue_handoff(
+            session,
+            site=record.site,
             session_id=record.session_id,
-            reason=handoff["reason"],
-            business_hours=bool(handoff.get("business_hours", True)),
-            packet=packet,
+            turn=turn,
+            handoff={"lead_level": record.result.lead.level, **handoff},
+            values=record.values,
+            message=record.message,
+            language=record.result.language,
         )
-        outbox = OutboxRepository(session)
-        for channel in handoff_channels(site):
-            outbox.enqueue(
-                handoff_id=row.id,
-                site_id=site.id,
-                channel=channel,
-                idempotency_key=f"{site.id}:{record.session_id}:{turn}:{channel}",
-                payload=packet,
-            )
 
     def _lead_capture(self, session: Session, record: TurnRecord) -> None:
         capture = record.values.get("lead_capture")
         if not capture:
             return
-        site = record.site
-        LeadRepository(session).create_once(
-            f"{site.id}:{record.session_id}:{capture['capture_context']}",
-            site_id=site.id,
+        record_lead_capture(
+            session,
+            site=record.site,
             session_id=record.session_id,
-            email=capture.get("email"),
+            capture=capture,
             level=record.result.lead.level,
-            reason="booking",
-            capture_context=capture["capture_context"],
-            details={"form": (record.values.get("form_collection") or {}).get("collected_values")},
+            form=(record.values.get("form_collection") or {}).get("collected_values"),
+            profile=record.values.get("visitor_profile"),
         )
 
     def write_failure(

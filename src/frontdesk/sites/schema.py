@@ -161,7 +161,12 @@ class QualificationConfig(_Strict):
 
 class SkillsConfig(_Strict):
     enabled: list[str] = Field(
-        default_factory=lambda: ["propose_demo", "collect_email", "suggest_follow_up"]
+        default_factory=lambda: [
+            "propose_demo",
+            "collect_email",
+            "ask_profiling_question",
+            "suggest_follow_up",
+        ]
     )
     cta_label: dict[str, str] = Field(default_factory=lambda: {"en": "Book a demo"})
     booking_url: str = Field(default="", description="CTA / booking page URL.")
@@ -185,6 +190,15 @@ class BusinessHoursConfig(_Strict):
             raise ValueError(f"unknown IANA timezone {value!r}") from exc
         return value
 
+    @field_validator("start", "end", "same_day_cutoff")
+    @classmethod
+    def _whole_hour(cls, value: time) -> time:
+        # Seed 004 configures whole hours (BUSINESS_HOURS_START=9); "09:30" is a typo or a
+        # wish the hours module cannot honour, so it fails at start-up rather than round.
+        if value.minute or value.second or value.microsecond:
+            raise ValueError(f"must be a whole hour such as 09:00, got {value.isoformat()}")
+        return value
+
     @model_validator(mode="after")
     def _ordered(self) -> BusinessHoursConfig:
         if self.start >= self.end:
@@ -205,7 +219,39 @@ class HandoffConfig(_Strict):
     fallback_email: str = Field(
         default="", pattern=r"^$|^[^@\s]+@[^@\s]+\.[^@\s]+$", description="Last-resort inbox."
     )
-    retry_delays_s: list[float] = Field(default_factory=lambda: [1.0, 3.0, 9.0])
+    retry_delays_s: list[float] = Field(
+        default_factory=lambda: [1.0, 3.0, 9.0],
+        max_length=10,
+        description="Waits between delivery attempts; attempts = 1 + len(retry_delays_s).",
+    )
+    crm_record_url: str = Field(
+        default="",
+        description="Link to a CRM record in Slack messages; {lead_id} is replaced. "
+        "Empty: no button.",
+    )
+
+    @field_validator("retry_delays_s")
+    @classmethod
+    def _non_negative_delays(cls, delays: list[float]) -> list[float]:
+        if any(delay < 0 for delay in delays):
+            raise ValueError("retry delays must be >= 0 seconds")
+        return delays
+
+
+class EnrichmentProvider(_Strict):
+    """An HTTP enrichment API (seed 000 Snitcher/Enrich.so style), called with POST JSON
+    `{"site_id", "ip_hash", "user_agent", "page_url"}`; never sent a raw IP."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
+    url: HttpUrl
+    headers: dict[str, str] = Field(default_factory=dict, description="e.g. an API key.")
+    timeout_s: float = Field(default=2.0, gt=0, le=30)
+
+
+class EnrichmentConfig(_Strict):
+    enabled: bool = True
+    cache_ttl_s: float = Field(default=3600.0, ge=0, description="In-process cache lifetime.")
+    providers: list[EnrichmentProvider] = Field(default_factory=list)
 
 
 class AbuseLimits(_Strict):
@@ -248,6 +294,7 @@ class SiteConfig(_Strict):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     business_hours: BusinessHoursConfig
     handoff: HandoffConfig = Field(default_factory=HandoffConfig)
+    enrichment: EnrichmentConfig = Field(default_factory=EnrichmentConfig)
     abuse: AbuseLimits = Field(default_factory=AbuseLimits)
     rate_limits: RateLimits = Field(default_factory=RateLimits)
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)

@@ -31,14 +31,18 @@ SUPPORTED_SUFFIXES = tuple(SUFFIX_KINDS)
 
 # Page furniture that is never the answer to a visitor's question.
 _HTML_NOISE_TAGS = (
-    "script", "style", "noscript", "template", "nav", "header", "footer", "aside",
+    "script", "style", "noscript", "template", "nav", "aside",
     "form", "svg", "iframe", "button", "select", "input", "dialog",
 )  # fmt: skip
+# Page header and footer are furniture, but an article's own <header> holds its title.
+_HTML_FRAME_TAGS = ("header", "footer")
 _HTML_NOISE_ROLES = ("navigation", "banner", "contentinfo", "search", "complementary", "dialog")
 _HTML_NOISE_CLASS = re.compile(
-    r"(^|[\s_-])(nav|navbar|menu|breadcrumbs?|cookie|consent|sidebar|footer|header|skip-link)"
-    r"([\s_-]|$)",
+    r"(^|[\s_-])(nav|navbar|menu|breadcrumbs?|cookie|consent|sidebar|skip-link)([\s_-]|$)",
     re.IGNORECASE,
+)
+_HTML_FRAME_CLASS = re.compile(
+    r"(^|[\s_-])(site-header|site-footer|footer|header)([\s_-]|$)", re.IGNORECASE
 )
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
 _ATX_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
@@ -122,15 +126,20 @@ def _is_noise(tag: object) -> bool:
 
     if not isinstance(tag, Tag) or tag.attrs is None:
         return False
+    in_content = tag.find_parent(["main", "article"]) is not None
     if tag.name in _HTML_NOISE_TAGS:
         return True
+    if tag.name in _HTML_FRAME_TAGS:
+        return not in_content
     role = str(tag.get("role") or "")
     if role in _HTML_NOISE_ROLES:
         return True
     classes: Any = tag.get("class") or []
     joined = " ".join(classes) if isinstance(classes, list) else str(classes)
-    identifier = str(tag.get("id") or "")
-    return bool(_HTML_NOISE_CLASS.search(joined) or _HTML_NOISE_CLASS.search(identifier))
+    names = f"{joined} {tag.get('id') or ''}"
+    if _HTML_NOISE_CLASS.search(names):
+        return True
+    return not in_content and bool(_HTML_FRAME_CLASS.search(names))
 
 
 def _html_blocks(node: object, out: list[str]) -> None:

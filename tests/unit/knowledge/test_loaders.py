@@ -96,6 +96,19 @@ def test_html_keeps_main_content_only(tmp_path: Path) -> None:
         assert noise not in doc.text
 
 
+def test_html_article_header_keeps_its_title() -> None:
+    page = (
+        b"<html><body><header class='site-header'>Logo Menu</header><article>"
+        b"<header class='entry-header'><h1>Release notes</h1></header>"
+        b"<p>Version 2 adds SSO.</p><footer>Posted in news</footer></article>"
+        b"<div class='site-footer'>Copyright</div></body></html>"
+    )
+    doc = load_bytes(page, "notes.html")
+    assert doc.text.startswith("# Release notes")
+    assert "Version 2 adds SSO." in doc.text
+    assert "Logo Menu" not in doc.text and "Copyright" not in doc.text
+
+
 def test_html_without_main_uses_body() -> None:
     doc = load_bytes(
         b"<html><body><nav>Menu</nav><p>Plain page text.</p></body></html>", "plain.htm"

@@ -31,16 +31,16 @@ app.add_typer(eval_app, name="eval")
 def _mount_feature_commands() -> None:
     # Feature modules own their commands; the top-level CLI only mounts them.
     from frontdesk.conversation.cli import chat_command, classify_command, graph_command
+    from frontdesk.evals.cli import mount as mount_eval_commands
     from frontdesk.handoff.cli import leads_app, worker_command
     from frontdesk.knowledge.cli import kb_app
-    from frontdesk.knowledge.eval_cli import eval_retrieval
 
     app.add_typer(kb_app, name="kb", help="Ingest, list, search and calibrate knowledge.")
     app.command("chat")(chat_command)
     app.command("graph")(graph_command)
     app.add_typer(leads_app, name="leads")
     app.command("worker")(worker_command)
-    eval_app.command("retrieval")(eval_retrieval)
+    mount_eval_commands(eval_app)  # intent, routes, retrieval, ..., all (frontdesk.evals)
     eval_app.command("classify")(classify_command)
 
 

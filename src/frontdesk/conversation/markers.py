@@ -174,6 +174,30 @@ def _normalized(text: str) -> str:
     return _NOT_WORD.sub(" ", strip_markers(text).casefold()).strip()
 
 
+def pending_profiling_field(
+    dialog_supervision: Mapping[str, Any] | None,
+    form_collection: Mapping[str, Any] | None,
+    turn_number: int,
+    forms: Sequence[ProfilingForm] = (),
+) -> str | None:
+    """The form field this turn's message may answer, or None.
+
+    Normally the field the previous reply's 👉 asked (`profiling_field_by_turn`). A
+    history rebuilt by the evaluator (seed 002 step 4b) has no per-turn map; it sets
+    `form_collection.last_extraction_turn == turn_number` instead, and the pending field
+    is then the first configured field not collected yet (seed 002 field-order matching).
+    """
+    by_turn = (dialog_supervision or {}).get("profiling_field_by_turn") or {}
+    asked = by_turn.get(str(turn_number - 1))
+    if asked is not None:
+        return str(asked)
+    collection = form_collection or {}
+    if int(collection.get("last_extraction_turn", -1)) != turn_number:
+        return None
+    collected = collection.get("collected_values") or {}
+    return next((f for f in form_field_ids(forms) if not collected.get(f)), None)
+
+
 def form_field_update(
     user_message: str,
     *,
@@ -182,18 +206,20 @@ def form_field_update(
     form_collection: Mapping[str, Any] | None,
     booking_url: str,
     email: str | None = None,
+    forms: Sequence[ProfilingForm] = (),
 ) -> FormFieldUpdate:
     """The form_field_extractor: the visitor's answer to last turn's 👉, and the CTA URL.
 
-    The message answers the field asked by the previous reply (`turn_number - 1`), unless
-    it is a question back ("…?") or empty; a re-asked field takes the newer answer. The
+    The message answers the pending field (`pending_profiling_field`: the one asked by
+    the previous reply, or a replayed history's pending 👉), unless it is a question back
+    ("…?") or empty; a re-asked field takes the newer answer. The
     booking URL gets every collected field and the conversation's email (`email`, else
     the supervision's `captured_email`, else one in this message) as query parameters.
     """
     supervision = dialog_supervision or {}
     collection = form_collection or {}
     collected = {str(k): str(v) for k, v in (collection.get("collected_values") or {}).items()}
-    pending = (supervision.get("profiling_field_by_turn") or {}).get(str(turn_number - 1))
+    pending = pending_profiling_field(supervision, collection, turn_number, forms)
     answer = _SPACES.sub(" ", user_message).strip()
     update: dict[str, Any] = {}
     already = int(collection.get("last_turn", -1)) >= turn_number

@@ -34,6 +34,7 @@ async def form_field_extractor(state: ChatState, runtime: Runtime[TurnContext]) 
         form_collection=state.get("form_collection"),
         booking_url=runtime.context.site.skills.booking_url,
         email=(state.get("visitor_profile") or {}).get("email"),
+        forms=runtime.context.site.qualification.forms,
     )
     update: Update = {}
     if found.form_collection:

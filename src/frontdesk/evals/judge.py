@@ -1,0 +1,125 @@
+"""LLM-as-judge answer quality (seed 002 `AnswerQualityMetric`), used when a judge model is
+configured: the site's `engine.roles.judge` ("provider:model"), or `--judge` on the CLI.
+
+The judge scores five criteria from 1 to 5, each with its reasoning first (the
+reasoning is kept in the report): correctness, completeness, groundedness,
+conversation flow and format. Scores are normalised to [0, 1] as (score - 1) / 4; an
+answer counts as correct when its correctness is at least `CORRECT_AT` (4 of 5).
+The model is built lazily with LangChain's `init_chat_model`, so the provider package
+is only needed when a judge is actually used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from frontdesk.evals.runner import Outcome
+
+CRITERIA = ("correctness", "completeness", "groundedness", "conversation_flow", "format")
+CORRECT_AT = 4
+LOCAL = "local"
+
+JUDGE_PROMPT = """You evaluate one reply of a company website assistant.
+
+Site: {site}
+Conversation so far:
+{history}
+Visitor's message: {query}
+
+What the reply should do (rubric): {rubric}
+A correct reference answer: {reference}
+
+Knowledge-base passages the reply cites:
+{sources}
+
+The assistant's reply:
+{answer}
+
+Score each criterion from 1 (bad) to 5 (excellent), reasoning first:
+- correctness: the facts agree with the reference and the passages; nothing invented;
+- completeness: everything the rubric asks for is there;
+- groundedness: every claim is supported by the cited passages (5 if it makes none);
+- conversation_flow: it fits the conversation, answers in the visitor's language and
+  ends in a sensible next step;
+- format: concise, readable, citations where facts are used."""
+
+
+class CriterionScore(BaseModel):
+    reasoning: str = Field(description="Why this score: short and specific.")
+    score: int = Field(ge=1, le=5)
+
+
+class AnswerQuality(BaseModel):
+    """Structured output of the judge; reasoning precedes each score."""
+
+    correctness: CriterionScore
+    completeness: CriterionScore
+    groundedness: CriterionScore
+    conversation_flow: CriterionScore
+    format: CriterionScore
+
+
+def judge_spec(site_config: Any, override: str | None = None) -> str | None:
+    """The judge model's "provider:model", or None when evaluation stays model-free."""
+    spec = (override or site_config.engine.roles.judge or LOCAL).strip()
+    return None if spec == LOCAL else spec
+
+
+def normalised(score: int) -> float:
+    return (score - 1) / 4
+
+
+def prompt_for(outcome: Outcome, site_name: str) -> str:
+    item = outcome.item
+    history = (
+        "\n".join(f"{m.role}: {m.content}" for m in item.metadata.history) or "(first message)"
+    )
+    sources = "\n".join(f"[{n}] {text[:1200]}" for n, text in sorted(outcome.chunks.items()))
+    return JUDGE_PROMPT.format(
+        site=site_name,
+        history=history,
+        query=item.query,
+        rubric=item.expected_output.response or "(none: judge the reply on its merits)",
+        reference=item.expected_output.reference or "(none)",
+        sources=sources or "(none)",
+        answer=outcome.answer,
+    )
+
+
+def as_scores(quality: AnswerQuality) -> dict[str, Any]:
+    scores: dict[str, Any] = {}
+    for name in CRITERIA:
+        criterion: CriterionScore = getattr(quality, name)
+        scores[name] = {
+            "score": criterion.score,
+            "normalised": normalised(criterion.score),
+            "reasoning": criterion.reasoning,
+        }
+    scores["correct"] = quality.correctness.score >= CORRECT_AT
+    return scores
+
+
+class Judge:
+    """Scores outcomes with one chat model (built on first use)."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self._model: Any = None
+
+    def _structured(self) -> Any:
+        if self._model is None:
+            from langchain.chat_models import init_chat_model
+
+            self._model = init_chat_model(self.spec).with_structured_output(AnswerQuality)
+        return self._model
+
+    async def score(self, outcome: Outcome, site_name: str) -> dict[str, Any]:
+        try:
+            quality = await self._structured().ainvoke(prompt_for(outcome, site_name))
+        except Exception as exc:  # a judge failure marks the item, not the run
+            return {"error": f"{type(exc).__name__}: {exc}"}
+        if not isinstance(quality, AnswerQuality):
+            quality = AnswerQuality.model_validate(quality)
+        return as_scores(quality)

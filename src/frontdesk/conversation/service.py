@@ -26,6 +26,7 @@ from frontdesk.conversation.persistence import TurnRecord, TurnWriter
 from frontdesk.conversation.result import TURN_RESET, build_result
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
+from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.guard.abuse import Block, check_abuse, next_spam_count
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.runtime import Runtime
@@ -59,15 +60,31 @@ class ChatService:
         self._graph: Any = None
         self._saver: AsyncSqliteSaver | None = None
         self._ready = asyncio.Lock()
+        self._site_engines: dict[tuple[str, ...], Engines] = {}
 
     # -- set-up ------------------------------------------------------------------------
     @property
     def engines(self) -> Engines:
-        if self._engines is None:
-            from frontdesk.engines.local.engine import build_local_engines
+        """The injected engines, else the local engine (warm-up, tools)."""
+        if self._engines is not None:
+            return self._engines
+        from frontdesk.engines.local.engine import build_local_engines
 
-            self._engines = build_local_engines(self.runtime.settings)
-        return self._engines
+        return build_local_engines(self.runtime.settings)
+
+    def engines_for(self, site: LoadedSite) -> Engines:
+        """The site's engines (local or llm, per its `engine` block), built once per site."""
+        if self._engines is not None:
+            return self._engines
+        config = site.config
+        key = (config.id, config.name, config.instructions, config.engine.model_dump_json())
+        engines = self._site_engines.get(key)
+        if engines is None:
+            from frontdesk.engines.factory import build_engines_or_local
+
+            engines = build_engines_or_local(config, self.runtime.settings)
+            self._site_engines[key] = engines
+        return engines
 
     async def graph(self) -> Any:
         async with self._ready:
@@ -103,7 +120,9 @@ class ChatService:
         async def retrieve(query: str, language: str) -> Any:
             return await self.knowledge.asearch(config, query)
 
-        return TurnContext(site=config, engines=self.engines, retrieve=retrieve, visitor=visitor)
+        return TurnContext(
+            site=config, engines=self.engines_for(site), retrieve=retrieve, visitor=visitor
+        )
 
     # -- turns -------------------------------------------------------------------------
     async def stream_turn(
@@ -111,7 +130,11 @@ class ChatService:
     ) -> AsyncIterator[TurnEvent]:
         started = time.perf_counter()
         graph = await self.graph()
-        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+        meter = UsageMeter()  # every model call of this turn reports here (accounting)
+        config: dict[str, Any] = {
+            "configurable": {"thread_id": thread_id(site.config.id, session_id)},
+            "callbacks": [meter],
+        }
         previous = (await graph.aget_state(config)).values
         spam_count = next_spam_count(
             previous.get("last_input"), message, int(previous.get("spam_count", 0))
@@ -148,6 +171,14 @@ class ChatService:
             ):
                 token = chunk.get("token") if isinstance(chunk, dict) else None
                 if token:
+                    if not streamed:
+                        ctx.timings_ms["first_token"] = round(
+                            (time.perf_counter() - started) * 1000, 3
+                        )
+                    if not streamed:
+                        ctx.timings_ms["first_token"] = round(
+                            (time.perf_counter() - started) * 1000, 3
+                        )
                     streamed.append(token)
                     yield TokenEvent(content=token)
             values = (await graph.aget_state(config)).values
@@ -162,7 +193,13 @@ class ChatService:
                     values=values,
                     timings_ms=dict(ctx.timings_ms),
                     latency_ms=(time.perf_counter() - started) * 1000,
-                    engine=self.engines.name,
+                    engine=ctx.engines.name,
+                    model=meter.usage.model,
+                    prompt_version=ctx.engines.prompt_version,
+                    tokens_in=meter.usage.tokens_in,
+                    tokens_out=meter.usage.tokens_out,
+                    cost_usd=meter.usage.cost_usd,
+                    llm_calls=meter.usage.as_nodes(),
                 ),
             )
             yield CompleteEvent(result=result)

@@ -1,0 +1,152 @@
+"""Structured calls: schema → validated object, with retry, per-call timeout and fallback.
+
+Methods (EngineConfig.structured_output):
+- `function_calling` — `.with_structured_output(schema, method="function_calling")`: a
+  forced tool call; works with OpenAI, Azure, Anthropic, Ollama and llama.cpp's server.
+- `json_schema` / `json_mode` — the same call with those methods (OpenAI and compatible).
+- `json_object` — `response_format={"type": "json_object", "schema": ...}` with the
+  schema also described in the prompt, parsed here; for servers where `json_schema` is
+  not supported (llama.cpp) and for models without tool calling.
+- `auto` — `function_calling` when the model can bind tools, else `json_object`.
+
+Every attempt is bounded by the per-call timeout; `.with_retry` retries provider errors,
+timeouts and invalid outputs; `.with_fallbacks` moves to the fallback model. When all of
+that fails the caller gets None and the job answers with the local engine instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from pydantic import BaseModel
+
+from frontdesk.sites.schema import StructuredOutput
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+RETRY_WAIT = {"initial": 0.2, "max": 2.0, "exp_base": 2.0, "jitter": 0.1}
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+def supports_tools(model: BaseChatModel) -> bool:
+    return type(model).bind_tools is not BaseChatModel.bind_tools
+
+
+def parse_json_object(message: BaseMessage | str, schema: type[T]) -> T:
+    """The first JSON object in a reply (code fences and chatter around it are ignored)."""
+    text = message if isinstance(message, str) else message.text
+    text = _FENCE.sub("", text.strip())
+    start = text.find("{")
+    if start < 0:
+        raise ValueError(f"no JSON object in reply: {text[:80]!r}")
+    value, _ = json.JSONDecoder().raw_decode(text[start:])
+    return schema.model_validate(value)
+
+
+def schema_instruction(schema: type[BaseModel]) -> str:
+    return (
+        "Reply with ONLY a JSON object (no prose) that matches this JSON schema; write "
+        "the fields in order, reasoning first:\n"
+        + json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    )
+
+
+def structured_runnable(
+    model: BaseChatModel, schema: type[T], method: StructuredOutput
+) -> Runnable[Sequence[BaseMessage], T]:
+    chosen = method
+    if method == "auto":
+        chosen = "function_calling" if supports_tools(model) else "json_object"
+    if chosen == "json_object":
+        bound = model.bind(
+            response_format={"type": "json_object", "schema": schema.model_json_schema()}
+        )
+
+        def parse(message: AIMessage) -> T:
+            return parse_json_object(message, schema)
+
+        return bound | RunnableLambda(parse)  # type: ignore[return-value]
+    runnable: Runnable[Sequence[BaseMessage], T] = model.with_structured_output(  # type: ignore[assignment]
+        schema, method=chosen
+    )
+    return runnable
+
+
+class StructuredCaller:
+    """Calls one role's model (and the fallback model) for structured outputs."""
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        *,
+        fallback: BaseChatModel | None = None,
+        method: StructuredOutput = "auto",
+        attempts: int = 3,
+        timeout_s: float = 30.0,
+    ) -> None:
+        self.model = model
+        self.fallback = fallback
+        self.method = method
+        self.attempts = max(1, attempts)
+        self.timeout_s = timeout_s
+        self._cache: dict[type[BaseModel], Runnable[Sequence[BaseMessage], Any]] = {}
+
+    def _uses_json_prompt(self, model: BaseChatModel) -> bool:
+        return self.method in ("json_object", "json_mode") or (
+            self.method == "auto" and not supports_tools(model)
+        )
+
+    def _attempt(self, model: BaseChatModel, schema: type[T]) -> Runnable[Sequence[BaseMessage], T]:
+        inner = structured_runnable(model, schema, self.method)
+        json_prompt = self._uses_json_prompt(model)
+        timeout = self.timeout_s
+
+        async def call(messages: Sequence[BaseMessage], config: RunnableConfig) -> T:
+            sent = list(messages)
+            if json_prompt and sent and isinstance(sent[0], SystemMessage):
+                sent[0] = SystemMessage(content=f"{sent[0].text}\n\n{schema_instruction(schema)}")
+            result = await asyncio.wait_for(inner.ainvoke(sent, config), timeout)
+            if not isinstance(result, schema):  # e.g. a parser that returned None
+                raise ValueError(f"invalid {schema.__name__}: {result!r}")
+            return result
+
+        return RunnableLambda(call).with_retry(  # type: ignore[return-value]
+            stop_after_attempt=self.attempts,
+            wait_exponential_jitter=True,
+            exponential_jitter_params=RETRY_WAIT,  # type: ignore[arg-type]
+        )
+
+    def runnable(self, schema: type[T]) -> Runnable[Sequence[BaseMessage], T]:
+        cached = self._cache.get(schema)
+        if cached is None:
+            cached = self._attempt(self.model, schema)
+            if self.fallback is not None and self.fallback is not self.model:
+                cached = cached.with_fallbacks([self._attempt(self.fallback, schema)])
+            self._cache[schema] = cached
+        return cached
+
+    async def __call__(
+        self, schema: type[T], messages: Sequence[BaseMessage], job: str
+    ) -> T | None:
+        try:
+            result: T = await self.runnable(schema).ainvoke(
+                list(messages), {"run_name": job, "tags": [f"job:{job}"]}
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning(
+                "llm job failed; the local engine answers",
+                extra={"job": job, "error": f"{type(exc).__name__}: {exc}"[:300]},
+            )
+            return None
+        return result

@@ -11,8 +11,8 @@ TORCH  := torch==2.13.0
 
 help:
 	@echo "make run    - set up and start the demo on http://127.0.0.1:8000/"
-	@echo "make test   - set up and run ruff, mypy and the test suite"
-	@echo "make eval   - run the evaluation suite on the demo site"
+	@echo "make test   - set up and run ruff, mypy, the test suite and the evaluation gate"
+	@echo "make eval   - run the evaluation suite on the demo site (report in reports/)"
 	@echo "make clean  - remove the virtualenv and local data"
 
 $(BIN)/python:
@@ -48,6 +48,7 @@ unit: $(STAMP)
 
 test: $(STAMP) browser-deps lint typecheck
 	$(BIN)/pytest -q
+	$(BIN)/frontdesk eval all --site demo
 
 eval: $(STAMP)
 	$(BIN)/frontdesk eval all --site demo

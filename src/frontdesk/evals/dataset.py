@@ -55,6 +55,7 @@ class Expected(BaseModel):
 
     intent: str | None = None
     route: str | None = Field(default=None, description="ANSWER, REDIRECT, BOOKING or HANDOFF.")
+    route_reason: str | None = Field(default=None, description="The router's reason.")
     routing: list[str] | None = Field(default=None, description="Acceptable seed 003 values.")
     skills: list[str] | None = Field(default=None, description="Skills the reply must end with.")
     keywords: list[str] = Field(default_factory=list, description="Seed 001 context keywords.")
@@ -69,8 +70,9 @@ class Expected(BaseModel):
     abstain: bool | None = None
     handoff: str | None = Field(default=None, description="Expected handoff reason.")
     cta: bool | None = Field(default=None, description="A booking button is (not) shown.")
-    collected: dict[str, str] | None = Field(
-        default=None, description="Form fields collected after the turn (substring match)."
+    collected: dict[str, str | None] | None = Field(
+        default=None,
+        description="Form fields after the turn: value = collected (substring), null = not.",
     )
 
     @field_validator("routing", "skills", mode="before")
@@ -126,8 +128,14 @@ class EvalItem(BaseModel):
 
     @property
     def has_answer_expectation(self) -> bool:
+        """Something an LLM judge can score the answer against (a rubric counts)."""
+        return bool(self.expected_output.response) or self.checkable_answer
+
+    @property
+    def checkable_answer(self) -> bool:
+        """Something the answer can be checked against without a model."""
         e = self.expected_output
-        return bool(e.reference or e.must_include or e.must_not_include or e.response)
+        return bool(e.reference or e.must_include or e.must_not_include)
 
 
 def parse_items(lines: Iterable[str], source: str = "<items>") -> list[EvalItem]:

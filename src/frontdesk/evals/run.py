@@ -22,9 +22,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from frontdesk.evals.dataset import DatasetError, EvalItem, load_items, matches_site
+from frontdesk.evals.dataset import DatasetError, EvalItem, ItemInput, load_items, matches_site
 from frontdesk.evals.judge import judge_spec
-from frontdesk.evals.runner import Outcome, SearchOutcome, run_items, search_item
+from frontdesk.evals.runner import Outcome, SearchOutcome, run_item, run_items, search_item
 from frontdesk.evals.suites import (
     SuiteResult,
     Thresholds,
@@ -39,6 +39,7 @@ from frontdesk.settings import Settings
 SUITES = ("intent", "routes", "retrieval", "injection", "conversations", "answers")
 GRAPH_SUITES = frozenset({"routes", "injection", "conversations", "answers"})
 SEARCH_DEPTH = 10
+WARM_UP = "Hello! What does Tessellate Flow do?"
 
 
 @dataclass
@@ -230,9 +231,11 @@ async def run_suites(
         graph_items = _graph_items(rest, single, multi, bool(external))
         outcomes: list[Outcome] = []
         searches: list[SearchOutcome] = []
+        if graph_items or "retrieval" in rest:
+            await warm_up(space.service, site)
         with _progress(console, options.progress) as progress:
             if graph_items:
-                task = progress.add_task("conversations", total=len(graph_items))
+                task = progress.add_task("turns", total=len(graph_items))
                 outcomes = await run_items(
                     space.service, site, graph_items, advance=lambda: progress.advance(task)
                 )
@@ -273,6 +276,13 @@ async def run_suites(
         dumps = [o.as_dict() for o in outcomes]
         meta["items"] = f"{len(single)} single-turn, {len(multi)} multi-turn"
     return EvalRun(results, dumps, meta)
+
+
+async def warm_up(service: Any, site: Any) -> None:
+    """Load every model (embeddings, intent, language detection) with one throwaway turn,
+    so that loading is not measured as the first item's latency."""
+    await service.warm_up()
+    await run_item(service, site, EvalItem(id="warm-up", input=ItemInput(query=WARM_UP)))
 
 
 def _graph_items(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -93,6 +94,13 @@ def create_app(
                 app.state.chat = build_chat_backend(app.state.runtime)
             except ImportError as exc:
                 log.warning("conversation service unavailable (%s); chat routes answer 503", exc)
+        warm_up = getattr(app.state.chat, "warm_up", None)
+        if owned_chat and warm_up is not None:
+            # Load models before the first visitor: a cold first turn can take longer
+            # than the widget's first-token timeout.
+            started = time.perf_counter()
+            await warm_up()
+            log.info("models loaded in %.1f s", time.perf_counter() - started)
         try:
             yield
         finally:

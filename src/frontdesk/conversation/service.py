@@ -27,6 +27,7 @@ from frontdesk.conversation.result import TURN_RESET, build_result
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
 from frontdesk.engines.llm.accounting import UsageMeter
+from frontdesk.enrichment import Enricher
 from frontdesk.guard.abuse import Block, check_abuse, next_spam_count
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.runtime import Runtime
@@ -57,6 +58,7 @@ class ChatService:
         self.knowledge = knowledge or KnowledgeBase(runtime.engine)
         self.checkpoint_path = checkpoint_path or runtime.settings.data_dir / "checkpoints.db"
         self.writer = TurnWriter(runtime.sessions)
+        self.enricher = Enricher(runtime.sessions)
         self._graph: Any = None
         self._saver: AsyncSqliteSaver | None = None
         self._ready = asyncio.Lock()
@@ -109,6 +111,7 @@ class ChatService:
             await self.knowledge.asearch(site.config, "warm up")
 
     async def close(self) -> None:
+        await self.enricher.aclose()
         if self._saver is not None:
             await self._saver.conn.close()
             self._saver = None
@@ -121,7 +124,11 @@ class ChatService:
             return await self.knowledge.asearch(config, query)
 
         return TurnContext(
-            site=config, engines=self.engines_for(site), retrieve=retrieve, visitor=visitor
+            site=config,
+            engines=self.engines_for(site),
+            retrieve=retrieve,
+            enrich=self.enricher.for_site(config),
+            visitor=visitor,
         )
 
     # -- turns -------------------------------------------------------------------------
@@ -166,22 +173,23 @@ class ChatService:
         try:
             # One checkpoint per turn (at exit) instead of one per superstep: a turn that
             # fails midway is retried whole, so intermediate checkpoints buy nothing.
-            async for chunk in graph.astream(
-                turn_input, config, context=ctx, stream_mode="custom", durability="exit"
+            values: dict[str, Any] = {}
+            async for mode, chunk in graph.astream(
+                turn_input,
+                config,
+                context=ctx,
+                stream_mode=["custom", "values"],
+                durability="exit",
             ):
-                token = chunk.get("token") if isinstance(chunk, dict) else None
-                if token:
-                    if not streamed:
-                        ctx.timings_ms["first_token"] = round(
-                            (time.perf_counter() - started) * 1000, 3
-                        )
+                if mode == "values":
+                    values = chunk  # the last one is the state after finalize
+                elif token := chunk.get("token"):
                     if not streamed:
                         ctx.timings_ms["first_token"] = round(
                             (time.perf_counter() - started) * 1000, 3
                         )
                     streamed.append(token)
                     yield TokenEvent(content=token)
-            values = (await graph.aget_state(config)).values
             result = build_result(values, session_id)
             await asyncio.to_thread(
                 self.writer.write,

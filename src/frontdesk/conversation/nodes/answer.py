@@ -22,6 +22,7 @@ from frontdesk.conversation.nodes.failure import handoff_on_writer_failure
 from frontdesk.conversation.state import ChatState
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import AnswerRequest
+from frontdesk.engines.local.answering.text import proper_names
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 CITATION = re.compile(r"\[(\d+)\]")
@@ -60,6 +61,12 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     result = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     if result.status != "ok" or not result.chunks:
         return {"graded_chunks": []}
+    names = proper_names(state["input"])
+    passages = " ".join(f"{c.title} {c.content}" for c in result.chunks).casefold()
+    if any(name.casefold() not in passages for name in names):
+        # The visitor asks about something (Odoo, HIPAA...) no passage mentions: whatever
+        # else the passages share with the question, they are about something else.
+        return {"graded_chunks": []}
     verdicts = await runtime.context.engines.grader.grade(state["input"], result.chunks)
     kept = [chunk for chunk, ok in zip(result.chunks, verdicts, strict=True) if ok]
     if kept and result.chunks[0] not in kept:
@@ -94,6 +101,54 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     }
 
 
+class CitationRenumberer:
+    """Rewrites `[n]` markers while the answer streams, so the visitor sees [1], [2], ...
+    in order of first use. `n` indexes the retrieved chunks; markers that point at no
+    chunk are dropped. Works on any split of the text (an LLM may send "[", "2", "]")."""
+
+    def __init__(self, chunk_count: int) -> None:
+        self.chunk_count = chunk_count
+        self.order: list[int] = []  # original chunk numbers, in order of first citation
+        self._pending = ""
+
+    def feed(self, piece: str) -> str:
+        out: list[str] = []
+        for char in piece:
+            if self._pending:
+                self._pending += char
+                if char == "]":
+                    out.append(self._resolve(self._pending))
+                    self._pending = ""
+                elif not char.isdigit() or len(self._pending) > 5:
+                    out.append(self._pending)
+                    self._pending = ""
+            elif char == "[":
+                self._pending = char
+            else:
+                out.append(char)
+        return "".join(out)
+
+    def flush(self) -> str:
+        rest, self._pending = self._pending, ""
+        return rest
+
+    def _resolve(self, marker: str) -> str:
+        digits = marker[1:-1]
+        if not digits.isdigit():
+            return marker
+        number = int(digits)
+        if not 1 <= number <= self.chunk_count:
+            return ""
+        if number not in self.order:
+            self.order.append(number)
+        return f"[{self.order.index(number) + 1}]"
+
+    def reorder(self, chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
+        """Chunks so that position n-1 is the chunk the visitor sees as [n]; uncited after."""
+        cited = [chunks[n - 1] for n in self.order]
+        return cited + [c for i, c in enumerate(chunks, 1) if i not in self.order]
+
+
 def _citations(answer: str, chunks: list[RetrievedChunk]) -> list[dict[str, Any]]:
     cited: list[dict[str, Any]] = []
     for number in sorted({int(n) for n in CITATION.findall(answer)}):
@@ -111,11 +166,6 @@ def _citations(answer: str, chunks: list[RetrievedChunk]) -> list[dict[str, Any]
                 }
             )
     return cited
-
-
-def strip_unknown_citations(answer: str, chunk_count: int) -> str:
-    """A citation must point at a retrieved chunk; anything else is removed, not shown."""
-    return CITATION.sub(lambda m: m.group(0) if 1 <= int(m.group(1)) <= chunk_count else "", answer)
 
 
 @timed
@@ -136,14 +186,22 @@ async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         instructions=ctx.site.instructions,
         skills=tuple((state.get("skill_selection") or {}).get("skills", ())),
     )
+    renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []
     async for piece in ctx.engines.writer.write(request):
-        pieces.append(piece)
-        emit("answer_writer", piece)
-    answer = strip_unknown_citations("".join(pieces), len(chunks))
+        shown = renumber.feed(piece)
+        pieces.append(shown)
+        emit("answer_writer", shown)
+    tail = renumber.flush()
+    pieces.append(tail)
+    emit("answer_writer", tail)
+    ordered = renumber.reorder(chunks)
+    answer = "".join(pieces)
     return {
         "answer": answer,
-        "citations": _citations(answer, chunks),
+        "citations": _citations(answer, ordered),
+        # Later checks read [n] against this order, the one the visitor sees.
+        "graded_chunks": [chunk.model_dump(mode="json") for chunk in ordered],
         "low_confidence": low_confidence,
     }
 

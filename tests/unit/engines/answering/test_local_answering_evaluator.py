@@ -33,9 +33,20 @@ async def test_some_key_terms_missing_is_partial() -> None:
         "According to our documentation: Sandbox orgs can be connected alongside production [1]."
     )
     result = await LocalAnswerEvaluator().evaluate(
-        "Can I connect Salesforce sandboxes to Marketo and Pardot?", answer, [SALESFORCE]
+        "Can I connect Salesforce sandboxes to marketo and pardot?", answer, [SALESFORCE]
     )
     assert result.coverage == "partial"
+
+
+async def test_named_thing_no_passage_mentions_is_none() -> None:
+    answer = (
+        "According to our documentation: Sandbox orgs can be connected alongside production [1]."
+    )
+    result = await LocalAnswerEvaluator().evaluate(
+        "Can I connect Salesforce sandboxes to Marketo and Pardot?", answer, [SALESFORCE]
+    )
+    assert result.coverage == "none"
+    assert "Marketo" in result.reasoning
 
 
 async def test_answer_without_citation_is_none() -> None:

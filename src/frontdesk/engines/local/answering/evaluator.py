@@ -23,6 +23,7 @@ from frontdesk.engines.local.answering.text import (
     coverage,
     guess_language,
     heading_terms,
+    proper_names,
     question_terms,
     strip_citations,
     term_set,
@@ -55,11 +56,17 @@ class LocalAnswerEvaluator:
         )
         passage_cover = coverage(key, in_passages) if chunks else 0.0
         answer_cover = coverage(key, in_answer) if cited else 0.0
-        missing_codes = sorted(codes(question) - codes(" ".join(_texts(chunks))))
+        passages_text = " ".join(_texts(chunks))
+        missing_codes = sorted(codes(question) - codes(passages_text))
+        missing_names = sorted(
+            name
+            for name in proper_names(question)
+            if name.casefold() not in passages_text.casefold()
+        )
         best_cited = max((chunks[n - 1].score for n in cited), default=0.0)
 
         label: Coverage
-        if not chunks or not cited or missing_codes:
+        if not chunks or not cited or missing_codes or missing_names:
             label = "none"
         elif key and passage_cover == 0.0:
             label = "partial" if best_cited >= CROSS_LANGUAGE_SCORE else "none"
@@ -78,6 +85,7 @@ class LocalAnswerEvaluator:
             f"answer; cited {cited or 'nothing'}"
             + (f"; invalid citations {invalid}" if invalid else "")
             + (f"; codes not in passages {missing_codes}" if missing_codes else "")
+            + (f"; names not in passages {missing_names}" if missing_names else "")
         )
         return Evaluation(
             quality=round(min(quality, 1.0), 3),

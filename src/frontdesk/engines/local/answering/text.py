@@ -290,3 +290,15 @@ def split_claims(text: str) -> list[str]:
         if line:
             parts.extend(split_sentences(line))
     return parts
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z0-9]{2,}|[A-Z]{2,}[a-z]*)\b")
+
+
+def proper_names(question: str) -> set[str]:
+    """Names the visitor asks about (capitalised mid-sentence: "Kubernetes", "HIPAA").
+
+    A name that no retrieved passage mentions means the passages are about something
+    else, however many ordinary words they share with the question.
+    """
+    return {match.group(1) for match in _NAME.finditer(question.strip())}

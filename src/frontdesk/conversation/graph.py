@@ -48,6 +48,7 @@ from frontdesk.conversation.nodes.post import (
     stall_check,
     suggestion_router,
 )
+from frontdesk.conversation.nodes.skills import skill_ending_writer
 from frontdesk.conversation.nodes.supervision import (
     dialog_state_extractor,
     form_field_extractor,
@@ -117,6 +118,7 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     # Post-processing.
     for node in (
         stall_check,
+        skill_ending_writer,
         dialog_state_extractor,
         form_field_extractor,
         answer_suggester,
@@ -125,6 +127,7 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     ):
         graph.add_node(node)
     graph.add_conditional_edges("stall_check", after_stall_check)
+    graph.add_edge("skill_ending_writer", "dialog_state_extractor")
     graph.add_edge("dialog_state_extractor", "form_field_extractor")
     graph.add_conditional_edges("form_field_extractor", suggestion_router)
     graph.add_edge("answer_suggester", "finalize")

@@ -26,6 +26,9 @@ Routing = Literal[
 ]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
+# A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
+# the classifier makes of it, unless it is support, a booking move or an attack.
+PROFILING_ANSWER_INTENTS = frozenset({"LEARN", "CONTEXT", "OTHER", "OFFTOPIC"})
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,14 @@ class RouteInput:
     interest_threshold: float = 0.7
     booking_status: BookingStatus = "idle"
     message_has_email: bool = False
+    # Seed 004 stall path: the previous reply was a stall offer ("leave your email").
+    stall_offer_pending: bool = False
+    # Seed 000 content gating: the previous reply asked for an email (💌).
+    email_asked_last_turn: bool = False
+    # Seed 000/002 profiling: the previous reply asked a 👉 question and this is no question.
+    profiling_answer: bool = False
+    # Post-conversion: after a booking, the visitor asks about it (answered from state).
+    booking_question: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,12 +69,21 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("HANDOFF", "explicit_request")
     if inp.high_stakes:
         return RouteDecision("HANDOFF", "high_stakes")
+    if inp.stall_offer_pending and inp.message_has_email:
+        return RouteDecision("HANDOFF", "stall_accepted")  # the stall offer became a lead
     if inp.booking_status == "collecting":
         return _mid_booking(inp)
+    if inp.booking_status == "booked" and (inp.booking_question or inp.intent == "BOOKING"):
+        return RouteDecision("BOOKING", "post_conversion", booking_status="booked")
     if inp.intent == "BOOKING":
         return RouteDecision("BOOKING", "booking_requested", booking_status=_start(inp))
-    if inp.hot_lead and inp.proposals_issued == 0:
+    if inp.hot_lead and inp.proposals_issued == 0 and inp.booking_status != "booked":
+        # After a booking (post-conversion) the demo is not proposed again.
         return RouteDecision("HANDOFF", "hot_lead")
+    if inp.email_asked_last_turn and inp.message_has_email and inp.intent != "HACK":
+        return RouteDecision("BOOKING", "content_gating_email")
+    if inp.profiling_answer and inp.intent in PROFILING_ANSWER_INTENTS:
+        return RouteDecision("BOOKING", "profiling_answer")
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":

@@ -303,6 +303,106 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "nl": "Je demo-aanvraag ligt al bij ons team. Kies of wijzig de tijd met de knop "
         "hieronder. 👇",
     },
+    "skill.propose_demo": {
+        "en": "Want to see it on your own workflows? You can book a short demo with the button "
+        "below. 👇",
+        "ru": "Хотите увидеть это на своих процессах? Запишитесь на короткое демо по кнопке "
+        "ниже. 👇",
+        "fr": "Envie de le voir sur vos propres processus ? Réservez une courte démo avec le "
+        "bouton ci-dessous. 👇",
+        "de": "Willst du es mit deinen eigenen Abläufen sehen? Buch eine kurze Demo über den "
+        "Button unten. 👇",
+        "es": "¿Quieres verlo con tus propios procesos? Reserva una demo corta con el botón de "
+        "abajo. 👇",
+        "it": "Vuoi vederlo sui tuoi processi? Prenota una breve demo con il pulsante qui "
+        "sotto. 👇",
+        "pt": "Quer ver isto nos seus próprios processos? Marque uma demo curta no botão "
+        "abaixo. 👇",
+        "nl": "Wil je het zien met je eigen processen? Boek een korte demo met de knop "
+        "hieronder. 👇",
+    },
+    "skill.collect_email": {
+        "en": "I can send you a short case study on this — just share your work email. 💌",
+        "ru": "Могу прислать короткий кейс на эту тему — просто оставьте рабочий email. 💌",
+        "fr": "Je peux vous envoyer une courte étude de cas à ce sujet — laissez simplement "
+        "votre e-mail professionnel. 💌",
+        "de": "Ich kann dir eine kurze Fallstudie dazu schicken — teile einfach deine "
+        "geschäftliche E-Mail. 💌",
+        "es": "Puedo enviarte un breve caso de éxito sobre esto: solo comparte tu correo de "
+        "trabajo. 💌",
+        "it": "Posso inviarti un breve caso di studio su questo: lasciami la tua email di "
+        "lavoro. 💌",
+        "pt": "Posso enviar-lhe um caso de estudo curto sobre isto — basta partilhar o seu "
+        "e-mail profissional. 💌",
+        "nl": "Ik kan je hier een korte casestudy over sturen — deel gewoon je zakelijke "
+        "e-mail. 💌",
+    },
+    "profiling.thanks": {
+        "en": "Thanks, that helps.",
+        "ru": "Спасибо, это помогает.",
+        "fr": "Merci, cela aide.",
+        "de": "Danke, das hilft.",
+        "es": "Gracias, eso ayuda.",
+        "it": "Grazie, è utile.",
+        "pt": "Obrigado, isso ajuda.",
+        "nl": "Bedankt, dat helpt.",
+    },
+    "profiling.done": {
+        "en": "Thanks — that's everything I needed. You can book a demo tailored to your "
+        "answers with the button below. 👇",
+        "ru": "Спасибо — этого достаточно. Запишитесь на демо с учётом ваших ответов по кнопке "
+        "ниже. 👇",
+        "fr": "Merci — j'ai tout ce qu'il me faut. Réservez une démo adaptée à vos réponses "
+        "avec le bouton ci-dessous. 👇",
+        "de": "Danke — mehr brauche ich nicht. Buch eine auf deine Antworten zugeschnittene "
+        "Demo über den Button unten. 👇",
+        "es": "Gracias, es todo lo que necesitaba. Reserva una demo adaptada a tus respuestas "
+        "con el botón de abajo. 👇",
+        "it": "Grazie, è tutto ciò che mi serviva. Prenota una demo su misura con il pulsante "
+        "qui sotto. 👇",
+        "pt": "Obrigado — é tudo o que precisava. Marque uma demo adaptada às suas respostas "
+        "no botão abaixo. 👇",
+        "nl": "Bedankt — dat is alles wat ik nodig had. Boek een demo op maat van je antwoorden "
+        "met de knop hieronder. 👇",
+    },
+    "gating.thanks": {
+        "en": "Thanks! We'll send it to {email} shortly.",
+        "ru": "Спасибо! Скоро отправим на {email}.",
+        "fr": "Merci ! Nous l'envoyons très bientôt à {email}.",
+        "de": "Danke! Wir schicken es in Kürze an {email}.",
+        "es": "¡Gracias! Lo enviaremos a {email} en breve.",
+        "it": "Grazie! Lo invieremo a breve a {email}.",
+        "pt": "Obrigado! Vamos enviá-lo para {email} em breve.",
+        "nl": "Bedankt! We sturen het binnenkort naar {email}.",
+    },
+    "handoff.stall_accepted": {
+        "en": "Thanks! A colleague will follow up at {email}. {when}",
+        "ru": "Спасибо! Коллега свяжется с вами по адресу {email}. {when}",
+        "fr": "Merci ! Un collègue vous recontactera à {email}. {when}",
+        "de": "Danke! Jemand aus dem Team meldet sich unter {email}. {when}",
+        "es": "¡Gracias! Un compañero te escribirá a {email}. {when}",
+        "it": "Grazie! Un collega ti ricontatterà a {email}. {when}",
+        "pt": "Obrigado! Um colega entrará em contacto através de {email}. {when}",
+        "nl": "Bedankt! Een collega neemt contact op via {email}. {when}",
+    },
+    "booking.status": {
+        "en": "Your demo request is already with our team — they'll contact you at {email}. "
+        "{when} You can pick or change the time with the button below.",
+        "ru": "Ваш запрос на демо уже у нашей команды — с вами свяжутся по адресу {email}. "
+        "{when} Выбрать или изменить время можно по кнопке ниже.",
+        "fr": "Votre demande de démo est déjà transmise — l'équipe vous contactera à {email}. "
+        "{when} Vous pouvez choisir ou changer le créneau avec le bouton ci-dessous.",
+        "de": "Deine Demo-Anfrage liegt unserem Team schon vor — wir melden uns unter {email}. "
+        "{when} Termin wählen oder ändern kannst du über den Button unten.",
+        "es": "Tu solicitud de demo ya está con nuestro equipo: te contactarán en {email}. "
+        "{when} Puedes elegir o cambiar la hora con el botón de abajo.",
+        "it": "La tua richiesta di demo è già al nostro team: ti contatteranno a {email}. "
+        "{when} Puoi scegliere o cambiare orario con il pulsante qui sotto.",
+        "pt": "O seu pedido de demo já está com a nossa equipa — vão contactá-lo em {email}. "
+        "{when} Pode escolher ou alterar o horário no botão abaixo.",
+        "nl": "Je demo-aanvraag ligt al bij ons team — ze nemen contact op via {email}. "
+        "{when} Kies of wijzig de tijd met de knop hieronder.",
+    },
     "error.fallback": {
         "en": "Sorry — something went wrong on our side. Please try again in a moment, or "
         "contact us directly.",

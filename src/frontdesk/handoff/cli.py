@@ -113,7 +113,14 @@ def leads_list(
         with runtime.sessions() as session:
             leads = LeadRepository(session).list(site_id, limit=limit)
             table = Table(
-                "created (UTC)", "level", "reason", "context", "email", "company", "session", "id",
+                "created (UTC)",
+                "level",
+                "reason",
+                "context",
+                "email",
+                "company",
+                "session",
+                "id",
                 title=f"Leads of {site_id} ({len(leads)})",
             )
             for lead in leads:

@@ -53,6 +53,7 @@ class HttpReceiver:
         self.received: list[HttpRequestRecord] = []
         self.seen = 0
         self.decide: Callable[[str], Fault] | None = None
+        self.replies: dict[str, Any] = {}  # path → JSON body of the 200 answer
         self._queued: dict[str, deque[Fault]] = {}
         self._lock = threading.Lock()
         self._server: Any = None
@@ -81,10 +82,10 @@ class HttpReceiver:
         import anyio
         from starlette.applications import Starlette
         from starlette.requests import Request
-        from starlette.responses import PlainTextResponse
+        from starlette.responses import JSONResponse, PlainTextResponse
         from starlette.routing import Route
 
-        async def receive(request: Request) -> PlainTextResponse:
+        async def receive(request: Request) -> PlainTextResponse | JSONResponse:
             body = await request.body()
             fault = self._fault(request.url.path)
             if fault == "timeout":
@@ -96,6 +97,8 @@ class HttpReceiver:
                 self.received.append(
                     HttpRequestRecord(request.url.path, dict(request.headers), body)
                 )
+            if request.url.path in self.replies:
+                return JSONResponse(self.replies[request.url.path])
             return PlainTextResponse("ok")
 
         return Starlette(routes=[Route("/{path:path}", receive, methods=["POST"])])
@@ -104,7 +107,11 @@ class HttpReceiver:
         import uvicorn
 
         config = uvicorn.Config(
-            self._app(), host="127.0.0.1", port=self.port, log_level="error", lifespan="off",
+            self._app(),
+            host="127.0.0.1",
+            port=self.port,
+            log_level="error",
+            lifespan="off",
             access_log=False,
         )
         self._server = uvicorn.Server(config)

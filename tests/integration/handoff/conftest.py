@@ -3,21 +3,19 @@ them, and a runtime over a throwaway SQLite store."""
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from handoff_support import MakeHandoff, acme_yaml
 
-from frontdesk.handoff.loopback import HttpReceiver, SmtpReceiver, free_port
+from frontdesk.handoff.loopback import HttpReceiver, SmtpReceiver
 from frontdesk.handoff.outbox import enqueue_handoff
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Handoff
-
-FAST_RETRIES = "[0.01, 0.01, 0.01]"
 
 
 @pytest.fixture
@@ -30,28 +28,6 @@ def http() -> Iterator[HttpReceiver]:
 def smtp() -> Iterator[SmtpReceiver]:
     with SmtpReceiver() as receiver:
         yield receiver
-
-
-def acme_yaml(http: HttpReceiver, *, refused_webhook: bool = False, slack: bool = True) -> str:
-    dead = f"http://127.0.0.1:{free_port()}/nobody-home"
-    hooks = [f"{{url: '{http.url('/hook')}', secret: s3cret}}"]
-    if refused_webhook:
-        hooks.append(f"{{url: '{dead}'}}")
-    slack_line = f"slack_webhook_url: '{http.url('/slack')}'" if slack else ""
-    return textwrap.dedent(
-        f"""\
-        id: acme
-        name: Acme
-        widget: {{public_key: pk_acme_000000000001}}
-        business_hours: {{timezone: Europe/Madrid}}
-        handoff:
-          {slack_line}
-          webhooks: [{", ".join(hooks)}]
-          fallback_email: sales@acme.test
-          retry_delays_s: {FAST_RETRIES}
-          crm_record_url: 'https://crm.acme.test/leads/{{lead_id}}'
-        """
-    )
 
 
 @pytest.fixture
@@ -81,9 +57,6 @@ def acme(acme_settings: Settings) -> Iterator[Runtime]:
     runtime = build_runtime(acme_settings)
     yield runtime
     runtime.close()
-
-
-MakeHandoff = Callable[..., str]
 
 
 @pytest.fixture

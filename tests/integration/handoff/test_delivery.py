@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MakeHandoff, acme_yaml
+from handoff_support import MakeHandoff, acme_yaml
 from sqlalchemy import select
 
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
@@ -235,8 +235,9 @@ async def test_missing_smtp_is_a_critical_permanent_failure(
         runtime.close()
     assert tries(rec, "email") == ["failed"]  # permanent: not retried
     assert rec.rows["email"].status == "failed"
-    assert any(r.levelno == logging.CRITICAL and r.msg == "fallback_email_failure"
-               for r in caplog.records)
+    assert any(
+        r.levelno == logging.CRITICAL and r.msg == "fallback_email_failure" for r in caplog.records
+    )
 
 
 async def test_booking_capture_fires_the_lead_webhook_and_an_analytics_event(

@@ -53,7 +53,7 @@ pytestmark = pytest.mark.unit
         (RouteInput("STOP_BOOKING", booking_status="collecting"), "REDIRECT", "stop_booking"),
         (RouteInput("OFFTOPIC", booking_status="collecting"), "REDIRECT", "exit_booking"),
         # post-conversion: asking again shows the existing booking
-        (RouteInput("BOOKING", booking_status="booked"), "BOOKING", "booking_requested"),
+        (RouteInput("BOOKING", booking_status="booked"), "BOOKING", "post_conversion"),
     ],
 )
 def test_routing_table(inp: RouteInput, route: str, reason: str) -> None:

@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
+from frontdesk.conversation.nodes.skills import follow_up_context
 from frontdesk.conversation.routes import RouteInput, decide_route
 from frontdesk.conversation.state import ChatState
 from frontdesk.engines.base import IntentResult
@@ -159,6 +160,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             booking_status=booking.get("status", "idle"),
             message_has_email=bool((state.get("visitor_profile") or {}).get("email"))
             and "@" in state["input"],
+            **follow_up_context(state, ctx.site.qualification.forms),
         )
     )
     update: Update = {"route": decision.route, "route_reason": decision.reason}

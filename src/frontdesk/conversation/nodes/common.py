@@ -27,6 +27,7 @@ STREAMING_NODES = frozenset(
         "propose_handoff",
         "clarify_handler",
         "offer_human",
+        "skill_ending_writer",
     }
 )
 

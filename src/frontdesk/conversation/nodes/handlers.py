@@ -6,6 +6,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
 from frontdesk.conversation.nodes.common import (
     Update,
     emit_words,
@@ -13,6 +14,7 @@ from frontdesk.conversation.nodes.common import (
     timed,
     topics_text,
 )
+from frontdesk.conversation.nodes.skills import next_profiling_question
 from frontdesk.conversation.state import ChatState
 from frontdesk.conversation.texts import say
 from frontdesk.leads.hours import BusinessHours, is_business_hours
@@ -64,7 +66,17 @@ def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[
 
 @timed
 async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Collect the email for a demo, then confirm with the CTA (seed 000 booking flow)."""
+    """Collect the email for a demo, then confirm with the CTA (seed 000 booking flow).
+
+    Also the other email/CTA flows: a profiling answer (thanks, then the next 👉 question
+    or the demo CTA), a content-gating email (💌 step 2) and, after a booking, questions
+    about it answered from the booking state (post-conversion, no re-proposal).
+    """
+    reason = state.get("route_reason")
+    if reason == "profiling_answer":
+        return _profiling_answer(state, runtime)
+    if reason == "content_gating_email":
+        return _content_gating_email(state, runtime)
     ctx = runtime.context
     language = language_of(state, runtime)
     booking = dict(state.get("booking") or {})
@@ -72,7 +84,13 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     status = booking.get("status", "collecting")
     update: Update = {"routing": "answered", "citations": []}
     if status == "booked":
-        text = say("booking.already_booked", language)
+        when, _ = follow_up_commitment(runtime, language)
+        address = booking.get("email") or email
+        text = (
+            say("booking.status", language, email=address, when=when)
+            if address
+            else say("booking.already_booked", language)
+        )
     elif email:
         when, _ = follow_up_commitment(runtime, language)
         text = say("booking.confirmed", language, email=email, when=when)
@@ -88,14 +106,62 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     return update
 
 
+def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """The visitor answered last turn's 👉: thank them, ask the next field or offer the demo.
+
+    form_field_extractor stores the answer after this node; here it only decides what
+    comes next, so the field being answered now counts as collected.
+    """
+    site = runtime.context.site
+    language = language_of(state, runtime)
+    supervision = state.get("dialog_supervision") or {}
+    turn = int(state.get("turn_number", 0))
+    answered = pending_profiling_field(
+        supervision, state.get("form_collection"), turn, site.qualification.forms
+    )
+    collected = dict((state.get("form_collection") or {}).get("collected_values") or {})
+    if answered:
+        collected[answered] = state["input"].strip()
+    following = next_profiling_question(site.qualification.forms, collected, language)
+    update: Update = {"routing": "answered", "citations": []}
+    if following is not None:
+        text = f"{say('profiling.thanks', language)}\n\n{PROFILING_MARKER} {following[1]}"
+    else:
+        text = say("profiling.done", language)
+        selection = dict(state.get("skill_selection") or {})
+        update["skill_selection"] = {**selection, "skills": ["propose_demo"]}
+    emit_words("booking_handler", text)
+    update["answer"] = text
+    return update
+
+
+def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """💌 step 2: the email asked for last turn arrived; it becomes a lead (seed 000)."""
+    language = language_of(state, runtime)
+    email = (state.get("visitor_profile") or {}).get("email") or ""
+    text = say("gating.thanks", language, email=email)
+    emit_words("booking_handler", text)
+    return {
+        "answer": text,
+        "routing": "answered",
+        "citations": [],
+        "lead_capture": {"capture_context": "content_gating", "email": email},
+    }
+
+
 @timed
 async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Stage 3 proposal (seed 004): a reply suited to the reason, plus the handoff request."""
     language = language_of(state, runtime)
     reason = state.get("route_reason") if state.get("route") == "HANDOFF" else "stall"
+    if reason == "stall_accepted":
+        return _stall_accepted(state, runtime)
     if reason not in ("explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
+    if reason != "stall":
+        # Seed 004: a same-day promise (hot lead, explicit request) uses the earlier cutoff.
+        in_hours = business_hours_now(runtime, same_day=True)
     text = say(f"handoff.{reason}", language, site=runtime.context.site.name, when=when)
     previous = (state.get("answer") or "").strip() if reason in ("stall", "llm_failure") else ""
     emit_words("propose_handoff", ("\n\n" + text) if previous else text)
@@ -108,14 +174,18 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         )
     )
     qualification = QualificationState.model_validate(state.get("qualification") or {})
+    progress_update = proposed._asdict()
+    if reason == "stall":
+        progress_update["stall_offer_turn"] = int(state.get("turn_number", 0))
     update: Update = {
         "answer": f"{previous}\n\n{text}" if previous else text,
-        "progress": proposed._asdict(),
+        "progress": progress_update,
         "handoff": {
             "reason": reason,
             "status": "proposed",
             "business_hours": in_hours,
             "lead_level": lead_level(qualification),
+            "triggered_at": runtime.context.now.isoformat(),
             # A stall only becomes a lead when the visitor accepts and leaves an email.
             "notify": reason != "stall",
         },
@@ -124,3 +194,29 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         update["routing"] = routes.handoff_routing(reason)  # type: ignore[arg-type]
         update["citations"] = []
     return update
+
+
+def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """The visitor left an email after a stall offer: now it is a lead (seed 004 stall path)."""
+    language = language_of(state, runtime)
+    email = (state.get("visitor_profile") or {}).get("email") or ""
+    when, in_hours = follow_up_commitment(runtime, language)
+    text = say("handoff.stall_accepted", language, email=email, when=when)
+    emit_words("propose_handoff", text)
+    qualification = QualificationState.model_validate(state.get("qualification") or {})
+    progress = dict(state.get("progress") or {})
+    progress.pop("stall_offer_turn", None)
+    return {
+        "answer": text,
+        "routing": "answered",
+        "citations": [],
+        "progress": progress,
+        "handoff": {
+            "reason": "stall",
+            "status": "accepted",
+            "business_hours": in_hours,
+            "lead_level": lead_level(qualification),
+            "triggered_at": runtime.context.now.isoformat(),
+            "notify": True,
+        },
+    }

@@ -37,10 +37,15 @@ async def stall_check(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     return {"progress": progress, "stall": result.route == "propose_handoff"}
 
 
-def after_stall_check(state: ChatState) -> Literal["propose_handoff", "dialog_state_extractor"]:
+def after_stall_check(
+    state: ChatState,
+) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
     # Only answered turns end in a stall offer; a refusal or a redirect never does.
     if state.get("stall") and state.get("route") == "ANSWER":
         return "propose_handoff"
+    # A full answer may end with the chosen skill (👉 question, 💌 offer, 👇 demo).
+    if state.get("route") == "ANSWER" and state.get("routing") == "answered":
+        return "skill_ending_writer"
     return "dialog_state_extractor"
 
 
@@ -63,6 +68,8 @@ async def answer_suggester(state: ChatState, runtime: Runtime[TurnContext]) -> U
     answer = (state.get("answer") or "").rstrip()
     if "@" in answer or answer.endswith("💌"):
         return {"suggested_answers": []}  # an email is typed, not clicked
+    if "👉" in answer.splitlines()[-1]:
+        return {"suggested_answers": []}  # a profiling question takes a free answer
     yes, no = YES_NO.get(language_of(state, runtime), YES_NO["en"])
     return {"suggested_answers": [yes, no]}
 

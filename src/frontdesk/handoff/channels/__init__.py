@@ -48,5 +48,5 @@ class Channel(Protocol):
 
 
 def channel_kind(channel: str) -> str:
-    """"webhook:2" → "webhook"."""
+    """ "webhook:2" → "webhook"."""
     return channel.split(":", 1)[0]

@@ -25,8 +25,9 @@ def fallback_message(delivery: Delivery, sender: str, recipient: str) -> EmailMe
     message["Subject"] = email_subject(payload)
     # A stable id per handoff lets a mailbox (or a test) spot a re-sent duplicate.
     domain = sender.rsplit("@", 1)[-1] or "frontdesk.local"
-    message["Message-ID"] = make_msgid(idstring=delivery.idempotency_key.replace(":", "."),
-                                       domain=domain)
+    message["Message-ID"] = make_msgid(
+        idstring=delivery.idempotency_key.replace(":", "."), domain=domain
+    )
     message["X-Frontdesk-Idempotency-Key"] = delivery.idempotency_key
     message.set_content(email_body(payload, dict(payload.get("failed_channels") or {})))
     return message

@@ -68,8 +68,10 @@ def slack_message(data: Mapping[str, Any], crm_record_url: str | None = None) ->
             {
                 "type": "context",
                 "elements": [
-                    {"type": "mrkdwn", "text": f"Follow up next business morning "
-                     f"(due {data['follow_up_due']})."}
+                    {
+                        "type": "mrkdwn",
+                        "text": f"Follow up next business morning (due {data['follow_up_due']}).",
+                    }
                 ],
             }
         )

@@ -50,7 +50,7 @@ def webhook_body(delivery: Delivery) -> tuple[str, bytes]:
 
 
 def webhook_index(channel: str) -> int:
-    """"webhook:2" → 2."""
+    """ "webhook:2" → 2."""
     try:
         return int(channel.split(":", 1)[1])
     except (IndexError, ValueError) as exc:

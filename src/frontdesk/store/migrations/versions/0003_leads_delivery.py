@@ -49,9 +49,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("analytics_events", schema=None) as batch_op:
-        batch_op.create_index(
-            batch_op.f("ix_analytics_events_site_id"), ["site_id"], unique=False
-        )
+        batch_op.create_index(batch_op.f("ix_analytics_events_site_id"), ["site_id"], unique=False)
         batch_op.create_index(
             batch_op.f("ix_analytics_events_session_id"), ["session_id"], unique=False
         )

@@ -1,0 +1,116 @@
+"""How a full answer ends (seed 000 skills) and what the previous reply left pending.
+
+`skill_ending_writer` streams one closing line after a fully answered question:
+- ask_profiling_question → "👉 <next form question>", in the configured field order,
+  one field per reply, skipped once every field is collected;
+- collect_email → a content-gating offer ending in 💌;
+- propose_demo → a demo proposal ending in 👇 (the CTA button sits below the reply).
+
+`follow_up_context` reads what the previous reply asked (a stall offer, a 💌, a 👉
+question) and whether a booked visitor asks about the booking, for the router.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
+from frontdesk.conversation.nodes.common import Update, emit_words, language_of, timed
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.texts import say
+from frontdesk.engines.local.signals import extract_email
+from frontdesk.sites.schema import ProfilingForm
+
+ENDING_SKILLS = ("propose_demo", "collect_email", "ask_profiling_question")
+
+# Post-conversion: words that make a message about the booking already made.
+BOOKING_TOPIC = re.compile(
+    r"\b(?:demo|booking|booked|book|meeting|call|appointment|calendar|invite|invitation"
+    r"|démo|rendez-vous|réservation|rdv|termin|buchung|gespräch|reunión|cita|reserva"
+    r"|riunione|appuntamento|prenotazione|reunião|marcação|afspraak|boeking|gesprek"
+    r"|демо|встреч\w*|звон\w*|запис\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def next_profiling_question(
+    forms: Sequence[ProfilingForm], collected: Mapping[str, Any], language: str
+) -> tuple[str, str] | None:
+    """(field id, question) of the first configured field without a value, or None."""
+    for form in forms:
+        for group in form.groups:
+            for field in group.fields:
+                if collected.get(field.id):
+                    continue
+                text = field.question.get(language) or field.question.get("en")
+                if text is None and field.question:
+                    text = next(iter(field.question.values()))
+                if text:
+                    return field.id, text
+    return None
+
+
+def skill_ending(
+    skills: Sequence[str],
+    *,
+    enabled: Sequence[str],
+    forms: Sequence[ProfilingForm],
+    collected: Mapping[str, Any],
+    language: str,
+    site_name: str,
+) -> str:
+    """The closing line for the chosen skills ("" for none); one question at most."""
+    chosen = [skill for skill in ENDING_SKILLS if skill in skills and skill in enabled]
+    for skill in chosen:
+        if skill == "ask_profiling_question":
+            found = next_profiling_question(forms, collected, language)
+            if found is not None:
+                return f"{PROFILING_MARKER} {found[1]}"
+            continue  # profiling complete: fall through to the next skill, if any
+        return say(f"skill.{skill}", language, site=site_name)
+    return ""
+
+
+def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> dict[str, bool]:
+    """What the previous reply left open, as router inputs (see `RouteInput`)."""
+    turn = int(state.get("turn_number", 0))
+    text = state["input"].strip()
+    progress = state.get("progress") or {}
+    supervision = state.get("dialog_supervision") or {}
+    # The 👉 of the previous reply, or a replayed history's pending one (seed 002 step 4b).
+    asked_field = pending_profiling_field(supervision, state.get("form_collection"), turn, forms)
+    booked = (state.get("booking") or {}).get("status") == "booked"
+    return {
+        "stall_offer_pending": progress.get("stall_offer_turn") == turn - 1,
+        "email_asked_last_turn": supervision.get("content_gating_ask_turn") == turn - 1,
+        # An email is captured as an email (content gating, stall, booking), not as a field.
+        "profiling_answer": bool(asked_field)
+        and bool(text)
+        and not text.endswith(("?", "？"))
+        and extract_email(text) is None,
+        "booking_question": booked and bool(BOOKING_TOPIC.search(text)),
+    }
+
+
+@timed
+async def skill_ending_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Append the chosen skill's closing line to a full answer, streamed (seed 000)."""
+    site = runtime.context.site
+    ending = skill_ending(
+        tuple((state.get("skill_selection") or {}).get("skills", ())),
+        enabled=site.skills.enabled,
+        forms=site.qualification.forms,
+        collected=(state.get("form_collection") or {}).get("collected_values") or {},
+        language=language_of(state, runtime),
+        site_name=site.name,
+    )
+    if not ending:
+        return {}
+    answer = (state.get("answer") or "").rstrip()
+    emit_words("skill_ending_writer", "\n\n" + ending if answer else ending)
+    return {"answer": f"{answer}\n\n{ending}" if answer else ending}

@@ -144,8 +144,15 @@ def test_empty_user_messages_are_skipped() -> None:
 
 def test_duplicate_assistant_responses_are_dropped() -> None:
     # a reconnect re-delivers the greeting; a repeated reply in a later turn is kept
-    history = [bot("Hi!"), user(""), bot("Hi!"), user("price?"), bot("Ask sales."),
-               user("price??"), bot("Ask sales.")]  # fmt: skip
+    history = [
+        bot("Hi!"),
+        user(""),
+        bot("Hi!"),
+        user("price?"),
+        bot("Ask sales."),
+        user("price??"),
+        bot("Ask sales."),
+    ]
     assert roles(filter_history(history, "q")) == [
         ("assistant", "Hi!"),
         ("user", "price?"),
@@ -216,8 +223,14 @@ def test_alignment_holds_when_the_history_opens_with_a_greeting() -> None:
 
 
 def test_question_answer_pairs_map_to_fields_by_order() -> None:
-    history = [user("hi"), bot("👉 Stage?"), user("Seed"), bot("👉 Profile?"), user("Business"),
-               bot("Thanks!")]  # fmt: skip
+    history = [
+        user("hi"),
+        bot("👉 Stage?"),
+        user("Seed"),
+        bot("👉 Profile?"),
+        user("Business"),
+        bot("Thanks!"),
+    ]
     rebuilt = reconstruct(history, "final", FIELDS)
     assert rebuilt.profiling == {
         "collected_values": {"company_stage": "Seed", "profile_type": "Business"},
@@ -226,9 +239,17 @@ def test_question_answer_pairs_map_to_fields_by_order() -> None:
 
 
 def test_only_a_question_followed_by_a_user_message_is_a_pair() -> None:
-    history = [bot("👉 Stage?"), bot("Let me know when you're ready."), user("Seed"),
-               bot("👉 Profile?"), user("Tech"), bot("👉 Extra?"), user("more"),
-               bot("👉 Another?"), user("x")]  # fmt: skip
+    history = [
+        bot("👉 Stage?"),
+        bot("Let me know when you're ready."),
+        user("Seed"),
+        bot("👉 Profile?"),
+        user("Tech"),
+        bot("👉 Extra?"),
+        user("more"),
+        bot("👉 Another?"),
+        user("x"),
+    ]
     rebuilt = reconstruct(history, "final", FIELDS)
     # the first 👉 is followed by another assistant message: no pair, "Seed" answers nothing;
     # (Profile?, Tech) and (Extra?, more) fill the two fields; the third pair has none left

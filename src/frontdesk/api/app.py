@@ -36,6 +36,7 @@ from frontdesk.api.turns import TurnGuard
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.limits import InMemoryRateLimiter, RateLimiter
 from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
+from frontdesk.handoff.dispatcher import start_dispatcher, stop_dispatcher
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings, get_settings
 
@@ -101,9 +102,13 @@ def create_app(
             started = time.perf_counter()
             await warm_up()
             log.info("models loaded in %.1f s", time.perf_counter() - started)
+        # Handoff delivery from the outbox (FRONTDESK_DISPATCH_IN_PROCESS; else `frontdesk worker`).
+        in_process = app.state.runtime.settings.dispatch_in_process
+        dispatcher = start_dispatcher(app.state.runtime) if in_process else None
         try:
             yield
         finally:
+            await stop_dispatcher(dispatcher)
             if owned_chat and app.state.chat is not None:
                 await _close(app.state.chat)
             if owned_runtime:

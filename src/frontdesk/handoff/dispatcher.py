@@ -362,3 +362,12 @@ def start_dispatcher(runtime: Runtime, **options: Any) -> asyncio.Task[None]:
             await dispatcher.aclose()
 
     return asyncio.create_task(serve(), name="frontdesk-dispatcher")
+
+
+async def stop_dispatcher(task: asyncio.Task[None] | None) -> None:
+    """Cancel an in-process dispatcher and wait for it (claimed rows are released)."""
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

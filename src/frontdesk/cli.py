@@ -180,6 +180,12 @@ def db_upgrade() -> None:
     migrate.upgrade(engine)
     console.print(f"database at revision {migrate.current_revision(engine)}")
     engine.dispose()
+    import asyncio
+
+    from frontdesk.conversation.checkpoints import setup_checkpoints
+
+    backend = asyncio.run(setup_checkpoints(settings))
+    console.print(f"conversation checkpoints ready ({backend})")
 
 
 def main() -> None:  # pragma: no cover - console entry point

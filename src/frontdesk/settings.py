@@ -35,6 +35,14 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL of the app store; empty means SQLite in data_dir.",
     )
     redis_url: str = Field(default="", description="Redis URL for locks, limits and caches.")
+    knowledge_url: str = Field(
+        default="",
+        description="Knowledge index URL when the PostgreSQL store has no pgvector "
+        "(empty: SQLite in data_dir).",
+    )
+    hnsw_ef_search: int = Field(
+        default=40, ge=1, le=1000, description="pgvector HNSW ef_search (recall vs latency)."
+    )
     sites_dir: Path = Field(
         default=DEMO_DIR / "sites",
         description="Folder of site YAML files (one file per site).",

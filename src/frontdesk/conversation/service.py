@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.graph import compile_graph
 from frontdesk.conversation.payload import (
@@ -60,7 +60,7 @@ class ChatService:
         self.writer = TurnWriter(runtime.sessions)
         self.enricher = Enricher(runtime.sessions)
         self._graph: Any = None
-        self._saver: AsyncSqliteSaver | None = None
+        self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
         self._site_engines: dict[tuple[str, ...], Engines] = {}
 
@@ -91,15 +91,18 @@ class ChatService:
     async def graph(self) -> Any:
         async with self._ready:
             if self._graph is None:
-                import aiosqlite
-
-                self.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-                connection = await aiosqlite.connect(str(self.checkpoint_path))
-                await connection.execute("PRAGMA journal_mode=WAL")
-                self._saver = AsyncSqliteSaver(connection)
-                await self._saver.setup()
-                self._graph = compile_graph(self._saver)
+                # SQLite file by default; PostgreSQL when the store is (shared by replicas).
+                self._checkpointer = await open_checkpointer(
+                    self.runtime.settings, self.checkpoint_path
+                )
+                self._graph = compile_graph(self._checkpointer.saver)
         return self._graph
+
+    async def checkpointer(self) -> Checkpointer:
+        """The open checkpointer (retention and erase delete threads through it)."""
+        await self.graph()
+        assert self._checkpointer is not None
+        return self._checkpointer
 
     async def warm_up(self) -> None:
         """Load models and indexes before the first visitor pays for it."""
@@ -112,9 +115,9 @@ class ChatService:
 
     async def close(self) -> None:
         await self.enricher.aclose()
-        if self._saver is not None:
-            await self._saver.conn.close()
-            self._saver = None
+        if self._checkpointer is not None:
+            await self._checkpointer.aclose()
+            self._checkpointer = None
             self._graph = None
 
     def context(self, site: LoadedSite, visitor: VisitorContext) -> TurnContext:
@@ -296,8 +299,8 @@ class ChatService:
         graph = await self.graph()
         tid = thread_id(site.config.id, session_id)
         had_state = bool((await graph.aget_state({"configurable": {"thread_id": tid}})).values)
-        assert self._saver is not None
-        await self._saver.adelete_thread(tid)
+        assert self._checkpointer is not None
+        await self._checkpointer.saver.adelete_thread(tid)
         erased = await asyncio.to_thread(self.writer.erase, site.config.id, session_id)
         return erased or had_state
 

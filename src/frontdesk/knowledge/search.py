@@ -25,6 +25,7 @@ from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 log = logging.getLogger(__name__)
 
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _CASE_STUDY = re.compile(r"(^|[/\\:])case[-_ ]?stud(y|ies)", re.IGNORECASE)
 
 
@@ -57,6 +58,24 @@ def rrf_fuse(
         for rank, hit in enumerate(hits, start=1):
             scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def query_language(query: str, site_language: str) -> str:
+    """Cyrillic questions are Russian; otherwise assume the site's language."""
+    return "ru" if _CYRILLIC.search(query) else site_language
+
+
+def fusion_weights(
+    query: str, options: SearchOptions, model_languages: Sequence[str] | None
+) -> tuple[float, float]:
+    """(dense, lexical) weights. When the embedding model does not know the question's
+    language (MiniLM is English-only), the stemmed lexical list gets an equal vote."""
+    dense, lexical = options.dense_weight, options.lexical_weight
+    if model_languages is not None and query_language(query, options.language) not in (
+        model_languages
+    ):
+        lexical = max(lexical, dense)
+    return dense, lexical
 
 
 def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
@@ -124,24 +143,17 @@ class Retriever:
         self, site_id: str, query: str, vector: Vector, options: SearchOptions
     ) -> RetrievalResult:
         model = self.embedder.name
-        dense = self.index.dense_search(site_id, model, vector, options.candidates)
-        if not dense:
-            return RetrievalResult.no_result("empty_index", threshold=options.relevance_threshold)
         words = query_terms(query, options.language)
-        lexical = self.index.lexical_search(site_id, words, options.candidates) if words else []
-        fused = rrf_fuse(
-            [(dense, options.dense_weight), (lexical, options.lexical_weight)], k=options.rrf_k
-        )
-        top_score = dense[0].score
+        weights = fusion_weights(query, options, getattr(self.embedder, "languages", None))
+        candidates = self._candidates(site_id, model, vector, words, options, weights)
+        if candidates is None:
+            return RetrievalResult.no_result("empty_index", threshold=options.relevance_threshold)
+        fused, cosines, top_score = candidates
         threshold = options.relevance_threshold
         if threshold is not None and top_score < threshold:
             return RetrievalResult.no_result(
                 "below_threshold", top_score=top_score, threshold=threshold
             )
-        cosines = {hit.chunk_id: hit.score for hit in dense}
-        missing = [chunk_id for chunk_id, _ in fused if chunk_id not in cosines]
-        if missing:
-            cosines.update(self.index.cosine_scores(site_id, model, vector, missing))
         ranked = [
             (chunk_id, rank_score)
             for chunk_id, rank_score in fused
@@ -174,6 +186,47 @@ class Retriever:
                 proactive is not None and is_case_study(chunks[0]) and chunks[0].score >= proactive
             ),
         )
+
+    def _candidates(
+        self,
+        site_id: str,
+        model: str,
+        vector: Vector,
+        words: list[str],
+        options: SearchOptions,
+        weights: tuple[float, float],
+    ) -> tuple[list[tuple[str, float]], dict[str, float], float] | None:
+        """Fused (chunk, rank score) list, cosines and the best cosine; None: empty index.
+
+        An index with `hybrid_search` (PostgreSQL) fuses in one query; otherwise dense and
+        lexical lists are fetched and fused here."""
+        hybrid = getattr(self.index, "hybrid_search", None)
+        if hybrid is not None:
+            hits = hybrid(
+                site_id,
+                model,
+                vector,
+                words,
+                limit=options.candidates,
+                dense_weight=weights[0],
+                lexical_weight=weights[1],
+                rrf_k=options.rrf_k,
+            )
+            scored = {h.chunk_id: h.cosine for h in hits if h.cosine is not None}
+            if not scored:
+                return None
+            fused_hybrid = [(h.chunk_id, h.rank_score) for h in hits]
+            return fused_hybrid, scored, max(scored.values())
+        dense = self.index.dense_search(site_id, model, vector, options.candidates)
+        if not dense:
+            return None
+        lexical = self.index.lexical_search(site_id, words, options.candidates) if words else []
+        fused = rrf_fuse([(dense, weights[0]), (lexical, weights[1])], k=options.rrf_k)
+        cosines = {hit.chunk_id: hit.score for hit in dense}
+        missing = [chunk_id for chunk_id, _ in fused if chunk_id not in cosines]
+        if missing:
+            cosines.update(self.index.cosine_scores(site_id, model, vector, missing))
+        return fused, cosines, dense[0].score
 
 
 def _retrieved(chunk: StoredChunk, score: float, rank_score: float) -> RetrievedChunk:

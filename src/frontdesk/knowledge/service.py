@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
-from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
+from frontdesk.knowledge.index.factory import index_for
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult
 from frontdesk.knowledge.search import Reranker, Retriever, SearchOptions
@@ -96,7 +96,7 @@ class KnowledgeBase:
         if index is None:
             if engine is None:
                 raise ValueError("KnowledgeBase needs an engine or an index")
-            index = SqliteKnowledgeIndex(engine)
+            index = index_for(engine)  # SQLite, or PostgreSQL + pgvector (production)
         self.index = index
         self.reranker = reranker
         self.console = console

@@ -1,0 +1,119 @@
+"""Where conversation state lives between turns: the LangGraph checkpointer.
+
+The backend follows the app store's URL: SQLite (`langgraph-checkpoint-sqlite`, a file
+next to the store) by default, PostgreSQL (`langgraph-checkpoint-postgres` on a psycopg
+connection pool) when `FRONTDESK_DATABASE_URL` is `postgresql://…`. Any replica can load
+any thread, so a conversation may move between API processes between turns.
+
+`frontdesk db upgrade` runs the checkpointer's own migrations (`setup`); opening a
+checkpointer runs them again under an advisory lock, which is idempotent and cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from sqlalchemy.engine import make_url
+
+from frontdesk.settings import Settings
+
+log = logging.getLogger(__name__)
+
+POOL_MIN_SIZE = 1
+POOL_MAX_SIZE = 10
+_SETUP_LOCK = 0x46524F4E54  # advisory lock id: "FRONT"
+
+
+def is_postgres(url: str) -> bool:
+    return make_url(url).get_backend_name() == "postgresql"
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL (`postgresql+psycopg://…`) as a libpq connection string."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@dataclass
+class Checkpointer:
+    """An open checkpointer and what must be closed with it."""
+
+    saver: BaseCheckpointSaver[Any]
+    backend: str
+    _resource: Any
+
+    async def delete_threads(self, thread_ids: list[str]) -> None:
+        for tid in thread_ids:
+            await self.saver.adelete_thread(tid)
+
+    async def thread_ids(self) -> list[str]:
+        """Every thread that has a checkpoint (retention and diagnostics)."""
+        if self.backend == "postgres":
+            async with self._resource.connection() as conn:
+                rows = await (await conn.execute("SELECT DISTINCT thread_id FROM checkpoints"))
+                return [row["thread_id"] for row in await rows.fetchall()]
+        cursor = await self._resource.execute("SELECT DISTINCT thread_id FROM checkpoints")
+        return [str(row[0]) for row in await cursor.fetchall()]
+
+    async def aclose(self) -> None:
+        await self._resource.close()
+
+
+async def open_checkpointer(settings: Settings, sqlite_path: Path | None = None) -> Checkpointer:
+    """The checkpointer for `settings.database_url`, set up and ready."""
+    if is_postgres(settings.database_url):
+        return await _open_postgres(libpq_url(settings.database_url))
+    return await _open_sqlite(sqlite_path or settings.data_dir / "checkpoints.db")
+
+
+async def _open_sqlite(path: Path) -> Checkpointer:
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = await aiosqlite.connect(str(path))
+    await connection.execute("PRAGMA journal_mode=WAL")
+    saver = AsyncSqliteSaver(connection)
+    await saver.setup()
+    return Checkpointer(saver=saver, backend="sqlite", _resource=connection)
+
+
+async def _open_postgres(conninfo: str) -> Checkpointer:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        conninfo,
+        min_size=POOL_MIN_SIZE,
+        max_size=POOL_MAX_SIZE,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+        check=AsyncConnectionPool.check_connection,  # health check on checkout (seed 000)
+    )
+    await pool.open(wait=True, timeout=30)
+    saver = AsyncPostgresSaver(pool)
+    await _setup_postgres(saver, pool)
+    return Checkpointer(saver=saver, backend="postgres", _resource=pool)
+
+
+async def _setup_postgres(saver: Any, pool: Any) -> None:
+    # Two replicas starting together must not run the CREATE statements concurrently.
+    async with pool.connection() as conn:
+        await conn.execute("SELECT pg_advisory_lock(%s)", (_SETUP_LOCK,))
+        try:
+            await saver.setup()
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (_SETUP_LOCK,))
+
+
+async def setup_checkpoints(settings: Settings) -> str:
+    """Create or migrate the checkpoint tables (`frontdesk db upgrade`); the backend name."""
+    checkpointer = await open_checkpointer(settings)
+    try:
+        return checkpointer.backend
+    finally:
+        await checkpointer.aclose()

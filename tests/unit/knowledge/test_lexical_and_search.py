@@ -14,7 +14,13 @@ from frontdesk.knowledge.evaluate import (
 from frontdesk.knowledge.index.base import Hit
 from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 from frontdesk.knowledge.models import RetrievedChunk
-from frontdesk.knowledge.search import is_case_study, rrf_fuse
+from frontdesk.knowledge.search import (
+    SearchOptions,
+    fusion_weights,
+    is_case_study,
+    query_language,
+    rrf_fuse,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -149,3 +155,13 @@ def test_bm25_prefers_rare_terms_and_short_documents() -> None:
     assert index.top(["missing"], 10) == []
     assert len(index.top(["the"], 2)) == 2
     assert Bm25Index.build([]).top(["x"], 3) == []
+
+
+def test_lexical_gets_an_equal_vote_when_the_model_does_not_know_the_language() -> None:
+    english = SearchOptions(language="en", dense_weight=1.0, lexical_weight=0.2)
+    assert query_language("Как оплатить счёт?", "en") == "ru"
+    assert query_language("How do I pay?", "de") == "de"
+    assert fusion_weights("How do I pay?", english, ("en",)) == (1.0, 0.2)
+    assert fusion_weights("Как оплатить счёт?", english, ("en",)) == (1.0, 1.0)
+    assert fusion_weights("Como pago?", SearchOptions(language="es"), ("en",)) == (1.0, 1.0)
+    assert fusion_weights("Как оплатить счёт?", english, None) == (1.0, 0.2)

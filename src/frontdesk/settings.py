@@ -35,6 +35,7 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL of the app store; empty means SQLite in data_dir.",
     )
     redis_url: str = Field(default="", description="Redis URL for locks, limits and caches.")
+    redis_prefix: str = Field(default="frontdesk:", description="Prefix of every Redis key.")
     knowledge_url: str = Field(
         default="",
         description="Knowledge index URL when the PostgreSQL store has no pgvector "

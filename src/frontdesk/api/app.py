@@ -88,6 +88,10 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned_runtime = runtime is None
         app.state.runtime = runtime or build_runtime(settings)
+        if app.state.redis is not None and ip_salt is None:
+            from frontdesk.guard.redis import shared_ip_salt
+
+            app.state.ip_salt = await shared_ip_salt(app.state.redis, process.redis_prefix)
         owned_chat = chat is None
         app.state.chat = chat
         if chat is None:
@@ -113,6 +117,8 @@ def create_app(
                 await _close(app.state.chat)
             if owned_runtime:
                 app.state.runtime.close()
+            if app.state.redis is not None:
+                await app.state.redis.aclose()
 
     app = FastAPI(
         title="Frontdesk",
@@ -121,6 +127,16 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.metrics = api_metrics
+    process = settings or (runtime.settings if runtime else get_settings())
+    redis: Any = None
+    if process.redis_url and (limiter is None or locks is None or ip_salt is None):
+        # Shared by replicas: counters, session slots and the IP-hash salt live in Redis.
+        from frontdesk.guard.redis import RedisRateLimiter, RedisSessionLocks, redis_client
+
+        redis = redis_client(process.redis_url)
+        limiter = limiter or RedisRateLimiter(redis, process.redis_prefix)
+        locks = locks or RedisSessionLocks(redis, process.redis_prefix)
+    app.state.redis = redis
     app.state.guard = TurnGuard(
         limiter or InMemoryRateLimiter(), locks or InMemorySessionLocks(), api_metrics
     )

@@ -5,17 +5,24 @@ The judge scores five criteria from 1 to 5, each with its reasoning first (the
 reasoning is kept in the report): correctness, completeness, groundedness,
 conversation flow and format. Scores are normalised to [0, 1] as (score - 1) / 4; an
 answer counts as correct when its correctness is at least `CORRECT_AT` (4 of 5).
-The model is built lazily with LangChain's `init_chat_model`, so the provider package
-is only needed when a judge is actually used.
+The role is resolved like the engine's other roles (`engines.llm.config.resolve_engine`:
+the site file, then FRONTDESK_LLM_JUDGE) and the model is built on first use by
+`engines.llm.models.build_chat_model` (LangChain's `init_chat_model` with the site's base
+URL, key and timeouts), so the provider package is only needed when a judge is used.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from frontdesk.evals.runner import Outcome
+from frontdesk.settings import Settings, get_settings
+from frontdesk.sites.schema import SiteConfig
+
+if TYPE_CHECKING:
+    from frontdesk.engines.llm.config import ResolvedEngine
 
 CRITERIA = ("correctness", "completeness", "groundedness", "conversation_flow", "format")
 CORRECT_AT = 4
@@ -61,9 +68,19 @@ class AnswerQuality(BaseModel):
     format: CriterionScore
 
 
-def judge_spec(site_config: Any, override: str | None = None) -> str | None:
+def judge_spec(
+    site_config: SiteConfig, override: str | None = None, settings: Settings | None = None
+) -> str | None:
     """The judge model's "provider:model", or None when evaluation stays model-free."""
-    spec = (override or site_config.engine.roles.judge or LOCAL).strip()
+    from frontdesk.engines.llm.config import EngineConfigError, resolve_engine
+
+    spec = override
+    if not spec:
+        try:
+            spec = resolve_engine(site_config, settings or get_settings()).roles["judge"]
+        except EngineConfigError:
+            spec = site_config.engine.roles.judge
+    spec = (spec or LOCAL).strip()
     return None if spec == LOCAL else spec
 
 
@@ -104,15 +121,22 @@ def as_scores(quality: AnswerQuality) -> dict[str, Any]:
 class Judge:
     """Scores outcomes with one chat model (built on first use)."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, engine: ResolvedEngine | None = None) -> None:
         self.spec = spec
+        self.engine = engine  # provider options (base URL, key, timeouts) of the site
         self._model: Any = None
 
     def _structured(self) -> Any:
         if self._model is None:
-            from langchain.chat_models import init_chat_model
+            if self.engine is not None:
+                from frontdesk.engines.llm.models import build_chat_model
 
-            self._model = init_chat_model(self.spec).with_structured_output(AnswerQuality)
+                model = build_chat_model(self.spec, self.engine)
+            else:
+                from langchain.chat_models import init_chat_model
+
+                model = init_chat_model(self.spec)
+            self._model = model.with_structured_output(AnswerQuality)
         return self._model
 
     async def score(self, outcome: Outcome, site_name: str) -> dict[str, Any]:
@@ -123,3 +147,14 @@ class Judge:
         if not isinstance(quality, AnswerQuality):
             quality = AnswerQuality.model_validate(quality)
         return as_scores(quality)
+
+
+def make_judge(spec: str, site_config: SiteConfig, settings: Settings | None = None) -> Judge:
+    """A judge with the site's provider options when its engine resolves, else bare."""
+    from frontdesk.engines.llm.config import EngineConfigError, resolve_engine
+
+    try:
+        engine: ResolvedEngine | None = resolve_engine(site_config, settings or get_settings())
+    except EngineConfigError:
+        engine = None
+    return Judge(spec, engine)

@@ -36,11 +36,11 @@ def overall(results: Sequence[SuiteResult]) -> dict[str, Any]:
     return {**{r.name: r.metrics for r in results}, "checks": checks, "passed": passed}
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: Any, key: str = "") -> str:
     if value is None:
         return "n/a"
     if isinstance(value, float):
-        return f"{value:.3f}" if value <= 1.0 else f"{value:.1f}"
+        return f"{value:.3f}" if value <= 1.0 and not key.endswith("_ms") else f"{value:.1f}"
     return str(value)
 
 
@@ -69,7 +69,7 @@ def markdown(title: str, results: Sequence[SuiteResult], meta: dict[str, Any]) -
                 )
                 lines.append(f"| {key} | {inner} |")
             else:
-                lines.append(f"| {key} | {_fmt(value)} |")
+                lines.append(f"| {key} | {_fmt(value, key)} |")
         for plot in ("confusion", "scores", "latency"):
             path = _plot_name(result, plot)
             if path:
@@ -180,7 +180,7 @@ def print_summary(console: Console, results: Sequence[SuiteResult], report: Path
                 check = gated.get((result.name, key))
                 gate = "" if check is None else ("[green]✓[/]" if check.passed else "[red]✗[/]")
                 gate += f" ≥ {check.threshold}" if check else ""
-                table.add_row(result.name, key, _fmt(result.metrics[key]), gate)
+                table.add_row(result.name, key, _fmt(result.metrics[key], key), gate)
     console.print(table)
     failed = [c for r in results for c in r.checks if not c.passed]
     for check in failed:

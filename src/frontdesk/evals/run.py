@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from frontdesk.evals.dataset import DatasetError, EvalItem, ItemInput, load_items, matches_site
-from frontdesk.evals.judge import judge_spec
+from frontdesk.evals.judge import Judge, judge_spec, make_judge
 from frontdesk.evals.runner import Outcome, SearchOutcome, run_item, run_items, search_item
 from frontdesk.evals.suites import (
     SuiteResult,
@@ -239,10 +239,11 @@ async def run_suites(
                 outcomes = await run_items(
                     space.service, site, graph_items, advance=lambda: progress.advance(task)
                 )
-                spec = judge_spec(site.config, options.judge)
+                spec = judge_spec(site.config, options.judge, settings)
                 if spec and "answers" in rest:
                     meta["judge"] = spec
-                    await _judge(spec, outcomes, site.config.name, progress)
+                    judge = make_judge(spec, site.config, settings)
+                    await _judge(judge, outcomes, site.config.name, progress)
             if "retrieval" in rest:
                 task = progress.add_task("retrieval", total=len(single))
                 for item in single:
@@ -297,12 +298,9 @@ def _graph_items(
     return chosen
 
 
-async def _judge(spec: str, outcomes: list[Outcome], site_name: str, progress: Progress) -> None:
-    from frontdesk.evals.judge import Judge
-
-    judge = Judge(spec)
+async def _judge(judge: Judge, outcomes: list[Outcome], site_name: str, progress: Progress) -> None:
     scored = [o for o in outcomes if o.item.has_answer_expectation and not o.error]
-    task = progress.add_task(f"judging ({spec})", total=len(scored))
+    task = progress.add_task(f"judging ({judge.spec})", total=len(scored))
     for outcome in scored:
         outcome.judge = await judge.score(outcome, site_name)
         progress.advance(task)

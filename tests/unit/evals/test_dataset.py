@@ -16,10 +16,17 @@ from frontdesk.evals.dataset import (
     parse_items,
     summary,
 )
-from frontdesk.evals.judge import CRITERIA, AnswerQuality, Judge, as_scores, judge_spec
+from frontdesk.evals.judge import (
+    CRITERIA,
+    AnswerQuality,
+    Judge,
+    as_scores,
+    judge_spec,
+    make_judge,
+)
 from frontdesk.evals.langfuse_io import item_from_langfuse
 from frontdesk.evals.runner import Outcome
-from frontdesk.settings import DEMO_DIR
+from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.sites.schema import SiteConfig
 
 pytestmark = pytest.mark.unit
@@ -119,18 +126,17 @@ def test_langfuse_items_become_eval_items() -> None:
     assert plain.query == "Technical" and plain.expected_output.response == "Propose the CTA 👇"
 
 
-def test_judge_model_comes_from_the_site_roles_or_the_command_line() -> None:
+def test_judge_model_comes_from_the_site_roles_the_settings_or_the_command_line() -> None:
     site = SiteConfig.model_validate(_demo_config())
-    assert judge_spec(site) is None  # the demo's judge role is "local"
+    assert judge_spec(site, settings=Settings()) is None  # the demo's judge role is "local"
     assert judge_spec(site, "openai:gpt-4.1-mini") == "openai:gpt-4.1-mini"
-    llm = site.model_copy(
-        update={
-            "engine": site.engine.model_copy(
-                update={"roles": site.engine.roles.model_copy(update={"judge": "ollama:qwen2.5"})}
-            )
-        }
-    )
-    assert judge_spec(llm) == "ollama:qwen2.5"
+    assert judge_spec(site, settings=Settings(llm_judge="ollama:qwen2.5")) == "ollama:qwen2.5"
+    config = _demo_config()
+    config["engine"] = {"name": "local", "roles": {"judge": "anthropic:claude-x"}}
+    own = SiteConfig.model_validate(config)
+    assert judge_spec(own, settings=Settings(llm_judge="ollama:qwen2.5")) == "anthropic:claude-x"
+    judge = make_judge("anthropic:claude-x", own, Settings())
+    assert judge.spec == "anthropic:claude-x" and judge.engine is not None  # built lazily
 
 
 def _demo_config() -> dict[str, Any]:

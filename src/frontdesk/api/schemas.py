@@ -40,6 +40,19 @@ class TurnRequest(BaseModel):
     page_url: str | None = Field(
         default=None, max_length=2048, description="The page the visitor is on."
     )
+    reveal: dict[str, str] | None = Field(
+        default=None,
+        max_length=20,
+        description="Company data the page already knows (e.g. from a reveal script): "
+        "company, domain, sector… Used for enrichment; unknown keys are ignored.",
+    )
+
+    @field_validator("reveal")
+    @classmethod
+    def _short_reveal(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value and any(len(k) > 64 or len(v) > 300 for k, v in value.items()):
+            raise ValueError("reveal keys must be ≤ 64 and values ≤ 300 characters")
+        return value
 
     @field_validator("message")
     @classmethod

@@ -46,6 +46,7 @@ def _visitor(request: Request, body: TurnRequest, ip_hash: str) -> VisitorContex
         ip_hash=ip_hash,
         user_agent=request.headers.get("user-agent", "")[:300],
         page_url=(body.page_url or request.headers.get("referer", ""))[:2048],
+        reveal=dict(body.reveal or {}),
     )
 
 

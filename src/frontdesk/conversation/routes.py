@@ -51,6 +51,10 @@ class RouteInput:
     profiling_answer: bool = False
     # Post-conversion: after a booking, the visitor asks about it (answered from state).
     booking_question: bool = False
+    # Seed 004 Stage 3: the previous reply proposed a person (hot lead, explicit request…)
+    # and this message accepts ("yes, please") or leaves an email.
+    handoff_offer_pending: bool = False
+    affirmative: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("HANDOFF", "high_stakes")
     if inp.stall_offer_pending and inp.message_has_email:
         return RouteDecision("HANDOFF", "stall_accepted")  # the stall offer became a lead
+    if inp.handoff_offer_pending and (inp.message_has_email or inp.affirmative):
+        return RouteDecision("HANDOFF", "handoff_accepted")
     if inp.booking_status == "collecting":
         return _mid_booking(inp)
     if inp.booking_status == "booked" and (inp.booking_question or inp.intent == "BOOKING"):

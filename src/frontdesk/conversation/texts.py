@@ -385,6 +385,26 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "pt": "Obrigado! Um colega entrará em contacto através de {email}. {when}",
         "nl": "Bedankt! Een collega neemt contact op via {email}. {when}",
     },
+    "handoff.accepted": {
+        "en": "Thanks! A member of our team will reach you at {email}. {when}",
+        "ru": "Спасибо! Коллега свяжется с вами по адресу {email}. {when}",
+        "fr": "Merci ! Un membre de notre équipe vous contactera à {email}. {when}",
+        "de": "Danke! Jemand aus unserem Team meldet sich unter {email}. {when}",
+        "es": "¡Gracias! Alguien de nuestro equipo te escribirá a {email}. {when}",
+        "it": "Grazie! Un membro del nostro team ti contatterà a {email}. {when}",
+        "pt": "Obrigado! Alguém da nossa equipa entrará em contacto através de {email}. {when}",
+        "nl": "Bedankt! Iemand van ons team neemt contact op via {email}. {when}",
+    },
+    "handoff.ask_email": {
+        "en": "Great — what's the best email for our team to reach you? 💌",
+        "ru": "Отлично — по какому email нашей команде с вами связаться? 💌",
+        "fr": "Parfait — à quelle adresse e-mail notre équipe peut-elle vous joindre ? 💌",
+        "de": "Super — unter welcher E-Mail erreicht dich unser Team am besten? 💌",
+        "es": "Genial: ¿a qué correo puede escribirte nuestro equipo? 💌",
+        "it": "Ottimo — a quale email può contattarti il nostro team? 💌",
+        "pt": "Ótimo — qual é o melhor e-mail para a nossa equipa o contactar? 💌",
+        "nl": "Top — op welk e-mailadres kan ons team je het best bereiken? 💌",
+    },
     "booking.status": {
         "en": "Your demo request is already with our team — they'll contact you at {email}. "
         "{when} You can pick or change the time with the button below.",

@@ -37,7 +37,7 @@ from frontdesk.handoff.channels.crm import CrmChannel
 from frontdesk.handoff.channels.email import EmailChannel
 from frontdesk.handoff.channels.slack import SlackChannel
 from frontdesk.handoff.channels.webhook import WebhookChannel
-from frontdesk.handoff.packets import as_utc
+from frontdesk.handoff.packets import as_utc, crm_lead_key
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.models import OutboxItem
@@ -240,8 +240,10 @@ class Dispatcher:
             return _Claimed(delivery, tuple(site.config.handoff.retry_delays_s))
 
     def _crm_record_id(self, session: Session, row: OutboxItem) -> str | None:
-        prefix = row.idempotency_key.rsplit(":", 1)[0]
-        lead = LeadRepository(session).by_key(f"{prefix}:crm")
+        session_id = (row.payload or {}).get("session_id")
+        if not session_id:
+            return None
+        lead = LeadRepository(session).by_key(crm_lead_key(row.site_id, str(session_id)))
         return lead.id if lead is not None else None
 
     def _record(

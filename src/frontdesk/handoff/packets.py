@@ -27,6 +27,11 @@ PROFILE_KEYS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+def crm_lead_key(site_id: str, session_id: str) -> str:
+    """One CRM lead per conversation: every handoff of a session lands on the same lead."""
+    return f"{site_id}:{session_id}:handoff"
+
+
 def business_hours_of(config: BusinessHoursConfig) -> BusinessHours:
     """The site's configured hours as the pure module's value (whole hours, validated)."""
     return BusinessHours(

@@ -129,15 +129,26 @@ async def test_hot_lead_is_handed_off_with_its_qualification(
     await deliver(chat)
     (handoff,) = handoffs(chat, session)
     assert handoff.status == "complete"
+    # The visitor accepts the call: asked for an email, which completes the same lead.
+    yes = await say(chat, session, "Yes, please")
+    assert yes.route == "HANDOFF" and yes.answer.endswith("💌") and yes.handoff is None
+    thanks = await say(chat, session, "ana@northwind.io")
+    assert "ana@northwind.io" in thanks.answer
+    assert thanks.handoff is not None and thanks.handoff.status == "accepted"
+    await deliver(chat)
+    first, second = sorted(handoffs(chat, session), key=lambda h: h.created_at)
+    assert second.reason == "hot_lead" and second.status == "complete"
+    assert second.packet["packet"]["visitor"]["email"] == "ana@northwind.io"
     packet = handoff.packet["packet"]
     assert packet["lead_level"] == "hot"
     assert packet["qualification"]["problem_fit"] == "confirmed"
     assert packet["qualification"]["authority_fit"] == "confirmed"
     assert "automate invoice matching" in packet["conversation_summary"]
-    (lead,) = leads(chat, session)
+    (lead,) = leads(chat, session)  # one lead for the conversation, now with the email
     assert lead.level == "hot" and lead.reason == "hot_lead"
-    assert lead.details["notes"]["summary"] == packet["conversation_summary"]
-    (slack,) = http.received_on("/slack")
+    assert lead.email == "ana@northwind.io"
+    assert lead.details["handoffs"] == [first.id, second.id]
+    slack, _ = http.received_on("/slack")
     assert slack.json()["text"] in (
         "🔥 hot Lead — Unknown",
         "📬 Lead captured (outside hours) — Unknown",

@@ -10,6 +10,7 @@ import yaml
 
 from frontdesk.conversation.nodes.skills import (
     follow_up_context,
+    is_affirmative,
     next_profiling_question,
     skill_ending,
 )
@@ -90,6 +91,8 @@ def test_follow_up_context_reads_what_the_previous_reply_asked() -> None:
         "email_asked_last_turn": True,
         "profiling_answer": True,
         "booking_question": False,
+        "handoff_offer_pending": False,
+        "affirmative": False,
     }
     emailed = follow_up_context(
         state(3, "sure, ana@corp.io", dialog_supervision={"profiling_field_by_turn": {"2": "a"}})
@@ -99,6 +102,28 @@ def test_follow_up_context_reads_what_the_previous_reply_asked() -> None:
     assert not stale["stall_offer_pending"] and not stale["profiling_answer"]
     booked = follow_up_context(state(4, "When is my demo?", booking={"status": "booked"}))
     assert booked["booking_question"]
+    offered = follow_up_context(state(2, "Yes, please", progress={"handoff_offer_turn": 1}))
+    assert offered["handoff_offer_pending"] and offered["affirmative"]
+
+
+@pytest.mark.parametrize(
+    ("text", "yes"),
+    [
+        ("Yes, please", True),
+        ("sure", True),
+        ("Да, давайте", True),
+        ("Oui, volontiers", True),
+        ("Ja, gerne", True),
+        ("ok!", True),
+        ("Not now", False),
+        ("no thanks", False),
+        ("Nicht jetzt", False),
+        ("yes but first tell me about your SOC 2 report and the data retention policy", False),
+        ("Which integrations do you support?", False),
+    ],
+)
+def test_a_yes_to_a_proposal(text: str, yes: bool) -> None:
+    assert is_affirmative(text) is yes
 
 
 @pytest.mark.parametrize(
@@ -128,6 +153,23 @@ def test_follow_up_context_reads_what_the_previous_reply_asked() -> None:
         # … and a hot lead is not proposed the demo again after booking
         (RouteInput("CONTEXT", hot_lead=True, booking_status="booked"), "ANSWER", "context"),
         (RouteInput("CONTEXT", hot_lead=True), "HANDOFF", "hot_lead"),
+        # a yes (or an email) right after a proposed person accepts it
+        (
+            RouteInput("OTHER", handoff_offer_pending=True, affirmative=True),
+            "HANDOFF",
+            "handoff_accepted",
+        ),
+        (
+            RouteInput(
+                "OTHER",
+                handoff_offer_pending=True,
+                message_has_email=True,
+                email_asked_last_turn=True,
+            ),
+            "HANDOFF",
+            "handoff_accepted",
+        ),
+        (RouteInput("OTHER", affirmative=True), "REDIRECT", "other"),
         # people first: an explicit request wins over every pending flow
         (
             RouteInput("OTHER", explicit_human_request=True, profiling_answer=True),

@@ -17,6 +17,7 @@ from frontdesk.conversation.nodes.common import (
 from frontdesk.conversation.nodes.skills import next_profiling_question
 from frontdesk.conversation.state import ChatState
 from frontdesk.conversation.texts import say
+from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import BusinessHours, is_business_hours
 from frontdesk.leads.qualification import (
     ConversationProgress,
@@ -156,6 +157,8 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     reason = state.get("route_reason") if state.get("route") == "HANDOFF" else "stall"
     if reason == "stall_accepted":
         return _stall_accepted(state, runtime)
+    if reason == "handoff_accepted":
+        return _handoff_accepted(state, runtime)
     if reason not in ("explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
@@ -177,6 +180,10 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     progress_update = proposed._asdict()
     if reason == "stall":
         progress_update["stall_offer_turn"] = int(state.get("turn_number", 0))
+    else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
+        progress_update.update(
+            handoff_offer_turn=int(state.get("turn_number", 0)), handoff_offer_reason=reason
+        )
     update: Update = {
         "answer": f"{previous}\n\n{text}" if previous else text,
         "progress": progress_update,
@@ -220,3 +227,39 @@ def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
             "notify": True,
         },
     }
+
+
+def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """The visitor said yes to a proposed person, or left an email (seed 004 Stage 3).
+
+    The handoff itself was delivered on the proposal turn. An email left now is sent
+    again under the same reason, and the CRM fills it into the session's lead; a "yes"
+    without any known email asks for one (the offer stays open for the next turn).
+    """
+    language = language_of(state, runtime)
+    progress = dict(state.get("progress") or {})
+    reason = progress.pop("handoff_offer_reason", None) or "explicit_request"
+    progress.pop("handoff_offer_turn", None)
+    email = (state.get("visitor_profile") or {}).get("email")
+    update: Update = {"routing": "answered", "citations": [], "progress": progress}
+    if not email:
+        text = say("handoff.ask_email", language)
+        progress.update(
+            handoff_offer_turn=int(state.get("turn_number", 0)), handoff_offer_reason=reason
+        )
+    else:
+        when, in_hours = follow_up_commitment(runtime, language)
+        text = say("handoff.accepted", language, email=email, when=when)
+        if extract_email(state["input"]):
+            qualification = QualificationState.model_validate(state.get("qualification") or {})
+            update["handoff"] = {
+                "reason": reason,
+                "status": "accepted",
+                "business_hours": in_hours,
+                "lead_level": lead_level(qualification),
+                "triggered_at": runtime.context.now.isoformat(),
+                "notify": True,
+            }
+    emit_words("propose_handoff", text)
+    update["answer"] = text
+    return update

@@ -28,6 +28,28 @@ from frontdesk.sites.schema import ProfilingForm
 
 ENDING_SKILLS = ("propose_demo", "collect_email", "ask_profiling_question")
 
+# A short "yes" to a proposal, in the eight languages (and not a "no" / "not now").
+AFFIRMATIVE = re.compile(
+    r"^\W*(?:yes|yeah|yep|sure|ok|okay|please|go ahead|sounds good|let'?s do it|"
+    r"да|конечно|давайте|хорошо|oui|volontiers|d'accord|ja|gerne|klar|sí|si|claro|vale|"
+    r"sì|certo|va bene|sim|com certeza|graag|prima|natuurlijk)\b",
+    re.IGNORECASE,
+)
+NEGATIVE = re.compile(
+    r"\b(?:no|not|nope|later|нет|не|non|pas|nein|nicht|não|nee|niet)\b", re.IGNORECASE
+)
+MAX_AFFIRMATIVE_CHARS = 60
+
+
+def is_affirmative(text: str) -> bool:
+    short = text.strip()
+    return (
+        len(short) <= MAX_AFFIRMATIVE_CHARS
+        and bool(AFFIRMATIVE.search(short))
+        and not NEGATIVE.search(short)
+    )
+
+
 # Post-conversion: words that make a message about the booking already made.
 BOOKING_TOPIC = re.compile(
     r"\b(?:demo|booking|booked|book|meeting|call|appointment|calendar|invite|invitation"
@@ -94,6 +116,8 @@ def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> 
         and not text.endswith(("?", "？"))
         and extract_email(text) is None,
         "booking_question": booked and bool(BOOKING_TOPIC.search(text)),
+        "handoff_offer_pending": progress.get("handoff_offer_turn") == turn - 1,
+        "affirmative": is_affirmative(text),
     }
 
 

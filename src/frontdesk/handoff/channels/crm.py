@@ -1,8 +1,10 @@
 """CRM channel (seed 004 ADR-009): the `leads` table is the CRM; the record id confirms it.
 
-The lead is created with the outbox row's idempotency key, in its own transaction:
-when the process dies after the INSERT but before the outbox row is marked
-delivered, the retry finds the same lead and returns its id — never a second lead.
+A conversation has one lead, keyed `site:session:handoff` and written in its own
+transaction: when the process dies after the INSERT but before the outbox row is
+marked delivered, the retry finds the same lead and returns its id — never a second
+lead. A later handoff of the same session (an email left after a proposal, a second
+reason) fills in what the lead lacked and raises its level, keeping one row.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import crm_lead_payload
+from frontdesk.handoff.packets import crm_lead_key, crm_lead_payload
 from frontdesk.store.db import transaction
 from frontdesk.store.repositories import LeadRepository
+
+LEVEL_RANK = {"cold": 0, "warm": 1, "hot": 2}
 
 
 class CrmChannel:
@@ -29,13 +33,18 @@ class CrmChannel:
         return Delivered(reference=lead_id)
 
     def create_lead(self, delivery: Delivery) -> str:
-        """INSERT the lead once per idempotency key; returns `leads.id` (the crm_record_id)."""
+        """INSERT the session's lead once (or complete it); returns `leads.id`."""
         data = delivery.payload
         packet = data["packet"]
         visitor: dict[str, Any] = packet["visitor"]
+        details = {
+            **crm_lead_payload(data),
+            "handoff_id": delivery.handoff_id,
+            "handoffs": [delivery.handoff_id],
+        }
         with transaction(self.sessions) as session:
-            lead, _ = LeadRepository(session).create_once(
-                delivery.idempotency_key,
+            lead, created = LeadRepository(session).create_once(
+                crm_lead_key(delivery.site.id, packet["session_id"]),
                 site_id=delivery.site.id,
                 session_id=packet["session_id"],
                 email=visitor.get("email"),
@@ -44,6 +53,14 @@ class CrmChannel:
                 level=packet["lead_level"],
                 reason=packet["handoff_reason"],
                 capture_context="handoff",
-                details={**crm_lead_payload(data), "handoff_id": delivery.handoff_id},
+                details=details,
             )
+            if not created and delivery.handoff_id not in (lead.details or {}).get("handoffs", []):
+                for field in ("email", "name", "company"):
+                    if getattr(lead, field) is None and visitor.get(field):
+                        setattr(lead, field, visitor[field])
+                if LEVEL_RANK.get(packet["lead_level"], 0) > LEVEL_RANK.get(lead.level, 0):
+                    lead.level = packet["lead_level"]
+                earlier = list((lead.details or {}).get("handoffs", []))
+                lead.details = {**details, "handoffs": [*earlier, delivery.handoff_id]}
             return lead.id

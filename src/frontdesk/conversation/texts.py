@@ -154,21 +154,21 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
     },
     "handoff.hot_lead": {
         "en": "It sounds like {site} could be a great fit for your team. I'd suggest a short "
-        "call with one of our specialists — {when} Shall I set that up?",
+        "call with one of our specialists. {when} Shall I set that up?",
         "ru": "Похоже, {site} хорошо подходит вашей команде. Предлагаю короткий звонок с нашим "
-        "специалистом — {when} Организовать?",
+        "специалистом. {when} Организовать?",
         "fr": "{site} semble bien correspondre à votre équipe. Je vous propose un court appel "
-        "avec un de nos spécialistes — {when} Voulez-vous que je l'organise ?",
+        "avec un de nos spécialistes. {when} Voulez-vous que je l'organise ?",
         "de": "{site} scheint gut zu deinem Team zu passen. Ich schlage ein kurzes Gespräch mit "
-        "einem unserer Spezialisten vor — {when} Soll ich das einrichten?",
+        "einem unserer Spezialisten vor. {when} Soll ich das einrichten?",
         "es": "Parece que {site} encaja muy bien con tu equipo. Te propongo una breve llamada "
-        "con uno de nuestros especialistas — {when} ¿La organizo?",
+        "con uno de nuestros especialistas. {when} ¿La organizo?",
         "it": "Sembra che {site} sia adatto al tuo team. Ti propongo una breve chiamata con uno "
-        "dei nostri specialisti — {when} La organizzo?",
+        "dei nostri specialisti. {when} La organizzo?",
         "pt": "Parece que a {site} se adequa bem à sua equipa. Sugiro uma chamada curta com um "
-        "dos nossos especialistas — {when} Quer que a marque?",
+        "dos nossos especialistas. {when} Quer que a marque?",
         "nl": "{site} lijkt goed bij je team te passen. Ik stel een kort gesprek met een van "
-        "onze specialisten voor — {when} Zal ik dat regelen?",
+        "onze specialisten voor. {when} Zal ik dat regelen?",
     },
     "handoff.stall": {
         "en": "If it helps, I can send you a relevant case study, or a colleague can follow up "

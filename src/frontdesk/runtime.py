@@ -51,6 +51,7 @@ def build_runtime(settings: Settings | None = None, *, migrate_schema: bool = Tr
         migrate.upgrade(engine)
     sessions = session_factory(engine)
     with transaction(sessions) as session:
+        migrate.startup_lock(session.connection())
         repo = SiteRepository(session)
         for site in sites.values():
             repo.upsert(site.config)

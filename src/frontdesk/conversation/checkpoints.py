@@ -11,6 +11,7 @@ checkpointer runs them again under an advisory lock, which is idempotent and che
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,9 +102,16 @@ async def _open_postgres(conninfo: str) -> Checkpointer:
 
 
 async def _setup_postgres(saver: Any, pool: Any) -> None:
-    # Two replicas starting together must not run the CREATE statements concurrently.
+    # Two replicas starting together must not run the CREATE statements concurrently. Poll
+    # with try-lock: a blocked lock statement would hold a snapshot that the other replica's
+    # CREATE INDEX CONCURRENTLY waits for (an undetected deadlock).
     async with pool.connection() as conn:
-        await conn.execute("SELECT pg_advisory_lock(%s)", (_SETUP_LOCK,))
+        while True:
+            cursor = await conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (_SETUP_LOCK,))
+            row = await cursor.fetchone()
+            if row is not None and row["ok"]:
+                break
+            await asyncio.sleep(0.2)
         try:
             await saver.setup()
         finally:

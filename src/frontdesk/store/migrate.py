@@ -8,7 +8,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, text
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
@@ -25,8 +25,16 @@ def upgrade(engine: Engine) -> None:
     """Bring the schema to the newest revision (idempotent)."""
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as connection:
+        startup_lock(connection)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+def startup_lock(connection: Connection) -> None:
+    """On PostgreSQL, replicas starting together migrate and mirror sites one at a time
+    (a transaction-scoped advisory lock); SQLite serialises writers by itself."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(4652)"))
 
 
 def head_revision() -> str | None:

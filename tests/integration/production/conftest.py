@@ -42,9 +42,7 @@ def _drop_database(admin_url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database on 127.0.0.1:5432 (dropped afterwards)."""
+def fresh_pg_database() -> Iterator[str]:
     if not _reachable(PG_HOST, PG_PORT):
         pytest.skip(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}")
     name = _create_database(PG_ADMIN)
@@ -52,6 +50,18 @@ def pg_url() -> Iterator[str]:
         yield f"postgresql://postgres@{PG_HOST}:{PG_PORT}/{name}"
     finally:
         _drop_database(PG_ADMIN, name)
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on 127.0.0.1:5432 (dropped afterwards)."""
+    yield from fresh_pg_database()
+
+
+@pytest.fixture(scope="module")
+def module_pg_url() -> Iterator[str]:
+    """The same, shared by one module's tests (e.g. replicas started once)."""
+    yield from fresh_pg_database()
 
 
 @pytest.fixture(scope="session")
@@ -82,6 +92,15 @@ def pgvector_url(pgvector_admin: str) -> Iterator[str]:
 @pytest.fixture
 def redis_prefix() -> Iterator[str]:
     """A unique key prefix on the local Redis; its keys are deleted afterwards."""
+    yield from fresh_redis_prefix()
+
+
+@pytest.fixture(scope="module")
+def module_redis_prefix() -> Iterator[str]:
+    yield from fresh_redis_prefix()
+
+
+def fresh_redis_prefix() -> Iterator[str]:
     if not _reachable("127.0.0.1", 6379):
         pytest.skip("Redis is not reachable on 127.0.0.1:6379")
     import redis

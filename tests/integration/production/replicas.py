@@ -1,0 +1,63 @@
+"""`frontdesk serve` subprocesses for production-mode tests and the load benchmark."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import httpx
+
+FRONTDESK = str(Path(sys.executable).with_name("frontdesk"))
+ORIGIN = "http://127.0.0.1:8000"
+DEMO_KEY = "pk_demo_tessellate_0001"
+HEADERS = {"X-Frontdesk-Key": DEMO_KEY, "Origin": ORIGIN}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Replica:
+    """One `frontdesk serve` process on a loopback port; its log goes to a file."""
+
+    def __init__(self, env: Mapping[str, str], log_dir: Path, name: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log_dir / f"{name}.log"
+        full_env = {**os.environ, **env, "HF_HUB_OFFLINE": "1"}
+        with self.log.open("wb") as out:
+            self.process = subprocess.Popen(
+                [FRONTDESK, "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                env=full_env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+
+    def wait_ready(self, timeout_s: float = 180.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"replica exited:\n{self.log.read_text()[-3000:]}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        raise TimeoutError(f"replica not ready:\n{self.log.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()

@@ -55,6 +55,8 @@ class RouteInput:
     # and this message accepts ("yes, please") or leaves an email.
     handoff_offer_pending: bool = False
     affirmative: bool = False
+    # The previous reply proposed a demo (👇): "not now" declines it.
+    demo_proposed_last_turn: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,9 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":
-        # Nothing to stop unless a demo was booked; otherwise it is just small talk.
-        reason = "stop_booking" if inp.booking_status == "booked" else "other"
+        # Nothing to stop unless a demo was booked or just offered; else it is small talk.
+        offered = inp.booking_status == "booked" or inp.demo_proposed_last_turn
+        reason = "stop_booking" if offered else "other"
         return RouteDecision("REDIRECT", reason)
     if (
         inp.intent == "CONTEXT"

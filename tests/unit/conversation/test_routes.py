@@ -27,6 +27,7 @@ pytestmark = pytest.mark.unit
         (RouteInput("HACK"), "REDIRECT", "hack"),
         (RouteInput("BOOKING"), "BOOKING", "booking_requested"),
         (RouteInput("STOP_BOOKING"), "REDIRECT", "other"),
+        (RouteInput("STOP_BOOKING", demo_proposed_last_turn=True), "REDIRECT", "stop_booking"),
         (RouteInput("STOP_BOOKING", booking_status="booked"), "REDIRECT", "stop_booking"),
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
         # people first: explicit request beats everything but an attack

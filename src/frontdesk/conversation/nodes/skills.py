@@ -118,6 +118,7 @@ def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> 
         "booking_question": booked and bool(BOOKING_TOPIC.search(text)),
         "handoff_offer_pending": progress.get("handoff_offer_turn") == turn - 1,
         "affirmative": is_affirmative(text),
+        "demo_proposed_last_turn": supervision.get("demo_proposed_turn") == turn - 1,
     }
 
 

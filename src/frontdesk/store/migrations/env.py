@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic import context
 from sqlalchemy import Connection
 
@@ -12,10 +14,19 @@ config = context.config
 target_metadata = Base.metadata
 
 
+def _include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
+    # Knowledge-index tables (FTS5, pgvector) are created by hand-written revisions and
+    # have no models: autogenerate must not propose dropping them.
+    return not (type_ == "table" and reflected and compare_to is None)
+
+
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
+        include_object=_include_object,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
     )

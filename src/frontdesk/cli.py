@@ -34,12 +34,15 @@ def _mount_feature_commands() -> None:
     from frontdesk.evals.cli import mount as mount_eval_commands
     from frontdesk.handoff.cli import leads_app, worker_command
     from frontdesk.knowledge.cli import kb_app
+    from frontdesk.store.cli import retention_command, traces_command
 
     app.add_typer(kb_app, name="kb", help="Ingest, list, search and calibrate knowledge.")
     app.command("chat")(chat_command)
     app.command("graph")(graph_command)
     app.add_typer(leads_app, name="leads")
     app.command("worker")(worker_command)
+    app.command("traces")(traces_command)
+    db_app.command("retention")(retention_command)
     mount_eval_commands(eval_app)  # intent, routes, retrieval, ..., all (frontdesk.evals)
     eval_app.command("classify")(classify_command)
 

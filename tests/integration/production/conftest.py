@@ -82,11 +82,18 @@ def pgvector_admin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def pgvector_url(pgvector_admin: str) -> Iterator[str]:
     """A fresh database on the pgvector server (dropped afterwards)."""
+    import psycopg
+
     name = _create_database(pgvector_admin)
     try:
         yield pgvector_admin.replace("/postgres?", f"/{name}?")
     finally:
-        _drop_database(pgvector_admin, name)
+        # The whole server lives in a temp folder; a failed drop (seen with pgserver's
+        # socket connections after long runs) only leaves a database that goes with it.
+        try:
+            _drop_database(pgvector_admin, name)
+        except psycopg.OperationalError:
+            pass
 
 
 @pytest.fixture

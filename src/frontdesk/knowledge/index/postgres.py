@@ -1,10 +1,12 @@
 """The production index: PostgreSQL with a tsvector column and pgvector HNSW.
 
-- Lexical: `knowledge_chunks.lexical` is a tsvector of the chunk's pre-stemmed text
+- Lexical: `knowledge_chunks.lexical` is a tsvector of the chunk's pre-stemmed terms
   (`frontdesk.knowledge.lexical`: the Snowball stemmer of the site's language — the same
-  stemmers PostgreSQL's language text-search configurations use), built with the
-  `simple` configuration so that indexed text and queries are stemmed exactly once and
-  the same way as on SQLite. GIN-indexed; ranked with `ts_rank` (length-normalised).
+  stemmers PostgreSQL's language text-search configurations use), written as a tsvector
+  literal with positions so that indexed text and queries are stemmed exactly once and
+  the same way as on SQLite. GIN-indexed; ranked by Okapi BM25 computed in SQL from the
+  positions (term frequency), `lexical_length` and the site's own statistics — the
+  ranking of the SQLite index.
 - Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
   HNSW expression index (`vector_cosine_ops`), created on first ingest of that dimension.
   `ef_search` (recall/latency) is set per query; pgvector ≥ 0.8 iterative scans keep a
@@ -24,6 +26,13 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, text
 
 from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector
+from frontdesk.knowledge.index.postgres_sql import (
+    BM25,
+    HYBRID,
+    tsquery_literal,
+    tsvector_literal,
+    vector_literal,
+)
 from frontdesk.knowledge.index.sqlite import _blob, _now, _parse_time, _vector
 from frontdesk.knowledge.models import Chunk, Document
 
@@ -37,19 +46,6 @@ class FusedHit:
     cosine: float | None
 
 
-def vector_literal(vector: Vector) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
-
-
-def tsquery_literal(terms: Sequence[str]) -> str:
-    """An OR of quoted lexemes (`'a' | 'b'`); terms are already stemmed."""
-    quoted = []
-    for term in dict.fromkeys(terms):
-        escaped = term.replace("\\", "\\\\").replace("'", "''")
-        quoted.append(f"'{escaped}'")
-    return " | ".join(quoted)
-
-
 def has_pgvector(engine: Engine) -> bool:
     """True when the knowledge tables carry the pgvector columns (revision 0004 ran)."""
     with engine.connect() as conn:
@@ -60,38 +56,6 @@ def has_pgvector(engine: Engine) -> bool:
             )
         ).scalar()
     return found is not None
-
-
-_HYBRID = """
-WITH dense AS MATERIALIZED (
-  SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))) AS cosine
-  FROM knowledge_chunks
-  WHERE site_id = :site AND embedding_model = :model AND embedding_dim = {d}
-  ORDER BY embedding_vec::vector({d}) <=> CAST(:vec AS vector({d})) LIMIT :limit
-), dense_ranked AS (
-  SELECT chunk_id, cosine, row_number() OVER (ORDER BY cosine DESC, chunk_id) AS rank
-  FROM dense
-), lexical AS MATERIALIZED (
-  SELECT chunk_id, ts_rank(lexical, CAST(:tsq AS tsquery), 1) AS score
-  FROM knowledge_chunks
-  WHERE :has_terms AND site_id = :site AND lexical @@ CAST(:tsq AS tsquery)
-  ORDER BY score DESC, chunk_id LIMIT :limit
-), fused AS (
-  SELECT chunk_id, sum(part) AS rank_score FROM (
-    SELECT chunk_id, CAST(:wd AS float8) / (:k + rank) AS part FROM dense_ranked
-    UNION ALL
-    SELECT chunk_id, CAST(:wl AS float8) / (:k + row_number() OVER (ORDER BY score DESC,
-      chunk_id)) FROM lexical
-  ) parts GROUP BY chunk_id
-)
-SELECT f.chunk_id, f.rank_score,
-  COALESCE(d.cosine, CASE WHEN c.embedding_model = :model AND c.embedding_dim = {d}
-    THEN 1 - (c.embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))) END) AS cosine
-FROM fused f
-JOIN knowledge_chunks c ON c.site_id = :site AND c.chunk_id = f.chunk_id
-LEFT JOIN dense_ranked d ON d.chunk_id = f.chunk_id
-ORDER BY f.rank_score DESC, f.chunk_id
-"""
 
 
 class PostgresKnowledgeIndex:
@@ -181,10 +145,11 @@ class PostgresKnowledgeIndex:
                 text(
                     "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index, title,"
                     " heading_path, content, url, source, content_hash, embedding_model,"
-                    " embedding, embedding_vec, embedding_dim, lexical) VALUES (:site, :doc,"
+                    " embedding, embedding_vec, embedding_dim, lexical, lexical_length)"
+                    " VALUES (:site, :doc,"
                     " :chunk_id, :chunk_index, :title, :heading_path, :content, :url, :source,"
                     " :content_hash, :model, :embedding, CAST(:vec AS vector), :dim,"
-                    " to_tsvector('simple', :body))"
+                    " CAST(:body AS tsvector), :length)"
                 ),
                 [
                     {
@@ -202,9 +167,12 @@ class PostgresKnowledgeIndex:
                         "embedding": _blob(vector),
                         "vec": vector_literal(vector),
                         "dim": dim,
-                        "body": body,
+                        "body": body[0],
+                        "length": body[1],
                     }
-                    for chunk, vector, body in zip(chunks, vectors, lexical, strict=True)
+                    for chunk, vector, body in zip(
+                        chunks, vectors, map(tsvector_literal, lexical), strict=True
+                    )
                 ],
             )
 
@@ -275,13 +243,14 @@ class PostgresKnowledgeIndex:
         with self.engine.begin() as conn:
             self._tune(conn)
             rows = conn.execute(
-                text(_HYBRID.format(d=dim)),
+                text(HYBRID.format(d=dim, bm25=BM25)),
                 {
                     "site": site_id,
                     "model": embedding_model,
                     "vec": vector_literal(vector),
                     "limit": limit,
                     "tsq": tsq,
+                    "terms": list(dict.fromkeys(terms)),
                     "has_terms": bool(tsq),
                     "wd": dense_weight,
                     "wl": lexical_weight,
@@ -299,13 +268,14 @@ class PostgresKnowledgeIndex:
             return []
         with self.engine.connect() as conn:
             rows = conn.execute(
-                text(
-                    "SELECT chunk_id, ts_rank(lexical, CAST(:tsq AS tsquery), 1) AS score"
-                    " FROM knowledge_chunks WHERE site_id = :site"
-                    " AND lexical @@ CAST(:tsq AS tsquery) ORDER BY score DESC, chunk_id"
-                    " LIMIT :limit"
-                ),
-                {"site": site_id, "tsq": tsq, "limit": limit},
+                text(BM25),
+                {
+                    "site": site_id,
+                    "tsq": tsq,
+                    "terms": list(dict.fromkeys(terms)),
+                    "has_terms": True,
+                    "limit": limit,
+                },
             ).all()
         return [Hit(row[0], float(row[1])) for row in rows]
 

@@ -43,6 +43,7 @@ def upgrade() -> None:
     op.execute("ALTER TABLE knowledge_chunks ADD COLUMN embedding_vec vector")
     op.execute("ALTER TABLE knowledge_chunks ADD COLUMN embedding_dim integer")
     op.execute("ALTER TABLE knowledge_chunks ADD COLUMN lexical tsvector")
+    op.execute("ALTER TABLE knowledge_chunks ADD COLUMN lexical_length integer")
     op.execute("CREATE INDEX ix_knowledge_chunks_lexical ON knowledge_chunks USING gin (lexical)")
     op.execute(
         f"CREATE INDEX ix_knowledge_chunks_hnsw_{DEFAULT_DIM} ON knowledge_chunks USING hnsw"
@@ -57,5 +58,5 @@ def downgrade() -> None:
         return
     op.execute("DROP INDEX IF EXISTS ix_knowledge_chunks_lexical")
     op.execute(f"DROP INDEX IF EXISTS ix_knowledge_chunks_hnsw_{DEFAULT_DIM}")
-    for column in ("lexical", "embedding_dim", "embedding_vec"):
+    for column in ("lexical_length", "lexical", "embedding_dim", "embedding_vec"):
         op.execute(f"ALTER TABLE knowledge_chunks DROP COLUMN IF EXISTS {column}")

@@ -1,0 +1,80 @@
+"""SQL of the PostgreSQL knowledge index, and the literals it binds (vectors, tsvector,
+tsquery). One statement fuses dense and lexical candidates by reciprocal rank."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from frontdesk.knowledge.index.base import Vector
+
+
+def vector_literal(vector: Vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def tsquery_literal(terms: Sequence[str]) -> str:
+    """An OR of quoted lexemes (`'a' | 'b'`); terms are already stemmed."""
+    quoted = []
+    for term in dict.fromkeys(terms):
+        escaped = term.replace("\\", "\\\\").replace("'", "''")
+        quoted.append(f"'{escaped}'")
+    return " | ".join(quoted)
+
+
+def tsvector_literal(body: str) -> tuple[str, int]:
+    """A tsvector literal of space-separated terms with their positions, and the length."""
+    positions: dict[str, list[int]] = {}
+    words = body.split()
+    for i, word in enumerate(words, start=1):
+        positions.setdefault(word, []).append(min(i, 16383))
+    parts = []
+    for word, where in positions.items():
+        escaped = word.replace("\\", "\\\\").replace("'", "''")
+        parts.append(f"'{escaped}':" + ",".join(str(p) for p in where[:256]))
+    return " ".join(parts), len(words)
+
+
+HYBRID = """
+WITH dense AS MATERIALIZED (
+  SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))) AS cosine
+  FROM knowledge_chunks
+  WHERE site_id = :site AND embedding_model = :model AND embedding_dim = {d}
+  ORDER BY embedding_vec::vector({d}) <=> CAST(:vec AS vector({d})) LIMIT :limit
+), dense_ranked AS (
+  SELECT chunk_id, cosine, row_number() OVER (ORDER BY cosine DESC, chunk_id) AS rank
+  FROM dense
+), lexical AS MATERIALIZED ({bm25}), fused AS (
+  SELECT chunk_id, sum(part) AS rank_score FROM (
+    SELECT chunk_id, CAST(:wd AS float8) / (:k + rank) AS part FROM dense_ranked
+    UNION ALL
+    SELECT chunk_id, CAST(:wl AS float8) / (:k + row_number() OVER (ORDER BY score DESC,
+      chunk_id)) FROM lexical
+  ) parts GROUP BY chunk_id
+)
+SELECT f.chunk_id, f.rank_score,
+  COALESCE(d.cosine, CASE WHEN c.embedding_model = :model AND c.embedding_dim = {d}
+    THEN 1 - (c.embedding_vec::vector({d}) <=> CAST(:vec AS vector({d}))) END) AS cosine
+FROM fused f
+JOIN knowledge_chunks c ON c.site_id = :site AND c.chunk_id = f.chunk_id
+LEFT JOIN dense_ranked d ON d.chunk_id = f.chunk_id
+ORDER BY f.rank_score DESC, f.chunk_id
+"""
+
+
+BM25 = """
+WITH matches AS MATERIALIZED (
+  SELECT c.chunk_id, c.lexical_length AS dl, u.lexeme, cardinality(u.positions) AS tf
+  FROM knowledge_chunks c, unnest(c.lexical) u
+  WHERE :has_terms AND c.site_id = :site AND c.lexical @@ CAST(:tsq AS tsquery)
+    AND u.lexeme = ANY(CAST(:terms AS text[]))
+), df AS (
+  SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme
+), stats AS (
+  SELECT count(*) AS n, COALESCE(NULLIF(avg(lexical_length), 0), 1) AS avgdl
+  FROM knowledge_chunks WHERE site_id = :site
+)
+SELECT m.chunk_id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) * m.tf * 2.2
+  / (m.tf + 1.2 * (1 - 0.75 + 0.75 * m.dl / s.avgdl))) AS score
+FROM matches m JOIN df USING (lexeme) CROSS JOIN stats s
+GROUP BY m.chunk_id ORDER BY score DESC, m.chunk_id LIMIT :limit
+"""

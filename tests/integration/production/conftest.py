@@ -6,6 +6,7 @@ prefix (deleted afterwards); a service that is not running skips the test with a
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import uuid
 from collections.abc import Iterator
@@ -90,10 +91,8 @@ def pgvector_url(pgvector_admin: str) -> Iterator[str]:
     finally:
         # The whole server lives in a temp folder; a failed drop (seen with pgserver's
         # socket connections after long runs) only leaves a database that goes with it.
-        try:
+        with contextlib.suppress(psycopg.OperationalError):
             _drop_database(pgvector_admin, name)
-        except psycopg.OperationalError:
-            pass
 
 
 @pytest.fixture

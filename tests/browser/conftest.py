@@ -51,8 +51,10 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope: Playwright's sync API keeps an event loop running in this thread while
+    # it is open, and every async test that runs later would find it and fail.
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

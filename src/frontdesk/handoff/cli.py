@@ -77,8 +77,13 @@ def worker_command(
                 loop = asyncio.get_running_loop()
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(sig, stop.set)
-                console.print("dispatcher running; Ctrl-C to stop")
+                console.print("dispatcher and retention job running; Ctrl-C to stop")
+                from frontdesk.retention import retention_loop
+
+                # GDPR retention runs beside delivery, so one worker process does both.
+                retention = asyncio.create_task(retention_loop(runtime, stop))
                 await dispatcher.run(stop)
+                await retention
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

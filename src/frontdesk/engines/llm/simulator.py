@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import threading
 import time
@@ -27,6 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 Structured = Callable[[str, dict[str, Any]], dict[str, Any] | None]
+_VISITOR = re.compile(r"<visitor_message>\\n(.*?)\\n</visitor_message>")
 DEFAULT_ANSWER = "Tessellate syncs your data every five minutes [1]. It supports SSO via SAML [2]."
 
 
@@ -82,12 +84,14 @@ class SimulatedProvider:
         tokens_per_s: float = 0.0,
         answer: str = DEFAULT_ANSWER,
         structured: Structured | None = None,
+        echo_query: bool = False,
     ) -> None:
         self.classify_delay_s = classify_delay_s
         self.first_token_delay_s = first_token_delay_s
         self.tokens_per_s = tokens_per_s
         self.answer = answer
         self.structured = structured
+        self.echo_query = echo_query  # rewrites answer with the visitor's own words
         self.scripts: dict[str, deque[str]] = defaultdict(deque)
         self.requests: list[dict[str, Any]] = []
         self.port = 0
@@ -133,7 +137,13 @@ class SimulatedProvider:
         await asyncio.sleep(self.classify_delay_s if delay is None else delay)
         return JSONResponse(self._completion(body, garbage=kind == "garbage"))
 
-    def _structured_value(self, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    def _structured_value(
+        self, name: str, schema: dict[str, Any], body: dict[str, Any]
+    ) -> dict[str, Any]:
+        if self.echo_query and name == "QueryOutput":
+            found = _VISITOR.search(json.dumps(body.get("messages", [])))
+            if found:
+                return {"reasoning": "echo", "query": json.loads(f'"{found.group(1)}"')}
         value = self.structured(name, schema) if self.structured else None
         return value if value is not None else dict(sample(schema))
 
@@ -148,7 +158,7 @@ class SimulatedProvider:
             args = (
                 "{not json"
                 if garbage
-                else json.dumps(self._structured_value(fn["name"], fn.get("parameters", {})))
+                else json.dumps(self._structured_value(fn["name"], fn.get("parameters", {}), body))
             )
             message["tool_calls"] = [
                 {
@@ -164,7 +174,7 @@ class SimulatedProvider:
                 message["content"] = "I think the answer is LEARN."
             elif schema:
                 name = (fmt.get("json_schema") or {}).get("name") or schema.get("title", "")
-                message["content"] = json.dumps(self._structured_value(name, schema))
+                message["content"] = json.dumps(self._structured_value(name, schema, body))
             else:
                 message["content"] = self.answer
         prompt_tokens = max(1, len(json.dumps(body.get("messages", []))) // 4)
@@ -255,3 +265,28 @@ class SimulatedProvider:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve in a process of its own (the benchmark's provider is not in its process)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Simulated OpenAI-compatible provider")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--classify-delay-s", type=float, default=0.0)
+    parser.add_argument("--first-token-delay-s", type=float, default=0.0)
+    parser.add_argument("--tokens-per-s", type=float, default=0.0)
+    parser.add_argument("--echo-query", action="store_true", help="rewrites echo the visitor")
+    args = parser.parse_args(argv)
+
+    provider = SimulatedProvider(
+        classify_delay_s=args.classify_delay_s,
+        first_token_delay_s=args.first_token_delay_s,
+        tokens_per_s=args.tokens_per_s,
+        echo_query=args.echo_query,
+    )
+    uvicorn.run(provider.app(), host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

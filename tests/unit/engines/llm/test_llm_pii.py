@@ -65,3 +65,20 @@ def test_stream_restorer_handles_split_placeholders() -> None:
     pieces = ["We will write to [EM", "AIL_", "1] soon [1", "]."]
     out = "".join(restorer.feed(p) for p in pieces) + restorer.flush()
     assert out == "We will write to ann@example.com soon [1]."
+
+
+def test_queries_to_an_embedding_provider_are_scrubbed() -> None:
+    from frontdesk.knowledge.embeddings import LangChainEmbedder
+
+    sent: list[str] = []
+
+    class Provider:
+        def embed_query(self, text: str) -> list[float]:
+            sent.append(text)
+            return [1.0, 0.0]
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0, 0.0] for _ in texts]
+
+    LangChainEmbedder("openai:test", Provider()).embed_query("pricing for ann@acme.io?")
+    assert sent == ["pricing for [EMAIL_1]?"]

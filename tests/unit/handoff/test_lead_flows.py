@@ -82,6 +82,7 @@ def test_follow_up_context_reads_what_the_previous_reply_asked() -> None:
             progress={"stall_offer_turn": 2},
             dialog_supervision={
                 "content_gating_ask_turn": 2,
+                "demo_proposed_turn": 2,
                 "profiling_field_by_turn": {"2": "a"},
             },
         )
@@ -93,6 +94,7 @@ def test_follow_up_context_reads_what_the_previous_reply_asked() -> None:
         "booking_question": False,
         "handoff_offer_pending": False,
         "affirmative": False,
+        "demo_proposed_last_turn": True,
     }
     emailed = follow_up_context(
         state(3, "sure, ana@corp.io", dialog_supervision={"profiling_field_by_turn": {"2": "a"}})

@@ -9,21 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
+
 Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF"]
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
 HandoffReason = Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
 BookingStatus = Literal["idle", "collecting", "booked", "declined"]
-Routing = Literal[
-    "answered",
-    "partially_answered",
-    "followup",
-    "low_confidence",
-    "cannot_answer",
-    "high_stakes",
-    "out_of_scope",
-    "irrelevant",
-    "nonsense",
-]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 # A short reply to a 👉 question ("about 200 people") is read as its answer, whatever

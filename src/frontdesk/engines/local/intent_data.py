@@ -8,21 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from frontdesk.engines.base import INTENTS, Intent  # one vocabulary for every engine
+
+__all__ = ["DATA_FILE", "INTENTS", "Intent", "IntentExample"]
+
 DATA_FILE = Path(__file__).resolve().parent / "data" / "intents.jsonl"
 
-Intent = Literal[
-    "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"
-]
-INTENTS: tuple[Intent, ...] = (
-    "LEARN",
-    "CONTEXT",
-    "SUPPORT",
-    "OFFTOPIC",
-    "OTHER",
-    "BOOKING",
-    "STOP_BOOKING",
-    "HACK",
-)
 LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 
 

@@ -166,3 +166,16 @@ async def test_elliptical_follow_up_to_a_pricing_question_is_deflected() -> None
         chunks=(PLANS,),
     )
     assert not (await LocalAnswerWriter().compose(req)).startswith(PRICING["en"])
+
+
+def test_table_cut_mid_row_by_the_chunker_becomes_rows_not_one_long_sentence() -> None:
+    from frontdesk.engines.local.answering.text import passage_units
+
+    tail = (
+        "(retained 1 year) | No | No | Yes | | Uptime commitment | 99.5% target | "
+        "99.9% SLA | 99.95% SLA |"
+    )
+    units = passage_units(tail)
+    assert [(u.kind, u.text) for u in units] == [
+        ("row", "Uptime commitment — 99.5% target — 99.9% SLA — 99.95% SLA")
+    ]

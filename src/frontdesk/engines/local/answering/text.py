@@ -237,6 +237,23 @@ def _is_table(line: str) -> bool:
     return line.startswith("|") and line.endswith("|") and line.count("|") >= 3
 
 
+def _is_table_tail(line: str) -> bool:
+    """The rest of a table cut by the chunker mid-row: flattened rows, no leading pipe."""
+    return line.count("|") >= 6 and "|  |" in line.replace("| |", "|  |")
+
+
+def _tail_rows(line: str) -> list[list[str]]:
+    """Rows of a table tail, split at the empty joints; the cut first row is dropped."""
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    rows: list[list[str]] = [[]]
+    for cell in cells:
+        if cell:
+            rows[-1].append(cell)
+        elif rows[-1]:
+            rows.append([])
+    return [row for row in rows[1:] if len(row) >= 2]
+
+
 def _join_table_lines(lines: list[str]) -> list[str]:
     """Stripped lines, with a table written one row per line joined into one line."""
     joined: list[str] = []
@@ -269,6 +286,9 @@ def _passage_units(content: str) -> tuple[Unit, ...]:
             header, body = (rows[0], rows[1:]) if len(rows) > 1 else ([], rows)
             for row in body:
                 add(_render_row(header, row), "row")
+        elif _is_table_tail(line):
+            for row in _tail_rows(line):
+                add(_render_row([], row), "row")
         elif _BULLET.match(line):
             add(_BULLET.sub("", line), "item")
         else:

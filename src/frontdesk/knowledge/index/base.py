@@ -14,6 +14,7 @@ from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+from sqlalchemy import Connection, text
 
 from frontdesk.knowledge.models import Chunk, Document
 
@@ -97,3 +98,35 @@ class KnowledgeIndex(Protocol):
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]: ...
 
     def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None: ...
+
+
+def upsert_document(
+    conn: Connection,
+    site_id: str,
+    document: Document,
+    fingerprint: str,
+    chunk_count: int,
+    now: datetime,
+) -> None:
+    """Insert or refresh a document row (the same SQL on SQLite and PostgreSQL)."""
+    conn.execute(
+        text(
+            "INSERT INTO knowledge_documents (site_id, doc_id, title, kind, source, url,"
+            " fingerprint, chunk_count, created_at, updated_at) VALUES (:site, :doc,"
+            " :title, :kind, :source, :url, :fingerprint, :count, :now, :now)"
+            " ON CONFLICT (site_id, doc_id) DO UPDATE SET title = :title, kind = :kind,"
+            " source = :source, url = :url, fingerprint = :fingerprint,"
+            " chunk_count = :count, updated_at = :now"
+        ),
+        {
+            "site": site_id,
+            "doc": document.doc_id,
+            "title": document.title,
+            "kind": document.kind,
+            "source": document.source,
+            "url": document.url,
+            "fingerprint": fingerprint,
+            "count": chunk_count,
+            "now": now,
+        },
+    )

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import Engine, bindparam, text
 
-from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector
+from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector, upsert_document
 from frontdesk.knowledge.index.postgres_sql import (
     BM25,
     HYBRID,
@@ -116,27 +116,7 @@ class PostgresKnowledgeIndex:
                 text("DELETE FROM knowledge_chunks WHERE site_id = :site AND doc_id = :doc"),
                 {"site": site_id, "doc": document.doc_id},
             )
-            conn.execute(
-                text(
-                    "INSERT INTO knowledge_documents (site_id, doc_id, title, kind, source, url,"
-                    " fingerprint, chunk_count, created_at, updated_at) VALUES (:site, :doc,"
-                    " :title, :kind, :source, :url, :fingerprint, :count, :now, :now)"
-                    " ON CONFLICT (site_id, doc_id) DO UPDATE SET title = :title, kind = :kind,"
-                    " source = :source, url = :url, fingerprint = :fingerprint,"
-                    " chunk_count = :count, updated_at = :now"
-                ),
-                {
-                    "site": site_id,
-                    "doc": document.doc_id,
-                    "title": document.title,
-                    "kind": document.kind,
-                    "source": document.source,
-                    "url": document.url,
-                    "fingerprint": fingerprint,
-                    "count": len(chunks),
-                    "now": now,
-                },
-            )
+            upsert_document(conn, site_id, document, fingerprint, len(chunks), now)
             if not chunks:
                 return
             dim = int(vectors.shape[1])

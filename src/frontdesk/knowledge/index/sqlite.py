@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import Connection, Engine, bindparam, text
 
-from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector
+from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector, upsert_document
 from frontdesk.knowledge.index.bm25 import Bm25Index
 from frontdesk.knowledge.models import Chunk, Document
 
@@ -179,27 +179,7 @@ class SqliteKnowledgeIndex:
         with self.engine.begin() as conn:
             self._bump(conn, site_id)
             self._delete_chunks(conn, site_id, [document.doc_id])
-            conn.execute(
-                text(
-                    "INSERT INTO knowledge_documents (site_id, doc_id, title, kind, source, url,"
-                    " fingerprint, chunk_count, created_at, updated_at) VALUES (:site, :doc,"
-                    " :title, :kind, :source, :url, :fingerprint, :count, :now, :now)"
-                    " ON CONFLICT (site_id, doc_id) DO UPDATE SET title = :title, kind = :kind,"
-                    " source = :source, url = :url, fingerprint = :fingerprint,"
-                    " chunk_count = :count, updated_at = :now"
-                ),
-                {
-                    "site": site_id,
-                    "doc": document.doc_id,
-                    "title": document.title,
-                    "kind": document.kind,
-                    "source": document.source,
-                    "url": document.url,
-                    "fingerprint": fingerprint,
-                    "count": len(chunks),
-                    "now": now,
-                },
-            )
+            upsert_document(conn, site_id, document, fingerprint, len(chunks), now)
             if not chunks:
                 return
             conn.execute(

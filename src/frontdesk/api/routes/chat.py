@@ -21,6 +21,7 @@ from frontdesk.api.errors import ApiError
 from frontdesk.api.schemas import ErrorResponse, TurnRequest
 from frontdesk.api.security import SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
+from frontdesk.api.turns import Admission, TurnGuard
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.guard.limits import turn_checks
 from frontdesk.sites.registry import LoadedSite
@@ -56,6 +57,21 @@ def _site(
     return authorize_site(request, runtime, header_key or body.site_key)
 
 
+async def _admit(
+    request: Request,
+    runtime: RuntimeDep,
+    guard: TurnGuard,
+    ip_hash: str,
+    site_key: str | None,
+    body: TurnRequest,
+) -> tuple[LoadedSite, str, Admission]:
+    """Site from the key, a server-issued session id, then rate limits and the session lock."""
+    site = _site(request, runtime, site_key, body)
+    session_id = str(body.session_id or uuid.uuid4())
+    checks = turn_checks(site.config.id, session_id, ip_hash, site.config.rate_limits)
+    return site, session_id, await guard.admit(site.config.id, session_id, checks)
+
+
 @router.post(
     "/chat",
     summary="Run one turn, streamed as Server-Sent Events",
@@ -80,12 +96,8 @@ async def chat(
     ip_hash: IpHashDep,
     site_key: SiteKeyHeader = None,
 ) -> Response:
-    site = _site(request, runtime, site_key, body)
+    site, session_id, admission = await _admit(request, runtime, guard, ip_hash, site_key, body)
     site_id = site.config.id
-    session_id = str(body.session_id or uuid.uuid4())
-    admission = await guard.admit(
-        site_id, session_id, turn_checks(site_id, session_id, ip_hash, site.config.rate_limits)
-    )
     try:
         events = backend.stream_turn(
             site, session_id, body.message, _visitor(request, body, ip_hash)
@@ -126,12 +138,8 @@ async def ask(
     ip_hash: IpHashDep,
     site_key: SiteKeyHeader = None,
 ) -> Response:
-    site = _site(request, runtime, site_key, body)
+    site, session_id, admission = await _admit(request, runtime, guard, ip_hash, site_key, body)
     site_id = site.config.id
-    session_id = str(body.session_id or uuid.uuid4())
-    admission = await guard.admit(
-        site_id, session_id, turn_checks(site_id, session_id, ip_hash, site.config.rate_limits)
-    )
     started = time.perf_counter()
     try:
         turn = asyncio.ensure_future(

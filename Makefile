@@ -26,7 +26,7 @@ $(BIN)/python:
 # The CPU build of torch is installed first and pinned, so nothing pulls the CUDA wheels.
 $(STAMP): pyproject.toml | $(BIN)/python $(LLAMA_BUILT)
 	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[openai,postgres,redis]" --group dev
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[openai,postgres,redis,otel,langfuse]" --group dev
 	@touch $(STAMP)
 
 # Build the llama-cpp-python wheel once (several minutes); later runs install the cached one.

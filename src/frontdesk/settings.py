@@ -36,6 +36,11 @@ class Settings(BaseSettings):
     )
     redis_url: str = Field(default="", description="Redis URL for locks, limits and caches.")
     redis_prefix: str = Field(default="frontdesk:", description="Prefix of every Redis key.")
+    query_cache_ttl_s: int = Field(
+        default=7 * 86_400,
+        ge=1,
+        description="Lifetime of a question's embedding in Redis (shared by replicas).",
+    )
     knowledge_url: str = Field(
         default="",
         description="Knowledge index URL when the PostgreSQL store has no pgvector "

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,6 +20,7 @@ from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
 from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
+from frontdesk.knowledge.query_cache import DEFAULT_SIZE, InMemoryQueryCache, QueryCache
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +83,10 @@ def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
 
 
 class Retriever:
-    """Searches one index with one embedder. Thread-safe; keep one per process and model."""
+    """Searches one index with one embedder. Thread-safe; keep one per process and model.
+
+    Question vectors come from `query_cache` (default: an in-process LRU of
+    `query_cache_size` vectors; `query_cache_for` layers Redis under it for replicas)."""
 
     def __init__(
         self,
@@ -92,26 +94,23 @@ class Retriever:
         embedder: Embedder,
         *,
         reranker: Reranker | None = None,
-        query_cache_size: int = 2048,
+        query_cache: QueryCache | None = None,
+        query_cache_size: int = DEFAULT_SIZE,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.reranker = reranker
-        self._query_cache: OrderedDict[str, Vector] = OrderedDict()
-        self._cache_size = query_cache_size
-        self._lock = threading.Lock()
+        self.query_cache = (
+            InMemoryQueryCache(query_cache_size) if query_cache is None else query_cache
+        )
 
     def embed_query(self, query: str) -> Vector:
-        with self._lock:
-            cached = self._query_cache.get(query)
-            if cached is not None:
-                self._query_cache.move_to_end(query)
-                return cached
+        model = self.embedder.name
+        cached = self.query_cache.get(model, query)
+        if cached is not None:
+            return cached
         vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
-        with self._lock:
-            self._query_cache[query] = vector
-            if len(self._query_cache) > self._cache_size:
-                self._query_cache.popitem(last=False)
+        self.query_cache.put(model, query, vector)
         return vector
 
     def search(

@@ -26,6 +26,7 @@ from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult
+from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.search import Reranker, Retriever, SearchOptions
 from frontdesk.sites.schema import KnowledgeConfig
 
@@ -92,6 +93,7 @@ class KnowledgeBase:
         index: KnowledgeIndex | None = None,
         reranker: Reranker | None = None,
         console: Console | None = None,
+        query_cache: QueryCache | None = None,
     ) -> None:
         if index is None:
             if engine is None:
@@ -100,6 +102,9 @@ class KnowledgeBase:
         self.index = index
         self.reranker = reranker
         self.console = console
+        # Embeddings of repeated questions: in-process, over Redis when FRONTDESK_REDIS_URL
+        # is set (shared by replicas). One cache for every model (keys name the model).
+        self.query_cache = query_cache_for() if query_cache is None else query_cache
         self._retrievers: dict[str, Retriever] = {}
         self._lock = threading.Lock()
 
@@ -111,7 +116,12 @@ class KnowledgeBase:
         with self._lock:
             retriever = self._retrievers.get(spec)
             if retriever is None:
-                retriever = Retriever(self.index, make_embedder(spec), reranker=self.reranker)
+                retriever = Retriever(
+                    self.index,
+                    make_embedder(spec),
+                    reranker=self.reranker,
+                    query_cache=self.query_cache,
+                )
                 self._retrievers[spec] = retriever
             return retriever
 

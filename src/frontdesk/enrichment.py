@@ -1,7 +1,8 @@
 """Visitor enrichment: who is this visitor's company? (seed 000 "Enrichment System").
 
 A priority pipeline that stops at the first source that completes:
-1. cache — in-process, short-lived, per site and IP hash;
+1. cache — short-lived, per site and IP hash: in-process, or in Redis (shared by
+   replicas) when `FRONTDESK_REDIS_URL` is set; Redis down is a miss, never an error;
 2. returning visitor — the `visitors` table, by the salted IP hash;
 3. reveal — data the page's own script passed in (`VisitorContext.reveal`);
 4. HTTP providers — the site's `enrichment.providers`, called in order with a timeout.
@@ -14,18 +15,22 @@ or the store; providers receive the hash, never an address.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import json
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import httpx
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import VisitorContext
+from frontdesk.guard.redis import CACHE_TIMEOUT_S, RedisOutage, redis_client
+from frontdesk.settings import Settings, get_settings
 from frontdesk.sites.schema import EnrichmentProvider, SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.repositories import VisitorRepository
@@ -72,17 +77,28 @@ def clean_profile(raw: Mapping[str, Any]) -> dict[str, str]:
     return profile
 
 
+CacheKey = tuple[str, str]  # (site id, IP hash)
+
+
+class EnrichmentCache(Protocol):
+    """Profiles by (site id, IP hash) for `ttl_s` seconds; a failure is a miss."""
+
+    async def get(self, key: CacheKey) -> dict[str, str] | None: ...
+
+    async def put(self, key: CacheKey, value: dict[str, str], ttl_s: float) -> None: ...
+
+
 class TtlCache:
-    """A bounded in-process cache (one process; Redis would share it across replicas)."""
+    """A bounded in-process cache: the single-process default."""
 
     def __init__(
         self, max_items: int = 10_000, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.max_items = max_items
         self.clock = clock
-        self._items: OrderedDict[tuple[str, str], tuple[float, dict[str, str]]] = OrderedDict()
+        self._items: OrderedDict[CacheKey, tuple[float, dict[str, str]]] = OrderedDict()
 
-    def get(self, key: tuple[str, str]) -> dict[str, str] | None:
+    async def get(self, key: CacheKey) -> dict[str, str] | None:
         found = self._items.get(key)
         if found is None:
             return None
@@ -92,13 +108,90 @@ class TtlCache:
             return None
         return dict(value)
 
-    def put(self, key: tuple[str, str], value: dict[str, str], ttl_s: float) -> None:
+    async def put(self, key: CacheKey, value: dict[str, str], ttl_s: float) -> None:
         if ttl_s <= 0:
             return
         self._items[key] = (self.clock() + ttl_s, dict(value))
         self._items.move_to_end(key)
         while len(self._items) > self.max_items:
             self._items.popitem(last=False)
+
+
+class RedisEnrichmentCache:
+    """Shared by replicas: `<prefix>enrich:<site id>:<IP hash>` → the profile as JSON,
+    expiring after the site's `enrichment.cache_ttl_s`.
+
+    Never raises: Redis down is a miss (the pipeline goes on to the next source) and one
+    warning per outage. The asyncio client is made per event loop, on first use."""
+
+    def __init__(
+        self,
+        connect: Callable[[], Any],
+        prefix: str = "frontdesk:",
+        *,
+        outage: RedisOutage | None = None,
+    ) -> None:
+        self._connect = connect
+        self.prefix = prefix
+        self.outage = outage or RedisOutage("enrichment cache")
+        self._client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def key(self, key: CacheKey) -> str:
+        site_id, ip_hash = key
+        return f"{self.prefix}enrich:{site_id}:{ip_hash}"
+
+    def _redis(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client, self._loop = self._connect(), loop
+        return self._client
+
+    async def get(self, key: CacheKey) -> dict[str, str] | None:
+        if self.outage.skip():
+            return None
+        try:
+            raw = await self._redis().get(self.key(key))
+        except Exception as exc:  # connection refused, timeout, auth: a miss
+            self.outage.failed(exc)
+            return None
+        self.outage.ok()
+        try:
+            value = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+        return clean_profile(value) if isinstance(value, dict) else None
+
+    async def put(self, key: CacheKey, value: dict[str, str], ttl_s: float) -> None:
+        if ttl_s <= 0 or self.outage.skip():
+            return
+        try:
+            await self._redis().set(
+                self.key(key), json.dumps(value), px=max(1, round(ttl_s * 1000))
+            )
+        except Exception as exc:
+            self.outage.failed(exc)
+            return
+        self.outage.ok()
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and self._loop is asyncio.get_running_loop():
+            await client.aclose()
+
+
+def enrichment_cache_for(settings: Settings | None = None) -> EnrichmentCache:
+    """In-process, or Redis (shared by replicas) when the settings name a Redis URL."""
+    settings = settings or get_settings()
+    if not settings.redis_url:
+        return TtlCache()
+    if importlib.util.find_spec("redis") is None:  # an optional extra
+        log.warning("FRONTDESK_REDIS_URL is set but redis is not installed: cache in-process")
+        return TtlCache()
+    url = settings.redis_url
+    return RedisEnrichmentCache(
+        lambda: redis_client(url, timeout_s=CACHE_TIMEOUT_S), settings.redis_prefix
+    )
 
 
 Source = Callable[[SiteConfig, VisitorContext], Awaitable[EnrichmentResult]]
@@ -112,10 +205,11 @@ class Enricher:
         sessions: sessionmaker[Session],
         *,
         client: httpx.AsyncClient | None = None,
-        cache: TtlCache | None = None,
+        cache: EnrichmentCache | None = None,
     ) -> None:
         self.sessions = sessions
-        self.cache = cache or TtlCache()
+        # Default: from the process settings (Redis when FRONTDESK_REDIS_URL is set).
+        self.cache = enrichment_cache_for() if cache is None else cache
         self._client = client
 
     @property
@@ -128,6 +222,9 @@ class Enricher:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        close_cache = getattr(self.cache, "aclose", None)
+        if close_cache is not None:
+            await close_cache()
 
     def for_site(self, site: SiteConfig) -> Callable[[VisitorContext], Awaitable[dict[str, Any]]]:
         async def enrich(visitor: VisitorContext) -> dict[str, Any]:
@@ -165,7 +262,7 @@ class Enricher:
             return
         key = (site.id, visitor.ip_hash)
         if result.source != "cache":
-            self.cache.put(key, result.profile, site.enrichment.cache_ttl_s)
+            await self.cache.put(key, result.profile, site.enrichment.cache_ttl_s)
         if result.source not in ("cache", "returning_visitor"):
             await asyncio.to_thread(self._store, site.id, visitor.ip_hash, result)
 
@@ -178,7 +275,7 @@ class Enricher:
 
     # -- sources -----------------------------------------------------------------------
     async def _from_cache(self, site: SiteConfig, visitor: VisitorContext) -> EnrichmentResult:
-        cached = self.cache.get((site.id, visitor.ip_hash)) if visitor.ip_hash else None
+        cached = await self.cache.get((site.id, visitor.ip_hash)) if visitor.ip_hash else None
         return EnrichmentResult("completed", "cache", cached) if cached else _not_found("cache")
 
     async def _returning_visitor(

@@ -74,6 +74,35 @@ class Settings(BaseSettings):
     langfuse_prompts: bool = Field(
         default=False, description="Fetch prompts from Langfuse (local files are the fallback)."
     )
+    # Optional trace exporters (observability/tracing.py); the stored trace is always kept.
+    otel_endpoint: str = Field(
+        default="",
+        description="OTLP/HTTP traces URL (e.g. http://collector:4318/v1/traces); "
+        "empty: no OpenTelemetry export.",
+    )
+    otel_service_name: str = Field(
+        default="frontdesk", description="`service.name` of the exported OpenTelemetry spans."
+    )
+    langfuse_host: str = Field(
+        default="https://cloud.langfuse.com",
+        validation_alias=AliasChoices("FRONTDESK_LANGFUSE_HOST", "LANGFUSE_HOST"),
+        description="Langfuse server receiving graph-run traces.",
+    )
+    langfuse_public_key: str = Field(
+        default="",
+        validation_alias=AliasChoices("FRONTDESK_LANGFUSE_PUBLIC_KEY", "LANGFUSE_PUBLIC_KEY"),
+        description="Langfuse public key; with the secret key, turns on the Langfuse callback.",
+    )
+    langfuse_secret_key: str = Field(
+        default="",
+        validation_alias=AliasChoices("FRONTDESK_LANGFUSE_SECRET_KEY", "LANGFUSE_SECRET_KEY"),
+        description="Langfuse secret key.",
+    )
+    trace_content: bool = Field(
+        default=False,
+        description="Include message and answer text (and model inputs/outputs) in exported "
+        "traces; off: ids, labels, timings and counts only.",
+    )
     log_level: LogLevel = Field(default="INFO", description="Log level.")
     log_json: bool = Field(default=False, description="Log as JSON lines instead of text.")
     admin_api_key_hash: str = Field(

@@ -3,6 +3,7 @@ handoff and its outbox rows, captured leads (seed 004: nothing acknowledged unsa
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,9 @@ class TurnRecord:
     tokens_out: int = 0
     cost_usd: float = 0.0
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
+    # Wall-clock end of the turn (the record is built as the graph finishes); exported
+    # spans are laid out backwards from it (observability/tracing.py).
+    ended_ns: int = field(default_factory=time.time_ns)
 
 
 __all__ = ["TurnRecord", "TurnWriter", "handoff_channels"]

@@ -243,7 +243,7 @@ class ChatService:
     ) -> TurnEvent:
         """A blocked turn costs no model or retrieval call, but is remembered."""
         await graph.aupdate_state(
-            config, {"spam_count": spam_count, "last_input": message}, as_node="finalize"
+            config, {"spam_count": spam_count, "last_input": message}, as_node="close_turn"
         )
         values = (await graph.aget_state(config)).values
         result = TurnResult(

@@ -43,7 +43,7 @@ ROLES: dict[str, Role] = {
     "bot": "assistant",
 }
 NO_EXTRACTION = -1  # seed 002 default `last_extraction_turn`
-REPLAY_AS_NODE = "finalize"  # the injected checkpoint looks like a finished turn
+REPLAY_AS_NODE = "close_turn"  # the injected checkpoint looks like a finished turn
 
 
 @dataclass(frozen=True)

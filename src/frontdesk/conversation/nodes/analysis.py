@@ -45,11 +45,6 @@ async def system_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
     return {"language": language}
 
 
-@timed
-async def agentic_system_entry(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    return {}
-
-
 def intent_from_state(state: ChatState) -> IntentResult:
     raw = state.get("intent") or {}
     return IntentResult(
@@ -173,10 +168,10 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
 
 def route_by_intent(
     state: ChatState,
-) -> Literal["enricher_awaiter", "redirect_handler", "booking_handler", "propose_handoff"]:
+) -> Literal["gather_context", "redirect_handler", "booking_handler", "propose_handoff"]:
     route = state.get("route")
     if route == "ANSWER":
-        return "enricher_awaiter"
+        return "gather_context"
     if route == "REDIRECT":
         return "redirect_handler"
     if route == "BOOKING":

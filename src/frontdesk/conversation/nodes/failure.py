@@ -42,9 +42,9 @@ def handoff_on_writer_failure(fn: NodeFn) -> NodeFn:
     return wrapper  # type: ignore[return-value]
 
 
-def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_handoff"]:
+def after_answer_writer(state: ChatState) -> Literal["check_answer", "propose_handoff"]:
     if state.get("route") == "HANDOFF" and state.get("route_reason") == "llm_failure":
         return "propose_handoff"
     if state.get("route") != "ANSWER":
         raise ValueError(f"unexpected route after the writer: {state.get('route')!r}")
-    return "verify_facts"
+    return "check_answer"

@@ -97,6 +97,43 @@ class _Features:
             [self.chars.transform(texts), self.words.transform(texts)], format="csr"
         )
 
+    def transform_one(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """One text's non-zero features as (column indices, values): the same numbers as
+        `transform`, without building sparse matrices (a chat turn classifies one
+        message, and sklearn's batch machinery cost ~4 ms of a ~5 ms prediction)."""
+        columns: list[np.ndarray] = []
+        values: list[np.ndarray] = []
+        offset = 0
+        for vectorizer in (self.chars, self.words):
+            index, weights = _tfidf_one(vectorizer, text)
+            columns.append(index + offset)
+            values.append(weights)
+            offset += len(vectorizer.vocabulary_)
+        return np.concatenate(columns), np.concatenate(values)
+
+
+def _tfidf_one(vectorizer: TfidfVectorizer, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """sklearn's TF-IDF of one document (sublinear tf, idf, l2 norm) as index/value arrays."""
+    analyzer = vectorizer.__dict__.get("_frontdesk_analyzer")
+    if analyzer is None:  # built once per loaded model; not part of the pickle's contract
+        analyzer = vectorizer.build_analyzer()
+        vectorizer.__dict__["_frontdesk_analyzer"] = analyzer
+    vocabulary = vectorizer.vocabulary_
+    counts: dict[int, int] = {}
+    for gram in analyzer(text):
+        column = vocabulary.get(gram)
+        if column is not None:
+            counts[column] = counts.get(column, 0) + 1
+    if not counts:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    index = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+    tf: np.ndarray = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+    if vectorizer.sublinear_tf:
+        tf = np.log(tf) + 1.0
+    weights = (tf * vectorizer.idf_[index]).astype(np.float32)
+    norm = float(np.sqrt(np.dot(weights, weights)))
+    return index, weights / norm if norm > 0 else weights
+
 
 def _linear_svm(features: sparse.csr_matrix, labels: Sequence[str | int]) -> LinearSVC:
     # A linear SVM trains in a fraction of logistic regression's time on these sparse
@@ -153,7 +190,10 @@ class IntentClassifier:
         return model
 
     def predict(self, text: str) -> IntentPrediction:
-        return self.predict_many([text])[0]
+        columns, values = self._features.transform_one(text)
+        margins = values @ self._weights[columns] + self._bias
+        hs_margin = float(values @ self._hs_weights[columns]) + self._hs_bias
+        return self._decide(text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0)
 
     def predict_many(self, texts: Sequence[str]) -> list[IntentPrediction]:
         if not texts:

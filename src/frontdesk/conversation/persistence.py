@@ -70,7 +70,7 @@ class TurnWriter:
                 ),
             )
             retrieval = values.get("retrieval") or {}
-            TraceRepository(session).add(
+            TraceRepository(session).append(
                 site_id=site.id,
                 session_id=record.session_id,
                 turn=turn,

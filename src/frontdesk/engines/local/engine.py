@@ -82,5 +82,9 @@ def _engines(cache_dir: Path | None) -> Engines:
 
 async def warm_up(engines: Engines) -> None:
     """Pay first-use costs (model load, regex compile) before the first visitor does."""
+    from frontdesk.engines.local.language import detect_language
+
     await engines.intent.classify("hello", [])
+    # lingua loads its language models lazily: ~2 s on the first long message otherwise.
+    detect_language("Bonjour, pouvez-vous m'expliquer la facturation annuelle ?", default="en")
     await asyncio.sleep(0)

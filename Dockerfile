@@ -7,7 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY src ./src
-RUN pip install ".[postgres,redis]" \
+RUN pip install ".[openai,postgres,redis,otel]" \
     && useradd --system --home /data --uid 10001 frontdesk \
     && mkdir -p /data && chown frontdesk /data
 

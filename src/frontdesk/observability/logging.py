@@ -36,5 +36,8 @@ def configure_logging(level: str = "INFO", json_lines: bool = False) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for noisy in ("httpx", "httpcore", "sentence_transformers", "alembic.runtime.migration"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # One INFO line per HTTP request (every LLM call) is noise and CPU on the event loop;
+    # the openai SDK sends through httpx2/httpcore2.
+    noisy = ("httpx", "httpcore", "httpx2", "httpcore2", "openai")
+    for name in (*noisy, "sentence_transformers", "alembic.runtime.migration"):
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))

@@ -5,8 +5,8 @@
 `langchain-anthropic`, `ollama:` needs `langchain-ollama`. Any OpenAI-compatible server
 (vLLM, llama.cpp, LM Studio, a gateway) is `openai:<model>` with a `base_url`.
 
-Provider clients are built with their own retries off: `.with_retry` in `structured.py`
-and the writer's attempt loop are the only retry layers, so timeouts and backoff are
+Provider clients are built with their own retries off: the attempt loops of
+`structured.py` and of the writer are the only retry layers, so timeouts and backoff are
 predictable.
 """
 

@@ -9,9 +9,10 @@ Methods (EngineConfig.structured_output):
   not supported (llama.cpp) and for models without tool calling.
 - `auto` — `function_calling` when the model can bind tools, else `json_object`.
 
-Every attempt is bounded by the per-call timeout; `.with_retry` retries provider errors,
-timeouts and invalid outputs; `.with_fallbacks` moves to the fallback model. When all of
-that fails the caller gets None and the job answers with the local engine instead.
+Every attempt is bounded by the per-call timeout; provider errors, timeouts and invalid
+outputs are retried with exponential backoff and jitter, then the fallback model gets as
+many attempts (`StructuredCaller.invoke`). When all of that fails the caller gets None and
+the job answers with the local engine instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -118,8 +120,19 @@ def structured_runnable(
     return runnable
 
 
+def retry_wait_s(failed_attempts: int) -> float:
+    """The pause before the next attempt: exponential backoff with jitter (RETRY_WAIT)."""
+    backoff = RETRY_WAIT["initial"] * RETRY_WAIT["exp_base"] ** (failed_attempts - 1)
+    return max(0.0, min(backoff + random.uniform(0, RETRY_WAIT["jitter"]), RETRY_WAIT["max"]))
+
+
 class StructuredCaller:
-    """Calls one role's model (and the fallback model) for structured outputs."""
+    """Calls one role's model (and the fallback model) for structured outputs.
+
+    The retry loop and the fallback are plain code around one runnable per model and
+    schema (built once): LangChain's `.with_retry` / `.with_fallbacks` and a lambda
+    around each attempt cost a callback run each and a signature inspection per call,
+    as much CPU as the model call's own LangChain overhead."""
 
     def __init__(
         self,
@@ -135,48 +148,65 @@ class StructuredCaller:
         self.method = method
         self.attempts = max(1, attempts)
         self.timeout_s = timeout_s
-        self._cache: dict[type[BaseModel], Runnable[Sequence[BaseMessage], Any]] = {}
+        self.models = [model] if fallback is None or fallback is model else [model, fallback]
+        self._cache: dict[tuple[int, type[BaseModel]], Runnable[Sequence[BaseMessage], Any]] = {}
 
     def _uses_json_prompt(self, model: BaseChatModel) -> bool:
         return self.method in ("json_object", "json_mode") or (
             self.method == "auto" and not supports_tools(model)
         )
 
-    def _attempt(self, model: BaseChatModel, schema: type[T]) -> Runnable[Sequence[BaseMessage], T]:
-        inner = structured_runnable(model, schema, self.method)
-        json_prompt = self._uses_json_prompt(model)
-        timeout = self.timeout_s
-
-        async def call(messages: Sequence[BaseMessage], config: RunnableConfig) -> T:
-            sent = list(messages)
-            if json_prompt and sent and isinstance(sent[0], SystemMessage):
-                sent[0] = SystemMessage(content=f"{sent[0].text}\n\n{schema_instruction(schema)}")
-            result = await asyncio.wait_for(inner.ainvoke(sent, config), timeout)
-            if not isinstance(result, schema):  # e.g. a parser that returned None
-                raise ValueError(f"invalid {schema.__name__}: {result!r}")
-            return result
-
-        return RunnableLambda(call).with_retry(  # type: ignore[return-value]
-            stop_after_attempt=self.attempts,
-            wait_exponential_jitter=True,
-            exponential_jitter_params=RETRY_WAIT,  # type: ignore[arg-type]
-        )
-
-    def runnable(self, schema: type[T]) -> Runnable[Sequence[BaseMessage], T]:
-        cached = self._cache.get(schema)
+    def _runnable(self, index: int, schema: type[T]) -> Runnable[Sequence[BaseMessage], T]:
+        key = (index, schema)
+        cached = self._cache.get(key)
         if cached is None:
-            cached = self._attempt(self.model, schema)
-            if self.fallback is not None and self.fallback is not self.model:
-                cached = cached.with_fallbacks([self._attempt(self.fallback, schema)])
-            self._cache[schema] = cached
+            cached = self._cache[key] = structured_runnable(self.models[index], schema, self.method)
         return cached
+
+    async def _attempt(
+        self, index: int, schema: type[T], messages: list[BaseMessage], config: RunnableConfig
+    ) -> T:
+        if (
+            messages
+            and isinstance(messages[0], SystemMessage)
+            and self._uses_json_prompt(self.models[index])
+        ):
+            system = f"{messages[0].text}\n\n{schema_instruction(schema)}"
+            messages = [SystemMessage(content=system), *messages[1:]]
+        async with asyncio.timeout(self.timeout_s):
+            result = await self._runnable(index, schema).ainvoke(messages, config)
+        if not isinstance(result, schema):  # e.g. a parser that returned None
+            raise ValueError(f"invalid {schema.__name__}: {result!r}")
+        return result
+
+    async def invoke(
+        self, schema: type[T], messages: Sequence[BaseMessage], config: RunnableConfig
+    ) -> T:
+        """`attempts` tries on the model with backoff between them, then as many on the
+        fallback model, each bounded by the per-call timeout. When none validates, the
+        model's last error is raised (as `.with_retry().with_fallbacks()` would)."""
+        sent = list(messages)
+        tags = list(config.get("tags") or [])
+        errors: list[Exception] = []
+        for index in range(len(self.models)):
+            for attempt in range(1, self.attempts + 1):
+                retry = config
+                if attempt > 1:
+                    await asyncio.sleep(retry_wait_s(attempt - 1))
+                    retry = {**config, "tags": [*tags, f"retry:attempt:{attempt}"]}
+                try:
+                    return await self._attempt(index, schema, sent, retry)
+                except Exception as exc:
+                    last = exc
+            errors.append(last)
+        raise errors[0]
 
     async def __call__(
         self, schema: type[T], messages: Sequence[BaseMessage], job: str
     ) -> T | None:
         try:
-            result: T = await self.runnable(schema).ainvoke(
-                list(messages), {"run_name": job, "tags": [f"job:{job}"]}
+            result: T = await self.invoke(
+                schema, messages, {"run_name": job, "tags": [f"job:{job}"]}
             )
         except asyncio.CancelledError:
             raise

@@ -28,8 +28,9 @@ async def test_meter_collects_calls_by_job() -> None:
         outcomes=[QueryOutput(reasoning="r", query="q"), "Hello there"], model_name="gpt-4.1-nano"
     )
     caller = StructuredCaller(model, method="function_calling", attempts=1)
-    runnable = caller.runnable(QueryOutput)
-    await runnable.ainvoke([HumanMessage("x")], {"callbacks": [meter], "tags": ["job:rewriter"]})
+    await caller.invoke(
+        QueryOutput, [HumanMessage("x")], {"callbacks": [meter], "tags": ["job:rewriter"]}
+    )
     async for _ in model.astream(
         [HumanMessage("y")], {"callbacks": [meter], "tags": ["job:answer_writer"]}
     ):

@@ -147,7 +147,8 @@ def test_prediction_shape(classifier: IntentClassifier) -> None:
     texts = ["hello", "asdfghjkl", "refund me now"]
     # One message takes a faster path than a batch: same verdicts, same scores up to
     # float32 rounding.
-    for batch, one in zip(classifier.predict_many(texts), map(classifier.predict, texts)):
+    singles = [classifier.predict(t) for t in texts]
+    for batch, one in zip(classifier.predict_many(texts), singles, strict=True):
         assert (batch.intent, batch.high_stakes, batch.nonsense) == (
             one.intent,
             one.high_stakes,

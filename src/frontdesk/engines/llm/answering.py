@@ -16,7 +16,13 @@ from frontdesk.engines.base import (
     Turn,
     Verification,
 )
-from frontdesk.engines.llm.messages import format_history, format_passages, task, visitor_message
+from frontdesk.engines.llm.messages import (
+    format_history,
+    format_passages,
+    passage_scrubber,
+    task,
+    visitor_message,
+)
 from frontdesk.engines.llm.prompts import PromptBook
 from frontdesk.engines.llm.schemas import (
     EvaluationOutput,
@@ -27,7 +33,7 @@ from frontdesk.engines.llm.schemas import (
 )
 from frontdesk.engines.llm.structured import StructuredCaller
 from frontdesk.engines.local.answering.rewrite import is_follow_up
-from frontdesk.guard.pii import PLACEHOLDER, PiiScrubber, public_values
+from frontdesk.guard.pii import PLACEHOLDER, PiiScrubber
 from frontdesk.knowledge.models import RetrievedChunk
 
 
@@ -38,10 +44,6 @@ def _clean_query(query: str) -> str:
 
 def _answer_block(answer: str, scrubber: PiiScrubber) -> str:
     return f"<answer>\n{scrubber.scrub(answer)}\n</answer>"
-
-
-def _scrubber_for(chunks: Sequence[RetrievedChunk]) -> PiiScrubber:
-    return PiiScrubber(keep=public_values(*(chunk.content for chunk in chunks)))
 
 
 class _Job:
@@ -98,7 +100,7 @@ class LLMDocumentGrader(_Job):
     async def grade(self, question: str, chunks: Sequence[RetrievedChunk]) -> list[bool]:
         if not chunks:
             return []
-        scrubber = _scrubber_for(chunks)
+        scrubber = passage_scrubber(chunks)
         messages = task(
             self.prompts.system("document_grader"),
             format_passages(chunks),
@@ -119,7 +121,7 @@ class LLMClaimVerifier(_Job):
         self.local = local
 
     async def verify(self, answer: str, chunks: Sequence[RetrievedChunk]) -> Verification:
-        scrubber = _scrubber_for(chunks)
+        scrubber = passage_scrubber(chunks)
         messages = task(
             self.prompts.system("claim_verifier"),
             format_passages(chunks),
@@ -155,7 +157,7 @@ class LLMAnswerEvaluator(_Job):
     async def evaluate(
         self, question: str, answer: str, chunks: Sequence[RetrievedChunk]
     ) -> Evaluation:
-        scrubber = _scrubber_for(chunks)
+        scrubber = passage_scrubber(chunks)
         messages = task(
             self.prompts.system("answer_evaluator"),
             format_passages(chunks),
@@ -181,7 +183,7 @@ class LLMSuggester(_Job):
     ) -> list[str]:
         if not chunks:
             return await self.local.follow_ups(question, answer, chunks, language)
-        scrubber = _scrubber_for(chunks)
+        scrubber = passage_scrubber(chunks)
         messages = task(
             self.prompts.system("suggester", language=language),
             format_passages(chunks),

@@ -20,9 +20,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
-from frontdesk.engines.llm.messages import format_passages, history_messages, visitor_message
+from frontdesk.engines.llm.messages import (
+    format_passages,
+    history_messages,
+    passage_scrubber,
+    visitor_message,
+)
 from frontdesk.engines.llm.prompts import PromptBook
-from frontdesk.guard.pii import PiiScrubber, StreamRestorer, public_values
+from frontdesk.guard.pii import PiiScrubber, StreamRestorer
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +107,7 @@ class LLMAnswerWriter:
         ]
 
     async def write(self, request: AnswerRequest) -> AsyncIterator[str]:
-        scrubber = PiiScrubber(keep=public_values(*(c.content for c in request.chunks)))
+        scrubber = passage_scrubber(request.chunks)
         messages = self.messages(request, scrubber)
         restorer = StreamRestorer(scrubber)
         sent: list[str] = []

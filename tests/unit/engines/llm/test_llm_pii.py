@@ -82,3 +82,32 @@ def test_queries_to_an_embedding_provider_are_scrubbed() -> None:
 
     LangChainEmbedder("openai:test", Provider()).embed_query("pricing for ann@acme.io?")
     assert sent == ["pricing for [EMAIL_1]?"]
+
+
+def test_passage_scrubber_keeps_the_passages_public_values_scanning_each_once() -> None:
+    from frontdesk.engines.llm.messages import _passage_public_values, passage_scrubber
+    from frontdesk.knowledge.models import RetrievedChunk
+
+    texts = ["Write to support@acme.io.", "Call +1 415 555 0100 or sales@acme.io.", "No contact."]
+    chunks = [
+        RetrievedChunk(
+            chunk_id=f"c{i}",
+            doc_id="d",
+            title="t",
+            url="",
+            content=text,
+            score=0.5,
+            source="s",
+            chunk_index=0,
+        )
+        for i, text in enumerate(texts)
+    ]
+    _passage_public_values.cache_clear()
+    scrubber = passage_scrubber(chunks)
+    assert scrubber.keep == public_values(*texts)
+    assert (
+        scrubber.scrub("mail support@acme.io or me@home.org") == "mail support@acme.io or [EMAIL_1]"
+    )
+    passage_scrubber(chunks)
+    assert _passage_public_values.cache_info().hits == len(texts)
+    assert passage_scrubber([]).keep == frozenset()

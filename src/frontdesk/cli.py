@@ -64,7 +64,7 @@ def _settings(sites_dir: Path | None = None) -> Settings:
 
 
 def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=1)
 
 
@@ -79,6 +79,14 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind.")] = None,
     port: Annotated[int | None, typer.Option(help="Port to bind.")] = None,
     sites_dir: SitesDirOption = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Worker processes on the port, one per core (default: FRONTDESK_WORKERS, "
+            "1); more than 1 needs FRONTDESK_REDIS_URL.",
+        ),
+    ] = None,
 ) -> None:
     """Start the HTTP API, widget and demo page (migrates the store first)."""
     import uvicorn
@@ -87,8 +95,11 @@ def serve(
     from frontdesk.observability.logging import configure_logging
 
     settings = _settings(sites_dir)
-    updates = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
-    settings = settings.model_copy(update=updates)
+    options = {"host": host, "port": port, "workers": workers}
+    settings = settings.model_copy(update={k: v for k, v in options.items() if v is not None})
+    if settings.workers > 1:
+        _serve_workers(settings)
+        return
     configure_logging(settings.log_level, settings.log_json)
     try:
         application = create_app(settings)
@@ -99,6 +110,81 @@ def serve(
         uvicorn.run(application, host=settings.host, port=settings.port, log_config=None)
     except SiteConfigError as exc:
         raise _fail(str(exc)) from exc
+
+
+# A spawned worker must answer uvicorn's health ping while it imports Frontdesk and loads
+# models on a busy machine; uvicorn's 5 s default would kill and respawn it in a loop.
+WORKER_HEALTHCHECK_S = 30
+
+
+def _serve_workers(settings: Settings) -> None:
+    """`serve --workers N`: uvicorn's supervisor binds the port and spawns N workers, each
+    building the app from the environment (`create_worker_app`)."""
+    import asyncio
+    import os
+
+    import uvicorn
+
+    from frontdesk.conversation.checkpoints import setup_checkpoints
+    from frontdesk.observability.logging import configure_logging
+    from frontdesk.runtime import build_runtime
+
+    count = settings.workers
+    if not settings.redis_url:
+        # In-memory locks and limits would be per worker: two turns of one session could
+        # run at once, and every limit would be N times too high.
+        raise _fail(
+            f"--workers {count} needs FRONTDESK_REDIS_URL (e.g. redis://127.0.0.1:6379/0) "
+            "to share session locks and rate limits between workers; set it, or use --workers 1"
+        )
+    _check_redis(settings.redis_url)
+    configure_logging(settings.log_level, settings.log_json)
+    try:
+        # Once, before any worker starts: migrations, site validation and mirror, checkpoint
+        # tables. Workers skip the migrations; their checkpointer's own setup runs again when
+        # it opens, a no-op once the tables exist (CREATE … IF NOT EXISTS on SQLite, under an
+        # advisory lock on PostgreSQL).
+        build_runtime(settings).close()
+    except SiteConfigError as exc:
+        raise _fail(str(exc)) from exc
+    asyncio.run(setup_checkpoints(settings))
+    # Workers are spawned (fresh interpreters) and read Settings from the environment:
+    # hand on what the command line changed.
+    os.environ.update(
+        FRONTDESK_SITES_DIR=str(settings.sites_dir.resolve()),
+        FRONTDESK_HOST=settings.host,
+        FRONTDESK_PORT=str(settings.port),
+        FRONTDESK_WORKERS=str(count),
+    )
+    console.print(
+        f"Frontdesk on [bold]http://{settings.host}:{settings.port}/[/] with {count} workers "
+        f"(demo page), API docs at /docs",
+        soft_wrap=True,
+    )
+    uvicorn.run(
+        "frontdesk.api.app:create_worker_app",
+        factory=True,
+        workers=count,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+    )
+
+
+def _check_redis(url: str) -> None:
+    try:
+        from frontdesk.guard.redis import redis_sync_client
+
+        client = redis_sync_client(url, timeout_s=5.0)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except ImportError as exc:
+        raise _fail(f"FRONTDESK_REDIS_URL needs the redis package ({exc})") from exc
+    except Exception as exc:  # connection refused, bad URL, auth: one line, no traceback
+        raise _fail(f"Redis (FRONTDESK_REDIS_URL) is not reachable: {exc}") from exc
 
 
 @app.command()

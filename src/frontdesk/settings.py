@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", description="Interface `frontdesk serve` binds.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `frontdesk serve` binds.")
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="Worker processes `frontdesk serve` runs on its port (more than one "
+        "needs FRONTDESK_REDIS_URL: session locks and rate limits are shared there).",
+    )
     engine: Literal["local", "llm"] = Field(
         default="local", description="Default engine for sites that do not choose one."
     )

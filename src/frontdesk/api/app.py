@@ -79,15 +79,18 @@ def create_app(
     locks: SessionLocks | None = None,
     sse_ping_s: float = DEFAULT_PING_S,
     ip_salt: bytes | None = None,
+    migrate_schema: bool = True,
 ) -> FastAPI:
     """Build the app; the runtime (store, sites) and the chat backend open at start-up
-    unless given. `limiter` and `locks` default to in-memory (one process)."""
+    unless given. `limiter` and `locks` default to in-memory (one process), or Redis when
+    `redis_url` is set. `migrate_schema=False` skips the store's migrations at start-up
+    (a worker of `frontdesk serve --workers N`, whose parent ran them)."""
     api_metrics = ApiMetrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned_runtime = runtime is None
-        app.state.runtime = runtime or build_runtime(settings)
+        app.state.runtime = runtime or build_runtime(settings, migrate_schema=migrate_schema)
         if app.state.redis is not None and ip_salt is None:
             from frontdesk.guard.redis import shared_ip_salt
 
@@ -107,6 +110,9 @@ def create_app(
             await warm_up()
             log.info("models loaded in %.1f s", time.perf_counter() - started)
         # Handoff delivery from the outbox (FRONTDESK_DISPATCH_IN_PROCESS; else `frontdesk worker`).
+        # With `serve --workers N` each worker runs one: a row is claimed by an atomic
+        # conditional UPDATE (pending and due → lease pushed out; rowcount 1 wins), so two
+        # dispatchers never deliver the same attempt (OutboxRepository.claim).
         in_process = app.state.runtime.settings.dispatch_in_process
         dispatcher = start_dispatcher(app.state.runtime) if in_process else None
         try:
@@ -170,3 +176,14 @@ def create_app(
     app.add_middleware(BodySizeLimit, max_bytes=max_bytes)
     app.add_middleware(RequestMetrics, metrics=lambda: api_metrics)
     return app
+
+
+def create_worker_app() -> FastAPI:
+    """The app of one `frontdesk serve --workers N` process (uvicorn's factory, called in
+    each worker): settings from the environment the CLI prepared, the store already
+    migrated by the parent. Locks and limits are in Redis (the CLI requires its URL)."""
+    from frontdesk.observability.logging import configure_logging
+
+    settings = get_settings()
+    configure_logging(settings.log_level, settings.log_json)
+    return create_app(settings, migrate_schema=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
-from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
+from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search import Retriever, SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
@@ -206,9 +207,21 @@ def test_snapshot_sees_writes_of_another_process(engine: Engine, make_site: Site
     writer.ingest_documents(site, [doc("a.md", "alpha document text")], progress=False)
     assert reader.search(site, "alpha").chunks[0].doc_id == "a.md"
     writer.ingest_documents(site, [doc("b.md", "bravo document text")], progress=False)
+    time.sleep(REVISION_RECHECK_S)  # another replica's writes show within this window
     assert reader.search(site, "bravo").chunks[0].doc_id == "b.md"
     writer.remove_document(site, "b.md")
+    time.sleep(REVISION_RECHECK_S)
     assert all(c.doc_id != "b.md" for c in reader.search(site, "bravo").chunks)
+
+
+def test_own_writes_are_seen_at_once(kb: KnowledgeBase, make_site: SiteFactory) -> None:
+    site = make_site("acme", relevance_threshold=0.0)
+    kb.ingest_documents(site, [doc("a.md", "alpha document text")], progress=False)
+    assert kb.search(site, "alpha").chunks[0].doc_id == "a.md"
+    kb.ingest_documents(site, [doc("b.md", "bravo document text")], progress=False)
+    assert kb.search(site, "bravo").chunks[0].doc_id == "b.md"  # no wait: same process
+    kb.remove_document(site, "b.md")
+    assert all(c.doc_id != "b.md" for c in kb.search(site, "bravo").chunks)
 
 
 def test_async_search(kb: KnowledgeBase, make_site: SiteFactory) -> None:

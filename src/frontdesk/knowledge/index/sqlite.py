@@ -7,7 +7,10 @@
 - Dense: vectors are stored as float32 blobs; on first use a site's vectors are loaded
   into one normalised matrix (plus the chunks' text), and a search is one matrix-vector
   product. The snapshot is rebuilt when the site's revision changes, which every write
-  bumps in the same transaction — so other processes' writes are seen too.
+  bumps in the same transaction — so other processes' writes are seen too (within
+  `REVISION_RECHECK_S`: one search asks for the snapshot three or four times, and a
+  revision query each time was a third of its CPU; this process's own writes are seen
+  at once).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -30,6 +35,7 @@ from frontdesk.knowledge.index.bm25 import Bm25Index
 from frontdesk.knowledge.models import Chunk, Document
 
 _IN_BATCH = 500
+REVISION_RECHECK_S = 0.25
 log = logging.getLogger(__name__)
 
 
@@ -113,6 +119,7 @@ class SqliteKnowledgeIndex:
             raise ValueError(f"SqliteKnowledgeIndex needs a SQLite engine, not {dialect}")
         self.engine = engine
         self._snapshots: dict[str, _Snapshot] = {}
+        self._checked_at: dict[str, float] = {}  # site → when its revision was last read
         self._lock = threading.Lock()
 
     # -- documents -------------------------------------------------------------------
@@ -139,6 +146,17 @@ class SqliteKnowledgeIndex:
             )
             for row in rows
         ]
+
+    @contextmanager
+    def _writing(self, site_id: str) -> Iterator[Connection]:
+        """A transaction that bumps the site's revision; once it ends, this process's
+        next search reads the revision again instead of trusting its recent check."""
+        try:
+            with self.engine.begin() as conn:
+                self._bump(conn, site_id)
+                yield conn
+        finally:
+            self._checked_at.pop(site_id, None)
 
     def _bump(self, conn: Connection, site_id: str) -> None:
         conn.execute(
@@ -176,8 +194,7 @@ class SqliteKnowledgeIndex:
         if len(chunks) != len(vectors) or len(chunks) != len(lexical):
             raise ValueError("chunks, vectors and lexical texts must have the same length")
         now = _now()
-        with self.engine.begin() as conn:
-            self._bump(conn, site_id)
+        with self._writing(site_id) as conn:
             self._delete_chunks(conn, site_id, [document.doc_id])
             upsert_document(conn, site_id, document, fingerprint, len(chunks), now)
             if not chunks:
@@ -232,8 +249,7 @@ class SqliteKnowledgeIndex:
         statement = text(
             "DELETE FROM knowledge_documents WHERE site_id = :site AND doc_id IN :docs"
         ).bindparams(bindparam("docs", expanding=True))
-        with self.engine.begin() as conn:
-            self._bump(conn, site_id)
+        with self._writing(site_id) as conn:
             self._delete_chunks(conn, site_id, doc_ids)
             for start in range(0, len(doc_ids), _IN_BATCH):
                 batch = list(doc_ids[start : start + _IN_BATCH])
@@ -281,18 +297,23 @@ class SqliteKnowledgeIndex:
         return int(value or 0)
 
     def _snapshot(self, site_id: str) -> _Snapshot:
+        cached = self._snapshots.get(site_id)
+        checked_at = self._checked_at.get(site_id)
+        now = time.monotonic()
+        if cached is not None and checked_at is not None and now - checked_at < REVISION_RECHECK_S:
+            return cached
         with self.engine.connect() as conn:
             revision = self._revision(conn, site_id)
-            cached = self._snapshots.get(site_id)
             if cached is not None and cached.revision == revision:
+                self._checked_at[site_id] = now
                 return cached
             with self._lock:
                 cached = self._snapshots.get(site_id)
-                if cached is not None and cached.revision == revision:
-                    return cached
-                snapshot = self._load(conn, site_id, revision)
-                self._snapshots[site_id] = snapshot
-                return snapshot
+                if cached is None or cached.revision != revision:
+                    cached = self._load(conn, site_id, revision)
+                    self._snapshots[site_id] = cached
+                self._checked_at[site_id] = now
+                return cached
 
     def _load(self, conn: Connection, site_id: str, revision: int) -> _Snapshot:
         rows = conn.execute(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import httpx
@@ -25,16 +26,19 @@ def free_port() -> int:
 
 
 class Replica:
-    """One `frontdesk serve` process on a loopback port; its log goes to a file."""
+    """One `frontdesk serve` process on a loopback port; its log goes to a file. `args` are
+    more `serve` options (e.g. `--workers 2`)."""
 
-    def __init__(self, env: Mapping[str, str], log_dir: Path, name: str) -> None:
+    def __init__(
+        self, env: Mapping[str, str], log_dir: Path, name: str, args: Sequence[str] = ()
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"{name}.log"
         full_env = {**os.environ, **env, "HF_HUB_OFFLINE": "1"}
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
-                [FRONTDESK, "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                [FRONTDESK, "serve", "--host", "127.0.0.1", "--port", str(self.port), *args],
                 env=full_env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -52,6 +56,17 @@ class Replica:
                 pass
             time.sleep(0.5)
         raise TimeoutError(f"replica not ready:\n{self.log.read_text()[-3000:]}")
+
+    def worker_pids(self) -> list[int]:
+        """The uvicorn workers spawned by this process (`serve --workers N`), from /proc;
+        multiprocessing's resource tracker, also a child, is left out."""
+        pids = []
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                with contextlib.suppress(OSError):  # a child that has just exited
+                    if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        pids.append(int(child))
+        return sorted(pids)
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -1,6 +1,7 @@
 """Load and soak: N concurrent streaming sessions × M turns against one `frontdesk serve`.
 
     .venv/bin/python benchmarks/load.py --engine local --sessions 200 --turns 5
+    .venv/bin/python benchmarks/load.py --engine local --sessions 50 --turns 12 --workers 2
     .venv/bin/python benchmarks/load.py --engine llm --sessions 500 --turns 3
     .venv/bin/python benchmarks/load.py --soak          # 200 sessions × 10 turns, local engine
 
@@ -13,8 +14,11 @@ What runs (issue #9):
   role on the provider) against the simulated OpenAI-compatible provider
   (`frontdesk.engines.llm.simulator`) in a process of its own, with fixed latencies:
   structured calls 300 ms, streamed answers' first token after 400 ms, then 20 tokens/s;
-- ONE real `frontdesk serve` process (SQLite store, in-memory limits and locks) on a free
-  loopback port, started and waited for (`/readyz`) like a deployment would;
+- one real `frontdesk serve` instance (SQLite store) on a free loopback port, started and
+  waited for (`/readyz`) like a deployment would: with `--workers 1` (the default) one
+  process with in-memory limits and locks; with `--workers N` uvicorn's supervisor and N
+  worker processes, limits and locks in Redis (`--redis-url`, a key prefix of the run's
+  own, deleted afterwards);
 - a couple of warm-up turns in a session of their own, timed and reported apart (the
   first turns after `/readyz` pay whatever start-up left lazy);
 - N client sessions (asyncio, one shared httpx client) each sending M turns one after the
@@ -24,10 +28,11 @@ What runs (issue #9):
 
 Reported: throughput, turn latency and TTFT (first `token` event) p50/p95/p99, errors
 (non-200 — a 429 included —, `error` events, timeouts, broken streams), the server's RSS
-(sampled every 0.5 s, process and children; for the soak also at 10 % of the turns vs at
-the end), CPU seconds of each process, and — after the server has stopped — the store
-checked for every turn: each session must hold exactly M user and M assistant messages
-with the texts that were sent and streamed ("lost turns").
+(sampled every 0.5 s, the process tree: every worker; for the soak also at 10 % of the
+turns vs at the end), CPU seconds of each process (the server's summed over its tree and,
+with several workers, listed per process), the server's CPU per turn, and — after the
+server has stopped — the store checked for every turn: each session must hold exactly M
+user and M assistant messages with the texts that were sent and streamed ("lost turns").
 
 On the simulated LLM, "added latency" is the turn latency minus the provider's own fixed
 latency for the calls that turn made, read from its trace (`llm:<job>` nodes): streamed
@@ -184,6 +189,17 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_s(pid: int) -> dict[int, float]:
+    """CPU seconds of a process and of each live descendant (`serve --workers N`: every
+    worker; a child's own time reaches its parent's /proc stat only once it has exited)."""
+    return {p: cpu_s(p) for p in [pid, *_children(pid)]}
+
+
+def tree_hwm_mb(pid: int) -> float:
+    """Sum of the peak RSS (VmHWM) of a process and its descendants."""
+    return sum(_status_kb(p, "VmHWM") for p in [pid, *_children(pid)]) / 1024
+
+
 class RssSampler:
     """Samples the server's RSS every `period_s` in a thread of its own (not the event loop,
     which is busy with the clients)."""
@@ -300,7 +316,26 @@ def server_env(data_dir: Path, sites: Path, args: argparse.Namespace) -> dict[st
         "FRONTDESK_SITES_DIR": str(sites),
         "FRONTDESK_LOG_LEVEL": args.server_log_level,
     }
+    if args.workers > 1:  # `serve` refuses several workers without shared locks and limits
+        env |= {"FRONTDESK_REDIS_URL": args.redis_url, "FRONTDESK_REDIS_PREFIX": args.redis_prefix}
     return env
+
+
+def delete_redis_keys(args: argparse.Namespace) -> None:
+    """The run's Redis keys (its own prefix): locks, counters, salt, cached embeddings."""
+    if args.workers <= 1:
+        return
+    import redis
+
+    client = redis.Redis.from_url(args.redis_url)
+    try:
+        keys = list(client.scan_iter(f"{args.redis_prefix}*"))
+        if keys:
+            client.delete(*keys)
+    except redis.RedisError as exc:
+        err.print(f"could not delete the run's Redis keys ({args.redis_prefix}*): {exc}")
+    finally:
+        client.close()
 
 
 def ingest(env: dict[str, str], log: Path) -> float:
@@ -570,9 +605,10 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         ingest_s = ingest(env, logs / "ingest.log")
         port = free_port()
         command = [
-            sys.executable, "-m", "frontdesk", "serve", "--host", "127.0.0.1", "--port", str(port)
+            sys.executable, "-m", "frontdesk", "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--workers", str(args.workers),
         ]  # fmt: skip
-        err.print("starting `frontdesk serve` …")
+        err.print(f"starting `frontdesk serve --workers {args.workers}` …")
         started = time.perf_counter()
         with (logs / "server.log").open("ab") as out:
             server = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -585,19 +621,22 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         }
         warm = asyncio.run(warm_up(base, headers, args.warmup_turns, args.timeout_s))
         load = Load()
-        cpu_before = {"server": cpu_s(server.pid), "client": time.process_time()}
+        server_before = tree_cpu_s(server.pid)
+        cpu_before = {"client": time.process_time()}
         if provider is not None:
             cpu_before["provider"] = cpu_s(provider.pid)
         with RssSampler(server.pid, load) as sampler:
             rss_ready = sampler.samples[0][1]
             elapsed = asyncio.run(drive(args, base, headers, load, sampler))
+        server_after = tree_cpu_s(server.pid)
+        by_process = {p: t - server_before.get(p, 0.0) for p, t in server_after.items()}
         cpu = {
-            "server": cpu_s(server.pid) - cpu_before["server"],
+            "server": sum(by_process.values()),
             "client": time.process_time() - cpu_before["client"],
         }
         if provider is not None:
             cpu["provider"] = cpu_s(provider.pid) - cpu_before["provider"]
-        server_hwm = _status_kb(server.pid, "VmHWM") / 1024
+        server_hwm = tree_hwm_mb(server.pid)
         stop_s = stop(server)
         server_exit = server.returncode
         server = None
@@ -627,12 +666,19 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             ),
         }
         result["cpu_s"] = {k: round(v, 1) for k, v in cpu.items()}
+        if args.workers > 1:  # how the load spread: supervisor first, then its children
+            result["server_cpu_s_by_process"] = [round(v, 1) for v in by_process.values()]
+        ok_turns = result["ok_turns"]
+        result["server_cpu_ms_per_turn"] = (
+            round(cpu["server"] * 1000 / ok_turns, 1) if ok_turns else None
+        )
         if result["server"]["log_errors"]:
             tail = [line for line in log_text.splitlines() if "ERROR" in line][-5:]
             result["server"]["log_error_tail"] = tail
     finally:
         stop(server)
         stop(provider, timeout_s=10)
+        delete_redis_keys(args)
     return result
 
 
@@ -659,6 +705,7 @@ def report(
     ]
     result: dict[str, Any] = {
         "engine": args.engine if args.engine == "local" else f"llm/{args.routing_mode}",
+        "workers": args.workers,
         "sessions": args.sessions,
         "turns_per_session": args.turns,
         "think_ms": args.think_ms,
@@ -745,9 +792,12 @@ def render(result: dict[str, Any], args: argparse.Namespace) -> None:
     def row3(d: dict[str, Any]) -> str:
         return " / ".join("–" if d.get(k) is None else f"{d[k]:.0f}" for k in ("p50", "p95", "p99"))
 
+    workers = result["workers"]
     title = (
         f"{result['sessions']} sessions × {result['turns_per_session']} turns, "
-        f"engine {result['engine']}, think {result['think_ms']} ms ±50 %, ramp {result['ramp_s']} s"
+        f"engine {result['engine']}, "
+        + (f"{workers} workers (locks and limits in Redis), " if workers > 1 else "1 worker, ")
+        + f"think {result['think_ms']} ms ±50 %, ramp {result['ramp_s']} s"
     )
     table = Table("metric", "value", title=title, title_justify="left")
     table.add_row(
@@ -782,7 +832,16 @@ def render(result: dict[str, Any], args: argparse.Namespace) -> None:
         f"(growth {rss['growth_10pct_to_end']}); VmHWM {result['server']['vm_hwm_mb']}\n"
         "by progress: " + ", ".join(f"{k} {v}" for k, v in rss["by_progress"].items()),
     )
-    table.add_row("CPU seconds", ", ".join(f"{k} {v}" for k, v in result["cpu_s"].items()))
+    table.add_row(
+        "CPU seconds",
+        ", ".join(f"{k} {v}" for k, v in result["cpu_s"].items())
+        + f"; server per turn {result['server_cpu_ms_per_turn']} ms"
+        + (
+            f" (by process: {', '.join(map(str, result['server_cpu_s_by_process']))})"
+            if "server_cpu_s_by_process" in result
+            else ""
+        ),
+    )
     lag = result["client_loop_lag_ms"]
     table.add_row("client loop lag (ms)", f"p95 {lag['p95']}, max {lag['max']}")
     store = result["store"]
@@ -822,6 +881,14 @@ def render(result: dict[str, Any], args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=["local", "llm"], default="local")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="`frontdesk serve --workers N` (N > 1: Redis)"
+    )
+    parser.add_argument(
+        "--redis-url",
+        default="redis://127.0.0.1:6379/0",
+        help="Redis for the workers' locks and limits (with --workers > 1)",
+    )
     parser.add_argument("--sessions", type=int, default=None, help="concurrent sessions N")
     parser.add_argument("--turns", type=int, default=None, help="turns per session M")
     parser.add_argument("--soak", action="store_true", help="preset: 200 sessions × 10 turns")
@@ -846,6 +913,9 @@ def main() -> None:
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    args.redis_prefix = f"fdload:{uuid.uuid4().hex[:10]}:"
     args.sessions = args.sessions or (SOAK["sessions"] if args.soak else 50)
     args.turns = args.turns or (SOAK["turns"] if args.soak else 3)
     if args.think_ms is None:

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from frontdesk.settings import DEMO_DIR
 
 pytestmark = pytest.mark.integration
 REDIS_URL = "redis://127.0.0.1:6379/0"
+WARMED_UP = "frontdesk.api.app: models loaded"  # one line per worker
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +37,12 @@ def server(module_redis_prefix: str, tmp_path_factory: pytest.TempPathFactory) -
     replica = Replica(env, tmp_path, "workers", ["--workers", "2", "--sites-dir", str(sites)])
     try:
         replica.wait_ready()
+        # /readyz is green once one worker is; let the other finish loading too, so that
+        # either may take the requests below.
+        deadline = time.monotonic() + 120
+        while replica.log.read_text().count(WARMED_UP) < 2:
+            assert time.monotonic() < deadline, replica.log.read_text()[-3000:]
+            time.sleep(0.5)
         yield replica
     finally:
         replica.stop()
@@ -53,7 +61,7 @@ def test_two_workers_serve_one_port(server: Replica) -> None:
     assert httpx.get(f"{server.url}/readyz", timeout=5).status_code == 200
     log = server.log.read_text()
     assert "with 2 workers" in log
-    assert log.count("frontdesk.api.app: models loaded") == 2  # each worker warmed up
+    assert log.count(WARMED_UP) == 2  # each worker warmed up
 
 
 @pytest.mark.redis

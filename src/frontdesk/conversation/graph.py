@@ -1,8 +1,10 @@
 """The conversation graph: every node and edge in one place (the docs diagram is drawn
 from this module by `frontdesk graph`).
 
-Nodes are stages (`nodes/stages.py`): each runs a fixed sequence of the seed's steps, and
-each edge here is a decision between stages. The diagram lists every stage's steps.
+Nodes are stages (`nodes/stages.py`): each runs a fixed sequence of the seed's steps. A
+turn is two supersteps — the background starters alongside `understand`, then the stage
+of the route the deterministic intent router chose — so the one conditional edge here is
+the seed's routing table. The diagram lists every stage's steps.
 """
 
 from __future__ import annotations
@@ -14,52 +16,42 @@ from langgraph.types import Checkpointer
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.analysis import route_by_intent
-from frontdesk.conversation.nodes.answer import answer_writer, clarify_handler
-from frontdesk.conversation.nodes.failure import after_answer_writer
-from frontdesk.conversation.nodes.handlers import booking_handler, propose_handoff, redirect_handler
 from frontdesk.conversation.nodes.stages import (
     STAGE_STEPS,
-    after_gather,
-    after_handoff,
-    check_answer,
-    close_turn,
-    gather_context,
+    answer_path,
+    booking_path,
+    handoff_path,
+    redirect_path,
     start_background,
     understand,
 )
 from frontdesk.conversation.state import ChatState
 
+# A node whose only successor is END: state written "as" it leaves no step pending (the
+# eval replay records its injected history this way).
+FINISHED_TURN_NODE = "answer_path"
+
 
 def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     graph = StateGraph(ChatState, context_schema=TurnContext)
-    for stage in (start_background, understand, gather_context, check_answer, close_turn):
+    for stage in (
+        start_background,
+        understand,
+        answer_path,
+        redirect_path,
+        booking_path,
+        handoff_path,
+    ):
         graph.add_node(stage, metadata={"steps": STAGE_STEPS[stage.__name__]})
-    graph.add_node(after_handoff, metadata={"steps": STAGE_STEPS["after_handoff"]})
 
-    # Deferred execution: background work fires at START, alongside the analysis.
+    # Deferred execution: background work fires at START, alongside the analysis; the
+    # ANSWER path awaits it, the other paths had it cancelled by `understand`.
     graph.add_edge(START, "start_background")
     graph.add_edge("start_background", END)
     graph.add_edge(START, "understand")
     graph.add_conditional_edges("understand", route_by_intent)
-
-    # ANSWER: collect context and grade → write (streamed) → verify and evaluate.
-    graph.add_node(answer_writer)
-    graph.add_node(clarify_handler)
-    graph.add_conditional_edges("gather_context", after_gather)
-    graph.add_conditional_edges("answer_writer", after_answer_writer)
-    graph.add_edge("check_answer", "close_turn")
-    graph.add_edge("clarify_handler", "close_turn")
-
-    # Fast paths: no awaiters; their background work was cancelled by `understand`.
-    graph.add_node(redirect_handler)
-    graph.add_node(booking_handler)
-    graph.add_node(propose_handoff)
-    graph.add_edge("redirect_handler", "close_turn")
-    graph.add_edge("booking_handler", "close_turn")
-    graph.add_edge("propose_handoff", "after_handoff")
-
-    graph.add_edge("close_turn", END)
-    graph.add_edge("after_handoff", END)
+    for path in ("answer_path", "redirect_path", "booking_path", "handoff_path"):
+        graph.add_edge(path, END)
     return graph
 
 

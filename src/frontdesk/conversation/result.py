@@ -67,6 +67,7 @@ def build_result(values: dict[str, Any], session_id: str) -> TurnResult:
 
 # Fields that describe one turn only: reset at the start of every turn so nothing leaks.
 TURN_RESET: dict[str, Any] = {
+    "block": None,
     "route": None,
     "route_reason": None,
     "search_query": None,

@@ -29,7 +29,6 @@ from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
 from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
-from frontdesk.guard.abuse import Block, check_abuse, next_spam_count
 from frontdesk.knowledge.query_cache import query_cache_for
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
@@ -164,38 +163,15 @@ class ChatService:
             "configurable": {"thread_id": thread_id(site.config.id, session_id)},
             "callbacks": [*metered, *self.trace_callbacks],
         }
-        previous = (await graph.aget_state(config)).values
-        spam_count = next_spam_count(
-            previous.get("last_input"), message, int(previous.get("spam_count", 0))
-        )
-        language = previous.get("language") or site.config.default_language
-        abuse = site.config.abuse
-        block = check_abuse(
-            hack_count=int(previous.get("hack_count", 0)),
-            spam_count=spam_count,
-            message=message,
-            language=language,
-            hack_block_at=abuse.hack_block_after,
-            spam_block_at=abuse.spam_block_after,
-            max_chars=abuse.max_message_chars,
-        )
-        if block is not None:
-            yield await self._blocked(graph, config, site, session_id, message, block, spam_count)
-            return
-
         ctx = self.context(site, visitor)
-        turn_input = {
-            **TURN_RESET,
-            "messages": [HumanMessage(content=message)],
-            "input": message,
-            "spam_count": spam_count,
-            "last_input": message,
-        }
+        # The abuse gate is the graph's first step (`nodes/gate.py`): the checkpoint is read
+        # once per turn, by LangGraph.
+        turn_input = {**TURN_RESET, "messages": [HumanMessage(content=message)], "input": message}
         streamed: list[str] = []
+        values: dict[str, Any] = {}
         try:
             # One checkpoint per turn (at exit) instead of one per superstep: a turn that
             # fails midway is retried whole, so intermediate checkpoints buy nothing.
-            values: dict[str, Any] = {}
             async for mode, chunk in graph.astream(
                 turn_input,
                 config,
@@ -212,6 +188,9 @@ class ChatService:
                         )
                     streamed.append(token)
                     yield TokenEvent(content=token)
+            if values.get("block"):
+                yield await self._blocked(site, session_id, message, values)
+                return
             result = build_result(values, session_id)
             record = TurnRecord(
                 site=site.config,
@@ -234,7 +213,7 @@ class ChatService:
             yield CompleteEvent(result=result)
         except Exception:
             log.exception("turn failed", extra={"site": site.config.id, "session": session_id})
-            text = say("error.fallback", language)
+            text = say("error.fallback", values.get("language") or site.config.default_language)
             await asyncio.to_thread(
                 self.writer.write_failure,
                 site.config,
@@ -250,31 +229,21 @@ class ChatService:
                 log.debug("cancelled background work: %s", ", ".join(cancelled))
 
     async def _blocked(
-        self,
-        graph: Any,
-        config: dict[str, Any],
-        site: LoadedSite,
-        session_id: str,
-        message: str,
-        block: Block,
-        spam_count: int,
+        self, site: LoadedSite, session_id: str, message: str, values: dict[str, Any]
     ) -> TurnEvent:
-        """A blocked turn costs no model or retrieval call, but is remembered."""
-        await graph.aupdate_state(
-            config, {"spam_count": spam_count, "last_input": message}, as_node="close_turn"
-        )
-        values = (await graph.aget_state(config)).values
+        """A blocked turn cost no model or retrieval call, but is remembered."""
+        kind = values["block"]
         result = TurnResult(
-            answer=block.message,
-            routing=BLOCK_ROUTING[block.kind],  # type: ignore[arg-type]
+            answer=values.get("answer") or "",
+            routing=BLOCK_ROUTING[kind],  # type: ignore[arg-type]
             route="BLOCKED",
-            intent="HACK" if block.kind == "hack" else "OTHER",
+            intent="HACK" if kind == "hack" else "OTHER",
             language=values.get("language") or site.config.default_language,
             session_id=session_id,
             turn=int(values.get("turn_number") or 0),
         )
         await asyncio.to_thread(
-            self.writer.write_blocked, site.config, session_id, message, result, block.kind
+            self.writer.write_blocked, site.config, session_id, message, result, kind
         )
         return CompleteEvent(result=result)
 

@@ -137,7 +137,8 @@ class ChatState(TypedDict):
     cta: NotRequired[dict[str, str] | None]
     cta_url_overrides: NotRequired[dict[str, str]]
 
-    # abuse counters (seed 000), kept across turns
+    # abuse counters (seed 000), kept across turns; `block` is this turn's (hack|spam|length)
+    block: NotRequired[str | None]
     hack_count: NotRequired[int]
     spam_count: NotRequired[int]
     last_input: NotRequired[str]

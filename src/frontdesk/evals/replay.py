@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from frontdesk.conversation.graph import FINISHED_TURN_NODE
 from frontdesk.conversation.markers import DEMO_MARKER, EMAIL_MARKER, PROFILING_MARKER
 from frontdesk.evals.dataset import HistoryMessage
 
@@ -43,7 +44,7 @@ ROLES: dict[str, Role] = {
     "bot": "assistant",
 }
 NO_EXTRACTION = -1  # seed 002 default `last_extraction_turn`
-REPLAY_AS_NODE = "close_turn"  # the injected checkpoint looks like a finished turn
+REPLAY_AS_NODE = FINISHED_TURN_NODE  # the injected checkpoint looks like a finished turn
 
 
 @dataclass(frozen=True)

@@ -233,8 +233,15 @@ async def test_two_attacks_block_the_session_for_good_without_model_calls(
 
 
 async def test_oversized_message_blocks_only_itself(service: ChatService, session_id: str) -> None:
+    first = await turn(service, session_id, "Hello!")
     blocked = await turn(service, session_id, "a" * 15_001)
-    assert blocked.route == "BLOCKED"
+    assert blocked.route == "BLOCKED" and blocked.turn == first.turn  # not an exchange
+    graph = await service.graph()
+    state = await graph.aget_state({"configurable": {"thread_id": f"demo:{session_id}"}})
+    # Remembered for the spam check, but kept out of the writers' conversation window.
+    assert state.values["last_input"] == "a" * 15_001
+    assert all(len(str(m.content)) < 15_000 for m in state.values["messages"])
+    assert len(state.values["messages"]) == 2  # "Hello!" and its reply
     after = await turn(service, session_id, "What is your uptime SLA?")
     assert after.route == "ANSWER"
 

@@ -168,14 +168,16 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
 
 def route_by_intent(
     state: ChatState,
-) -> Literal["gather_context", "redirect_handler", "booking_handler", "propose_handoff"]:
+) -> Literal["answer_path", "redirect_path", "booking_path", "handoff_path", "__end__"]:
+    if state.get("block"):
+        return "__end__"  # the abuse gate blocked the turn: nothing more runs
     route = state.get("route")
     if route == "ANSWER":
-        return "gather_context"
+        return "answer_path"
     if route == "REDIRECT":
-        return "redirect_handler"
+        return "redirect_path"
     if route == "BOOKING":
-        return "booking_handler"
+        return "booking_path"
     if route == "HANDOFF":
-        return "propose_handoff"
+        return "handoff_path"
     raise ValueError(f"unknown route {route!r}")

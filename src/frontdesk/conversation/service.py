@@ -34,6 +34,7 @@ from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
+from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class ChatService:
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
         self._site_engines: dict[tuple[str, ...], Engines] = {}
+        self._engines_by_site: dict[str, tuple[SiteConfig, Engines]] = {}
 
     # -- set-up ------------------------------------------------------------------------
     @property
@@ -88,6 +90,11 @@ class ChatService:
         if self._engines is not None:
             return self._engines
         config = site.config
+        # The same config object as last turn: no need to serialize its engine block to
+        # find the engines (~80 µs a turn); a reloaded site file brings a new object.
+        last = self._engines_by_site.get(config.id)
+        if last is not None and last[0] is config:
+            return last[1]
         key = (config.id, config.name, config.instructions, config.engine.model_dump_json())
         engines = self._site_engines.get(key)
         if engines is None:
@@ -95,6 +102,7 @@ class ChatService:
 
             engines = build_engines_or_local(config, self.runtime.settings)
             self._site_engines[key] = engines
+        self._engines_by_site[config.id] = (config, engines)
         return engines
 
     async def graph(self) -> Any:
@@ -169,25 +177,32 @@ class ChatService:
         turn_input = {**TURN_RESET, "messages": [HumanMessage(content=message)], "input": message}
         streamed: list[str] = []
         values: dict[str, Any] = {}
-        try:
-            # One checkpoint per turn (at exit) instead of one per superstep: a turn that
-            # fails midway is retried whole, so intermediate checkpoints buy nothing.
-            async for mode, chunk in graph.astream(
-                turn_input,
-                config,
-                context=ctx,
-                stream_mode=["custom", "values"],
-                durability="exit",
-            ):
-                if mode == "values":
+        # Writer nodes put reply tokens on this queue (`nodes/common.emit`); the graph runs
+        # as a task beside it and closes it with None. LangGraph's own "custom" stream
+        # would cost a thread-safe loop wake-up per token.
+        tokens: asyncio.Queue[str | None] = asyncio.Queue()
+        ctx.token_sink = tokens.put_nowait
+
+        async def run_graph() -> None:
+            nonlocal values
+            try:
+                # One checkpoint per turn (at exit) instead of one per superstep: a turn
+                # that fails midway is retried whole, so intermediate checkpoints buy nothing.
+                async for chunk in graph.astream(
+                    turn_input, config, context=ctx, stream_mode="values", durability="exit"
+                ):
                     values = chunk  # the last one is the state after finalize
-                elif token := chunk.get("token"):
-                    if not streamed:
-                        ctx.timings_ms["first_token"] = round(
-                            (time.perf_counter() - started) * 1000, 3
-                        )
-                    streamed.append(token)
-                    yield TokenEvent(content=token)
+            finally:
+                tokens.put_nowait(None)
+
+        run = asyncio.ensure_future(run_graph())
+        try:
+            while (token := await tokens.get()) is not None:
+                if not streamed:
+                    ctx.timings_ms["first_token"] = round((time.perf_counter() - started) * 1000, 3)
+                streamed.append(token)
+                yield TokenEvent(content=token)
+            await run  # the graph's own failure, if any, is raised here
             if values.get("block"):
                 yield await self._blocked(site, session_id, message, values)
                 return
@@ -224,6 +239,7 @@ class ChatService:
             )
             yield ErrorEvent(code="turn_failed", message=text)
         finally:
+            run.cancel()  # the visitor went away mid-turn: stop the graph too (no-op if done)
             cancelled = ctx.cancel_pending()
             if cancelled:
                 log.debug("cancelled background work: %s", ", ".join(cancelled))

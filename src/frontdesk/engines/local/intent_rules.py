@@ -105,7 +105,8 @@ def looks_like_nonsense(text: str, vocabulary: Iterable[str] = ()) -> bool:
     if not tokens:
         # Emoji and other pictographs carry meaning; bare punctuation and digits don't.
         return not any(unicodedata.category(ch) == "So" for ch in stripped)
-    known = set(vocabulary)
+    # The classifier passes its frozenset of training words: copying it cost ~0.2 ms a turn.
+    known = vocabulary if isinstance(vocabulary, (set, frozenset)) else frozenset(vocabulary)
     judged = [t for t in tokens if _judgeable(t) and t not in known]
     if len(judged) < len(tokens) * 0.5:
         return False

@@ -46,11 +46,21 @@ async def turn_events(
     site_id: str,
     admission: Admission,
     metrics: ApiMetrics,
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncIterator[bytes]:
     """Translate backend events to SSE; always close the backend and free the slot."""
     started = time.perf_counter()
     first_token = True
     finished = False
+    # Tokens the backend had ready together go out in one write (still one SSE event
+    # each): a write costs a pass through every middleware's `send`, a cancel scope and
+    # a socket write, which for a local answer's ~50 tokens was most of the API's CPU.
+    held: list[bytes] = []
+
+    def flush(last: ServerSentEvent) -> bytes:
+        chunk = b"".join([*held, last.encode()])
+        held.clear()
+        return chunk
+
     try:
         async for event in events:
             if isinstance(event, TokenEvent):
@@ -59,24 +69,30 @@ async def turn_events(
                 if first_token:
                     first_token = False
                     metrics.first_token.labels(site_id).observe(time.perf_counter() - started)
-                yield sse_event("token", {"type": "token", "content": event.content})
+                token = sse_event("token", {"type": "token", "content": event.content})
+                if event.more:
+                    held.append(token.encode())
+                else:
+                    yield flush(token)
             elif isinstance(event, CompleteEvent):
                 finished = True
                 metrics.record_turn(site_id, "stream", event.result, time.perf_counter() - started)
-                yield sse_event(
-                    "complete",
-                    {"type": "complete", "metadata": event.result.model_dump(mode="json")},
+                yield flush(
+                    sse_event(
+                        "complete",
+                        {"type": "complete", "metadata": event.result.model_dump(mode="json")},
+                    )
                 )
                 break
             elif isinstance(event, ErrorEvent):
                 finished = True
                 metrics.turn_errors.labels(site_id, event.code).inc()
-                yield error_event(event.code, event.message)
+                yield flush(error_event(event.code, event.message))
                 break
         if not finished:
             finished = True
             metrics.turn_errors.labels(site_id, "incomplete_turn").inc()
-            yield error_event("incomplete_turn", "The turn ended without an answer.")
+            yield flush(error_event("incomplete_turn", "The turn ended without an answer."))
     except anyio.get_cancelled_exc_class():
         metrics.turn_errors.labels(site_id, "disconnected").inc()
         raise
@@ -84,7 +100,7 @@ async def turn_events(
         log.exception("turn failed on site %s", site_id)
         metrics.turn_errors.labels(site_id, "internal_error").inc()
         if not finished:
-            yield error_event("internal_error", "Something went wrong on our side.")
+            yield flush(error_event("internal_error", "Something went wrong on our side."))
     finally:
         with anyio.CancelScope(shield=True):
             aclose = getattr(events, "aclose", None)
@@ -101,7 +117,7 @@ class TurnStreamResponse(EventSourceResponse):
 
     def __init__(
         self,
-        content: AsyncIterator[ServerSentEvent],
+        content: AsyncIterator[bytes],
         *,
         admission: Admission,
         headers: dict[str, str],

@@ -80,6 +80,9 @@ class TurnResult(BaseModel):
 class TokenEvent:
     content: str
     type: Literal["token"] = "token"
+    # A hint for transports: the backend already holds the next event, so a writer may
+    # put this one in the same network write (each event stays its own SSE event).
+    more: bool = False
 
 
 @dataclass(frozen=True)

@@ -201,7 +201,7 @@ class ChatService:
                 if not streamed:
                     ctx.timings_ms["first_token"] = round((time.perf_counter() - started) * 1000, 3)
                 streamed.append(token)
-                yield TokenEvent(content=token)
+                yield TokenEvent(content=token, more=not tokens.empty())
             await run  # the graph's own failure, if any, is raised here
             if values.get("block"):
                 yield await self._blocked(site, session_id, message, values)

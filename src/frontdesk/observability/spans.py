@@ -28,6 +28,10 @@ AttributeValue = str | bool | int | float | Sequence[str] | Sequence[float]
 ROOT = "frontdesk.turn"
 # Entries of `timings_ms` that are offsets from the turn's start, not node durations.
 OFFSETS = frozenset({"first_token"})
+# Entries that time part of a node (`retry_search`: the search inside `retry_retrieval`),
+# already inside that node's span: attributes, not spans of their own.
+PARTS = frozenset({"retry_search"})
+NOT_NODES = OFFSETS | PARTS
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,8 @@ def turn_attributes(record: TurnRecord, *, content: bool = False) -> dict[str, A
         "frontdesk.cost_usd": record.cost_usd,
         "frontdesk.latency_ms": round(record.latency_ms, 3),
         "frontdesk.first_token_ms": record.timings_ms.get("first_token"),
-        "frontdesk.nodes": [name for name in record.timings_ms if name not in OFFSETS],
+        "frontdesk.nodes": [name for name in record.timings_ms if name not in NOT_NODES],
+        "frontdesk.retry_search_ms": record.timings_ms.get("retry_search"),
         "frontdesk.retrieval.count": len(chunks),
         "frontdesk.retrieval.chunk_ids": [str(c.get("chunk_id")) for c in chunks],
         "frontdesk.retrieval.doc_ids": [str(c.get("doc_id")) for c in chunks],
@@ -89,7 +94,7 @@ def turn_attributes(record: TurnRecord, *, content: bool = False) -> dict[str, A
 
 def turn_spans(record: TurnRecord, *, content: bool = False) -> list[SpanPlan]:
     """The root span, then the node spans in order, then the model-call spans."""
-    nodes = [(name, ms) for name, ms in record.timings_ms.items() if name not in OFFSETS]
+    nodes = [(name, ms) for name, ms in record.timings_ms.items() if name not in NOT_NODES]
     end = record.ended_ns
     latency = record.latency_ms or sum(ms for _, ms in nodes)
     start = end - _ns(latency)

@@ -101,6 +101,13 @@ async def test_unanswerable_question_invents_nothing_and_offers_a_human(
     assert re.search(r"colleague|team|human|connect", result.answer, re.I)
     assert "[1]" not in result.answer, "nothing about Odoo may be cited"
     assert result.citations == []
+    # Nothing relevant came back, so the answer path searched again with an expanded
+    # query; the trace times that second search on its own (retrieval, not the path's work).
+    with service.runtime.sessions() as db:
+        trace = db.scalars(select(Trace).order_by(Trace.id.desc())).first()
+    assert trace is not None
+    timings = {node["node"]: node["ms"] for node in trace.nodes}
+    assert 0 < timings["retry_search"] <= timings["retry_retrieval"]
 
 
 async def test_pricing_is_never_quoted(service: ChatService, session_id: str) -> None:

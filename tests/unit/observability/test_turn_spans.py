@@ -116,6 +116,19 @@ def test_parallel_nodes_longer_than_the_turn_are_clipped_to_its_start() -> None:
     assert first.attributes["frontdesk.node.ms"] == 50.0
 
 
+def test_the_retry_search_is_an_attribute_inside_its_node_not_a_span() -> None:
+    timings = {
+        "grade_docs": 3.0,
+        "retry_search": 4.0,
+        "retry_retrieval": 5.0,
+        "answer_writer": 50.0,
+    }
+    root, *nodes = turn_spans(record(timings_ms=timings))
+    assert [n.name for n in nodes] == ["grade_docs", "retry_retrieval", "answer_writer"]
+    assert root.attributes["frontdesk.retry_search_ms"] == 4.0
+    assert "retry_search" not in root.attributes["frontdesk.nodes"]
+
+
 def test_nothing_configured_means_no_exporter_and_no_callbacks() -> None:
     settings = Settings(langfuse_public_key="", langfuse_secret_key="")
     assert isinstance(build_exporter(settings), NoExporter)

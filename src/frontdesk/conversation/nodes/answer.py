@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -90,10 +91,14 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     ctx = runtime.context
     language = language_of(state, runtime)
     query = await ctx.engines.rewriter.expand(state.get("search_query") or state["input"], language)
+    started = time.perf_counter()
     try:
         result = await ctx.retrieve(query, language)
     except Exception as exc:
         result = RetrievalResult.error(f"search_failure: {type(exc).__name__}")
+    # The second search on its own in the trace: retrieval time, not the answer path's work.
+    waited = round((time.perf_counter() - started) * 1000, 3)
+    ctx.timings_ms["retry_search"] = ctx.timings_ms.get("retry_search", 0.0) + waited
     return {
         "search_query": query,
         "retrieval": result.model_dump(mode="json"),

@@ -13,7 +13,9 @@ the whole graph, checkpoint and the app-store write. Reported:
   relevant came back, for the retry's second search (its query expansion still counts);
 - turns/s: `--turns` turns over `--concurrency` concurrent sessions in one process;
 - CPU per turn in that phase: the whole process, and the event loop's thread alone (the
-  rest is threads: search, store write, checkpoint I/O).
+  rest is threads: search, store write, checkpoint I/O);
+- the share of that phase's searches answered from the result cache. The ten questions
+  repeat, so most are; `--search-cache 0` measures every turn with a full search.
 """
 
 from __future__ import annotations
@@ -102,10 +104,14 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
     sites.mkdir()
     text = (DEMO_DIR / "sites" / "demo.yaml").read_text(encoding="utf-8")
     (sites / "demo.yaml").write_text(text.replace("[../kb]", f"[{DEMO_DIR / 'kb'}]"))
-    runtime = build_runtime(Settings(data_dir=folder / "data", sites_dir=sites))
+    settings = Settings(
+        data_dir=folder / "data", sites_dir=sites, search_cache_size=args.search_cache
+    )
+    runtime = build_runtime(settings)
     ingest_sources(runtime, Console(stderr=True, quiet=True))
     service = ChatService(runtime)
-    model = service.knowledge.retriever(runtime.site("demo").config).embedder.name
+    retriever = service.knowledge.retriever(runtime.site("demo").config)
+    model = retriever.embedder.name
     total_chunks = pad_index(runtime.engine, "demo", args.chunks, model)
     await service.warm_up()
     site = runtime.site("demo")
@@ -143,10 +149,13 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
         for k in range(per_session):
             await one_turn(session, QUESTIONS[(offset + k) % len(QUESTIONS)])
 
+    cache = retriever.results
+    hits_before, misses_before = cache.hits, cache.misses
     started = time.perf_counter()
     cpu_started, loop_cpu_started = time.process_time(), time.thread_time()
     await asyncio.gather(*(conversation(s, i) for i, s in enumerate(sessions)))
     elapsed = time.perf_counter() - started
+    hits, misses = cache.hits - hits_before, cache.misses - misses_before
     cpu, loop_cpu = time.process_time() - cpu_started, time.thread_time() - loop_cpu_started
     throughput_turns = per_session * args.concurrency
     await service.close()
@@ -163,6 +172,7 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
         "cpu_ms_per_turn": round(cpu * 1000 / throughput_turns, 2),
         "loop_cpu_ms_per_turn": round(loop_cpu * 1000 / throughput_turns, 2),
         "concurrency": args.concurrency,
+        "search_cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
     }
 
 
@@ -171,6 +181,12 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--search-cache",
+        type=int,
+        default=Settings.model_fields["search_cache_size"].default,
+        help="results of repeated searches kept (0: search every time)",
+    )
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="frontdesk-turns-"))
     try:

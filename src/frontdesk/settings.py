@@ -41,6 +41,12 @@ class Settings(BaseSettings):
         ge=1,
         description="Lifetime of a question's embedding in Redis (shared by replicas).",
     )
+    search_cache_size: int = Field(
+        default=1024,
+        ge=0,
+        description="Search results of repeated questions kept per process, per embedding "
+        "model (0: off). An ingest or removal makes a site's cached results stale at once.",
+    )
     knowledge_url: str = Field(
         default="",
         description="Knowledge index URL when the PostgreSQL store has no pgvector "

@@ -59,9 +59,12 @@ class ChatService:
         self.runtime = runtime
         self._engines = engines
         settings = runtime.settings
-        # Caches of repeated queries and visitor companies: in-process, or Redis when set.
+        # Caches of repeated queries (vectors: in-process or Redis; results: in-process, per
+        # index revision) and of visitor companies.
         self.knowledge = knowledge or KnowledgeBase(
-            runtime.engine, query_cache=query_cache_for(settings)
+            runtime.engine,
+            query_cache=query_cache_for(settings),
+            result_cache_size=settings.search_cache_size,
         )
         self.checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.db"
         self.writer = TurnWriter(runtime.sessions)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -82,6 +84,48 @@ def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
     return any(_CASE_STUDY.search(value) for value in (chunk.doc_id, chunk.source, chunk.url))
 
 
+DEFAULT_RESULT_CACHE_SIZE = 1024
+
+
+class ResultCache:
+    """Results of repeated searches, least recently used first out.
+
+    Keys carry the site's index revision, which every ingest or removal changes, so a
+    result is never served for content that has changed since. Visitors repeat questions
+    word for word (the widget's suggested questions, the same first question on every
+    visit); such a search costs a dictionary lookup instead of a query embedding and a
+    scan of every chunk vector. Results are shared: callers must not mutate them."""
+
+    def __init__(self, max_items: int = DEFAULT_RESULT_CACHE_SIZE) -> None:
+        self.max_items = max_items
+        self._items: OrderedDict[tuple[object, ...], RetrievalResult] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: tuple[object, ...]) -> RetrievalResult | None:
+        with self._lock:
+            result = self._items.get(key)
+            if result is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                self._items.move_to_end(key)
+            return result
+
+    def put(self, key: tuple[object, ...], result: RetrievalResult) -> None:
+        if self.max_items <= 0:
+            return
+        with self._lock:
+            self._items[key] = result
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_items:
+                self._items.popitem(last=False)
+
+
 class Retriever:
     """Searches one index with one embedder. Thread-safe; keep one per process and model.
 
@@ -96,6 +140,7 @@ class Retriever:
         reranker: Reranker | None = None,
         query_cache: QueryCache | None = None,
         query_cache_size: int = DEFAULT_SIZE,
+        result_cache_size: int = DEFAULT_RESULT_CACHE_SIZE,
     ) -> None:
         self.index = index
         self.embedder = embedder
@@ -103,6 +148,9 @@ class Retriever:
         self.query_cache = (
             InMemoryQueryCache(query_cache_size) if query_cache is None else query_cache
         )
+        self.results = ResultCache(result_cache_size)
+        # Indexes without revisions (test doubles) are searched every time.
+        self._revision: Callable[[str], int] | None = getattr(index, "revision", None)
 
     def embed_query(self, query: str) -> Vector:
         model = self.embedder.name
@@ -121,16 +169,29 @@ class Retriever:
         query = query.strip()
         if not query:
             return RetrievalResult.no_result("empty_query")
+        key: tuple[object, ...] | None = None
+        if self._revision is not None and self.results.max_items > 0:
+            try:
+                key = (site_id, self._revision(site_id), query, options)
+            except Exception:
+                log.exception("search_failure site=%s", site_id)
+                return RetrievalResult.error("search_failure")
+            cached = self.results.get(key)
+            if cached is not None:
+                return cached
         try:
             vector = self.embed_query(query)
         except Exception:
             log.exception("embedding_failure site=%s", site_id)
             return RetrievalResult.error("embedding_failure")
         try:
-            return self._search(site_id, query, vector, options)
+            result = self._search(site_id, query, vector, options)
         except Exception:
             log.exception("search_failure site=%s", site_id)
             return RetrievalResult.error("search_failure")
+        if key is not None:
+            self.results.put(key, result)  # errors return above: never cached
+        return result
 
     def search_with_vector(
         self, site_id: str, query: str, vector: Vector, options: SearchOptions

@@ -27,7 +27,12 @@ from frontdesk.knowledge.index.factory import index_for
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult
 from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
-from frontdesk.knowledge.search import Reranker, Retriever, SearchOptions
+from frontdesk.knowledge.search import (
+    DEFAULT_RESULT_CACHE_SIZE,
+    Reranker,
+    Retriever,
+    SearchOptions,
+)
 from frontdesk.sites.schema import KnowledgeConfig
 
 if TYPE_CHECKING:
@@ -94,6 +99,7 @@ class KnowledgeBase:
         reranker: Reranker | None = None,
         console: Console | None = None,
         query_cache: QueryCache | None = None,
+        result_cache_size: int = DEFAULT_RESULT_CACHE_SIZE,
     ) -> None:
         if index is None:
             if engine is None:
@@ -105,6 +111,8 @@ class KnowledgeBase:
         # Embeddings of repeated questions: in-process, over Redis when FRONTDESK_REDIS_URL
         # is set (shared by replicas). One cache for every model (keys name the model).
         self.query_cache = query_cache_for() if query_cache is None else query_cache
+        # Results of repeated questions (per index revision): `Retriever`, `ResultCache`.
+        self.result_cache_size = result_cache_size
         self._retrievers: dict[str, Retriever] = {}
         self._lock = threading.Lock()
 
@@ -121,6 +129,7 @@ class KnowledgeBase:
                     make_embedder(spec),
                     reranker=self.reranker,
                     query_cache=self.query_cache,
+                    result_cache_size=self.result_cache_size,
                 )
                 self._retrievers[spec] = retriever
             return retriever

@@ -232,3 +232,67 @@ def test_async_search(kb: KnowledgeBase, make_site: SiteFactory) -> None:
     result = asyncio.run(kb.asearch(site, "alpha"))
     assert result.status == "ok"
     assert np.isclose(result.chunks[0].score, result.top_score or 0.0)
+
+
+class CountingIndex(SqliteKnowledgeIndex):
+    searches = 0
+
+    def dense_search(self, site_id: str, embedding_model: str, vector: Matrix, limit: int) -> list:  # type: ignore[type-arg]
+        self.searches += 1
+        return super().dense_search(site_id, embedding_model, vector, limit)
+
+
+class FlakyEmbedder(HashingEmbedder):
+    """Fails its first query (a provider hiccup), then works."""
+
+    calls = 0
+
+    def embed_query(self, text: str) -> Matrix:
+        self.calls += 1
+        if self.calls == 1:
+            raise ConnectionError("embedding API unreachable")
+        return super().embed_query(text)
+
+
+def test_a_repeated_question_is_answered_from_the_result_cache(
+    engine: Engine, make_site: SiteFactory
+) -> None:
+    # Must survive: the cached result is the result the index gives; a write to the site
+    # (ingest or removal) is seen by the very next identical question.
+    site = make_site("acme", relevance_threshold=0.0)
+    KnowledgeBase(engine).ingest_documents(
+        site, [doc("a.md", "alpha refund policy text")], progress=False
+    )
+    index = CountingIndex(engine)
+    embedder = FlakyEmbedder(256)
+    retriever = Retriever(index, embedder)
+    options = SiteKnowledge.of(site).search_options()
+
+    failed = retriever.search("acme", "refund policy", options)
+    assert failed.reason == "embedding_failure"  # errors are never cached
+    first = retriever.search("acme", "refund policy", options)
+    second = retriever.search("acme", "  refund policy ", options)
+    assert first.status == "ok" and second == first
+    assert (embedder.calls, index.searches) == (2, 1)
+    retriever.search("acme", "refund policy", SiteKnowledge.of(site).search_options(top_k=1))
+    assert index.searches == 2  # other options: another entry
+
+    writer = KnowledgeBase(engine, index=index)
+    writer.ingest_documents(site, [doc("b.md", "bravo refund policy text")], progress=False)
+    after_ingest = retriever.search("acme", "refund policy", options)
+    assert index.searches == 3
+    assert {c.doc_id for c in after_ingest.chunks} == {"a.md", "b.md"}
+    writer.remove_document(site, "b.md")
+    after_removal = retriever.search("acme", "refund policy", options)
+    assert [c.doc_id for c in after_removal.chunks] == ["a.md"]
+
+
+def test_result_cache_size_zero_searches_every_time(engine: Engine, make_site: SiteFactory) -> None:
+    site = make_site("acme", relevance_threshold=0.0)
+    KnowledgeBase(engine).ingest_documents(site, [doc("a.md", "alpha text")], progress=False)
+    index = CountingIndex(engine)
+    retriever = Retriever(index, HashingEmbedder(256), result_cache_size=0)
+    options = SiteKnowledge.of(site).search_options()
+    for _ in range(3):
+        assert retriever.search("acme", "alpha", options).status == "ok"
+    assert index.searches == 3 and len(retriever.results) == 0

@@ -46,7 +46,10 @@ def test_index_is_postgres_and_sites_are_isolated(pgvector_url: str) -> None:
         result = kb.search(SITE, "how is data encrypted?")
         assert {c.doc_id for c in result.chunks} <= {"a"}  # never the other site's
         assert kb.search(OTHER, "Do you encrypt data at rest?").chunks[0].doc_id == "b"
+        assert kb.search(SITE, "refunds").chunks[0].doc_id == "a"  # now a cached result
+        revision = kb.index.revision(SITE.site_id)
         assert kb.remove_document(SITE, "a")
+        assert kb.index.revision(SITE.site_id) == revision + 1  # so the cache misses
         assert kb.search(SITE, "refunds").reason == "empty_index"
     finally:
         engine.dispose()

@@ -75,6 +75,11 @@ class KnowledgeIndex(Protocol):
 
     def chunk_count(self, site_id: str) -> int: ...
 
+    def revision(self, site_id: str) -> int:
+        """A number every write to the site's chunks changes (search results are cached
+        under it, so no cached result outlives the content it was found in)."""
+        ...
+
     # -- search ----------------------------------------------------------------------
     def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
         """Best chunks (BM25-like, higher is better) for stemmed query terms."""

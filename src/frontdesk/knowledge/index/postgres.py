@@ -156,6 +156,15 @@ class PostgresKnowledgeIndex:
                 ],
             )
 
+    def revision(self, site_id: str) -> int:
+        """The site's revision as the database has it now (shared by every replica)."""
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                text("SELECT revision FROM knowledge_sites WHERE site_id = :site"),
+                {"site": site_id},
+            ).scalar()
+        return int(value or 0)
+
     def _bump(self, conn: Any, site_id: str) -> None:
         conn.execute(
             text(

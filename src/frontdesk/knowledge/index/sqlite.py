@@ -290,6 +290,11 @@ class SqliteKnowledgeIndex:
         # FTS5's bm25() is negative: more negative is better.
         return [Hit(row[0], -float(row[1])) for row in rows]
 
+    def revision(self, site_id: str) -> int:
+        """The revision of the snapshot searches use now (re-read at most every
+        `REVISION_RECHECK_S`; this process's own writes at once)."""
+        return self._snapshot(site_id).revision
+
     def _revision(self, conn: Connection, site_id: str) -> int:
         value = conn.execute(
             text("SELECT revision FROM knowledge_sites WHERE site_id = :site"), {"site": site_id}

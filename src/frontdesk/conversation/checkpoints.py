@@ -106,7 +106,8 @@ class ThreadedSqliteSaver(SqliteSaver):
     checkpoint load and one save. Here a load or a save is one hop, and the (de)serializing
     happens in the thread. The SQL, the tables and the file are LangGraph's own (the
     synchronous saver serializes access with its lock), so existing checkpoint files load
-    unchanged. Measured with `benchmarks/graph_overhead.py`'s graph: ~1–2 ms less CPU a turn.
+    unchanged. With `benchmarks/graph_overhead.py`'s graph, when it replaced aiosqlite: the
+    checkpoint's share of a turn's event-loop CPU 2.2 → 0.5 ms on a 2.3 GHz Xeon.
     """
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:

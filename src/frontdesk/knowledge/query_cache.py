@@ -19,7 +19,8 @@ import importlib.util
 import logging
 import threading
 from collections import OrderedDict
-from typing import Any, Protocol
+from collections.abc import Hashable
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -32,6 +33,9 @@ log = logging.getLogger(__name__)
 DEFAULT_SIZE = 2048
 _FLOAT32 = np.dtype("<f4")  # little-endian on the wire, whatever the replica's CPU
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
 
 class QueryCache(Protocol):
     """Question vectors by embedding model and question text."""
@@ -41,32 +45,55 @@ class QueryCache(Protocol):
     def put(self, model: str, query: str, vector: Vector) -> None: ...
 
 
+class LruCache(Generic[K, V]):
+    """At most `max_items` values, the least recently used first out; thread-safe.
+    `max_items` 0 keeps nothing. Counts its hits and misses (benchmarks report them)."""
+
+    def __init__(self, max_items: int) -> None:
+        self.max_items = max_items
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        if self.max_items <= 0:
+            return
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_items:
+                self._items.popitem(last=False)
+
+
 class InMemoryQueryCache:
     """The least recently used vectors of this process, at most `max_items`."""
 
     def __init__(self, max_items: int = DEFAULT_SIZE) -> None:
         self.max_items = max_items
-        self._items: OrderedDict[tuple[str, str], Vector] = OrderedDict()
-        self._lock = threading.Lock()
+        self._vectors: LruCache[tuple[str, str], Vector] = LruCache(max_items)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._vectors)
 
     def get(self, model: str, query: str) -> Vector | None:
-        key = (model, query)
-        with self._lock:
-            vector = self._items.get(key)
-            if vector is not None:
-                self._items.move_to_end(key)
-            return vector
+        return self._vectors.get((model, query))
 
     def put(self, model: str, query: str, vector: Vector) -> None:
-        key = (model, query)
-        with self._lock:
-            self._items[key] = vector
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_items:
-                self._items.popitem(last=False)
+        self._vectors.put((model, query), vector)
 
 
 class RedisQueryCache:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,7 +20,12 @@ from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
 from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
-from frontdesk.knowledge.query_cache import DEFAULT_SIZE, InMemoryQueryCache, QueryCache
+from frontdesk.knowledge.query_cache import (
+    DEFAULT_SIZE,
+    InMemoryQueryCache,
+    LruCache,
+    QueryCache,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,45 +90,6 @@ def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
 DEFAULT_RESULT_CACHE_SIZE = 1024
 
 
-class ResultCache:
-    """Results of repeated searches, least recently used first out.
-
-    Keys carry the site's index revision, which every ingest or removal changes, so a
-    result is never served for content that has changed since. Visitors repeat questions
-    word for word (the widget's suggested questions, the same first question on every
-    visit); such a search costs a dictionary lookup instead of a query embedding and a
-    scan of every chunk vector. Results are shared: callers must not mutate them."""
-
-    def __init__(self, max_items: int = DEFAULT_RESULT_CACHE_SIZE) -> None:
-        self.max_items = max_items
-        self._items: OrderedDict[tuple[object, ...], RetrievalResult] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get(self, key: tuple[object, ...]) -> RetrievalResult | None:
-        with self._lock:
-            result = self._items.get(key)
-            if result is None:
-                self.misses += 1
-            else:
-                self.hits += 1
-                self._items.move_to_end(key)
-            return result
-
-    def put(self, key: tuple[object, ...], result: RetrievalResult) -> None:
-        if self.max_items <= 0:
-            return
-        with self._lock:
-            self._items[key] = result
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_items:
-                self._items.popitem(last=False)
-
-
 class Retriever:
     """Searches one index with one embedder. Thread-safe; keep one per process and model.
 
@@ -148,7 +112,12 @@ class Retriever:
         self.query_cache = (
             InMemoryQueryCache(query_cache_size) if query_cache is None else query_cache
         )
-        self.results = ResultCache(result_cache_size)
+        # Results of repeated searches. Keys carry the site's index revision, which every
+        # ingest or removal changes, so no result is served for content changed since.
+        # Visitors repeat questions word for word (suggested questions, the same opening
+        # question); such a search is then a lookup instead of a query embedding and a
+        # scan of every chunk vector. Results are shared: callers must not mutate them.
+        self.results: LruCache[tuple[object, ...], RetrievalResult] = LruCache(result_cache_size)
         # Indexes without revisions (test doubles) are searched every time.
         self._revision: Callable[[str], int] | None = getattr(index, "revision", None)
 

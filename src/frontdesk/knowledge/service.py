@@ -111,7 +111,7 @@ class KnowledgeBase:
         # Embeddings of repeated questions: in-process, over Redis when FRONTDESK_REDIS_URL
         # is set (shared by replicas). One cache for every model (keys name the model).
         self.query_cache = query_cache_for() if query_cache is None else query_cache
-        # Results of repeated questions (per index revision): `Retriever`, `ResultCache`.
+        # Results of repeated questions, per index revision (`Retriever.results`).
         self.result_cache_size = result_cache_size
         self._retrievers: dict[str, Retriever] = {}
         self._lock = threading.Lock()

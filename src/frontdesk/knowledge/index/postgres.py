@@ -33,7 +33,7 @@ from frontdesk.knowledge.index.postgres_sql import (
     tsvector_literal,
     vector_literal,
 )
-from frontdesk.knowledge.index.sqlite import _blob, _now, _parse_time, _vector
+from frontdesk.knowledge.index.sqlite import _blob, _now, _parse_time, _vector, read_revision
 from frontdesk.knowledge.models import Chunk, Document
 
 DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
@@ -159,11 +159,7 @@ class PostgresKnowledgeIndex:
     def revision(self, site_id: str) -> int:
         """The site's revision as the database has it now (shared by every replica)."""
         with self.engine.connect() as conn:
-            value = conn.execute(
-                text("SELECT revision FROM knowledge_sites WHERE site_id = :site"),
-                {"site": site_id},
-            ).scalar()
-        return int(value or 0)
+            return read_revision(conn, site_id)
 
     def _bump(self, conn: Any, site_id: str) -> None:
         conn.execute(

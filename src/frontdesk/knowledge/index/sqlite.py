@@ -59,6 +59,14 @@ def _dot(matrix: Vector, vector: Vector) -> Vector:
     return scores
 
 
+def read_revision(conn: Connection, site_id: str) -> int:
+    """The site's revision in `knowledge_sites` (0 before its first write); both indexes."""
+    value = conn.execute(
+        text("SELECT revision FROM knowledge_sites WHERE site_id = :site"), {"site": site_id}
+    ).scalar()
+    return int(value or 0)
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -295,12 +303,6 @@ class SqliteKnowledgeIndex:
         `REVISION_RECHECK_S`; this process's own writes at once)."""
         return self._snapshot(site_id).revision
 
-    def _revision(self, conn: Connection, site_id: str) -> int:
-        value = conn.execute(
-            text("SELECT revision FROM knowledge_sites WHERE site_id = :site"), {"site": site_id}
-        ).scalar()
-        return int(value or 0)
-
     def _snapshot(self, site_id: str) -> _Snapshot:
         cached = self._snapshots.get(site_id)
         checked_at = self._checked_at.get(site_id)
@@ -308,7 +310,7 @@ class SqliteKnowledgeIndex:
         if cached is not None and checked_at is not None and now - checked_at < REVISION_RECHECK_S:
             return cached
         with self.engine.connect() as conn:
-            revision = self._revision(conn, site_id)
+            revision = read_revision(conn, site_id)
             if cached is not None and cached.revision == revision:
                 self._checked_at[site_id] = now
                 return cached

@@ -7,11 +7,7 @@
 
 Provider clients are built with their own retries off: the attempt loops of
 `structured.py` and of the writer are the only retry layers, so timeouts and backoff are
-predictable.
-
-`ChatOpenAI`'s async chat-completions client is swapped for `LeanAsyncCompletions`
-(`lean_openai.py`): same requests and errors, raw JSON back, a third less event-loop CPU
-in the SDK per call. Azure keeps the stock client.
+predictable. The clients themselves are the integration packages' own, as they come.
 """
 
 from __future__ import annotations
@@ -93,19 +89,7 @@ def build_chat_model(spec: str, engine: ResolvedEngine) -> BaseChatModel:
         raise EngineConfigError(f"model {spec!r} needs {package}") from exc
     except Exception as exc:  # unknown provider, missing API key, bad option
         raise EngineConfigError(f"model {spec!r}: {exc}") from exc
-    if provider == "openai":
-        use_lean_client(model)
     return model
-
-
-def use_lean_client(model: BaseChatModel) -> None:
-    """Async chat-completions calls of a `ChatOpenAI` skip the SDK's typed conversions."""
-    from langchain_openai import ChatOpenAI
-
-    from frontdesk.engines.llm.lean_openai import LeanAsyncCompletions
-
-    if isinstance(model, ChatOpenAI) and model.root_async_client is not None:
-        model.async_client = LeanAsyncCompletions(model.root_async_client)
 
 
 @dataclass(frozen=True)

@@ -33,13 +33,9 @@ class TurnContext:
     visitor: VisitorContext = field(default_factory=VisitorContext)
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     context_window_turns: int = 10
-    max_retries: int = 1
     # Deferred execution (seed 000): tasks started at START, awaited only on ANSWER.
     tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    # Where writer nodes send reply tokens (`nodes/common.emit`): the service's per-turn
-    # queue. None: LangGraph's "custom" stream (a graph run outside the service).
-    token_sink: Callable[[str], None] | None = None
 
     def topic_questions(self, language: str) -> tuple[str, ...]:
         """Up to three example questions in the visitor's language (English as fallback)."""
@@ -54,7 +50,8 @@ class TurnContext:
         return None if task is None else await task
 
     def cancel_pending(self) -> list[str]:
-        """Cancel background work no path awaited (REDIRECT/BOOKING/HANDOFF)."""
+        """Cancel background work no path will await (REDIRECT/BOOKING/HANDOFF, a failed
+        or abandoned turn)."""
         cancelled = []
         for name, task in self.tasks.items():
             if not task.done():

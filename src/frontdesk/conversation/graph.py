@@ -1,57 +1,153 @@
-"""The conversation graph: every node and edge in one place (the docs diagram is drawn
-from this module by `frontdesk graph`).
+"""The conversation graph: every node and edge in one place. Nodes are the seed's steps
+(`nodes/`), decisions are the routers of `routes.py`, and the docs' diagram is drawn
+from this module by `frontdesk graph`.
 
-Nodes are stages (`nodes/stages.py`): each runs a fixed sequence of the seed's steps. A
-turn is two supersteps — the background starters alongside `understand`, then the stage
-of the route the deterministic intent router chose — so the one conditional edge here is
-the seed's routing table. The diagram lists every stage's steps.
+A turn, in LangGraph's own supersteps:
+
+- `abuse_gate` (a blocked turn ends here), then `detect_language`;
+- deferred execution (seed 000): the three task starters fire retrieval, enrichment
+  and profiling and return at once, beside `intent_classifier` ‖ `signals_detector`;
+- `skill_selector` → `intent_router`, whose route picks the path. Only the ANSWER path
+  awaits the background work; the others have it cancelled by `intent_router`;
+- every path closes through `stall_check` (except a handoff, its own ending) and the
+  post-processing nodes, down to `finalize`.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
 
+from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.nodes.analysis import route_by_intent
-from frontdesk.conversation.nodes.stages import (
-    STAGE_STEPS,
-    answer_path,
-    booking_path,
-    handoff_path,
-    redirect_path,
-    start_background,
-    understand,
+from frontdesk.conversation.nodes.analysis import (
+    detect_language,
+    intent_classifier,
+    intent_router,
+    signals_detector,
+    skill_selector,
 )
+from frontdesk.conversation.nodes.answer import (
+    answer_writer,
+    clarify_handler,
+    evaluate_answer,
+    grade_docs,
+    offer_human,
+    retry_retrieval,
+    skill_applier,
+    verify_facts,
+)
+from frontdesk.conversation.nodes.background import (
+    enricher_awaiter,
+    enricher_task_starter,
+    retrieval_awaiter,
+    retrieval_task_starter,
+    visitor_profile_awaiter,
+    visitor_profile_task_starter,
+)
+from frontdesk.conversation.nodes.gate import abuse_gate
+from frontdesk.conversation.nodes.handlers import booking_handler, propose_handoff, redirect_handler
+from frontdesk.conversation.nodes.post import (
+    answer_suggester,
+    finalize,
+    follow_up_suggester,
+    stall_check,
+)
+from frontdesk.conversation.nodes.skills import skill_ending_writer
+from frontdesk.conversation.nodes.supervision import dialog_state_extractor, form_field_extractor
 from frontdesk.conversation.state import ChatState
 
-# A node whose only successor is END: state written "as" it leaves no step pending (the
-# eval replay records its injected history this way).
-FINISHED_TURN_NODE = "answer_path"
+# The last node of every turn: state written "as" it leaves nothing pending (the eval
+# replay records its injected history this way).
+FINISHED_TURN_NODE = "finalize"
+
+TASK_STARTERS = (retrieval_task_starter, enricher_task_starter, visitor_profile_task_starter)
+ANALYSIS = (intent_classifier, signals_detector)
+NODES = (
+    abuse_gate,
+    detect_language,
+    *TASK_STARTERS,
+    *ANALYSIS,
+    skill_selector,
+    intent_router,
+    # ANSWER
+    enricher_awaiter,
+    visitor_profile_awaiter,
+    skill_applier,
+    retrieval_awaiter,
+    grade_docs,
+    retry_retrieval,
+    answer_writer,
+    verify_facts,
+    evaluate_answer,
+    offer_human,
+    clarify_handler,
+    # REDIRECT, BOOKING, HANDOFF
+    redirect_handler,
+    booking_handler,
+    propose_handoff,
+    # closing and post-processing
+    stall_check,
+    skill_ending_writer,
+    dialog_state_extractor,
+    form_field_extractor,
+    answer_suggester,
+    follow_up_suggester,
+    finalize,
+)
+
+
+def _chain(graph: StateGraph[ChatState, TurnContext, Any, Any], *names: str) -> None:
+    for source, target in pairwise(names):
+        graph.add_edge(source, target)
 
 
 def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     graph = StateGraph(ChatState, context_schema=TurnContext)
-    for stage in (
-        start_background,
-        understand,
-        answer_path,
-        redirect_path,
-        booking_path,
-        handoff_path,
-    ):
-        graph.add_node(stage, metadata={"steps": STAGE_STEPS[stage.__name__]})
+    for node in NODES:
+        graph.add_node(node.__name__, node)
 
-    # Deferred execution: background work fires at START, alongside the analysis; the
-    # ANSWER path awaits it, the other paths had it cancelled by `understand`.
-    graph.add_edge(START, "start_background")
-    graph.add_edge("start_background", END)
-    graph.add_edge(START, "understand")
-    graph.add_conditional_edges("understand", route_by_intent)
-    for path in ("answer_path", "redirect_path", "booking_path", "handoff_path"):
-        graph.add_edge(path, END)
+    graph.add_edge(START, "abuse_gate")
+    graph.add_conditional_edges("abuse_gate", routes.after_abuse_gate)
+    # Fan out: background work starts beside the classifiers; the starters end their
+    # branch at once, the classifiers join at skill_selector.
+    for first in (*TASK_STARTERS, *ANALYSIS):
+        graph.add_edge("detect_language", first.__name__)
+    for starter in TASK_STARTERS:
+        graph.add_edge(starter.__name__, END)
+    graph.add_edge([classifier.__name__ for classifier in ANALYSIS], "skill_selector")
+    graph.add_edge("skill_selector", "intent_router")
+    graph.add_conditional_edges("intent_router", routes.route_by_intent)
+
+    # ANSWER: collect the background work, grade, retry once, write and check.
+    _chain(
+        graph,
+        "enricher_awaiter",
+        "visitor_profile_awaiter",
+        "skill_applier",
+        "retrieval_awaiter",
+        "grade_docs",
+    )
+    graph.add_conditional_edges("grade_docs", routes.relevance_gate)
+    graph.add_edge("retry_retrieval", "grade_docs")
+    graph.add_conditional_edges("answer_writer", routes.after_answer_writer)
+    graph.add_edge("verify_facts", "evaluate_answer")
+    graph.add_conditional_edges("evaluate_answer", routes.route_or_retry)
+    for reply in ("offer_human", "clarify_handler", "redirect_handler", "booking_handler"):
+        graph.add_edge(reply, "stall_check")
+
+    # Closing: stall offer or the skill's ending, then markers, suggestions, finalize.
+    graph.add_conditional_edges("stall_check", routes.after_stall_check)
+    graph.add_edge("skill_ending_writer", "dialog_state_extractor")
+    graph.add_edge("propose_handoff", "dialog_state_extractor")  # a handoff is its own ending
+    graph.add_edge("dialog_state_extractor", "form_field_extractor")
+    graph.add_conditional_edges("form_field_extractor", routes.suggestion_router)
+    graph.add_edge("answer_suggester", "finalize")
+    graph.add_edge("follow_up_suggester", "finalize")
+    graph.add_edge("finalize", END)
     return graph
 
 
@@ -60,6 +156,6 @@ def compile_graph(checkpointer: Checkpointer = None) -> Any:
 
 
 def mermaid() -> str:
-    """The diagram of the graph, generated from the code above."""
+    """The diagram of the graph, generated from the compiled graph above."""
     text: str = compile_graph().get_graph().draw_mermaid()
     return text

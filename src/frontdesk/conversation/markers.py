@@ -32,7 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from frontdesk.conversation.state import merge_dialog_supervision, merge_form_collection
+from frontdesk.conversation.state import (
+    DialogSupervision,
+    FormCollection,
+    merge_dialog_supervision,
+    merge_form_collection,
+)
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.schema import ProfilingForm
 
@@ -62,7 +67,7 @@ class Markers:
 class FormFieldUpdate:
     """The form_field_extractor's output: state updates, empty when nothing changed."""
 
-    form_collection: dict[str, Any] = field(default_factory=dict)
+    form_collection: FormCollection = field(default_factory=FormCollection)
     cta_url_overrides: dict[str, str] = field(default_factory=dict)
 
 
@@ -92,7 +97,7 @@ def dialog_state_update(
     user_message: str = "",
     previous: Mapping[str, Any] | None = None,
     forms: Sequence[ProfilingForm] = (),
-) -> dict[str, Any]:
+) -> DialogSupervision:
     """The dialog_state_extractor: the `dialog_supervision` update for one turn.
 
     `previous` is the supervision state before this turn (it carries the 👉 count and
@@ -117,34 +122,42 @@ def dialog_state_update(
     asked = int(before.get("profiling_questions_asked", 0))
     by_turn = dict(before.get("profiling_field_by_turn") or {})
     field_id: str | None = None
-    update: dict[str, Any] = {
-        "profiling_asked_last_turn": markers.profiling_question is not None,
-        "demo_was_proposed_last_turn": markers.proposed_demo,
-        "email_asked_last_turn": markers.asked_email,
-        "email_captured_last_turn": email is not None,
-    }
+    update = DialogSupervision(
+        profiling_asked_last_turn=markers.profiling_question is not None,
+        demo_was_proposed_last_turn=markers.proposed_demo,
+        email_asked_last_turn=markers.asked_email,
+        email_captured_last_turn=email is not None,
+    )
     if markers.profiling_question is not None:
         field_id = _field_for(markers.profiling_question, asked, forms)
         asked += 1
         if field_id is not None:
             by_turn[str(turn_number)] = field_id
         update.update(
-            profiling_ask_turn=turn_number,
-            profiling_question=markers.profiling_question,
-            ever_asked_profiling=True,
+            {
+                "profiling_ask_turn": turn_number,
+                "profiling_question": markers.profiling_question,
+                "ever_asked_profiling": True,
+            }
         )
     if markers.proposed_demo:
-        update.update(demo_proposed_turn=turn_number, ever_proposed_demo=True)
+        update.update({"demo_proposed_turn": turn_number, "ever_proposed_demo": True})
     if markers.asked_email:
-        update.update(content_gating_ask_turn=turn_number, ever_asked_email=True)
+        update.update({"content_gating_ask_turn": turn_number, "ever_asked_email": True})
     if email is not None:
         update.update(
-            captured_email=email, email_captured_turn=turn_number, ever_captured_email=True
+            {
+                "captured_email": email,
+                "email_captured_turn": turn_number,
+                "ever_captured_email": True,
+            }
         )
     update.update(
-        profiling_field_id=field_id,
-        profiling_questions_asked=asked,
-        profiling_field_by_turn=by_turn,
+        {
+            "profiling_field_id": field_id,
+            "profiling_questions_asked": asked,
+            "profiling_field_by_turn": by_turn,
+        }
     )
     return update
 
@@ -221,11 +234,13 @@ def form_field_update(
     collected = {str(k): str(v) for k, v in (collection.get("collected_values") or {}).items()}
     pending = pending_profiling_field(supervision, collection, turn_number, forms)
     answer = _SPACES.sub(" ", user_message).strip()
-    update: dict[str, Any] = {}
+    update = FormCollection()
     already = int(collection.get("last_turn", -1)) >= turn_number
     if pending and answer and not answer.endswith(("?", "？")) and not already:
         collected[pending] = answer[:MAX_VALUE_CHARS]
-        update = {"collected_values": {pending: collected[pending]}, "last_turn": turn_number}
+        update = FormCollection(
+            collected_values={pending: collected[pending]}, last_turn=turn_number
+        )
     address = email or supervision.get("captured_email") or extract_email(user_message)
     if not booking_url or not (collected or address):
         return FormFieldUpdate(update, {})
@@ -265,8 +280,8 @@ def replay_history(
     `profiling_field_by_turn`, so the next message is read as its answer (seed 002
     step 4b). Empty user messages (widget reconnects) are skipped.
     """
-    supervision: dict[str, Any] = {}
-    collection: dict[str, Any] = {}
+    supervision = DialogSupervision()
+    collection = FormCollection()
     overrides: dict[str, str] = {}
     turn = 0
     user = ""

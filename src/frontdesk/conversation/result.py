@@ -80,6 +80,7 @@ TURN_RESET: dict[str, Any] = {
     "retries": 0,
     "routing": None,
     "low_confidence": False,
+    "writer_failed": False,
     "handoff": None,
     "lead_capture": None,
     "stall": False,

@@ -1,7 +1,13 @@
-"""Deterministic routing: every decision of a turn as a pure function of state (no models).
+"""Deterministic routing: every decision of a turn, as pure functions of state (no models,
+no I/O). `graph.py` wires the routers at the bottom of this module with
+`add_conditional_edges`; each returns a `Literal` of node names and raises on a state it
+does not know, so a turn can never fall through silently.
 
 Seed 000 routing table (ANSWER / REDIRECT / BOOKING, PAUSE / EXIT / STAY mid-booking),
-seed 004 score_router (explicit request > hot lead) and seed 003 routing values.
+seed 004 score_router (explicit request > hot lead, stall) and seed 003 routing values.
+Every way a turn reaches a person is decided here: `decide_route` (explicit request,
+high stakes, hot lead, accepted offers), `after_answer_writer` (the writer failed) and
+`after_stall_check` (a stalled conversation).
 """
 
 from __future__ import annotations
@@ -10,11 +16,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
+from frontdesk.conversation.state import BookingStatus, ChatState, Route
 
-Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF"]
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
 HandoffReason = Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
-BookingStatus = Literal["idle", "collecting", "booked", "declined"]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 # A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
@@ -158,18 +163,6 @@ def handoff_routing(reason: HandoffReason) -> Routing:
     return "out_of_scope"
 
 
-GateOutcome = Literal["answer_writer", "retry_retrieval", "clarify_handler"]
-
-
-def relevance_gate(*, relevant_chunks: int, retries: int, max_retries: int) -> GateOutcome:
-    """Nothing relevant: try a rewritten query once, then ask a clarifying question."""
-    if relevant_chunks > 0:
-        return "answer_writer"
-    if retries < max_retries:
-        return "retry_retrieval"
-    return "clarify_handler"
-
-
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:
     """Seed 003 confidence gate: relevant, but not enough to cite with confidence."""
     return top_score is None or top_score < threshold + margin
@@ -195,3 +188,107 @@ def answer_routing(*, coverage: str, low_confidence: bool, after: AfterAnswer) -
     if coverage == "partial":
         return "partially_answered"
     return "answered"
+
+
+# --- the graph's routers ----------------------------------------------------------------
+
+BLOCK_KINDS = frozenset({"hack", "spam", "length"})
+ROUTES: frozenset[str] = frozenset({"ANSWER", "REDIRECT", "BOOKING", "HANDOFF"})
+# Nothing relevant found: one more search with an expanded query, then a clarifying question.
+MAX_RETRIEVAL_RETRIES = 1
+QUESTION_ENDINGS = ("?", "？", "💌", "👉", "? 👇")
+
+
+def _route(state: ChatState) -> Route:
+    route = state.get("route")
+    if route not in ROUTES:
+        raise ValueError(f"unknown route {route!r}")
+    return route  # type: ignore[return-value]
+
+
+def after_abuse_gate(state: ChatState) -> Literal["detect_language", "__end__"]:
+    """A blocked turn ends here: no model call, no search (seed 000 abuse gate)."""
+    block = state.get("block")
+    if block is None:
+        return "detect_language"
+    if block in BLOCK_KINDS:
+        return "__end__"
+    raise ValueError(f"unknown block {block!r}")
+
+
+def route_by_intent(
+    state: ChatState,
+) -> Literal["enricher_awaiter", "redirect_handler", "booking_handler", "propose_handoff"]:
+    """The seed 000 routing table, as `intent_router` decided it (`decide_route`)."""
+    route = _route(state)
+    if route == "ANSWER":
+        return "enricher_awaiter"  # the only path that collects the background work
+    if route == "REDIRECT":
+        return "redirect_handler"
+    if route == "BOOKING":
+        return "booking_handler"
+    return "propose_handoff"
+
+
+def relevance_gate(
+    state: ChatState,
+) -> Literal["answer_writer", "retry_retrieval", "clarify_handler"]:
+    """Corrective RAG (seed 001): answer from what survived grading, or retry, or ask."""
+    retries = int(state.get("retries") or 0)
+    if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
+        raise ValueError(f"retries out of range: {retries}")
+    if state.get("graded_chunks"):
+        return "answer_writer"
+    if retries < MAX_RETRIEVAL_RETRIES:
+        return "retry_retrieval"
+    return "clarify_handler"
+
+
+def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_handoff"]:
+    """A writer that failed (provider error, timeout, dropped stream) ends in a handoff
+    offer with reason `llm_failure` (seed 004 error table); else the answer is checked."""
+    if state.get("writer_failed"):
+        return "propose_handoff"
+    if _route(state) != "ANSWER":
+        raise ValueError(f"unexpected route after the writer: {state.get('route')!r}")
+    return "verify_facts"
+
+
+def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human"]:
+    """Seed 001 route_or_retry: keep a full answer; anything less ends with an offer of a
+    person (seed 003 escalation)."""
+    evaluation = state.get("evaluation")
+    after = evaluation["after"] if evaluation else None
+    if after not in ("auto", "human", "error"):
+        raise ValueError(f"unknown evaluation outcome {after!r}")
+    if after == "auto" and state.get("routing") == "answered":
+        return "stall_check"
+    return "offer_human"
+
+
+def after_stall_check(
+    state: ChatState,
+) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
+    """Seed 004 stall path, then seed 000 skills: how a reply ends."""
+    route = _route(state)
+    # Only answered turns end in a stall offer; a refusal or a redirect never does.
+    if state.get("stall") and route == "ANSWER":
+        return "propose_handoff"
+    # A full answer may end with the chosen skill (👉 question, 💌 offer, 👇 demo).
+    if route == "ANSWER" and state.get("routing") == "answered":
+        return "skill_ending_writer"
+    return "dialog_state_extractor"
+
+
+def suggestion_router(
+    state: ChatState,
+) -> Literal["answer_suggester", "follow_up_suggester", "finalize"]:
+    """Answer options when the reply asks something; else follow-up questions (seed 000)."""
+    route = _route(state)
+    if state.get("suggested_follow_ups"):
+        return "finalize"  # the handler already chose suggestions (redirects)
+    if (state.get("answer") or "").rstrip().endswith(QUESTION_ENDINGS):
+        return "answer_suggester"
+    if route == "ANSWER":
+        return "follow_up_suggester"
+    return "finalize"

@@ -180,21 +180,27 @@ class ChatService:
         turn_input = {**TURN_RESET, "messages": [HumanMessage(content=message)], "input": message}
         streamed: list[str] = []
         values: dict[str, Any] = {}
-        # Writer nodes put reply tokens on this queue (`nodes/common.emit`); the graph runs
-        # as a task beside it and closes it with None. LangGraph's own "custom" stream
-        # would cost a thread-safe loop wake-up per token.
+        # The graph runs as a task that puts reply tokens (LangGraph's "custom" stream,
+        # `nodes/common.emit`) on this queue and closes it with None; the queue tells
+        # the SSE layer whether the next token is already here (`TokenEvent.more`).
         tokens: asyncio.Queue[str | None] = asyncio.Queue()
-        ctx.token_sink = tokens.put_nowait
 
         async def run_graph() -> None:
             nonlocal values
             try:
                 # One checkpoint per turn (at exit) instead of one per superstep: a turn
                 # that fails midway is retried whole, so intermediate checkpoints buy nothing.
-                async for chunk in graph.astream(
-                    turn_input, config, context=ctx, stream_mode="values", durability="exit"
+                async for mode, chunk in graph.astream(
+                    turn_input,
+                    config,
+                    context=ctx,
+                    stream_mode=["custom", "values"],
+                    durability="exit",
                 ):
-                    values = chunk  # the last one is the state after finalize
+                    if mode == "custom":
+                        tokens.put_nowait(chunk["token"])
+                    else:
+                        values = chunk  # the last one is the state after finalize
             finally:
                 tokens.put_nowait(None)
 

@@ -1,25 +1,159 @@
-"""`ChatState`: what a conversation remembers between turns, with reducers beside fields.
+"""`ChatState`: what a conversation remembers between turns, typed sub-states with their
+reducers beside them, and the accessors every node reads them through.
 
 Reducers follow seed 000 "Custom Reducers" and seed 004 (monotonic qualification).
-Everything here is checkpointed per thread (site:session); per-run facts (site
-config, engines, background tasks) travel in `TurnContext` instead.
+Sub-states are `TypedDict`s: plain dicts at run time, so checkpoints stay JSON-like and
+readable by any LangGraph version, typed for the code that reads them. Everything here
+is checkpointed per thread (site:session); per-run facts (site config, engines,
+background tasks) travel in `TurnContext` instead.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from frontdesk.leads.qualification import CONFIDENCE_RANK, DIMENSIONS
+from frontdesk.engines.base import Intent as IntentLabel
+from frontdesk.leads.qualification import CONFIDENCE_RANK, DIMENSIONS, QualificationState
+
+Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF"]
+BookingStatus = Literal["idle", "collecting", "booked", "declined"]
+
+# Visitor-supplied values (enrichment fields, answers to configured form fields): their
+# keys are the site's own, so these stay open dicts.
+VisitorProfile = dict[str, Any]
+FormValues = dict[str, str]
+
+
+# --- sub-states -----------------------------------------------------------------------
+
+
+class Intent(TypedDict, total=False):
+    label: IntentLabel
+    confidence: float
+    high_stakes: bool
+    nonsense: bool
+    reasoning: str
+
+
+class InterestSignals(TypedDict, total=False):
+    score: float
+    current: list[str]
+    history: list[str]
+
+
+class Qualification(TypedDict, total=False):
+    """`QualificationState` as JSON (seed 004); read it back with `qualification_of`."""
+
+    problem_fit: str
+    authority_fit: str
+    company_fit: str
+    timing_fit: str
+    is_negative_persona: bool
+    is_no_fit: bool
+    is_consultant: bool
+    referral_mentioned: bool
+    explicit_human_request: bool
+    signals_observed: list[dict[str, Any]]
+
+
+class DialogSupervision(TypedDict, total=False):
+    """What the assistant's replies asked (emoji markers, `conversation/markers.py`)."""
+
+    profiling_asked_last_turn: bool
+    demo_was_proposed_last_turn: bool
+    email_asked_last_turn: bool
+    email_captured_last_turn: bool
+    profiling_field_id: str | None
+    profiling_ask_turn: int
+    demo_proposed_turn: int
+    content_gating_ask_turn: int
+    email_captured_turn: int
+    profiling_question: str
+    captured_email: str
+    profiling_questions_asked: int
+    profiling_field_by_turn: dict[str, str]
+    ever_asked_profiling: bool
+    ever_proposed_demo: bool
+    ever_asked_email: bool
+    ever_captured_email: bool
+
+
+class FormCollection(TypedDict, total=False):
+    collected_values: FormValues
+    last_turn: int
+    last_extraction_turn: int
+
+
+class Progress(TypedDict, total=False):
+    """Seed 004 stage 3 bookkeeping, and the offers a next message may accept."""
+
+    stage: Literal[1, 2, 3]
+    turn_counter: int
+    stage3_proposals_issued: int
+    stall_offer_turn: int | None
+    handoff_offer_turn: int | None
+    handoff_offer_reason: str | None
+
+
+class SkillSelection(TypedDict, total=False):
+    skills: list[str]
+    reasoning: str
+
+
+class Booking(TypedDict, total=False):
+    status: BookingStatus
+    email: str
+    asked_email: bool
+    booked_turn: int
+
+
+class Claim(TypedDict):
+    text: str
+    supported: bool
+    support: float
+
+
+class Verification(TypedDict):
+    claims: list[Claim]
+    factuality_score: float
+
+
+class Evaluation(TypedDict):
+    quality: float
+    relevance: float
+    coverage: str
+    reasoning: str
+    after: Literal["auto", "human", "error"]
+
+
+class Handoff(TypedDict):
+    reason: str
+    status: Literal["proposed", "accepted"]
+    business_hours: bool
+    lead_level: str
+    triggered_at: str
+    notify: bool  # a stall proposal only becomes a lead when accepted
+
+
+class LeadCapture(TypedDict):
+    capture_context: str
+    email: str
+
+
+class CallToAction(TypedDict):
+    label: str
+    url: str
+
 
 # --- reducers -------------------------------------------------------------------------
 
 
 def merge_visitor_profile(
-    current: dict[str, Any] | None, update: dict[str, Any] | None
-) -> dict[str, Any]:
+    current: VisitorProfile | None, update: VisitorProfile | None
+) -> VisitorProfile:
     """Known values win over unknown ones; a new known value replaces an old one."""
     merged = dict(current or {})
     for key, value in (update or {}).items():
@@ -30,60 +164,54 @@ def merge_visitor_profile(
 
 
 def merge_dialog_supervision(
-    current: dict[str, Any] | None, update: dict[str, Any] | None
-) -> dict[str, Any]:
+    current: DialogSupervision | None, update: DialogSupervision | None
+) -> DialogSupervision:
     """`ever_*` flags are cumulative (once True, always True); other keys are the latest turn."""
-    merged = dict(current or {})
+    merged: dict[str, Any] = dict(current or {})
     for key, value in (update or {}).items():
         if key.startswith("ever_"):
             merged[key] = bool(merged.get(key)) or bool(value)
         else:
             merged[key] = value
-    return merged
-
-
-def replace_value(current: Any, update: Any) -> Any:
-    """Simple replacement (seed 000 `merge_interest_signals_states`)."""
-    return update
+    return merged  # type: ignore[return-value]
 
 
 def merge_form_collection(
-    current: dict[str, Any] | None, update: dict[str, Any] | None
-) -> dict[str, Any]:
+    current: FormCollection | None, update: FormCollection | None
+) -> FormCollection:
     """Collected values accumulate; `last_turn` keeps the highest turn seen."""
-    merged = dict(current or {})
     upd = update or {}
-    values = dict(merged.get("collected_values") or {})
-    values.update(upd.get("collected_values") or {})
+    merged: dict[str, Any] = {**(current or {})}
     merged.update({k: v for k, v in upd.items() if k not in ("collected_values", "last_turn")})
+    values = {**merged.get("collected_values", {}), **upd.get("collected_values", {})}
     merged["collected_values"] = values
-    merged["last_turn"] = max(int(merged.get("last_turn", -1)), int(upd.get("last_turn", -1)))
-    return merged
+    merged["last_turn"] = max(int(merged.get("last_turn", -1)), upd.get("last_turn", -1))
+    return merged  # type: ignore[return-value]
 
 
 def merge_qualification(
-    current: dict[str, Any] | None, update: dict[str, Any] | None
-) -> dict[str, Any]:
+    current: Qualification | None, update: Qualification | None
+) -> Qualification:
     """Dimensions only move up (seed 004); flags stay set; the signal log appends.
 
     The node computes the authoritative new state with `leads.qualification.apply_delta`;
     this reducer is the safety net that keeps a stale or parallel write from downgrading.
     """
-    merged = dict(current or {})
+    merged: dict[str, Any] = dict(current or {})
     for key, value in (update or {}).items():
         if key in DIMENSIONS:
             old = merged.get(key, "not_detected")
-            if CONFIDENCE_RANK[value] >= CONFIDENCE_RANK[old]:
+            if CONFIDENCE_RANK[value] >= CONFIDENCE_RANK[old]:  # type: ignore[index]
                 merged[key] = value
         elif key == "signals_observed":
-            merged[key] = list(value)
+            merged[key] = list(value)  # type: ignore[call-overload]
         elif key == "explicit_human_request":
             merged[key] = bool(value)  # latest turn only
         elif isinstance(value, bool):
             merged[key] = bool(merged.get(key)) or value
         else:
             merged[key] = value
-    return merged
+    return merged  # type: ignore[return-value]
 
 
 def append_items(current: list[str] | None, update: list[str] | None) -> list[str]:
@@ -100,41 +228,42 @@ class ChatState(TypedDict):
     language: NotRequired[str]
     turn_number: NotRequired[int]  # assistant turns completed before this one (0-indexed)
 
-    # visitor and lead
-    visitor_profile: NotRequired[Annotated[dict[str, Any], merge_visitor_profile]]
-    dialog_supervision: NotRequired[Annotated[dict[str, Any], merge_dialog_supervision]]
-    interest_signals: NotRequired[Annotated[dict[str, Any], replace_value]]
-    form_collection: NotRequired[Annotated[dict[str, Any], merge_form_collection]]
-    qualification: NotRequired[Annotated[dict[str, Any], merge_qualification]]
-    progress: NotRequired[dict[str, Any]]  # stage, turn_counter, stage3_proposals_issued
-    skill_selection: NotRequired[dict[str, Any]]
-    booking: NotRequired[dict[str, Any]]  # status: idle|collecting|booked, email, ...
+    # visitor and lead (kept across turns)
+    visitor_profile: NotRequired[Annotated[VisitorProfile, merge_visitor_profile]]
+    dialog_supervision: NotRequired[Annotated[DialogSupervision, merge_dialog_supervision]]
+    interest_signals: NotRequired[InterestSignals]  # replaced each turn (decay is the node's)
+    form_collection: NotRequired[Annotated[FormCollection, merge_form_collection]]
+    qualification: NotRequired[Annotated[Qualification, merge_qualification]]
+    progress: NotRequired[Progress]
+    skill_selection: NotRequired[SkillSelection]
+    booking: NotRequired[Booking]
 
-    # understanding and routing
-    intent: NotRequired[dict[str, Any]]  # label, confidence, high_stakes, nonsense, reasoning
+    # understanding and routing (the router state of this turn)
+    intent: NotRequired[Intent]
     intent_history: NotRequired[Annotated[list[str], append_items]]
-    route: NotRequired[str]  # ANSWER | REDIRECT | BOOKING | HANDOFF
-    route_reason: NotRequired[str]
+    route: NotRequired[Route | None]
+    route_reason: NotRequired[str | None]
 
-    # answer path
-    search_query: NotRequired[str]
-    retrieval: NotRequired[dict[str, Any]]  # RetrievalResult as JSON
-    graded_chunks: NotRequired[list[dict[str, Any]]]
+    # answer path (this turn only: reset by `TURN_RESET`)
+    search_query: NotRequired[str | None]
+    retrieval: NotRequired[dict[str, Any] | None]  # RetrievalResult.model_dump(mode="json")
+    graded_chunks: NotRequired[list[dict[str, Any]]]  # RetrievedChunk dumps, citation order
     answer: NotRequired[str]
     citations: NotRequired[list[dict[str, Any]]]
-    verification: NotRequired[dict[str, Any]]  # claims, factuality_score
-    evaluation: NotRequired[dict[str, Any]]  # quality, relevance, coverage
+    verification: NotRequired[Verification | None]
+    evaluation: NotRequired[Evaluation | None]
     retries: NotRequired[int]
-    routing: NotRequired[str]  # seed 003 value
+    routing: NotRequired[str | None]  # seed 003 value
     low_confidence: NotRequired[bool]
-    handoff: NotRequired[dict[str, Any] | None]
-    lead_capture: NotRequired[dict[str, Any] | None]  # email captured this turn (booking)
+    writer_failed: NotRequired[bool]
+    handoff: NotRequired[Handoff | None]
+    lead_capture: NotRequired[LeadCapture | None]  # email captured this turn
     stall: NotRequired[bool]
 
     # post-processing
     suggested_follow_ups: NotRequired[list[str]]
     suggested_answers: NotRequired[list[str]]
-    cta: NotRequired[dict[str, str] | None]
+    cta: NotRequired[CallToAction | None]
     cta_url_overrides: NotRequired[dict[str, str]]
 
     # abuse counters (seed 000), kept across turns; `block` is this turn's (hack|spam|length)
@@ -142,3 +271,56 @@ class ChatState(TypedDict):
     hack_count: NotRequired[int]
     spam_count: NotRequired[int]
     last_input: NotRequired[str]
+
+
+# --- accessors: one place for defaults and derived values -----------------------------
+
+
+def turn_of(state: ChatState) -> int:
+    """This turn's index: assistant replies completed before it."""
+    return int(state.get("turn_number") or 0)
+
+
+def intent_of(state: ChatState) -> Intent:
+    return state.get("intent") or Intent()
+
+
+def interest_of(state: ChatState) -> InterestSignals:
+    return state.get("interest_signals") or InterestSignals()
+
+
+def interest_score(state: ChatState) -> float:
+    return float(interest_of(state).get("score", 0.0))
+
+
+def qualification_of(state: ChatState) -> QualificationState:
+    return QualificationState.model_validate(state.get("qualification") or {})
+
+
+def dialog_of(state: ChatState) -> DialogSupervision:
+    return state.get("dialog_supervision") or DialogSupervision()
+
+
+def forms_of(state: ChatState) -> FormCollection:
+    return state.get("form_collection") or FormCollection()
+
+
+def collected_values(state: ChatState) -> FormValues:
+    return dict(forms_of(state).get("collected_values") or {})
+
+
+def progress_of(state: ChatState) -> Progress:
+    return state.get("progress") or Progress()
+
+
+def booking_of(state: ChatState) -> Booking:
+    return state.get("booking") or Booking()
+
+
+def skills_of(state: ChatState) -> tuple[str, ...]:
+    return tuple((state.get("skill_selection") or SkillSelection()).get("skills", ()))
+
+
+def visitor_email(state: ChatState) -> str | None:
+    email = (state.get("visitor_profile") or {}).get("email")
+    return str(email) if email else None

@@ -2,7 +2,7 @@
 
 import pytest
 
-from frontdesk.conversation.nodes.answer import CitationRenumberer
+from frontdesk.conversation.nodes.citations import CitationRenumberer
 from frontdesk.knowledge.models import RetrievedChunk
 
 pytestmark = pytest.mark.unit

@@ -9,7 +9,6 @@ from frontdesk.conversation.routes import (
     handoff_routing,
     is_low_confidence,
     redirect_routing,
-    relevance_gate,
     route_after_answer,
 )
 
@@ -87,12 +86,6 @@ def test_redirect_and_handoff_routing_values_never_claim_an_answer() -> None:
     assert redirect_routing("hack") == "out_of_scope"
     assert handoff_routing("high_stakes") == "high_stakes"
     assert handoff_routing("explicit_request") == "out_of_scope"
-
-
-def test_relevance_gate_retries_once_then_clarifies() -> None:
-    assert relevance_gate(relevant_chunks=2, retries=0, max_retries=1) == "answer_writer"
-    assert relevance_gate(relevant_chunks=0, retries=0, max_retries=1) == "retry_retrieval"
-    assert relevance_gate(relevant_chunks=0, retries=1, max_retries=1) == "clarify_handler"
 
 
 def test_confidence_gate_and_answer_routing() -> None:

@@ -1,9 +1,8 @@
-"""Understanding the visitor's message: language, intent, signals, skills, and the route."""
+"""Understanding the visitor's message: language, intent ‖ signals, skills, and the route."""
 
 from __future__ import annotations
 
 import logging
-from typing import Literal
 
 from langgraph.runtime import Runtime
 
@@ -11,21 +10,27 @@ from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.nodes.skills import follow_up_context
 from frontdesk.conversation.routes import RouteInput, decide_route
-from frontdesk.conversation.state import ChatState
-from frontdesk.engines.base import IntentResult
-from frontdesk.leads.qualification import (
-    QualificationDelta,
-    QualificationState,
-    apply_delta,
-    is_hot_lead,
+from frontdesk.conversation.state import (
+    ChatState,
+    InterestSignals,
+    booking_of,
+    intent_of,
+    interest_of,
+    interest_score,
+    progress_of,
+    qualification_of,
+    turn_of,
+    visitor_email,
 )
+from frontdesk.engines.base import IntentResult
+from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 
 log = logging.getLogger(__name__)
 
 INTEREST_DECAY = 0.9  # older signals count a little less than fresh ones
 
 
-def detect_language(text: str, previous: str | None, supported: list[str], default: str) -> str:
+def reply_language(text: str, previous: str | None, supported: list[str], default: str) -> str:
     """The reply language follows the visitor; very short messages keep the previous one."""
     from frontdesk.engines.local.language import detect_language as detect
 
@@ -37,16 +42,17 @@ def detect_language(text: str, previous: str | None, supported: list[str], defau
 
 
 @timed
-async def system_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+async def detect_language(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """The language of this turn's reply (seed 000 `system_router`)."""
     site = runtime.context.site
-    language = detect_language(
+    language = reply_language(
         state["input"], state.get("language"), list(site.languages), site.default_language
     )
     return {"language": language}
 
 
 def intent_from_state(state: ChatState) -> IntentResult:
-    raw = state.get("intent") or {}
+    raw = intent_of(state)
     return IntentResult(
         intent=raw.get("label", "OTHER"),
         confidence=float(raw.get("confidence", 0.0)),
@@ -79,17 +85,17 @@ async def signals_detector(state: ChatState, runtime: Runtime[TurnContext]) -> U
     ctx = runtime.context
     language = language_of(state, runtime)
     found = await ctx.engines.signals.detect(state["input"], language)
-    turn = int(state.get("turn_number", 0))
+    turn = turn_of(state)
 
-    previous = state.get("interest_signals") or {}
+    previous = interest_of(state)
     score = float(previous.get("score", 0.0)) * INTEREST_DECAY + found.interest_delta
-    interest = {
-        "score": round(min(score, 10.0), 4),
-        "current": list(found.interest_signals),
-        "history": [*previous.get("history", []), *found.interest_signals][-20:],
-    }
+    interest = InterestSignals(
+        score=round(min(score, 10.0), 4),
+        current=list(found.interest_signals),
+        history=[*previous.get("history", []), *found.interest_signals][-20:],
+    )
 
-    current = QualificationState.model_validate(state.get("qualification") or {})
+    current = qualification_of(state)
     levels = {dim: lvl for dim, lvl in found.qualification.items() if lvl != "not_detected"}
     delta = QualificationDelta.model_validate(
         {
@@ -127,21 +133,21 @@ async def skill_selector(state: ChatState, runtime: Runtime[TurnContext]) -> Upd
     ctx = runtime.context
     choice = await ctx.engines.skills.select(
         intent_from_state(state),
-        float((state.get("interest_signals") or {}).get("score", 0.0)),
+        interest_score(state),
         ctx.site.qualification.interest_threshold,
-        int(state.get("turn_number", 0)),
+        turn_of(state),
     )
     return {"skill_selection": {"skills": list(choice.skills), "reasoning": choice.reasoning}}
 
 
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Deterministic: the route is a function of intent, qualification, interest, booking."""
+    """Deterministic: the route is a function of intent, qualification, interest, booking
+    (`routes.decide_route`); `routes.route_by_intent` then picks the path's first node."""
     ctx = runtime.context
     intent = intent_from_state(state)
-    qualification = QualificationState.model_validate(state.get("qualification") or {})
-    booking = state.get("booking") or {}
-    progress = state.get("progress") or {}
+    qualification = qualification_of(state)
+    booking = booking_of(state)
     decision = decide_route(
         RouteInput(
             intent=intent.intent,
@@ -149,35 +155,20 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             nonsense=intent.nonsense,
             explicit_human_request=qualification.explicit_human_request,
             hot_lead=is_hot_lead(qualification) and not qualification.is_negative_persona,
-            proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
-            interest_score=float((state.get("interest_signals") or {}).get("score", 0.0)),
+            proposals_issued=int(progress_of(state).get("stage3_proposals_issued", 0)),
+            interest_score=interest_score(state),
             interest_threshold=ctx.site.qualification.interest_threshold,
             booking_status=booking.get("status", "idle"),
-            message_has_email=bool((state.get("visitor_profile") or {}).get("email"))
-            and "@" in state["input"],
+            message_has_email=visitor_email(state) is not None and "@" in state["input"],
             **follow_up_context(state, ctx.site.qualification.forms),
         )
     )
+    if decision.route != "ANSWER":
+        # Only the ANSWER path reads the background work: stop it before it costs a search.
+        ctx.cancel_pending()
     update: Update = {"route": decision.route, "route_reason": decision.reason}
     if decision.hack:
         update["hack_count"] = int(state.get("hack_count", 0)) + 1
     if decision.booking_status is not None:
         update["booking"] = {**booking, "status": decision.booking_status}
     return update
-
-
-def route_by_intent(
-    state: ChatState,
-) -> Literal["answer_path", "redirect_path", "booking_path", "handoff_path", "__end__"]:
-    if state.get("block"):
-        return "__end__"  # the abuse gate blocked the turn: nothing more runs
-    route = state.get("route")
-    if route == "ANSWER":
-        return "answer_path"
-    if route == "REDIRECT":
-        return "redirect_path"
-    if route == "BOOKING":
-        return "booking_path"
-    if route == "HANDOFF":
-        return "handoff_path"
-    raise ValueError(f"unknown route {route!r}")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
-from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.citations import CitationRenumberer, citations_of
 from frontdesk.conversation.nodes.common import (
     Update,
     chunks_from,
@@ -19,15 +20,23 @@ from frontdesk.conversation.nodes.common import (
     language_of,
     timed,
 )
-from frontdesk.conversation.nodes.failure import handoff_on_writer_failure
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import (
+    ChatState,
+    Evaluation,
+    Verification,
+    booking_of,
+    interest_of,
+    skills_of,
+    turn_of,
+)
 from frontdesk.conversation.texts import say
-from frontdesk.engines.base import AnswerRequest
+from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
 from frontdesk.engines.local.answering.text import proper_names
-from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
+from frontdesk.knowledge.models import RetrievalResult
 
-CITATION = re.compile(r"\[(\d+)\]")
+log = logging.getLogger(__name__)
 DEFAULT_THRESHOLD = 0.35
+_CITATION_MARK = re.compile(r"\s?\[\d+\]")
 
 
 @timed
@@ -38,15 +47,15 @@ async def skill_applier(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
     from frontdesk.engines.local.skills import apply_skill_rules
 
     ctx = runtime.context
-    selection = state.get("skill_selection") or {}
     choice = apply_skill_rules(
-        SkillChoice(skills=tuple(selection.get("skills", ()))),
+        SkillChoice(skills=skills_of(state)),
         intent=intent_from_state(state),
-        current_signals=tuple((state.get("interest_signals") or {}).get("current", ())),
-        turn_number=int(state.get("turn_number", 0)),
+        current_signals=tuple(interest_of(state).get("current", ())),
+        turn_number=turn_of(state),
         cta_min_turn=ctx.site.skills.cta_min_turn,
-        booking_status=(state.get("booking") or {}).get("status", "idle"),
+        booking_status=booking_of(state).get("status", "idle"),
     )
+    selection = state.get("skill_selection") or {}
     return {"skill_selection": {**selection, "skills": list(choice.skills)}}
 
 
@@ -75,16 +84,6 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     return {"graded_chunks": [chunk.model_dump(mode="json") for chunk in kept]}
 
 
-def relevance_gate(
-    state: ChatState, runtime: Runtime[TurnContext]
-) -> Literal["answer_writer", "retry_retrieval", "clarify_handler"]:
-    return routes.relevance_gate(
-        relevant_chunks=len(state.get("graded_chunks") or []),
-        retries=int(state.get("retries", 0)),
-        max_retries=runtime.context.max_retries,
-    )
-
-
 @timed
 async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Second chance with an expanded query (seed 001 route_or_retry → retry)."""
@@ -106,76 +105,30 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     }
 
 
-class CitationRenumberer:
-    """Rewrites `[n]` markers while the answer streams, so the visitor sees [1], [2], ...
-    in order of first use. `n` indexes the retrieved chunks; markers that point at no
-    chunk are dropped. Works on any split of the text (an LLM may send "[", "2", "]")."""
-
-    def __init__(self, chunk_count: int) -> None:
-        self.chunk_count = chunk_count
-        self.order: list[int] = []  # original chunk numbers, in order of first citation
-        self._pending = ""
-
-    def feed(self, piece: str) -> str:
-        out: list[str] = []
-        for char in piece:
-            if self._pending:
-                self._pending += char
-                if char == "]":
-                    out.append(self._resolve(self._pending))
-                    self._pending = ""
-                elif not char.isdigit() or len(self._pending) > 5:
-                    out.append(self._pending)
-                    self._pending = ""
-            elif char == "[":
-                self._pending = char
-            else:
-                out.append(char)
-        return "".join(out)
-
-    def flush(self) -> str:
-        rest, self._pending = self._pending, ""
-        return rest
-
-    def _resolve(self, marker: str) -> str:
-        digits = marker[1:-1]
-        if not digits.isdigit():
-            return marker
-        number = int(digits)
-        if not 1 <= number <= self.chunk_count:
-            return ""
-        if number not in self.order:
-            self.order.append(number)
-        return f"[{self.order.index(number) + 1}]"
-
-    def reorder(self, chunks: list[RetrievedChunk]) -> list[RetrievedChunk]:
-        """Chunks so that position n-1 is the chunk the visitor sees as [n]; uncited after."""
-        cited = [chunks[n - 1] for n in self.order]
-        return cited + [c for i, c in enumerate(chunks, 1) if i not in self.order]
-
-
-def _citations(answer: str, chunks: list[RetrievedChunk]) -> list[dict[str, Any]]:
-    cited: list[dict[str, Any]] = []
-    for number in sorted({int(n) for n in CITATION.findall(answer)}):
-        if 1 <= number <= len(chunks):
-            chunk = chunks[number - 1]
-            excerpt = chunk.content if len(chunk.content) <= 280 else chunk.content[:277] + "…"
-            cited.append(
-                {
-                    "index": number,
-                    "doc_id": chunk.doc_id,
-                    "title": chunk.title,
-                    "url": chunk.url,
-                    "excerpt": excerpt,
-                    "chunk_id": chunk.chunk_id,
-                }
-            )
-    return cited
-
-
 @timed
-@handoff_on_writer_failure
 async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """The grounded answer, streamed with citations renumbered as the visitor sees them.
+
+    A writer that fails (provider errors, first-token timeout, dropped stream) is not the
+    turn's failure: the update says so and `routes.after_answer_writer` offers a person
+    (seed 004 error table), with whatever text had already reached the visitor."""
+    try:
+        return await _write_answer(state, runtime)
+    except WriterUnavailableError as exc:
+        log.warning(
+            "llm_generation_failure",
+            extra={"site": runtime.context.site.id, "error": str(exc)[:300]},
+        )
+        return {
+            "answer": _CITATION_MARK.sub("", exc.partial).strip(),
+            "citations": [],
+            "writer_failed": True,
+            "route": "HANDOFF",
+            "route_reason": "llm_failure",
+        }
+
+
+async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ctx = runtime.context
     chunks = chunks_from(state.get("graded_chunks") or [])
     retrieval = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
@@ -189,7 +142,7 @@ async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         history=history_turns(state["messages"], ctx.context_window_turns),
         site_name=ctx.site.name,
         instructions=ctx.site.instructions,
-        skills=tuple((state.get("skill_selection") or {}).get("skills", ())),
+        skills=skills_of(state),
     )
     renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []
@@ -204,7 +157,7 @@ async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
     answer = "".join(pieces)
     return {
         "answer": answer,
-        "citations": _citations(answer, ordered),
+        "citations": citations_of(answer, ordered),
         # Later checks read [n] against this order, the one the visitor sees.
         "graded_chunks": [chunk.model_dump(mode="json") for chunk in ordered],
         "low_confidence": low_confidence,
@@ -217,17 +170,16 @@ async def verify_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Updat
     chunks = chunks_from(state.get("graded_chunks") or [])
     answer = state.get("answer") or ""
     if not chunks or not answer:
-        return {"verification": {"claims": [], "factuality_score": 1.0}}
+        return {"verification": Verification(claims=[], factuality_score=1.0)}
     result = await runtime.context.engines.verifier.verify(answer, chunks)
-    return {
-        "verification": {
-            "claims": [
-                {"text": c.text, "supported": c.supported, "support": round(c.support, 3)}
-                for c in result.claims[:10]
-            ],
-            "factuality_score": round(result.factuality_score, 3),
-        }
-    }
+    verification = Verification(
+        claims=[
+            {"text": c.text, "supported": c.supported, "support": round(c.support, 3)}
+            for c in result.claims[:10]
+        ],
+        factuality_score=round(result.factuality_score, 3),
+    )
+    return {"verification": verification}
 
 
 @timed
@@ -237,36 +189,27 @@ async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     result = await runtime.context.engines.evaluator.evaluate(
         state["input"], state.get("answer") or "", chunks
     )
-    verification = state.get("verification") or {}
+    verification = state.get("verification")
     after = routes.route_after_answer(
         coverage=result.coverage,
         answer=state.get("answer") or "",
-        factuality=float(verification.get("factuality_score", 1.0)),
+        factuality=verification["factuality_score"] if verification else 1.0,
+    )
+    evaluation = Evaluation(
+        quality=round(result.quality, 3),
+        relevance=round(result.relevance, 3),
+        coverage=result.coverage,
+        reasoning=result.reasoning,
+        after=after,
     )
     return {
-        "evaluation": {
-            "quality": round(result.quality, 3),
-            "relevance": round(result.relevance, 3),
-            "coverage": result.coverage,
-            "reasoning": result.reasoning,
-            "after": after,
-        },
+        "evaluation": evaluation,
         "routing": routes.answer_routing(
             coverage=result.coverage,
             low_confidence=bool(state.get("low_confidence")),
             after=after,
         ),
     }
-
-
-def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human"]:
-    """Keep a full answer as it is; anything less ends with an offer of a person."""
-    after = (state.get("evaluation") or {}).get("after", "auto")
-    if after not in ("auto", "human", "error"):
-        raise ValueError(f"unknown evaluation outcome {after!r}")
-    if after == "auto" and state.get("routing") == "answered":
-        return "stall_check"
-    return "offer_human"
 
 
 @timed

@@ -1,5 +1,6 @@
-"""Deferred execution (seed 000): starters fire background work at START and return at once;
-awaiters collect it only on the ANSWER path; other paths leave it to be cancelled."""
+"""Deferred execution (seed 000): starters fire background work as the turn starts (beside
+the classifiers) and return at once; awaiters collect it only on the ANSWER path; the
+other paths have it cancelled by `intent_router`."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.nodes.common import Update, history_turns, timed
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
+from frontdesk.conversation.state import ChatState, collected_values
 from frontdesk.knowledge.models import RetrievalResult
 
 
 async def _rewrite_and_search(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     ctx = runtime.context
-    language = state.get("language") or ctx.site.default_language
+    language = language_of(state, runtime)
     history = history_turns(state["messages"], ctx.context_window_turns)
     query = await ctx.engines.rewriter.rewrite(state["input"], history, language)
     try:
@@ -40,8 +41,7 @@ async def enricher_task_starter(state: ChatState, runtime: Runtime[TurnContext])
 async def _profile(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     # The local engine's profile is what the visitor told us in forms; an LLM engine
     # may infer more. Either way it is background work awaited only when answering.
-    collected = dict((state.get("form_collection") or {}).get("collected_values") or {})
-    return {key: value for key, value in collected.items() if value}
+    return {key: value for key, value in collected_values(state).items() if value}
 
 
 @timed

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.config import get_stream_writer
-from langgraph.runtime import Runtime, get_runtime
+from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.state import ChatState
@@ -49,17 +49,11 @@ def timed(fn: NodeFn) -> NodeFn:
 
 
 def emit(node: str, text: str) -> None:
-    """Send a piece of the reply to the visitor (only writer nodes stream)."""
+    """Send a piece of the reply to the visitor through LangGraph's "custom" stream (only
+    writer nodes stream)."""
     if node not in STREAMING_NODES:
         raise ValueError(f"{node} is not a writer node and may not stream")
-    if not text:
-        return
-    # The service's queue when it runs the turn: LangGraph's stream writer costs a
-    # thread-safe loop wake-up (a self-pipe write) per token, ~10 µs each.
-    sink = get_runtime(TurnContext).context.token_sink
-    if sink is not None:
-        sink(text)
-    else:
+    if text:
         get_stream_writer()({"node": node, "token": text})
 
 
@@ -79,10 +73,6 @@ def split_stream_pieces(text: str) -> list[str]:
     if start < len(text):
         pieces.append(text[start:])
     return pieces
-
-
-def join_reply(*parts: str) -> str:
-    return " ".join(part.strip() for part in parts if part and part.strip())
 
 
 def history_turns(messages: Sequence[AnyMessage], window: int) -> list[Turn]:

@@ -1,10 +1,10 @@
-"""The abuse gate of seed 000 as the first step of a turn (rules in `guard/abuse.py`).
+"""The abuse gate of seed 000 as the first node of a turn (rules in `guard/abuse.py`).
 
 It runs inside the graph so that a turn reads its checkpoint once: the gate's inputs
 (hack and spam counters, the previous message, the language) are in the state LangGraph
-has just loaded. A blocked turn still costs no model or retrieval call —
-`start_background` starts nothing and `understand` stops after this step — and the
-visitor's message is not added to the conversation window.
+has just loaded. A blocked turn ends right after it (`routes.after_abuse_gate`): no
+model call, no search, and the visitor's message is not added to the conversation
+window.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, timed
 from frontdesk.conversation.state import ChatState
-from frontdesk.guard.abuse import Block, check_abuse, next_spam_count
+from frontdesk.guard.abuse import check_abuse, next_spam_count
 
 
-def pending_block(state: ChatState, runtime: Runtime[TurnContext]) -> tuple[Block | None, int]:
-    """This turn's block, if any, and the spam count it carries forward."""
+@timed
+async def abuse_gate(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     site = runtime.context.site
     message = state["input"]
     spam_count = next_spam_count(state.get("last_input"), message, int(state.get("spam_count", 0)))
@@ -32,13 +32,7 @@ def pending_block(state: ChatState, runtime: Runtime[TurnContext]) -> tuple[Bloc
         spam_block_at=site.abuse.spam_block_after,
         max_chars=site.abuse.max_message_chars,
     )
-    return block, spam_count
-
-
-@timed
-async def abuse_gate(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    block, spam_count = pending_block(state, runtime)
-    update: Update = {"spam_count": spam_count, "last_input": state["input"]}
+    update: Update = {"spam_count": spam_count, "last_input": message}
     if block is None:
         return update
     # The turn's input message was appended before any node ran: take it back out.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
@@ -15,13 +17,25 @@ from frontdesk.conversation.nodes.common import (
     topics_text,
 )
 from frontdesk.conversation.nodes.skills import next_profiling_question
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import (
+    Booking,
+    ChatState,
+    Handoff,
+    Progress,
+    booking_of,
+    collected_values,
+    dialog_of,
+    forms_of,
+    progress_of,
+    qualification_of,
+    turn_of,
+    visitor_email,
+)
 from frontdesk.conversation.texts import say
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import BusinessHours, is_business_hours
 from frontdesk.leads.qualification import (
     ConversationProgress,
-    QualificationState,
     lead_level,
     record_stage3_proposal,
 )
@@ -80,8 +94,8 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         return _content_gating_email(state, runtime)
     ctx = runtime.context
     language = language_of(state, runtime)
-    booking = dict(state.get("booking") or {})
-    email = (state.get("visitor_profile") or {}).get("email")
+    booking: Booking = {**booking_of(state)}
+    email = visitor_email(state)
     status = booking.get("status", "collecting")
     update: Update = {"routing": "answered", "citations": []}
     if status == "booked":
@@ -95,15 +109,15 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     elif email:
         when, _ = follow_up_commitment(runtime, language)
         text = say("booking.confirmed", language, email=email, when=when)
-        booking.update(status="booked", email=email, booked_turn=int(state.get("turn_number", 0)))
+        booking.update({"status": "booked", "email": email, "booked_turn": turn_of(state)})
         update["lead_capture"] = {"capture_context": "in_chat_booking", "email": email}
     elif booking.get("asked_email"):
         text = say("booking.ask_email_again", language)
     else:
         text = say("booking.ask_email", language, site=ctx.site.name)
-        booking.update(status="collecting", asked_email=True)
+        booking.update({"status": "collecting", "asked_email": True})
     emit_words("booking_handler", text)
-    update.update(answer=text, booking=booking)
+    update.update({"answer": text, "booking": booking})
     return update
 
 
@@ -115,12 +129,10 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     """
     site = runtime.context.site
     language = language_of(state, runtime)
-    supervision = state.get("dialog_supervision") or {}
-    turn = int(state.get("turn_number", 0))
-    answered = pending_profiling_field(
-        supervision, state.get("form_collection"), turn, site.qualification.forms
-    )
-    collected = dict((state.get("form_collection") or {}).get("collected_values") or {})
+    supervision = dialog_of(state)
+    turn = turn_of(state)
+    answered = pending_profiling_field(supervision, forms_of(state), turn, site.qualification.forms)
+    collected = collected_values(state)
     if answered:
         collected[answered] = state["input"].strip()
     following = next_profiling_question(site.qualification.forms, collected, language)
@@ -139,7 +151,7 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
 def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """💌 step 2: the email asked for last turn arrived; it becomes a lead (seed 000)."""
     language = language_of(state, runtime)
-    email = (state.get("visitor_profile") or {}).get("email") or ""
+    email = visitor_email(state) or ""
     text = say("gating.thanks", language, email=email)
     emit_words("booking_handler", text)
     return {
@@ -168,7 +180,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     text = say(f"handoff.{reason}", language, site=runtime.context.site.name, when=when)
     previous = (state.get("answer") or "").strip() if reason in ("stall", "llm_failure") else ""
     emit_words("propose_handoff", ("\n\n" + text) if previous else text)
-    progress = state.get("progress") or {}
+    progress = progress_of(state)
     proposed = record_stage3_proposal(
         ConversationProgress(
             stage=progress.get("stage", 2),
@@ -176,26 +188,16 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
             stage3_proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
         )
     )
-    qualification = QualificationState.model_validate(state.get("qualification") or {})
     progress_update = proposed._asdict()
     if reason == "stall":
-        progress_update["stall_offer_turn"] = int(state.get("turn_number", 0))
+        progress_update["stall_offer_turn"] = turn_of(state)
     else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
-        progress_update.update(
-            handoff_offer_turn=int(state.get("turn_number", 0)), handoff_offer_reason=reason
-        )
+        progress_update.update(handoff_offer_turn=turn_of(state), handoff_offer_reason=reason)
     update: Update = {
         "answer": f"{previous}\n\n{text}" if previous else text,
         "progress": progress_update,
-        "handoff": {
-            "reason": reason,
-            "status": "proposed",
-            "business_hours": in_hours,
-            "lead_level": lead_level(qualification),
-            "triggered_at": runtime.context.now.isoformat(),
-            # A stall only becomes a lead when the visitor accepts and leaves an email.
-            "notify": reason != "stall",
-        },
+        # A stall only becomes a lead when the visitor accepts and leaves an email.
+        "handoff": _handoff(state, runtime, reason, "proposed", in_hours, notify=reason != "stall"),
     }
     if reason != "stall":
         update["routing"] = routes.handoff_routing(reason)  # type: ignore[arg-type]
@@ -206,26 +208,18 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """The visitor left an email after a stall offer: now it is a lead (seed 004 stall path)."""
     language = language_of(state, runtime)
-    email = (state.get("visitor_profile") or {}).get("email") or ""
+    email = visitor_email(state) or ""
     when, in_hours = follow_up_commitment(runtime, language)
     text = say("handoff.stall_accepted", language, email=email, when=when)
     emit_words("propose_handoff", text)
-    qualification = QualificationState.model_validate(state.get("qualification") or {})
-    progress = dict(state.get("progress") or {})
+    progress: Progress = {**progress_of(state)}
     progress.pop("stall_offer_turn", None)
     return {
         "answer": text,
         "routing": "answered",
         "citations": [],
         "progress": progress,
-        "handoff": {
-            "reason": "stall",
-            "status": "accepted",
-            "business_hours": in_hours,
-            "lead_level": lead_level(qualification),
-            "triggered_at": runtime.context.now.isoformat(),
-            "notify": True,
-        },
+        "handoff": _handoff(state, runtime, "stall", "accepted", in_hours),
     }
 
 
@@ -237,29 +231,39 @@ def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     without any known email asks for one (the offer stays open for the next turn).
     """
     language = language_of(state, runtime)
-    progress = dict(state.get("progress") or {})
+    progress: Progress = {**progress_of(state)}
     reason = progress.pop("handoff_offer_reason", None) or "explicit_request"
     progress.pop("handoff_offer_turn", None)
-    email = (state.get("visitor_profile") or {}).get("email")
+    email = visitor_email(state)
     update: Update = {"routing": "answered", "citations": [], "progress": progress}
     if not email:
         text = say("handoff.ask_email", language)
-        progress.update(
-            handoff_offer_turn=int(state.get("turn_number", 0)), handoff_offer_reason=reason
-        )
+        progress.update({"handoff_offer_turn": turn_of(state), "handoff_offer_reason": reason})
     else:
         when, in_hours = follow_up_commitment(runtime, language)
         text = say("handoff.accepted", language, email=email, when=when)
         if extract_email(state["input"]):
-            qualification = QualificationState.model_validate(state.get("qualification") or {})
-            update["handoff"] = {
-                "reason": reason,
-                "status": "accepted",
-                "business_hours": in_hours,
-                "lead_level": lead_level(qualification),
-                "triggered_at": runtime.context.now.isoformat(),
-                "notify": True,
-            }
+            update["handoff"] = _handoff(state, runtime, reason, "accepted", in_hours)
     emit_words("propose_handoff", text)
     update["answer"] = text
     return update
+
+
+def _handoff(
+    state: ChatState,
+    runtime: Runtime[TurnContext],
+    reason: str,
+    status: Literal["proposed", "accepted"],
+    business_hours: bool,
+    *,
+    notify: bool = True,
+) -> Handoff:
+    """The handoff request the turn writer turns into outbox rows (when `notify`)."""
+    return Handoff(
+        reason=reason,
+        status=status,
+        business_hours=business_hours,
+        lead_level=lead_level(qualification_of(state)),
+        triggered_at=runtime.context.now.isoformat(),
+        notify=notify,
+    )

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from langchain_core.messages import AIMessage, RemoveMessage
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, chunks_from, language_of, timed
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import (
+    CallToAction,
+    ChatState,
+    Progress,
+    booking_of,
+    progress_of,
+    skills_of,
+    turn_of,
+)
 from frontdesk.leads.qualification import stall_check as check_stall
 
 YES_NO: dict[str, tuple[str, str]] = {
@@ -27,7 +33,7 @@ YES_NO: dict[str, tuple[str, str]] = {
 @timed
 async def stall_check(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Seed 004: count turns; a stalled conversation gets a low-friction proposal."""
-    progress = dict(state.get("progress") or {})
+    progress: Progress = {**progress_of(state)}
     result = check_stall(
         int(progress.get("turn_counter", 0)),
         int(progress.get("stage3_proposals_issued", 0)),
@@ -35,32 +41,6 @@ async def stall_check(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     )
     progress["turn_counter"] = result.turn_counter
     return {"progress": progress, "stall": result.route == "propose_handoff"}
-
-
-def after_stall_check(
-    state: ChatState,
-) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
-    # Only answered turns end in a stall offer; a refusal or a redirect never does.
-    if state.get("stall") and state.get("route") == "ANSWER":
-        return "propose_handoff"
-    # A full answer may end with the chosen skill (👉 question, 💌 offer, 👇 demo).
-    if state.get("route") == "ANSWER" and state.get("routing") == "answered":
-        return "skill_ending_writer"
-    return "dialog_state_extractor"
-
-
-def suggestion_router(
-    state: ChatState,
-) -> Literal["answer_suggester", "follow_up_suggester", "finalize"]:
-    """Answer options when the bot asked a question; else follow-up questions (seed 000)."""
-    if state.get("suggested_follow_ups"):
-        return "finalize"  # the handler already chose suggestions (redirects)
-    answer = (state.get("answer") or "").rstrip()
-    if answer.endswith(("?", "？", "💌", "👉")) or answer.endswith("? 👇"):
-        return "answer_suggester"
-    if state.get("route") == "ANSWER":
-        return "follow_up_suggester"
-    return "finalize"
 
 
 @timed
@@ -83,12 +63,12 @@ async def follow_up_suggester(state: ChatState, runtime: Runtime[TurnContext]) -
     return {"suggested_follow_ups": questions[:3]}
 
 
-def call_to_action(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, str] | None:
+def call_to_action(state: ChatState, runtime: Runtime[TurnContext]) -> CallToAction | None:
     skills = runtime.context.site.skills
     if not skills.booking_url:
         return None
-    status = (state.get("booking") or {}).get("status")
-    chosen = set((state.get("skill_selection") or {}).get("skills", ()))
+    status = booking_of(state).get("status")
+    chosen = set(skills_of(state))
     route = state.get("route")
     wants_cta = (status == "booked" and route == "BOOKING") or (
         "propose_demo" in chosen and route in ("ANSWER", "BOOKING")
@@ -99,7 +79,7 @@ def call_to_action(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str,
     label = skills.cta_label.get(language) or skills.cta_label.get("en") or "Book a demo"
     # form_field_extractor already encoded the collected fields into the booking URL.
     url = (state.get("cta_url_overrides") or {}).get("booking_url") or skills.booking_url
-    return {"label": label, "url": url}
+    return CallToAction(label=label, url=url)
 
 
 @timed
@@ -112,6 +92,6 @@ async def finalize(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     evict = [RemoveMessage(id=m.id) for m in messages[: max(0, len(messages) + 1 - keep)] if m.id]
     return {
         "messages": [*evict, AIMessage(content=answer)],
-        "turn_number": int(state.get("turn_number", 0)) + 1,
+        "turn_number": turn_of(state) + 1,
         "cta": call_to_action(state, runtime),
     }

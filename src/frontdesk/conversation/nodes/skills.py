@@ -21,7 +21,16 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, timed
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import (
+    ChatState,
+    booking_of,
+    collected_values,
+    dialog_of,
+    forms_of,
+    progress_of,
+    skills_of,
+    turn_of,
+)
 from frontdesk.conversation.texts import say
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.schema import ProfilingForm
@@ -100,13 +109,13 @@ def skill_ending(
 
 def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> dict[str, bool]:
     """What the previous reply left open, as router inputs (see `RouteInput`)."""
-    turn = int(state.get("turn_number", 0))
+    turn = turn_of(state)
     text = state["input"].strip()
-    progress = state.get("progress") or {}
-    supervision = state.get("dialog_supervision") or {}
+    progress = progress_of(state)
+    supervision = dialog_of(state)
     # The 👉 of the previous reply, or a replayed history's pending one (seed 002 step 4b).
-    asked_field = pending_profiling_field(supervision, state.get("form_collection"), turn, forms)
-    booked = (state.get("booking") or {}).get("status") == "booked"
+    asked_field = pending_profiling_field(supervision, forms_of(state), turn, forms)
+    booked = booking_of(state).get("status") == "booked"
     return {
         "stall_offer_pending": progress.get("stall_offer_turn") == turn - 1,
         "email_asked_last_turn": supervision.get("content_gating_ask_turn") == turn - 1,
@@ -127,10 +136,10 @@ async def skill_ending_writer(state: ChatState, runtime: Runtime[TurnContext]) -
     """Append the chosen skill's closing line to a full answer, streamed (seed 000)."""
     site = runtime.context.site
     ending = skill_ending(
-        tuple((state.get("skill_selection") or {}).get("skills", ())),
+        skills_of(state),
         enabled=site.skills.enabled,
         forms=site.qualification.forms,
-        collected=(state.get("form_collection") or {}).get("collected_values") or {},
+        collected=collected_values(state),
         language=language_of(state, runtime),
         site_name=site.name,
     )

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import dialog_state_update, form_field_update
 from frontdesk.conversation.nodes.common import Update, timed
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import ChatState, turn_of, visitor_email
 
 
 @timed
@@ -16,7 +16,7 @@ async def dialog_state_extractor(state: ChatState, runtime: Runtime[TurnContext]
     """👉 profiling question, 👇 demo proposal, 💌 email request, and emails from the visitor."""
     update = dialog_state_update(
         state.get("answer") or "",
-        turn_number=int(state.get("turn_number", 0)),
+        turn_number=turn_of(state),
         user_message=state["input"],
         previous=state.get("dialog_supervision"),
         forms=runtime.context.site.qualification.forms,
@@ -29,11 +29,11 @@ async def form_field_extractor(state: ChatState, runtime: Runtime[TurnContext]) 
     """The answer to last turn's 👉 question goes to its form field; fields feed the CTA URL."""
     found = form_field_update(
         state["input"],
-        turn_number=int(state.get("turn_number", 0)),
+        turn_number=turn_of(state),
         dialog_supervision=state.get("dialog_supervision"),
         form_collection=state.get("form_collection"),
         booking_url=runtime.context.site.skills.booking_url,
-        email=(state.get("visitor_profile") or {}).get("email"),
+        email=visitor_email(state),
         forms=runtime.context.site.qualification.forms,
     )
     update: Update = {}

@@ -1,0 +1,63 @@
+"""The graph's shape: every seed step is a node, and the docs' diagram is the one the code
+draws (`frontdesk graph`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from frontdesk.conversation.graph import compile_graph, mermaid
+
+pytestmark = pytest.mark.unit
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "conversation.md"
+
+SEED_NODES = {
+    "abuse_gate",
+    "detect_language",
+    "retrieval_task_starter",
+    "enricher_task_starter",
+    "visitor_profile_task_starter",
+    "intent_classifier",
+    "signals_detector",
+    "skill_selector",
+    "intent_router",
+    "enricher_awaiter",
+    "visitor_profile_awaiter",
+    "retrieval_awaiter",
+    "skill_applier",
+    "grade_docs",
+    "retry_retrieval",
+    "answer_writer",
+    "verify_facts",
+    "evaluate_answer",
+    "offer_human",
+    "clarify_handler",
+    "redirect_handler",
+    "booking_handler",
+    "propose_handoff",
+    "stall_check",
+    "skill_ending_writer",
+    "dialog_state_extractor",
+    "form_field_extractor",
+    "answer_suggester",
+    "follow_up_suggester",
+    "finalize",
+}
+
+
+def test_every_seed_step_is_a_langgraph_node() -> None:
+    nodes = set(compile_graph().get_graph().nodes) - {"__start__", "__end__"}
+    assert nodes == SEED_NODES
+    assert len(nodes) >= 25
+
+
+def test_the_docs_diagram_is_the_generated_one() -> None:
+    found = re.search(r"## Diagram\n.*?```mermaid\n(.*?)```", DOC.read_text("utf-8"), re.S)
+    assert found, "docs/conversation.md has no ## Diagram mermaid block"
+    assert found.group(1) == mermaid(), (
+        "the committed diagram is stale: regenerate it with "
+        "`frontdesk graph` and paste it under ## Diagram in docs/conversation.md"
+    )

@@ -1,0 +1,150 @@
+"""Every router of the graph, as a table: each branch of its `Literal`, and the raise.
+
+The tables are checked against the routers' own return annotations, so a new branch
+without a row fails here.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from frontdesk.conversation import routes
+from frontdesk.conversation.state import ChatState
+
+pytestmark = pytest.mark.unit
+
+Router = Callable[[ChatState], str]
+
+
+def state(**values: Any) -> ChatState:
+    return typing.cast(ChatState, {"messages": [], "input": "hello", **values})
+
+
+EVALUATED = {"quality": 1.0, "relevance": 1.0, "coverage": "full", "reasoning": ""}
+
+TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
+    routes.after_abuse_gate: [
+        ({}, "detect_language"),
+        ({"block": None}, "detect_language"),
+        ({"block": "hack"}, "__end__"),
+        ({"block": "spam"}, "__end__"),
+        ({"block": "length"}, "__end__"),
+    ],
+    routes.route_by_intent: [
+        ({"route": "ANSWER"}, "enricher_awaiter"),
+        ({"route": "REDIRECT"}, "redirect_handler"),
+        ({"route": "BOOKING"}, "booking_handler"),
+        ({"route": "HANDOFF"}, "propose_handoff"),
+    ],
+    routes.relevance_gate: [
+        ({"graded_chunks": [{"chunk_id": "c1"}], "retries": 0}, "answer_writer"),
+        ({"graded_chunks": [{"chunk_id": "c1"}], "retries": 1}, "answer_writer"),
+        ({"graded_chunks": [], "retries": 0}, "retry_retrieval"),
+        ({}, "retry_retrieval"),
+        ({"graded_chunks": [], "retries": 1}, "clarify_handler"),
+    ],
+    routes.after_answer_writer: [
+        ({"route": "ANSWER", "answer": "Yes [1]."}, "verify_facts"),
+        (
+            {"route": "HANDOFF", "route_reason": "llm_failure", "writer_failed": True},
+            "propose_handoff",
+        ),
+    ],
+    routes.route_or_retry: [
+        ({"evaluation": {**EVALUATED, "after": "auto"}, "routing": "answered"}, "stall_check"),
+        (
+            {"evaluation": {**EVALUATED, "after": "auto"}, "routing": "low_confidence"},
+            "offer_human",
+        ),
+        (
+            {"evaluation": {**EVALUATED, "after": "auto"}, "routing": "partially_answered"},
+            "offer_human",
+        ),
+        (
+            {"evaluation": {**EVALUATED, "after": "human"}, "routing": "cannot_answer"},
+            "offer_human",
+        ),
+        (
+            {"evaluation": {**EVALUATED, "after": "error"}, "routing": "cannot_answer"},
+            "offer_human",
+        ),
+    ],
+    routes.after_stall_check: [
+        ({"route": "ANSWER", "stall": True, "routing": "answered"}, "propose_handoff"),
+        ({"route": "ANSWER", "stall": True, "routing": "followup"}, "propose_handoff"),
+        ({"route": "ANSWER", "stall": False, "routing": "answered"}, "skill_ending_writer"),
+        ({"route": "ANSWER", "stall": False, "routing": "followup"}, "dialog_state_extractor"),
+        ({"route": "REDIRECT", "stall": True, "routing": "irrelevant"}, "dialog_state_extractor"),
+        ({"route": "BOOKING", "stall": False, "routing": "answered"}, "dialog_state_extractor"),
+    ],
+    routes.suggestion_router: [
+        ({"route": "REDIRECT", "suggested_follow_ups": ["What do you do?"]}, "finalize"),
+        ({"route": "ANSWER", "answer": "Shall I book it?"}, "answer_suggester"),
+        ({"route": "BOOKING", "answer": "What's your work email? 💌"}, "answer_suggester"),
+        ({"route": "ANSWER", "answer": "Want a demo? 👇"}, "answer_suggester"),
+        ({"route": "ANSWER", "answer": "We ship weekly [1]."}, "follow_up_suggester"),
+        ({"route": "HANDOFF", "answer": "A colleague will write to you."}, "finalize"),
+    ],
+}
+
+RAISES: list[tuple[Router, dict[str, Any], str]] = [
+    (routes.after_abuse_gate, {"block": "rude"}, "unknown block"),
+    (routes.route_by_intent, {}, "unknown route"),
+    (routes.route_by_intent, {"route": "DANCE"}, "unknown route"),
+    (routes.relevance_gate, {"graded_chunks": [], "retries": 2}, "retries out of range"),
+    (routes.relevance_gate, {"graded_chunks": [], "retries": -1}, "retries out of range"),
+    (routes.after_answer_writer, {"route": "REDIRECT"}, "unexpected route"),
+    (routes.route_or_retry, {"routing": "answered"}, "unknown evaluation outcome"),
+    (
+        routes.route_or_retry,
+        {"evaluation": {**EVALUATED, "after": "maybe"}},
+        "unknown evaluation outcome",
+    ),
+    (routes.after_stall_check, {"route": None}, "unknown route"),
+    (routes.suggestion_router, {"route": "LATER"}, "unknown route"),
+]
+
+
+def branches(router: Router) -> set[str]:
+    """The node names a router may return, read from its `Literal` annotation."""
+    return set(typing.get_args(typing.get_type_hints(router)["return"]))
+
+
+@pytest.mark.parametrize(
+    ("router", "values", "expected"),
+    [(router, values, expected) for router, rows in TABLES.items() for values, expected in rows],
+    ids=lambda item: getattr(item, "__name__", None),
+)
+def test_router_table(router: Router, values: dict[str, Any], expected: str) -> None:
+    assert router(state(**values)) == expected
+
+
+@pytest.mark.parametrize("router", list(TABLES), ids=lambda router: router.__name__)
+def test_every_branch_has_a_row(router: Router) -> None:
+    assert {expected for _, expected in TABLES[router]} == branches(router)
+
+
+@pytest.mark.parametrize(
+    ("router", "values", "message"), RAISES, ids=lambda item: getattr(item, "__name__", None)
+)
+def test_router_raises_on_an_unknown_state(
+    router: Router, values: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        router(state(**values))
+
+
+def test_every_router_of_the_graph_has_a_table() -> None:
+    from frontdesk.conversation.graph import compile_graph
+
+    wired = {
+        branch.path.func  # type: ignore[attr-defined]
+        for node_branches in compile_graph().builder.branches.values()
+        for branch in node_branches.values()
+    }
+    assert wired == set(TABLES)
+    assert {router for router, _, _ in RAISES} == set(TABLES)

@@ -270,14 +270,13 @@ def after_stall_check(
     state: ChatState,
 ) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
     """Seed 004 stall path, then seed 000 skills: how a reply ends."""
-    route = _route(state)
+    answer_path = _route(state) == "ANSWER"
     # Only answered turns end in a stall offer; a refusal or a redirect never does.
-    if state.get("stall") and route == "ANSWER":
+    if answer_path and state.get("stall"):
         return "propose_handoff"
     # A full answer may end with the chosen skill (👉 question, 💌 offer, 👇 demo).
-    if route == "ANSWER" and state.get("routing") == "answered":
-        return "skill_ending_writer"
-    return "dialog_state_extractor"
+    full_answer = answer_path and state.get("routing") == "answered"
+    return "skill_ending_writer" if full_answer else "dialog_state_extractor"
 
 
 def suggestion_router(
@@ -285,10 +284,9 @@ def suggestion_router(
 ) -> Literal["answer_suggester", "follow_up_suggester", "finalize"]:
     """Answer options when the reply asks something; else follow-up questions (seed 000)."""
     route = _route(state)
+    asks = (state.get("answer") or "").rstrip().endswith(QUESTION_ENDINGS)
     if state.get("suggested_follow_ups"):
         return "finalize"  # the handler already chose suggestions (redirects)
-    if (state.get("answer") or "").rstrip().endswith(QUESTION_ENDINGS):
+    if asks:
         return "answer_suggester"
-    if route == "ANSWER":
-        return "follow_up_suggester"
-    return "finalize"
+    return "follow_up_suggester" if route == "ANSWER" else "finalize"

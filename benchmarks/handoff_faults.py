@@ -38,12 +38,15 @@ from sqlalchemy import func, select
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
 from frontdesk.handoff.channels.crm import CrmChannel
 from frontdesk.handoff.dispatcher import Dispatcher
-from frontdesk.handoff.loopback import Fault, HttpReceiver, SmtpReceiver
 from frontdesk.handoff.outbox import enqueue_handoff
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Handoff, HandoffAttempt, Lead, OutboxItem
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # the test doubles in tests/support are not shipped
+from tests.support.loopback import Fault, HttpReceiver, SmtpReceiver  # noqa: E402
 
 LEASE_S = 3.0
 HTTP_TIMEOUT_S = 0.3

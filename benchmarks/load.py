@@ -12,7 +12,7 @@ What runs (issue #9):
   (the output says so); the demo knowledge base is ingested once (`frontdesk kb ingest`);
 - with `--engine llm`, the site uses the `llm` engine (routing `hybrid` by default, every
   role on the provider) against the simulated OpenAI-compatible provider
-  (`frontdesk.engines.llm.simulator`) in a process of its own, with fixed latencies:
+  (`tests.support.simulator`) in a process of its own, with fixed latencies:
   structured calls 300 ms, streamed answers' first token after 400 ms, then 20 tokens/s;
 - one real `frontdesk serve` instance (SQLite store) on a free loopback port, started and
   waited for (`/readyz`) like a deployment would: with `--workers 1` (the default) one
@@ -69,8 +69,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from frontdesk.engines.llm.simulator import DEFAULT_ANSWER, free_port
 from frontdesk.settings import DEMO_DIR
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # the test doubles in tests/support are not shipped
+from tests.support.ports import free_port  # noqa: E402
+from tests.support.simulator import DEFAULT_ANSWER  # noqa: E402
 
 QUESTIONS = [
     "Do you support SAML single sign-on?",
@@ -254,13 +258,13 @@ def start_provider(args: argparse.Namespace, log: Path) -> tuple[subprocess.Pope
     """The simulated provider in a process of its own, as a real provider would be."""
     port = free_port()
     command = [
-        sys.executable, "-m", "frontdesk.engines.llm.simulator", "--port", str(port),
+        sys.executable, "-m", "tests.support.simulator", "--port", str(port),
         "--classify-delay-s", str(args.sim_classify_ms / 1000),
         "--first-token-delay-s", str(args.sim_first_token_ms / 1000),
         "--tokens-per-s", str(args.sim_tokens_per_s), "--echo-query",
     ]  # fmt: skip
     with log.open("ab") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -39,10 +39,13 @@ from sqlalchemy import select
 from frontdesk.conversation.payload import CompleteEvent, TokenEvent, VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.demo_setup import ingest_sources
-from frontdesk.engines.llm.simulator import free_port
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import Trace
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # the test doubles in tests/support are not shipped
+from tests.support.ports import free_port  # noqa: E402
 
 CLASSIFY_S = 0.300
 FIRST_TOKEN_S = 0.400
@@ -64,11 +67,11 @@ def start_provider() -> tuple[subprocess.Popen[bytes], str]:
     Structured calls get the schema's benign sample: LEARN, nothing irrelevant, full."""
     port = free_port()
     command = [
-        sys.executable, "-m", "frontdesk.engines.llm.simulator", "--port", str(port),
+        sys.executable, "-m", "tests.support.simulator", "--port", str(port),
         "--classify-delay-s", str(CLASSIFY_S), "--first-token-delay-s", str(FIRST_TOKEN_S),
         "--tokens-per-s", str(TOKENS_PER_S), "--echo-query",
     ]  # fmt: skip
-    process = subprocess.Popen(command)
+    process = subprocess.Popen(command, cwd=REPO_ROOT)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -26,7 +26,7 @@ def build_engines(
 ) -> Engines:
     """Raises `EngineConfigError` when the site's models cannot be built.
 
-    `models` (a `ModelSet`) replaces the configured models, e.g. scripted ones in tests.
+    `models` (a `ModelSet`) replaces the configured models (tests pass their doubles here).
     """
     local = build_local_engines(settings)
     resolved = resolve_engine(site, settings)

@@ -13,8 +13,8 @@ import yaml
 from typer.testing import CliRunner
 
 from frontdesk.cli import app
-from frontdesk.engines.llm.simulator import SimulatedProvider
 from frontdesk.evals.judge import CRITERIA
+from tests.support.simulator import SimulatedProvider
 
 pytestmark = pytest.mark.integration
 

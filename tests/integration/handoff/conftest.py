@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from handoff_support import MakeHandoff, acme_yaml
 
-from frontdesk.handoff.loopback import HttpReceiver, SmtpReceiver
 from frontdesk.handoff.outbox import enqueue_handoff
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Handoff
+from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from frontdesk.handoff.loopback import HttpReceiver, free_port
+from tests.support.loopback import HttpReceiver
+from tests.support.ports import free_port
 
 FAST_RETRIES = "[0.01, 0.01, 0.01]"
 

@@ -12,10 +12,10 @@ from handoff_support import MakeHandoff
 
 from frontdesk.api.app import create_app
 from frontdesk.conversation.payload import TurnResult, VisitorContext
-from frontdesk.handoff.loopback import HttpReceiver
 from frontdesk.runtime import Runtime
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import LoadedSite
+from tests.support.loopback import HttpReceiver
 
 pytestmark = pytest.mark.integration
 

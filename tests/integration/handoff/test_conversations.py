@@ -15,10 +15,10 @@ from sqlalchemy import select
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.handoff.dispatcher import Dispatcher
-from frontdesk.handoff.loopback import HttpReceiver
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import AnalyticsEvent, Handoff, Lead, OutboxItem
+from tests.support.loopback import HttpReceiver
 
 pytestmark = pytest.mark.integration
 

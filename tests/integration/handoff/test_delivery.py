@@ -19,13 +19,13 @@ from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
 from frontdesk.handoff.channels.crm import CrmChannel
 from frontdesk.handoff.channels.webhook import verify_signature
 from frontdesk.handoff.dispatcher import Dispatcher, start_dispatcher
-from frontdesk.handoff.loopback import HttpReceiver, SmtpReceiver
 from frontdesk.handoff.outbox import record_lead_capture
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
 from frontdesk.store.models import AnalyticsEvent, Handoff, HandoffAttempt, Lead, OutboxItem
 from frontdesk.store.repositories import HandoffRepository, OutboxRepository
+from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration
 

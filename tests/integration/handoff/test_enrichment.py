@@ -10,11 +10,12 @@ from sqlalchemy import select
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.enrichment import Enricher
-from frontdesk.handoff.loopback import HttpReceiver, free_port
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.models import Visitor
+from tests.support.loopback import HttpReceiver
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.integration
 

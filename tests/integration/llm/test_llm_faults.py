@@ -13,8 +13,8 @@ import pytest
 
 from conftest import complete, run_turn, streamed_text
 from frontdesk.conversation.service import ChatService
-from frontdesk.engines.llm.simulator import DEFAULT_ANSWER, SimulatedProvider
 from frontdesk.runtime import build_runtime
+from tests.support.simulator import DEFAULT_ANSWER, SimulatedProvider
 
 pytestmark = pytest.mark.integration
 

@@ -25,9 +25,9 @@ from frontdesk.engines.llm.schemas import (
     SuggestionsOutput,
     VerificationOutput,
 )
-from frontdesk.engines.llm.scripted import ScriptedChatModel
 from frontdesk.runtime import build_runtime
 from frontdesk.store.models import Handoff, OutboxItem, Trace
+from tests.support.scripted import ScriptedChatModel
 
 pytestmark = pytest.mark.integration
 

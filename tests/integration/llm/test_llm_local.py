@@ -28,9 +28,9 @@ from frontdesk.conversation.payload import TokenEvent
 from frontdesk.conversation.service import ChatService
 from frontdesk.engines.base import IntentResult, Turn
 from frontdesk.engines.factory import build_engines
-from frontdesk.engines.llm.simulator import free_port
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.runtime import build_runtime
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm_local, pytest.mark.timeout(1200)]
 

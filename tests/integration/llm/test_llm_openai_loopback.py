@@ -22,8 +22,8 @@ from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.engines.llm.config import ResolvedEngine
 from frontdesk.engines.llm.models import build_chat_model
 from frontdesk.engines.llm.schemas import QueryOutput
-from frontdesk.engines.llm.simulator import DEFAULT_ANSWER, SimulatedProvider
 from frontdesk.engines.llm.structured import structured_runnable
+from tests.support.simulator import DEFAULT_ANSWER, SimulatedProvider
 
 pytestmark = pytest.mark.integration
 

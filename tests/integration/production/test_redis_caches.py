@@ -18,7 +18,6 @@ from sqlalchemy import Engine
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.enrichment import Enricher, RedisEnrichmentCache, TtlCache
 from frontdesk.guard.redis import redis_client, redis_sync_client
-from frontdesk.handoff.loopback import free_port
 from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, Embedder, Matrix, make_embedder
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
@@ -34,6 +33,7 @@ from frontdesk.settings import get_settings
 from frontdesk.sites.schema import KnowledgeConfig, SiteConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.integration]
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -7,8 +7,8 @@ from langchain_core.messages import HumanMessage
 
 from frontdesk.engines.llm.accounting import UsageMeter, estimate_cost
 from frontdesk.engines.llm.schemas import QueryOutput
-from frontdesk.engines.llm.scripted import ScriptedChatModel
 from frontdesk.engines.llm.structured import StructuredCaller
+from tests.support.scripted import ScriptedChatModel
 
 pytestmark = pytest.mark.unit
 

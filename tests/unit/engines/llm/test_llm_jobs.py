@@ -24,9 +24,9 @@ from frontdesk.engines.llm.schemas import (
     SuggestionsOutput,
     VerificationOutput,
 )
-from frontdesk.engines.llm.scripted import ScriptedChatModel, Slow
 from frontdesk.engines.local.engine import build_local_engines
 from frontdesk.knowledge.models import RetrievedChunk
+from tests.support.scripted import ScriptedChatModel, Slow
 
 pytestmark = pytest.mark.unit
 

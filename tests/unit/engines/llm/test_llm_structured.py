@@ -18,7 +18,6 @@ from tenacity import RetryCallState, wait_exponential_jitter
 
 from frontdesk.engines.llm import schemas
 from frontdesk.engines.llm.schemas import IntentOutput, QueryOutput
-from frontdesk.engines.llm.scripted import ScriptedChatModel, Slow
 from frontdesk.engines.llm.structured import (
     RETRY_WAIT,
     StructuredCaller,
@@ -27,6 +26,7 @@ from frontdesk.engines.llm.structured import (
     structured_runnable,
     trace_schema,
 )
+from tests.support.scripted import ScriptedChatModel, Slow
 
 pytestmark = pytest.mark.unit
 

@@ -11,9 +11,9 @@ from langchain_core.messages import AIMessage
 
 from frontdesk.engines.base import AnswerRequest, Turn, WriterUnavailableError
 from frontdesk.engines.llm.prompts import PromptBook
-from frontdesk.engines.llm.scripted import Drop, ScriptedChatModel, Slow
 from frontdesk.engines.llm.writer import LLMAnswerWriter, classify_complexity
 from frontdesk.knowledge.models import RetrievedChunk
+from tests.support.scripted import Drop, ScriptedChatModel, Slow
 
 pytestmark = pytest.mark.unit
 

@@ -1,5 +1,6 @@
 """A loopback server speaking the OpenAI chat-completions API, for fault-injection tests
-and the TTFT benchmark (never a production path).
+and the TTFT and load benchmarks (`python -m tests.support.simulator --port N` from the
+repository root serves it in a process of its own).
 
 Per model name it follows a script of behaviours, one per request, then answers `ok`:
 `error:500`, `error:429`, `slow:<seconds>` (late first token / late reply), `drop:<n>`
@@ -14,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 import threading
 import time
 from collections import defaultdict, deque
@@ -27,16 +27,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.support.ports import free_port
+
 Structured = Callable[[str, dict[str, Any]], dict[str, Any] | None]
 _VISITOR = re.compile(r"<visitor_message>\\n(.*?)\\n</visitor_message>")
 DEFAULT_ANSWER = "Tessellate syncs your data every five minutes [1]. It supports SSO via SAML [2]."
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:

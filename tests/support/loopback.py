@@ -9,7 +9,6 @@ than the client's timeout, refused connections, SMTP 451s.
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections import deque
@@ -19,14 +18,9 @@ from email import message_from_bytes, policy
 from email.message import Message
 from typing import Any, Literal
 
+from tests.support.ports import free_port
+
 Fault = Literal["ok", "500", "timeout"]
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on right now (also how to get a refused connection)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,12 @@ Methods (EngineConfig.structured_output):
   not supported (llama.cpp) and for models without tool calling.
 - `auto` — `function_calling` when the model can bind tools, else `json_object`.
 
-Every attempt is bounded by the per-call timeout; provider errors, timeouts and invalid
-outputs are retried with exponential backoff and jitter, then the fallback model gets as
-many attempts (`StructuredCaller.invoke`). When all of that fails the caller gets None and
-the job answers with the local engine instead.
+Every attempt is bounded by the per-call timeout. Only failures that may pass on a second
+try (timeouts, connection errors, HTTP 408/429/5xx: `retry.is_retryable`) are retried,
+with exponential backoff and jitter (tenacity); any other failure — a 4xx, an output that
+is not the schema — moves on to the fallback model at once, which gets the same policy
+(`StructuredCaller.invoke`). When all of that fails the caller gets None and the job
+answers with the local engine instead.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -37,13 +38,14 @@ from langchain_core.runnables import (
 )
 from langchain_core.utils.function_calling import convert_to_json_schema
 from pydantic import BaseModel
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from frontdesk.engines.llm import retry
 from frontdesk.sites.schema import StructuredOutput
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
-RETRY_WAIT = {"initial": 0.2, "max": 2.0, "exp_base": 2.0, "jitter": 0.1}
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
@@ -120,17 +122,15 @@ def structured_runnable(
     return runnable
 
 
-def retry_wait_s(failed_attempts: int) -> float:
-    """The pause before the next attempt: exponential backoff with jitter (RETRY_WAIT)."""
-    backoff = RETRY_WAIT["initial"] * RETRY_WAIT["exp_base"] ** (failed_attempts - 1)
-    return max(0.0, min(backoff + random.uniform(0, RETRY_WAIT["jitter"]), RETRY_WAIT["max"]))
+def _retry_wait(state: RetryCallState) -> float:
+    return retry.RETRY_WAIT(state)  # looked up per call, so tests can stub the pause
 
 
 class StructuredCaller:
     """Calls one role's model (and the fallback model) for structured outputs.
 
-    The retry loop and the fallback are plain code around one runnable per model and
-    schema (built once): LangChain's `.with_retry` / `.with_fallbacks` and a lambda
+    The retries (tenacity) and the fallback are plain code around one runnable per model
+    and schema (built once): LangChain's `.with_retry` / `.with_fallbacks` and a lambda
     around each attempt cost a callback run each and a signature inspection per call,
     as much CPU as the model call's own LangChain overhead."""
 
@@ -182,23 +182,30 @@ class StructuredCaller:
     async def invoke(
         self, schema: type[T], messages: Sequence[BaseMessage], config: RunnableConfig
     ) -> T:
-        """`attempts` tries on the model with backoff between them, then as many on the
-        fallback model, each bounded by the per-call timeout. When none validates, the
-        model's last error is raised (as `.with_retry().with_fallbacks()` would)."""
+        """Up to `attempts` tries on the model while its failures are retryable, with
+        backoff between them, then the same on the fallback model, each bounded by the
+        per-call timeout. When none validates, the model's last error is raised (as
+        `.with_retry().with_fallbacks()` would)."""
         sent = list(messages)
         tags = list(config.get("tags") or [])
         errors: list[Exception] = []
         for index in range(len(self.models)):
-            for attempt in range(1, self.attempts + 1):
-                retry = config
-                if attempt > 1:
-                    await asyncio.sleep(retry_wait_s(attempt - 1))
-                    retry = {**config, "tags": [*tags, f"retry:attempt:{attempt}"]}
-                try:
-                    return await self._attempt(index, schema, sent, retry)
-                except Exception as exc:
-                    last = exc
-            errors.append(last)
+            attempts = AsyncRetrying(
+                stop=stop_after_attempt(self.attempts),
+                wait=_retry_wait,
+                retry=retry_if_exception(retry.is_retryable),
+                reraise=True,
+            )
+            try:
+                async for attempt in attempts:
+                    with attempt:
+                        number = attempt.retry_state.attempt_number
+                        tagged = config
+                        if number > 1:  # LangChain's RunnableRetry tags retries the same way
+                            tagged = {**config, "tags": [*tags, f"retry:attempt:{number}"]}
+                        return await self._attempt(index, schema, sent, tagged)
+            except Exception as exc:
+                errors.append(exc)
         raise errors[0]
 
     async def __call__(

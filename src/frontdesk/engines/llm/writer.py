@@ -5,7 +5,9 @@ fallback message and a handoff offer).
 
 Streaming does not go through `.with_retry` (RunnableRetry does not retry streams) nor
 `.with_fallbacks` (it cannot bound the wait for the first token), so the attempt loop is
-here: `attempts` tries on the writer model, then `attempts` on the fallback model.
+here: `attempts` tries on the writer model, then `attempts` on the fallback model. A
+failure that is not retryable (a 4xx: `retry.is_retryable`) ends that model's tries at
+once.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from frontdesk.engines.llm.messages import (
     visitor_message,
 )
 from frontdesk.engines.llm.prompts import PromptBook
+from frontdesk.engines.llm.retry import is_retryable
 from frontdesk.guard.pii import PiiScrubber, StreamRestorer
 
 log = logging.getLogger(__name__)
@@ -112,7 +115,10 @@ class LLMAnswerWriter:
         restorer = StreamRestorer(scrubber)
         sent: list[str] = []
         errors: list[str] = []
+        given_up: BaseChatModel | None = None  # its last failure would recur
         for attempt, model in enumerate(self.plan(request)):
+            if model is given_up:
+                continue
             if attempt:
                 await asyncio.sleep(self.retry_wait_s * attempt)
             try:
@@ -135,6 +141,8 @@ class LLMAnswerWriter:
                     log.warning("writer stream dropped", extra={"error": errors[-1]})
                     raise WriterUnavailableError("stream dropped", partial="".join(sent)) from exc
                 log.info("writer attempt %d failed: %s", attempt + 1, errors[-1])
+                if not is_retryable(exc):
+                    given_up = model
         log.warning("writer unavailable", extra={"errors": errors})
         raise WriterUnavailableError("; ".join(errors) or "no writer model")
 

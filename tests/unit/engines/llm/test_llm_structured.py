@@ -1,9 +1,9 @@
-"""Structured calls: the retry loop and the fallback keep `.with_retry().with_fallbacks()`
-semantics, and the JSON schema LangChain records per call is built once."""
+"""Structured calls: retries (of retryable failures only) and the fallback keep
+`.with_retry().with_fallbacks()` semantics, and the JSON schema LangChain records per call
+is built once."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 from uuid import UUID
 
@@ -14,14 +14,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableSequence
 from langchain_core.utils.function_calling import convert_to_json_schema
 from pydantic import BaseModel
-from tenacity import RetryCallState, wait_exponential_jitter
+from tenacity import RetryCallState
 
 from frontdesk.engines.llm import schemas
+from frontdesk.engines.llm.retry import RETRY_WAIT
 from frontdesk.engines.llm.schemas import IntentOutput, QueryOutput
 from frontdesk.engines.llm.structured import (
-    RETRY_WAIT,
     StructuredCaller,
-    retry_wait_s,
     schema_instruction,
     structured_runnable,
     trace_schema,
@@ -70,14 +69,15 @@ def query(text: str = "q") -> QueryOutput:
 
 @pytest.fixture(autouse=True)
 def no_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Backoff pauses are recorded, not slept."""
+    """Backoff pauses are computed and recorded, not slept (tenacity also computes the one
+    after the last attempt, which it does not sleep)."""
     waits: list[float] = []
 
-    def wait(failed_attempts: int) -> float:
-        waits.append(retry_wait_s(failed_attempts))
+    def wait(state: RetryCallState) -> float:
+        waits.append(RETRY_WAIT(state))
         return 0.0
 
-    monkeypatch.setattr("frontdesk.engines.llm.structured.retry_wait_s", wait)
+    monkeypatch.setattr("frontdesk.engines.llm.retry.RETRY_WAIT", wait)
     return waits
 
 
@@ -99,29 +99,33 @@ def test_recorded_schema_is_built_once_and_converts_the_same() -> None:
         assert type(prebuilt.last) is type(original.last)  # the same parser
 
 
-def test_backoff_is_tenacity_exponential_jitter() -> None:
-    params = {k: v for k, v in RETRY_WAIT.items() if k != "initial"}
-    with pytest.warns(DeprecationWarning):  # `initial` is tenacity's old name of the multiplier
-        reference = wait_exponential_jitter(initial=RETRY_WAIT["initial"], **params)
-    for failed in (1, 2, 3, 6):
-        state = RetryCallState(None, None, (), {})
-        state.attempt_number = failed
-        random.seed(failed)
-        expected = reference(state)
-        random.seed(failed)
-        assert retry_wait_s(failed) == expected
-
-
-async def test_retries_then_fallback_then_the_first_error(no_backoff: list[float]) -> None:
-    model = ScriptedChatModel(outcomes=[ConnectionError("a"), RuntimeError("b")], model_name="m")
-    backup = ScriptedChatModel(outcomes=[ValueError("c"), ValueError("d")], model_name="f")
-    caller = StructuredCaller(model, fallback=backup, method="function_calling", attempts=2)
+async def test_retryable_errors_are_retried_then_fallback_then_the_first_error(
+    no_backoff: list[float],
+) -> None:
+    model = ScriptedChatModel(
+        outcomes=[ConnectionError("a"), TimeoutError("b"), ConnectionError("c")], model_name="m"
+    )
+    backup = ScriptedChatModel(outcomes=[ConnectionError("d"), ValueError("e")], model_name="f")
+    caller = StructuredCaller(model, fallback=backup, method="function_calling", attempts=3)
     tags = Tags()
-    with pytest.raises(RuntimeError, match="b"):  # the model's last error, as with_fallbacks
+    with pytest.raises(ConnectionError, match="c"):  # the model's last error, as with_fallbacks
         await caller.invoke(QueryOutput, [HumanMessage("x")], {"callbacks": [tags]})
     assert not model.outcomes and not backup.outcomes
-    assert len(no_backoff) == 2 and all(0.2 <= w <= 0.3 for w in no_backoff)
-    assert tags.calls == [[], ["retry:attempt:2"], [], ["retry:attempt:2"]]
+    assert 0.2 <= no_backoff[0] <= 0.3 and 0.4 <= no_backoff[1] <= 0.5  # backoff, jitter
+    assert tags.calls == [
+        [], ["retry:attempt:2"], ["retry:attempt:3"], [], ["retry:attempt:2"]
+    ]  # fmt: skip
+
+
+async def test_a_failure_that_is_not_retryable_goes_straight_to_the_fallback(
+    no_backoff: list[float],
+) -> None:
+    model = ScriptedChatModel(outcomes=[RuntimeError("bad request"), query("unused")])
+    backup = ScriptedChatModel(outcomes=[query("from the fallback")], model_name="f")
+    caller = StructuredCaller(model, fallback=backup, method="function_calling", attempts=3)
+    result = await caller.invoke(QueryOutput, [HumanMessage("x")], {})
+    assert result.query == "from the fallback"
+    assert len(model.outcomes) == 1 and no_backoff == []  # tried once, no pause
 
 
 async def test_job_tag_reaches_every_attempt_and_a_late_success_wins() -> None:
@@ -135,17 +139,18 @@ async def test_job_tag_reaches_every_attempt_and_a_late_success_wins() -> None:
     assert tags.calls == [["job:query_rewriter"], ["job:query_rewriter", "retry:attempt:2"]]
 
 
-async def test_wrong_schema_is_retried_and_none_means_local() -> None:
+async def test_wrong_schema_is_not_retried_and_none_means_local() -> None:
     wrong = IntentOutput(reasoning="r", intent="LEARN", confidence=0.5)
     model = ScriptedChatModel(outcomes=[wrong, wrong], model_name="m")
     caller = StructuredCaller(model, method="function_calling", attempts=2)
     assert await caller(QueryOutput, [HumanMessage("x")], "query_rewriter") is None
-    assert not model.outcomes
+    assert len(model.outcomes) == 1  # an invalid output is not a transient failure
 
 
-async def test_json_object_prompt_gets_the_schema_each_attempt() -> None:
-    model = FakeListChatModel(responses=["no json", '{"reasoning": "r", "query": "sso"}'])
-    caller = StructuredCaller(model, method="auto", attempts=2)
+async def test_json_object_prompt_gets_the_schema_on_every_model() -> None:
+    model = FakeListChatModel(responses=["no json"])
+    backup = FakeListChatModel(responses=['{"reasoning": "r", "query": "sso"}'])
+    caller = StructuredCaller(model, fallback=backup, method="auto", attempts=2)
     messages = [SystemMessage("You rewrite."), HumanMessage("x")]
     seen = Tags()
     result = await caller.invoke(QueryOutput, messages, {"callbacks": [seen]})

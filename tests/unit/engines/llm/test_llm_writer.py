@@ -77,7 +77,7 @@ async def test_first_token_timeout_retries_then_fallback_model() -> None:
 
 
 async def test_everything_failing_raises_writer_unavailable() -> None:
-    main = ScriptedChatModel(outcomes=[RuntimeError("500")] * 2)
+    main = ScriptedChatModel(outcomes=[ConnectionError("reset")] * 2)
     backup = ScriptedChatModel(outcomes=[Slow(1, "late"), ""])
     writer = LLMAnswerWriter(
         PROMPTS, main, fallback=backup, attempts=2, first_token_timeout_s=0.05, retry_wait_s=0
@@ -86,6 +86,15 @@ async def test_everything_failing_raises_writer_unavailable() -> None:
         await collect(writer, request())
     assert failure.value.partial == ""
     assert "TimeoutError" in str(failure.value)
+    assert not main.outcomes and not backup.outcomes  # every attempt was made
+
+
+async def test_a_failure_that_is_not_retryable_goes_straight_to_the_fallback() -> None:
+    main = ScriptedChatModel(outcomes=[ValueError("400 bad request"), "never used"])
+    backup = ScriptedChatModel(outcomes=["From the fallback [1]."])
+    writer = LLMAnswerWriter(PROMPTS, main, fallback=backup, attempts=2, retry_wait_s=0)
+    assert "".join(await collect(writer, request())) == "From the fallback [1]."
+    assert main.outcomes == ["never used"] and not backup.outcomes
 
 
 async def test_dropped_stream_after_tokens_is_not_restarted() -> None:

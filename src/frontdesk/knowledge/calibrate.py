@@ -150,7 +150,9 @@ def plot_histogram(calibration: Calibration, path: Path, *, title: str = "") -> 
 
 
 _KNOWLEDGE = re.compile(r"^knowledge:\s*(#.*)?$")
-_THRESHOLD = re.compile(r"^(\s+)relevance_threshold:\s*[^#\n]*?(\s*#.*)?$")
+# No two adjacent parts can match the same characters (the old `\s*[^#\n]*?\s*` could
+# backtrack cubically on a long run of spaces).
+_THRESHOLD = re.compile(r"^([ \t]+)relevance_threshold:([^#\n]*)(#.*)?$")
 
 
 def write_threshold(site_file: Path, threshold: float) -> None:
@@ -172,7 +174,9 @@ def write_threshold(site_file: Path, threshold: float) -> None:
         for i in range(start + 1, end):
             match = _THRESHOLD.match(lines[i])
             if match:
-                lines[i] = f"{match.group(1)}relevance_threshold: {value}{match.group(2) or ''}"
+                old_value, comment = match.group(2), match.group(3)
+                gap = old_value[len(old_value.rstrip()) :] if comment else ""
+                lines[i] = f"{match.group(1)}relevance_threshold: {value}{gap}{comment or ''}"
                 break
         else:
             indent = next(

@@ -107,3 +107,16 @@ def test_read_calibration_queries(tmp_path: Path) -> None:
     path.write_text('{"question": "x"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"q\.jsonl:1"):
         read_calibration_queries(path)
+
+
+def test_write_threshold_survives_a_line_built_to_backtrack(tmp_path: Path) -> None:
+    # The old pattern (`\s*[^#\n]*?(\s*#.*)?`) backtracked cubically on a long run of
+    # spaces: this line would hang it. The file's other lines must survive untouched.
+    site = tmp_path / "site.yaml"
+    site.write_text("id: x\nknowledge:\n  relevance_threshold:" + " " * 5000 + "\n", "utf-8")
+    write_threshold(site, 0.5)
+    assert site.read_text("utf-8").splitlines() == [
+        "id: x",
+        "knowledge:",
+        "  relevance_threshold: 0.500",
+    ]

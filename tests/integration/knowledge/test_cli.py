@@ -12,8 +12,8 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from frontdesk.knowledge.cli import kb_app
-from frontdesk.knowledge.eval_cli import JSON_KEYS, eval_retrieval
+from frontdesk.cli.eval import RETRIEVAL_JSON_KEYS, eval_retrieval
+from frontdesk.cli.kb import kb_app
 
 pytestmark = pytest.mark.integration
 
@@ -169,7 +169,7 @@ def write_dataset(folder: Path) -> tuple[Path, Path]:
 def check_json_contract(stdout: str) -> dict[str, object]:
     last = stdout.strip().splitlines()[-1]
     payload = json.loads(last)
-    assert list(payload) == list(JSON_KEYS)
+    assert list(payload) == list(RETRIEVAL_JSON_KEYS)
     assert payload["queries"] == 5
     for key in ("hit@1", "hit@5", "hit@10", "mrr", "abstain_precision", "abstain_recall"):
         assert isinstance(payload[key], float | int) and 0.0 <= payload[key] <= 1.0

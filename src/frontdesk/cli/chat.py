@@ -1,4 +1,5 @@
-"""CLI commands around conversations: the terminal chat, the graph diagram, batch classify."""
+"""Commands around conversations: `frontdesk chat` (the terminal chat), `frontdesk graph`
+(the diagram) and `frontdesk eval classify` (batch decisions, one fresh session a row)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from frontdesk.cli.common import console, settings_for
 from frontdesk.conversation.payload import CompleteEvent, ErrorEvent, TokenEvent, VisitorContext
-
-console = Console()
 
 
 def graph_command(
@@ -38,12 +38,8 @@ def graph_command(
 def _service(sites_dir: Path | None) -> Any:
     from frontdesk.conversation.service import ChatService
     from frontdesk.runtime import build_runtime
-    from frontdesk.settings import get_settings
 
-    settings = get_settings()
-    if sites_dir:
-        settings = settings.model_copy(update={"sites_dir": sites_dir})
-    return ChatService(build_runtime(settings))
+    return ChatService(build_runtime(settings_for(sites_dir)))
 
 
 def chat_command(

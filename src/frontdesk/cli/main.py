@@ -1,18 +1,23 @@
-"""The `frontdesk` command line."""
+"""The root of the `frontdesk` command line: version, serve and demo, and every command
+group mounted under its name."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from frontdesk import __version__
+from frontdesk.cli.chat import chat_command, classify_command, graph_command
+from frontdesk.cli.common import SitesDirOption, console, fail, settings_for
+from frontdesk.cli.db import db_app
+from frontdesk.cli.eval import eval_app
+from frontdesk.cli.handoff import leads_app, worker_command
+from frontdesk.cli.kb import kb_app
+from frontdesk.cli.sites import sites_app
+from frontdesk.cli.traces import traces_command
 from frontdesk.settings import Settings, get_settings
-from frontdesk.sites.registry import SiteConfigError, load_site_file, load_sites, site_files
+from frontdesk.sites.registry import SiteConfigError
 
 app = typer.Typer(
     name="frontdesk",
@@ -20,52 +25,16 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="rich",
 )
-sites_app = typer.Typer(help="Inspect and validate site (tenant) configuration files.")
-db_app = typer.Typer(help="Manage the app store's schema.")
-eval_app = typer.Typer(help="Evaluate retrieval, intents and routes on datasets.")
 app.add_typer(sites_app, name="sites")
 app.add_typer(db_app, name="db")
 app.add_typer(eval_app, name="eval")
-
-
-def _mount_feature_commands() -> None:
-    # Feature modules own their commands; the top-level CLI only mounts them.
-    from frontdesk.conversation.cli import chat_command, classify_command, graph_command
-    from frontdesk.evals.cli import mount as mount_eval_commands
-    from frontdesk.handoff.cli import leads_app, worker_command
-    from frontdesk.knowledge.cli import kb_app
-    from frontdesk.store.cli import retention_command, traces_command
-
-    app.add_typer(kb_app, name="kb", help="Ingest, list, search and calibrate knowledge.")
-    app.command("chat")(chat_command)
-    app.command("graph")(graph_command)
-    app.add_typer(leads_app, name="leads")
-    app.command("worker")(worker_command)
-    app.command("traces")(traces_command)
-    db_app.command("retention")(retention_command)
-    mount_eval_commands(eval_app)  # intent, routes, retrieval, ..., all (frontdesk.evals)
-    eval_app.command("classify")(classify_command)
-
-
-_mount_feature_commands()
-
-console = Console()
-err_console = Console(stderr=True)
-
-SitesDirOption = Annotated[
-    Path | None,
-    typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),
-]
-
-
-def _settings(sites_dir: Path | None = None) -> Settings:
-    base = get_settings()
-    return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
-
-
-def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
+app.add_typer(kb_app, name="kb")
+app.command("chat")(chat_command)
+app.command("graph")(graph_command)
+app.add_typer(leads_app, name="leads")
+app.command("worker")(worker_command)
+app.command("traces")(traces_command)
+eval_app.command("classify")(classify_command)
 
 
 @app.command()
@@ -94,7 +63,7 @@ def serve(
     from frontdesk.api.app import create_app
     from frontdesk.observability.logging import configure_logging
 
-    settings = _settings(sites_dir)
+    settings = settings_for(sites_dir)
     options = {"host": host, "port": port, "workers": workers}
     settings = settings.model_copy(update={k: v for k, v in options.items() if v is not None})
     if settings.workers > 1:
@@ -109,7 +78,7 @@ def serve(
         )
         uvicorn.run(application, host=settings.host, port=settings.port, log_config=None)
     except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 # A spawned worker must answer uvicorn's health ping while it imports Frontdesk and loads
@@ -133,7 +102,7 @@ def _serve_workers(settings: Settings) -> None:
     if not settings.redis_url:
         # In-memory locks and limits would be per worker: two turns of one session could
         # run at once, and every limit would be N times too high.
-        raise _fail(
+        raise fail(
             f"--workers {count} needs FRONTDESK_REDIS_URL (e.g. redis://127.0.0.1:6379/0) "
             "to share session locks and rate limits between workers; set it, or use --workers 1"
         )
@@ -146,7 +115,7 @@ def _serve_workers(settings: Settings) -> None:
         # advisory lock on PostgreSQL).
         build_runtime(settings).close()
     except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     asyncio.run(setup_checkpoints(settings))
     # Workers are spawned (fresh interpreters) and read Settings from the environment:
     # hand on what the command line changed.
@@ -182,9 +151,9 @@ def _check_redis(url: str) -> None:
         finally:
             client.close()
     except ImportError as exc:
-        raise _fail(f"FRONTDESK_REDIS_URL needs the redis package ({exc})") from exc
+        raise fail(f"FRONTDESK_REDIS_URL needs the redis package ({exc})") from exc
     except Exception as exc:  # connection refused, bad URL, auth: one line, no traceback
-        raise _fail(f"Redis (FRONTDESK_REDIS_URL) is not reachable: {exc}") from exc
+        raise fail(f"Redis (FRONTDESK_REDIS_URL) is not reachable: {exc}") from exc
 
 
 @app.command()
@@ -200,81 +169,9 @@ def demo(
     try:
         prepare_demo(settings, console)
     except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     if serve_after:
         serve(host=None, port=None, sites_dir=None)
-
-
-@sites_app.command("list")
-def sites_list(sites_dir: SitesDirOption = None) -> None:
-    """List the sites in the sites folder."""
-    settings = _settings(sites_dir)
-    try:
-        sites = load_sites(settings.sites_dir)
-    except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
-    table = Table("id", "name", "languages", "engine", "file")
-    for site in sites.values():
-        cfg = site.config
-        table.add_row(cfg.id, cfg.name, ",".join(cfg.languages), cfg.engine.name, str(site.path))
-    console.print(table)
-
-
-@sites_app.command("show")
-def sites_show(site_id: str, sites_dir: SitesDirOption = None) -> None:
-    """Print one site's full configuration (with defaults filled in) as JSON."""
-    settings = _settings(sites_dir)
-    try:
-        site = load_sites(settings.sites_dir).get(site_id)
-    except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
-    if site is None:
-        raise _fail(f"unknown site {site_id!r}")
-    console.print_json(json.dumps(site.config.model_dump(mode="json")))
-
-
-@sites_app.command("validate")
-def sites_validate(
-    path: Annotated[
-        Path | None, typer.Argument(help="A site file or folder (default: the sites folder).")
-    ] = None,
-) -> None:
-    """Validate site files; exit 1 naming the file and field of the first problem in each."""
-    target = path or get_settings().sites_dir
-    files = [target] if target.is_file() else site_files(target) if target.is_dir() else []
-    if not files:
-        raise _fail(f"{target}: no site files (*.yaml) found")
-    problems = 0
-    for file in files:
-        try:
-            site = load_site_file(file)
-        except SiteConfigError as exc:
-            problems += 1
-            err_console.print(f"[red]✗[/] {exc}", highlight=False)
-        else:
-            console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
-    if problems:
-        raise typer.Exit(code=1)
-
-
-@db_app.command("upgrade")
-def db_upgrade() -> None:
-    """Apply schema migrations to the configured database (idempotent)."""
-    from frontdesk.store import migrate
-    from frontdesk.store.db import make_engine
-
-    settings = get_settings()
-    settings.ensure_dirs()
-    engine = make_engine(settings.database_url)
-    migrate.upgrade(engine)
-    console.print(f"database at revision {migrate.current_revision(engine)}")
-    engine.dispose()
-    import asyncio
-
-    from frontdesk.conversation.checkpoints import setup_checkpoints
-
-    backend = asyncio.run(setup_checkpoints(settings))
-    console.print(f"conversation checkpoints ready ({backend})")
 
 
 def main() -> None:  # pragma: no cover - console entry point

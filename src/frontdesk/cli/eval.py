@@ -1,26 +1,44 @@
-"""`frontdesk eval intent | routes | retrieval | injection | conversations | answers | all`.
+"""`frontdesk eval intent | routes | retrieval | injection | conversations | answers | all`,
+and Langfuse dataset transfers (`langfuse-pull`, `langfuse-push`).
 
-Every command writes a report folder (`--output`, default `reports/`), prints a short
+Every suite writes a report folder (`--output`, default `reports/`), prints a short
 summary and exits with 0 when every threshold holds, 1 when one is missed (CI gates on
 this) and 2 when the input is unusable (unknown site, unreadable dataset). With
 `--json` the last line of standard output is one JSON object with all metrics.
+`eval retrieval --corpus --queries` measures a throwaway index of a corpus instead of a
+site; its JSON line has the keys of RETRIEVAL_JSON_KEYS. `eval classify` is in `chat.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
+from frontdesk.cli.common import settings_for
 from frontdesk.evals.suites import Thresholds
 
 EXIT_FAILED = 1
 EXIT_INPUT = 2
+RETRIEVAL_JSON_KEYS = (
+    "hit@1",
+    "hit@5",
+    "hit@10",
+    "mrr",
+    "abstain_precision",
+    "abstain_recall",
+    "p50_ms",
+    "p95_ms",
+    "queries",
+)
+
+eval_app = typer.Typer(help="Evaluate retrieval, intents and routes on datasets.")
 
 Site = Annotated[str, typer.Option("--site", help="Site id.")]
 Datasets = Annotated[
@@ -70,12 +88,9 @@ def run_command(
     from frontdesk.evals.dataset import DatasetError
     from frontdesk.evals.report import overall, print_summary, write_report
     from frontdesk.evals.run import EvalOptions, run_suites
-    from frontdesk.settings import get_settings
     from frontdesk.sites.registry import SiteConfigError
 
-    settings = get_settings()
-    if sites_dir:
-        settings = settings.model_copy(update={"sites_dir": sites_dir})
+    settings = settings_for(sites_dir)
     options = EvalOptions(
         site_id=site,
         datasets=list(datasets or []),
@@ -243,9 +258,7 @@ def eval_retrieval(
     if corpus is not None or queries is not None:
         if corpus is None or queries is None:
             raise typer.BadParameter("corpus mode needs both --corpus and --queries")
-        from frontdesk.knowledge.eval_cli import eval_retrieval as corpus_eval
-
-        corpus_eval(corpus, queries, k=k, threshold=threshold, embedding=embedding, as_json=as_json)
+        corpus_retrieval(corpus, queries, k, threshold, embedding, as_json)
         return
     run_command(
         ["retrieval"],
@@ -257,6 +270,37 @@ def eval_retrieval(
         limit=limit,
         min_hit_at_5=min_hit_at_5,
     )
+
+
+def corpus_retrieval(
+    corpus: Path,
+    queries: Path,
+    k: int,
+    threshold: float | None,
+    embedding: str | None,
+    as_json: bool,
+) -> None:
+    """Index a corpus into a throwaway site and measure retrieval on its queries."""
+    from frontdesk.knowledge.evaluate import evaluate_retrieval
+
+    console = Console()
+    try:
+        report = evaluate_retrieval(
+            corpus, queries, k=k, threshold=threshold, embedding=embedding, progress=not as_json
+        )
+    except (ValueError, KeyError) as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(code=1) from exc
+    metrics = report.metrics()
+    table = Table(title=f"retrieval: {corpus.parent.name or corpus.name}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key, value in metrics.items():
+        table.add_row(key, "n/a" if value is None else str(value))
+    console.print(table)
+    if as_json:
+        # Plain print: rich would wrap a long line.
+        print(json.dumps({key: metrics[key] for key in RETRIEVAL_JSON_KEYS}), flush=True)
 
 
 def eval_all(
@@ -332,20 +376,13 @@ def langfuse_push(
     Console().print(f"uploaded {count} items to Langfuse dataset {name!r}")
 
 
-COMMANDS: dict[str, Callable[..., None]] = {
-    "intent": eval_intent,
-    "routes": eval_routes,
-    "retrieval": eval_retrieval,
-    "injection": eval_injection,
-    "conversations": eval_conversations,
-    "answers": eval_answers,
-    "all": eval_all,
-    "langfuse-pull": langfuse_pull,
-    "langfuse-push": langfuse_push,
-}
-
-
-def mount(app: typer.Typer) -> None:
-    """Add every evaluation command to the `frontdesk eval` sub-app."""
-    for name, command in COMMANDS.items():
-        app.command(name)(command)
+# Registered here, in the order `frontdesk eval --help` lists them.
+eval_app.command("intent")(eval_intent)
+eval_app.command("routes")(eval_routes)
+eval_app.command("retrieval")(eval_retrieval)
+eval_app.command("injection")(eval_injection)
+eval_app.command("conversations")(eval_conversations)
+eval_app.command("answers")(eval_answers)
+eval_app.command("all")(eval_all)
+eval_app.command("langfuse-pull")(langfuse_pull)
+eval_app.command("langfuse-push")(langfuse_push)

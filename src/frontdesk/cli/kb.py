@@ -1,7 +1,4 @@
-"""`frontdesk kb …`: ingest, list, search, remove and calibrate a site's knowledge base.
-
-The lead CLI mounts `kb_app` as `frontdesk kb`.
-"""
+"""`frontdesk kb …`: ingest, list, search, remove and calibrate a site's knowledge base."""
 
 from __future__ import annotations
 
@@ -13,44 +10,25 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.knowledge.models import IngestReport
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.settings import Settings, get_settings
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
 
-kb_app = typer.Typer(
-    help="Manage a site's knowledge base: ingest, list, search, remove, calibrate.",
-    no_args_is_help=True,
-)
-console = Console()
-err_console = Console(stderr=True)
+kb_app = typer.Typer(help="Ingest, list, search and calibrate knowledge.", no_args_is_help=True)
 
 SiteArg = Annotated[str, typer.Argument(help="Site id (the name of its YAML file).")]
-SitesDirOption = Annotated[
-    Path | None,
-    typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),
-]
-
-
-def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(code=1)
-
-
-def _settings(sites_dir: Path | None) -> Settings:
-    base = get_settings()
-    return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
 
 
 def _open(site_id: str, sites_dir: Path | None) -> tuple[LoadedSite, KnowledgeBase]:
     from frontdesk.store.db import make_engine
     from frontdesk.store.migrate import upgrade
 
-    settings = _settings(sites_dir)
+    settings = settings_for(sites_dir)
     try:
         site = load_site(site_id, settings.sites_dir)
     except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     settings.ensure_dirs()
     engine = make_engine(settings.database_url)
     upgrade(engine)
@@ -82,7 +60,7 @@ def ingest(
     site, kb = _open(site_id, sites_dir)
     paths = [path] if path else [site.base_dir / source for source in site.config.knowledge.sources]
     if not paths:
-        raise _fail(f"site {site_id!r} has no knowledge.sources; give a PATH")
+        raise fail(f"site {site_id!r} has no knowledge.sources; give a PATH")
     total = IngestReport()
     for item in paths:
         report = kb.ingest_path(site.config, item, progress=progress)
@@ -166,7 +144,7 @@ def remove(
     """Remove one document (and its chunks) from the site's knowledge base."""
     site, kb = _open(site_id, sites_dir)
     if not kb.remove_document(site.config, doc_id):
-        raise _fail(f"site {site_id!r} has no document {doc_id!r}")
+        raise fail(f"site {site_id!r} has no document {doc_id!r}")
     console.print(f"removed {doc_id}")
 
 
@@ -204,7 +182,7 @@ def calibrate(
     try:
         items = read_calibration_queries(queries)
     except ValueError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     knowledge = SiteKnowledge.of(site.config)
     retriever = kb.retriever(knowledge)
     options = SearchOptions(relevance_threshold=None, language=knowledge.language)
@@ -213,14 +191,14 @@ def calibrate(
     for query, is_answerable in items:
         result = retriever.search(knowledge.site_id, query, options)
         if result.status == "error":
-            raise _fail(f"search failed for {query!r}: {result.reason}")
+            raise fail(f"search failed for {query!r}: {result.reason}")
         score = result.top_score if result.top_score is not None else 0.0
         (answerable if is_answerable else unanswerable).append(score)
     try:
         calibration = recommend_threshold(answerable, unanswerable)
     except ValueError as exc:
-        raise _fail(str(exc)) from exc
-    target = plot or _settings(sites_dir).data_dir / "calibration" / f"{site_id}.png"
+        raise fail(str(exc)) from exc
+    target = plot or settings_for(sites_dir).data_dir / "calibration" / f"{site_id}.png"
     plot_histogram(calibration, target, title=f"{site_id}: relevance threshold calibration")
     if write:
         write_threshold(site.path, calibration.threshold)

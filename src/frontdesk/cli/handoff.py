@@ -4,35 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from frontdesk.settings import Settings, get_settings
+from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.sites.registry import SiteConfigError
 
-console = Console()
-err_console = Console(stderr=True)
-
 leads_app = typer.Typer(help="Leads captured by the assistant (the CRM table).")
-
-SitesDirOption = Annotated[
-    Path | None,
-    typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),
-]
-
-
-def _settings(sites_dir: Path | None) -> Settings:
-    base = get_settings()
-    return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
-
-
-def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(code=1)
 
 
 def worker_command(
@@ -54,12 +34,12 @@ def worker_command(
     from frontdesk.observability.logging import configure_logging
     from frontdesk.runtime import build_runtime
 
-    settings = _settings(sites_dir)
+    settings = settings_for(sites_dir)
     configure_logging(settings.log_level, settings.log_json)
     try:
         runtime = build_runtime(settings)
     except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     if not settings.smtp_host:
         err_console.print(
             "[yellow]warning:[/] FRONTDESK_SMTP_HOST is not set: fallback emails cannot be sent"
@@ -108,12 +88,12 @@ def leads_list(
     from frontdesk.runtime import build_runtime
     from frontdesk.store.repositories import LeadRepository
 
-    settings = _settings(sites_dir)
+    settings = settings_for(sites_dir)
     try:
         runtime = build_runtime(settings)
         runtime.site(site_id)
     except SiteConfigError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     try:
         with runtime.sessions() as session:
             leads = LeadRepository(session).list(site_id, limit=limit)

@@ -1,35 +1,14 @@
-"""`frontdesk db retention` and `frontdesk traces`: the store seen from the command line."""
+"""`frontdesk traces SESSION`: what happened in every turn of a session."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
-
-
-def retention_command() -> None:
-    """Delete conversations, checkpoints, traces and events past each site's retention
-    (`privacy.retention_days`), except sessions tied to a lead. `frontdesk worker` runs
-    this every hour; run it once here (e.g. from cron)."""
-    from frontdesk.retention import retention_once
-    from frontdesk.runtime import build_runtime
-
-    runtime = build_runtime()
-    try:
-        report = asyncio.run(retention_once(runtime))
-    finally:
-        runtime.close()
-    console.print(
-        f"deleted {report.conversations} conversations, {report.traces} traces, "
-        f"{report.events} events, {report.checkpoints} checkpoint threads; "
-        f"kept {report.kept_for_leads} tied to leads"
-    )
+from frontdesk.cli.common import console
 
 
 def traces_command(

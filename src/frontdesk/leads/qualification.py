@@ -1,7 +1,8 @@
-"""Qualification state machine: fit dimensions, lead level, score_router, stall_check.
+"""Qualification state machine: fit dimensions, lead level, stall_check.
 
-Seed 004, "Qualification State Machine" and the orchestrator's `score_router` and
-`stall_check` nodes. Everything here is a pure function of plain values: the graph
+Seed 004, "Qualification State Machine" and the orchestrator's `stall_check` node (its
+`score_router` decision — explicit request, then hot lead — is part of the intent router,
+`conversation/routes.py`). Everything here is a pure function of plain values: the graph
 nodes call it, persist the result and log what it reports.
 """
 
@@ -18,7 +19,6 @@ SignalType = Literal["explicit", "implicit"]
 LeadLevel = Literal["hot", "warm", "cold"]
 # high_stakes: an upset customer or a legal/billing dispute (seed 003) goes to a person too.
 HandoffReason = Literal["hot_lead", "explicit_request", "stall", "llm_failure", "high_stakes"]
-ScoreRoute = Literal["propose_handoff", "generate_response"]
 StallRoute = Literal["propose_handoff", "write_state"]
 Stage = Literal[1, 2, 3]
 StageEvent = Literal["response_delivered", "handoff_proposed", "visitor_continued"]
@@ -231,28 +231,6 @@ def lead_level(state: QualificationState) -> LeadLevel:
     return "cold"
 
 
-def score_handoff_reason(
-    state: QualificationState,
-) -> Literal["explicit_request", "hot_lead"] | None:
-    """Why score_router escalates this turn, or None to keep talking (seed 004).
-
-    An explicit human request wins even for a negative persona: refusing one is
-    prohibited. A hot lead never escalates when a disqualifying flag is set.
-    """
-    if state.explicit_human_request:
-        return "explicit_request"
-    if lead_level(state) == "hot":
-        return "hot_lead"
-    return None
-
-
-def score_router(state: QualificationState) -> ScoreRoute:
-    """Route after analysis: `propose_handoff` when there is a handoff reason."""
-    if score_handoff_reason(state) is None:
-        return "generate_response"
-    return "propose_handoff"
-
-
 class StallCheck(NamedTuple):
     """The incremented turn counter and where stall_check routes."""
 
@@ -300,7 +278,7 @@ def advance_stage(stage: Stage, event: StageEvent) -> Stage:
     """Stage 1 → 2 → 3 → 2 (seed 004 "Stage transitions").
 
     - response_delivered: the first substantive response moves Stage 1 to 2.
-    - handoff_proposed: score_router or stall_check chose propose_handoff; any stage
+    - handoff_proposed: the intent router or stall_check chose propose_handoff; any stage
       goes to 3, since an explicit request on the first message must be honoured.
     - visitor_continued: the visitor kept talking without accepting; 3 goes back to 2.
     """

@@ -20,8 +20,6 @@ from frontdesk.leads.qualification import (
     is_hot_lead,
     lead_level,
     record_stage3_proposal,
-    score_handoff_reason,
-    score_router,
     stall_check,
 )
 
@@ -221,34 +219,6 @@ HOT = {"problem_fit": "confirmed", "authority_fit": "confirmed", "company_fit": 
 )
 def test_lead_level(fields: dict[str, Any], expected: str) -> None:
     assert lead_level(state(**fields)) == expected
-
-
-# --- score_router -------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("fields", "route", "reason"),
-    [
-        ({}, "generate_response", None),
-        ({"problem_fit": "confirmed"}, "generate_response", None),
-        (HOT, "propose_handoff", "hot_lead"),
-        ({"explicit_human_request": True}, "propose_handoff", "explicit_request"),
-        ({**HOT, "explicit_human_request": True}, "propose_handoff", "explicit_request"),
-        # Refusing an explicit human request is prohibited, even for a negative persona.
-        (
-            {"is_negative_persona": True, "explicit_human_request": True},
-            "propose_handoff",
-            "explicit_request",
-        ),
-        ({**HOT, "is_negative_persona": True}, "generate_response", None),
-        ({**HOT, "is_no_fit": True}, "generate_response", None),
-    ],
-)
-def test_score_router(fields: dict[str, Any], route: str, reason: str | None) -> None:
-    qualification = state(**fields)
-
-    assert score_router(qualification) == route
-    assert score_handoff_reason(qualification) == reason
 
 
 # --- stall_check and stages ---------------------------------------------------------------

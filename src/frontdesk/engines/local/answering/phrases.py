@@ -170,15 +170,6 @@ def phrase(table: dict[str, str], language: str) -> str:
     return table.get(language, table["en"])
 
 
-def framing_sentences() -> frozenset[str]:
-    """Every sentence of every framing string, normalised for comparison."""
-    found: set[str] = set()
-    for table in (LEAD_IN, WEAK_LEAD_IN, NOT_FOUND, PRICING, INTERNAL):
-        for text in table.values():
-            found.update(normalise(part) for part in re.split(r"(?<=[.!?:])\s+", text))
-    return frozenset(part for part in found if part)
-
-
 def normalise(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 

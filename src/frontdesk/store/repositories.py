@@ -52,12 +52,6 @@ class SiteRepository:
         self.session.flush()
         return site
 
-    def get(self, site_id: str) -> Site | None:
-        return self.session.get(Site, site_id)
-
-    def list(self) -> Sequence[Site]:
-        return self.session.scalars(select(Site).order_by(Site.id)).all()
-
 
 # Prepared once: Core statements on the tables skip the ORM's per-call statement building
 # (the per-turn write went from ~3 ms to ~1 ms of CPU).
@@ -102,14 +96,6 @@ class ConversationRepository:
                 Conversation.site_id == site_id, Conversation.session_id == session_id
             )
         )
-
-    def get_or_create(self, site_id: str, session_id: str) -> Conversation:
-        conversation = self.get(site_id, session_id)
-        if conversation is None:
-            conversation = Conversation(site_id=site_id, session_id=session_id, turn_count=0)
-            self.session.add(conversation)
-            self.session.flush()
-        return conversation
 
     def record_turn(self, site_id: str, session_id: str, turn: StoredTurn) -> int:
         """Append both sides of a turn; returns the turn number (1-based).
@@ -188,14 +174,6 @@ class ConversationRepository:
             )
         ).all()
 
-    def count_turns(self, site_id: str) -> int:
-        total = self.session.scalar(
-            select(func.coalesce(func.sum(Conversation.turn_count), 0)).where(
-                Conversation.site_id == site_id
-            )
-        )
-        return int(total or 0)
-
 
 class LeadRepository:
     def __init__(self, session: Session) -> None:
@@ -214,12 +192,6 @@ class LeadRepository:
     def by_key(self, idempotency_key: str) -> Lead | None:
         return self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
 
-    def all(self, site_id: str | None = None) -> Sequence[Lead]:
-        query = select(Lead).order_by(Lead.created_at)
-        if site_id is not None:
-            query = query.where(Lead.site_id == site_id)
-        return self.session.scalars(query).all()
-
     def list(self, site_id: str, limit: int = 100) -> Sequence[Lead]:
         return self.session.scalars(
             select(Lead)
@@ -227,12 +199,6 @@ class LeadRepository:
             .order_by(Lead.created_at.desc())
             .limit(limit)
         ).all()
-
-    def has_lead(self, site_id: str, session_id: str) -> bool:
-        found = self.session.scalar(
-            select(Lead.id).where(Lead.site_id == site_id, Lead.session_id == session_id)
-        )
-        return found is not None
 
 
 class HandoffRepository:
@@ -262,12 +228,6 @@ class HandoffRepository:
 
     def get(self, handoff_id: str) -> Handoff | None:
         return self.session.get(Handoff, handoff_id)
-
-    def all(self, site_id: str | None = None) -> Sequence[Handoff]:
-        query = select(Handoff).order_by(Handoff.created_at)
-        if site_id is not None:
-            query = query.where(Handoff.site_id == site_id)
-        return self.session.scalars(query).all()
 
 
 class OutboxRepository:
@@ -320,17 +280,6 @@ class OutboxRepository:
         return self.session.scalars(
             select(OutboxItem).where(OutboxItem.handoff_id == handoff_id).order_by(OutboxItem.id)
         ).all()
-
-    def by_key(self, idempotency_key: str) -> OutboxItem | None:
-        return self.session.scalar(
-            select(OutboxItem).where(OutboxItem.idempotency_key == idempotency_key)
-        )
-
-    def status_counts(self) -> dict[str, int]:
-        rows = self.session.execute(
-            select(OutboxItem.status, func.count()).group_by(OutboxItem.status)
-        ).all()
-        return {str(status): int(count) for status, count in rows}
 
     def next_due_at(self) -> datetime | None:
         return self.session.scalar(
@@ -388,12 +337,6 @@ class AnalyticsEventRepository:
         self.session.add(event)
         self.session.flush()
         return event
-
-    def list(self, site_id: str, name: str | None = None) -> Sequence[AnalyticsEvent]:
-        query = select(AnalyticsEvent).where(AnalyticsEvent.site_id == site_id)
-        if name is not None:
-            query = query.where(AnalyticsEvent.name == name)
-        return self.session.scalars(query.order_by(AnalyticsEvent.id)).all()
 
 
 class TraceRepository:

@@ -36,6 +36,28 @@ class Settings(BaseSettings):
     )
     redis_url: str = Field(default="", description="Redis URL for locks, limits and caches.")
     redis_prefix: str = Field(default="frontdesk:", description="Prefix of every Redis key.")
+    redis_timeout_s: float = Field(
+        default=0.5,
+        gt=0,
+        le=30,
+        description="Connect and read timeout of the Redis locks and rate limits; slower "
+        "or down, a turn uses this process's locks and limits instead.",
+    )
+    redis_retry_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="After a Redis failure, how long locks and limits stay per-process "
+        "before one request tries Redis again.",
+    )
+    spool_dir: Path | None = Field(
+        default=None,
+        description="Where a turn whose store write failed is kept (JSON lines, fsynced) "
+        "until it is replayed into the store; empty: `<data_dir>/spool`. Best on another "
+        "volume than the database.",
+    )
+    spool_replay_s: float = Field(
+        default=30.0, gt=0, description="How often the dispatcher replays the spool."
+    )
     query_cache_ttl_s: int = Field(
         default=7 * 86_400,
         ge=1,
@@ -155,12 +177,13 @@ class Settings(BaseSettings):
             self.database_url = f"sqlite:///{self.data_dir / 'frontdesk.db'}"
         return self
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
     def ensure_dirs(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def spool_path(self) -> Path:
+        """The spool folder (`spool_dir`, else `<data_dir>/spool`)."""
+        return self.spool_dir or self.data_dir / "spool"
 
 
 @lru_cache(maxsize=1)

@@ -36,8 +36,6 @@ from frontdesk.evals.suites import (
 )
 from frontdesk.settings import Settings
 
-SUITES = ("intent", "routes", "retrieval", "injection", "conversations", "answers")
-GRAPH_SUITES = frozenset({"routes", "injection", "conversations", "answers"})
 SEARCH_DEPTH = 10
 WARM_UP = "Hello! What does Tessellate Flow do?"
 

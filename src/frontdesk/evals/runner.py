@@ -40,7 +40,6 @@ class Outcome:
     cited_doc_ids: tuple[str, ...] = ()
     chunks: dict[int, str] = field(default_factory=dict)  # [n] → text of the chunk it cites
     retrieved: tuple[str, ...] = ()  # document ranking of the turn's retrieval
-    retrieved_text: str = ""
     handoff: str | None = None
     cta: bool = False
     collected: dict[str, str] = field(default_factory=dict)
@@ -88,9 +87,7 @@ def document_ranking(retrieval: dict[str, Any] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(c.get("doc_id")) for c in chunks))
 
 
-def outcome_from_state(
-    item: EvalItem, values: dict[str, Any], latency_ms: float, top_k: int
-) -> Outcome:
+def outcome_from_state(item: EvalItem, values: dict[str, Any], latency_ms: float) -> Outcome:
     intent = values.get("intent") or {}
     retrieval = values.get("retrieval") or {}
     graded = values.get("graded_chunks") or []
@@ -110,9 +107,6 @@ def outcome_from_state(
         cited_doc_ids=tuple(dict.fromkeys(str(c.get("doc_id")) for c in citations)),
         chunks={n: str(c.get("content", "")) for n, c in enumerate(graded, start=1)},
         retrieved=document_ranking(retrieval),
-        retrieved_text="\n".join(
-            str(c.get("content", "")) for c in (retrieval.get("chunks") or [])[:top_k]
-        ),
         handoff=handoff.get("reason") if handoff else None,
         cta=bool(values.get("cta")),
         collected={str(k): str(v) for k, v in collected.items()},
@@ -143,7 +137,7 @@ async def run_item(service: Any, site: LoadedSite, item: EvalItem) -> Outcome:
         await service.ask(site, session_id, item.query, VisitorContext())
         latency = (time.perf_counter() - started) * 1000.0
         values = (await graph.aget_state(config)).values
-        outcome = outcome_from_state(item, values, latency, site.config.knowledge.top_k)
+        outcome = outcome_from_state(item, values, latency)
         outcome.injected = injected
         return outcome
     except Exception as exc:  # one broken item must not end the run

@@ -93,10 +93,6 @@ class PiiScrubber:
     def restore(self, text: str) -> str:
         return PLACEHOLDER.sub(lambda m: self._by_placeholder.get(m.group(0), m.group(0)), text)
 
-    @property
-    def replaced(self) -> int:
-        return len(self._by_placeholder)
-
 
 def public_values(*texts: str) -> frozenset[str]:
     """Emails and phones that appear in knowledge-base passages (not the visitor's PII)."""

@@ -25,13 +25,6 @@ FNR_TARGET = 0.10
 
 
 @dataclass(frozen=True)
-class ScoredQuery:
-    query: str
-    answerable: bool
-    score: float | None  # None: the index returned nothing at all
-
-
-@dataclass(frozen=True)
 class Calibration:
     threshold: float
     method: str  # "gap-midpoint", "min-error" or "answerable-only"

@@ -44,9 +44,6 @@ class ResolvedEngine:
     def uses_llm(self) -> bool:
         return self.name == "llm" and any(spec != LOCAL for spec in self.roles.values())
 
-    def is_local(self, role: Role) -> bool:
-        return self.roles[role] == LOCAL
-
 
 def resolve_engine(site: SiteConfig, settings: Settings) -> ResolvedEngine:
     cfg = site.engine

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from frontdesk.guard.charset import clean_text
+
+CleanText = Annotated[str, AfterValidator(clean_text)]
+"""A request string normalised at the API boundary (`clean_text`); every request model
+uses it for every string it accepts."""
 
 
 class ErrorDetail(BaseModel):
@@ -23,28 +29,31 @@ class TurnRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    message: str = Field(
-        description="The visitor's message. Must not be blank; very long messages are "
-        "answered by the abuse gate, not refused here."
+    message: CleanText = Field(
+        description="The visitor's message. Must not be blank (NUL characters are removed "
+        "and unpaired surrogates become U+FFFD before anything else sees it); very long "
+        "messages are answered by the abuse gate, not refused here."
     )
     session_id: UUID | None = Field(
         default=None,
         description="The session to continue; omit on the first turn and the server issues "
         "a UUID v4 (returned in `X-Frontdesk-Session` and in the result).",
     )
-    site_key: str | None = Field(
+    site_key: CleanText | None = Field(
         default=None,
         max_length=200,
         description="The site's public key, when it is not sent in `X-Frontdesk-Key`.",
     )
-    page_url: str | None = Field(
+    page_url: CleanText | None = Field(
         default=None, max_length=2048, description="The page the visitor is on."
     )
-    reveal: dict[str, str] | None = Field(
+    reveal: dict[CleanText, CleanText] | None = Field(
         default=None,
         max_length=20,
         description="Company data the page already knows (e.g. from a reveal script): "
-        "company, domain, sector… Used for enrichment; unknown keys are ignored.",
+        "company, domain, sector… Used for this session's enrichment only (untrusted: never "
+        "cached for the IP nor remembered for a returning visitor); unknown keys are "
+        "ignored, control characters and markup are removed.",
     )
 
     @field_validator("reveal")

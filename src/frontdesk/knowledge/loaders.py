@@ -7,6 +7,7 @@ cannot be read raises `LoaderError` whose message starts with the file's name.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from frontdesk.guard.charset import clean_text
 from frontdesk.knowledge.models import Document, DocumentKind
 
 SUFFIX_KINDS: dict[str, DocumentKind] = {
@@ -259,11 +261,15 @@ def load_bytes(
     data: bytes, filename: str, *, doc_id: str | None = None, source: str = ""
 ) -> Document:
     """Load an uploaded file's bytes; the file type comes from `filename`'s suffix."""
-    name = PurePosixPath(filename.replace("\\", "/")).name or filename
+    name = clean_text(PurePosixPath(filename.replace("\\", "/")).name or filename)
     kind = kind_of(name)
     if not data.strip():
         raise LoaderError(f"{name}: file is empty")
-    return _PARSERS[kind](data, name, doc_id or name, source or f"upload:{name}")
+    document = _PARSERS[kind](data, name, doc_id or name, source or f"upload:{name}")
+    # NUL and lone surrogates (a PDF's text layer may hold them) never reach the index.
+    return dataclasses.replace(
+        document, title=clean_text(document.title), text=clean_text(document.text)
+    )
 
 
 def load_file(path: Path, *, doc_id: str | None = None) -> Document:

@@ -23,6 +23,7 @@ from frontdesk.api.security import SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
 from frontdesk.api.turns import Admission, TurnGuard
 from frontdesk.conversation.payload import TurnResult, VisitorContext
+from frontdesk.guard.charset import clean_text
 from frontdesk.guard.limits import turn_checks
 from frontdesk.sites.registry import LoadedSite
 
@@ -45,8 +46,8 @@ TURN_ERRORS: dict[int | str, dict[str, Any]] = {
 def _visitor(request: Request, body: TurnRequest, ip_hash: str) -> VisitorContext:
     return VisitorContext(
         ip_hash=ip_hash,
-        user_agent=request.headers.get("user-agent", "")[:300],
-        page_url=(body.page_url or request.headers.get("referer", ""))[:2048],
+        user_agent=clean_text(request.headers.get("user-agent", ""))[:300],
+        page_url=clean_text(body.page_url or request.headers.get("referer", ""))[:2048],
         reveal=dict(body.reveal or {}),
     )
 

@@ -18,6 +18,7 @@ from frontdesk.api.ingestion import (
 )
 from frontdesk.api.routes.admin_common import ADMIN_ERRORS
 from frontdesk.api.schemas import ErrorResponse, IngestResult
+from frontdesk.guard.charset import clean_text
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,8 @@ async def upload_documents(
     reports: list[dict[str, Any]] = []
     names: list[str] = []
     for upload in files:
-        name = (upload.filename or "upload").replace("\\", "/").rsplit("/", 1)[-1] or "upload"
+        raw_name = clean_text(upload.filename or "upload")
+        name = raw_name.replace("\\", "/").rsplit("/", 1)[-1][:255] or "upload"
         data = await upload.read()
         try:
             report = await run_in_threadpool(ingest_upload, knowledge, site, data, name)

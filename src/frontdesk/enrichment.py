@@ -7,6 +7,12 @@ A priority pipeline that stops at the first source that completes:
 3. reveal — data the page's own script passed in (`VisitorContext.reveal`);
 4. HTTP providers — the site's `enrichment.providers`, called in order with a timeout.
 
+Reveal data comes from the visitor's browser, so anyone can send anything: it is used
+for this session only — never cached per IP, never stored as a returning visitor's
+profile — and, like every source's values, cleaned (`guard.visitor_text.clean_field`:
+no control characters or markup, at most 300 characters) before it reaches the profile.
+Only provider results (the operator's own APIs) are cached and remembered.
+
 The result is merged into the conversation's `visitor_profile` by the graph
 (`enricher_awaiter`, ANSWER path only). Only the IP *hash* ever reaches this module
 or the store; providers receive the hash, never an address.
@@ -30,6 +36,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.guard.redis import CACHE_TIMEOUT_S, RedisOutage, redis_client
+from frontdesk.guard.visitor_text import clean_field
 from frontdesk.settings import Settings, get_settings
 from frontdesk.sites.schema import EnrichmentProvider, SiteConfig
 from frontdesk.store.db import transaction
@@ -55,7 +62,10 @@ ALIASES: Mapping[str, str] = {
     "industry": "sector",
     "employees": "company_size",
 }
-MAX_VALUE_CHARS = 300
+MAX_VALUE_CHARS = 300  # what the API accepts per reveal value; packets cut fields to 200
+# Sources whose results describe the IP (and may serve other sessions from it).
+SHARED_SOURCES = ("cache", "returning_visitor")
+PER_SESSION_SOURCES = frozenset({"reveal"})
 
 
 @dataclass(frozen=True)
@@ -66,14 +76,17 @@ class EnrichmentResult:
 
 
 def clean_profile(raw: Mapping[str, Any]) -> dict[str, str]:
-    """Known company fields only, as short strings ("unknown" and blanks dropped)."""
+    """Known company fields only, as short clean one-line strings ("unknown" and blanks
+    dropped; control characters and markup removed)."""
     profile: dict[str, str] = {}
     for key, value in raw.items():
         name = ALIASES.get(key, key)
         if name not in PROFILE_FIELDS or value in (None, "", "unknown"):
             continue
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            profile.setdefault(name, str(value)[:MAX_VALUE_CHARS])
+            text = clean_field(value, MAX_VALUE_CHARS)
+            if text and text != "unknown":
+                profile.setdefault(name, text)
     return profile
 
 
@@ -258,12 +271,14 @@ class Enricher:
     async def _remember(
         self, site: SiteConfig, visitor: VisitorContext, result: EnrichmentResult
     ) -> None:
-        if not visitor.ip_hash:
+        # Reveal data is the browser's word for this session: another session from the
+        # same IP (an office, a proxy, a load balancer) must never inherit it.
+        if not visitor.ip_hash or result.source in PER_SESSION_SOURCES:
             return
         key = (site.id, visitor.ip_hash)
         if result.source != "cache":
             await self.cache.put(key, result.profile, site.enrichment.cache_ttl_s)
-        if result.source not in ("cache", "returning_visitor"):
+        if result.source not in SHARED_SOURCES:
             await asyncio.to_thread(self._store, site.id, visitor.ip_hash, result)
 
     def _store(self, site_id: str, ip_hash: str, result: EnrichmentResult) -> None:
@@ -287,7 +302,10 @@ class Enricher:
         def lookup() -> dict[str, str]:
             with self.sessions() as session:
                 known = VisitorRepository(session).get(site.id, visitor.ip_hash)
-                return clean_profile(known.profile) if known is not None else {}
+                # Rows remembered from reveal data by earlier versions are not the truth.
+                if known is None or known.source in PER_SESSION_SOURCES:
+                    return {}
+                return clean_profile(known.profile)
 
         profile = await asyncio.to_thread(lookup)
         if not profile:

@@ -16,13 +16,16 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from frontdesk.engines.base import Intent as IntentLabel
+from frontdesk.guard.visitor_text import clean_fields
 from frontdesk.leads.qualification import CONFIDENCE_RANK, DIMENSIONS, QualificationState
 
 Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF"]
 BookingStatus = Literal["idle", "collecting", "booked", "declined"]
 
 # Visitor-supplied values (enrichment fields, answers to configured form fields): their
-# keys are the site's own, so these stay open dicts.
+# keys are the site's own, so these stay open dicts. Their reducers clean every string
+# (`guard.visitor_text.clean_fields`: one line, no control characters or markup, bounded)
+# so nothing a visitor typed reaches a profile, a prompt or a handoff raw.
 VisitorProfile = dict[str, Any]
 FormValues = dict[str, str]
 
@@ -156,7 +159,7 @@ def merge_visitor_profile(
 ) -> VisitorProfile:
     """Known values win over unknown ones; a new known value replaces an old one."""
     merged = dict(current or {})
-    for key, value in (update or {}).items():
+    for key, value in clean_fields(update or {}).items():
         if value in (None, "", "unknown") and merged.get(key) not in (None, "", "unknown"):
             continue
         merged[key] = value
@@ -183,7 +186,10 @@ def merge_form_collection(
     upd = update or {}
     merged: dict[str, Any] = {**(current or {})}
     merged.update({k: v for k, v in upd.items() if k not in ("collected_values", "last_turn")})
-    values = {**merged.get("collected_values", {}), **upd.get("collected_values", {})}
+    values = {
+        **merged.get("collected_values", {}),
+        **clean_fields(upd.get("collected_values") or {}),
+    }
     merged["collected_values"] = values
     merged["last_turn"] = max(int(merged.get("last_turn", -1)), upd.get("last_turn", -1))
     return merged  # type: ignore[return-value]

@@ -13,7 +13,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from frontdesk.handoff.packets import handoff_packet
+from frontdesk.guard.visitor_text import EMAIL_CHARS, clean_field, clean_fields
+from frontdesk.handoff.packets import handoff_packet, visitor_fields
 from frontdesk.leads.packet import ContextPacketGenerationError
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.models import Handoff, Lead
@@ -105,19 +106,20 @@ def record_lead_capture(
     one lead, one webhook per endpoint and one analytics event.
     """
     context = str(capture["capture_context"])
-    email = capture.get("email")
-    profile = profile or {}
+    email = clean_field(capture["email"], EMAIL_CHARS) if capture.get("email") else None
+    visitor = visitor_fields(profile or {})  # cleaned: one line, no markup, bounded
+    form = clean_fields(form or {})
     lead, created = LeadRepository(session).create_once(
         f"{site.id}:{session_id}:{context}",
         site_id=site.id,
         session_id=session_id,
-        email=email,
-        name=profile.get("name"),
-        company=profile.get("company") or profile.get("company_name"),
+        email=email or None,
+        name=visitor["name"],
+        company=visitor["company"],
         level=level,
         reason="booking" if context == "in_chat_booking" else context,
         capture_context=context,
-        details={"form": dict(form or {})},
+        details={"form": form},
     )
     if not created:
         return lead, False
@@ -132,7 +134,7 @@ def record_lead_capture(
             "email": email,
             "level": level,
             "session_id": session_id,
-            "form": dict(form or {}),
+            "form": form,
             "captured_at": datetime.now(UTC).isoformat(),
         },
     }

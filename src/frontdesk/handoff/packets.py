@@ -4,6 +4,12 @@
 `handoffs` row and every outbox row of that handoff. Channels render it: Slack as
 Block Kit, the CRM as the seed's platform-agnostic lead payload, webhooks as JSON,
 the fallback email as plain text.
+
+Everything in a packet that a visitor could have typed (profile fields, form answers,
+the last message, the evidence the summary quotes) is cleaned here, once, for every
+channel: `visitor_fields` and form answers with `clean_field` (one line, no markup),
+every other string of the packet with `clean_text` (no control characters, bounded).
+Channels still escape for their own format (Slack mrkdwn, e-mail headers, JSON).
 """
 
 from __future__ import annotations
@@ -13,12 +19,21 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from frontdesk.guard.visitor_text import (
+    EMAIL_CHARS,
+    FIELD_CHARS,
+    clean_field,
+    clean_fields,
+    clean_text,
+    clean_tree,
+)
 from frontdesk.leads.hours import BusinessHours, next_business_day_opening
 from frontdesk.leads.packet import SessionSnapshot, generate_context_packet
 from frontdesk.leads.qualification import QualificationState
 from frontdesk.sites.schema import BusinessHoursConfig, SiteConfig
 
 IN_HOURS_RESPONSE = timedelta(hours=2)  # seed 004: "within 2 business hours"
+LAST_MESSAGE_CHARS = 2000
 PROFILE_KEYS: Mapping[str, tuple[str, ...]] = {
     "email": ("email",),
     "name": ("name", "full_name"),
@@ -55,11 +70,17 @@ def follow_up_due(triggered_at: datetime, business_hours: bool, hours: BusinessH
 
 
 def visitor_fields(profile: Mapping[str, Any]) -> dict[str, str | None]:
+    """Email, name, company and role from a profile, each one clean line (or None)."""
     fields: dict[str, str | None] = {}
     for key, sources in PROFILE_KEYS.items():
         value = next((profile.get(s) for s in sources if profile.get(s) not in (None, "")), None)
-        fields[key] = None if value in (None, "unknown") else str(value)
+        text = None if value is None else clean_field(value, limit_of(key))
+        fields[key] = None if text in (None, "", "unknown") else text
     return fields
+
+
+def limit_of(key: str) -> int:
+    return EMAIL_CHARS if key == "email" else FIELD_CHARS
 
 
 def handoff_packet(
@@ -97,6 +118,7 @@ def handoff_packet(
     )
     packet = generate_context_packet(snapshot)
     in_hours = bool(handoff.get("business_hours", True))
+    form = clean_fields((values.get("form_collection") or {}).get("collected_values") or {})
     due = follow_up_due(packet.triggered_at, in_hours, business_hours_of(site.business_hours))
     return {
         "site_id": site.id,
@@ -106,9 +128,10 @@ def handoff_packet(
         "business_hours": in_hours,
         "follow_up_due": due.isoformat(),
         "language": language,
-        "last_message": last_message[:2000],
-        "form": dict((values.get("form_collection") or {}).get("collected_values") or {}),
-        "packet": packet.model_dump(mode="json"),
+        "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
+        "form": form,
+        # The summary and the signal log quote the visitor's own words.
+        "packet": clean_tree(packet.model_dump(mode="json")),
     }
 
 
@@ -143,7 +166,8 @@ def email_subject(data: Mapping[str, Any]) -> str:
     """Seed 004: "[HANDOFF FALLBACK] [lead_level] lead — [visitor_email or session_id]"."""
     packet = data["packet"]
     who = packet["visitor"].get("email") or packet["session_id"]
-    return f"[HANDOFF FALLBACK] {packet['lead_level']} lead — {who}"
+    # One line whatever the packet holds: a line break would end the header.
+    return clean_field(f"[HANDOFF FALLBACK] {packet['lead_level']} lead — {who}", 300)
 
 
 def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:

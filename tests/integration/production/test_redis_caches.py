@@ -33,6 +33,7 @@ from frontdesk.settings import get_settings
 from frontdesk.sites.schema import KnowledgeConfig, SiteConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from tests.support.loopback import HttpReceiver
 from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.integration]
@@ -163,32 +164,45 @@ def test_redis_down_still_searches_and_warns_once(
     assert len(warnings) == 1 and "query embedding cache" in warnings[0].getMessage()
 
 
-def acme(cache_ttl_s: float = 120) -> SiteConfig:
+def acme(cache_ttl_s: float = 120, provider_url: str = "") -> SiteConfig:
+    providers = [{"name": "ipapi", "url": provider_url}] if provider_url else []
     return SiteConfig.model_validate(
         {
             "id": "acme",
             "name": "Acme",
             "widget": {"public_key": "pk_acme_000000000001"},
             "business_hours": {"timezone": "Europe/Madrid"},
-            "enrichment": {"cache_ttl_s": cache_ttl_s},
+            "enrichment": {"cache_ttl_s": cache_ttl_s, "providers": providers},
         }
     )
 
 
 async def test_enrichment_cache_is_shared_by_replicas(runtime: Runtime, redis_prefix: str) -> None:
-    # Must survive: a profile found by replica A is replica B's cache hit (priority 1),
-    # stored with the site's cache_ttl_s as its expiry.
-    site = acme(cache_ttl_s=120)
+    # Must survive: a profile a provider found for replica A is replica B's cache hit
+    # (priority 1), stored with the site's cache_ttl_s as its expiry. Must not: a
+    # browser's reveal data shared that way (issue #24: it is per session).
+    with HttpReceiver() as provider:
+        provider.replies["/ip"] = {"company": {"name": "Initech", "industry": "SaaS"}}
+        await shared_by_replicas(runtime, redis_prefix, acme(120, provider.url("/ip")))
+        # Once per IP: B's "h-reveal" lookup, A's "h-redis" one; B's second is the cache.
+        assert len(provider.received_on("/ip")) == 2
+
+
+async def shared_by_replicas(runtime: Runtime, redis_prefix: str, site: SiteConfig) -> None:
     a = Enricher(
         runtime.sessions, cache=RedisEnrichmentCache(lambda: redis_client(REDIS_URL), redis_prefix)
     )
     b = Enricher(
         runtime.sessions, cache=RedisEnrichmentCache(lambda: redis_client(REDIS_URL), redis_prefix)
     )
-    revealed = VisitorContext(ip_hash="h-redis", reveal={"company": "Initech", "industry": "SaaS"})
+    revealed = VisitorContext(ip_hash="h-reveal", reveal={"company": "Umbrella"})
     try:
-        first = await a.enrich(site, revealed)
-        assert first["enrichment_source"] == "reveal"
+        assert (await a.enrich(site, revealed))["enrichment_source"] == "reveal"
+        assert (await b.enrich(site, VisitorContext(ip_hash="h-reveal")))["company_name"] == (
+            "Initech"  # the provider's answer for that IP, not the other session's reveal
+        )
+        first = await a.enrich(site, VisitorContext(ip_hash="h-redis"))
+        assert first["enrichment_source"] == "provider:ipapi"
         again = await b.enrich(site, VisitorContext(ip_hash="h-redis"))
         assert again == {**first, "enrichment_source": "cache"}
         client = redis_client(REDIS_URL)

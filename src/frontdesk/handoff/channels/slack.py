@@ -5,19 +5,54 @@ Confirmed by HTTP 200. The header carries the lead level's emoji (🔥 hot, 🌡
 Record" button appears only when the CRM record exists and the site has a
 `handoff.crm_record_url`; incoming webhooks cannot edit a sent message, so a Slack
 delivery that runs before the CRM one goes out without the button.
+
+Visitor-derived text never becomes Slack markup: every value in a `mrkdwn` text (and the
+notification `text`, which Slack parses too) is escaped the way Slack asks — `&`, `<`,
+`>` as `&amp;`, `&lt;`, `&gt;` — so `<!channel>`, `<@U024BE7LH>` or
+`<http://evil|re-verify your login>` arrive as literal text, not as a mention or a
+disguised link. `plain_text` objects (the header) are not parsed for markup and are
+sent as they are. Block Kit's limits are enforced by cutting with an ellipsis: 3000
+characters per section text or context element, 2000 per section field, 150 for the
+header, at most 50 blocks.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from frontdesk.guard.visitor_text import ELLIPSIS
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
+
+HEADER_CHARS = 150
+SECTION_CHARS = 3000  # a section's text, a context element, the notification text
+FIELD_CHARS = 2000  # one of a section's fields
+MAX_BLOCKS = 50
+_PARTIAL_ENTITY = re.compile(r"&[a-z]{0,3}$")
 
 LEVEL_EMOJI: Mapping[str, str] = {"hot": "🔥", "warm": "🌡️", "cold": "❄️"}
 OUTSIDE_HOURS_EMOJI = "📬"
+
+
+def escape(value: object) -> str:
+    """Slack's escaping of visitor text in `mrkdwn`: `&`, `<`, `>` as HTML entities."""
+    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def fit(text: str, limit: int) -> str:
+    """An (already escaped) text cut to `limit` characters with an ellipsis, never in the
+    middle of an entity."""
+    if len(text) <= limit:
+        return text
+    return _PARTIAL_ENTITY.sub("", text[: limit - 1]) + ELLIPSIS
+
+
+def mrkdwn(label: str, value: object, limit: int = SECTION_CHARS) -> dict[str, str]:
+    """A `mrkdwn` text object: our own bold label, then the escaped visitor value."""
+    return {"type": "mrkdwn", "text": fit(f"{label}{escape(value)}", limit)}
 
 
 def slack_header(packet: Mapping[str, Any], business_hours: bool) -> str:
@@ -37,30 +72,29 @@ def slack_message(data: Mapping[str, Any], crm_record_url: str | None = None) ->
     business_hours = bool(data.get("business_hours", True))
     header = slack_header(packet, business_hours)
     blocks: list[dict[str, Any]] = [
-        {"type": "header", "text": {"type": "plain_text", "text": header[:150]}},
+        {
+            "type": "header",
+            "text": {"type": "plain_text", "text": fit(header, HEADER_CHARS)},
+        },
         {
             "type": "section",
             "fields": [
-                {"type": "mrkdwn", "text": f"*Email:*\n{visitor.get('email') or 'Not captured'}"},
-                {"type": "mrkdwn", "text": f"*Role:*\n{visitor.get('role') or 'Unknown'}"},
-                {"type": "mrkdwn", "text": f"*Trigger:*\n{packet['handoff_reason']}"},
-                {"type": "mrkdwn", "text": f"*Turns:*\n{packet['conversation']['turn_count']}"},
+                mrkdwn("*Email:*\n", visitor.get("email") or "Not captured", FIELD_CHARS),
+                mrkdwn("*Role:*\n", visitor.get("role") or "Unknown", FIELD_CHARS),
+                mrkdwn("*Trigger:*\n", packet["handoff_reason"], FIELD_CHARS),
+                mrkdwn("*Turns:*\n", packet["conversation"]["turn_count"], FIELD_CHARS),
             ],
         },
+        {"type": "section", "text": mrkdwn("*Summary:*\n", packet["conversation_summary"])},
         {
             "type": "section",
-            "text": {"type": "mrkdwn", "text": f"*Summary:*\n{packet['conversation_summary']}"},
-        },
-        {
-            "type": "section",
-            "text": {
-                "type": "mrkdwn",
-                "text": "*Qualification:* "
+            "text": mrkdwn(
+                "*Qualification:* ",
                 f"Problem: {qualification['problem_fit']} | "
                 f"Authority: {qualification['authority_fit']} | "
                 f"Company: {qualification['company_fit']} | "
                 f"Timing: {qualification['timing_fit']}",
-            },
+            ),
         },
     ]
     if not business_hours and data.get("follow_up_due"):
@@ -68,10 +102,10 @@ def slack_message(data: Mapping[str, Any], crm_record_url: str | None = None) ->
             {
                 "type": "context",
                 "elements": [
-                    {
-                        "type": "mrkdwn",
-                        "text": f"Follow up next business morning (due {data['follow_up_due']}).",
-                    }
+                    mrkdwn(
+                        "",
+                        f"Follow up next business morning (due {data['follow_up_due']}).",
+                    )
                 ],
             }
         )
@@ -88,7 +122,8 @@ def slack_message(data: Mapping[str, Any], crm_record_url: str | None = None) ->
                 ],
             }
         )
-    return {"text": header, "blocks": blocks}
+    # The notification text is parsed as mrkdwn: escaped like the blocks.
+    return {"text": fit(escape(header), SECTION_CHARS), "blocks": blocks[:MAX_BLOCKS]}
 
 
 class SlackChannel:

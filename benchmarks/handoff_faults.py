@@ -175,14 +175,15 @@ def settled(runtime: Runtime) -> int:
 
 # -- verification ----------------------------------------------------------------------------
 def row_record_complete(row: OutboxItem, tries: list[HandoffAttempt]) -> bool:
-    """A final row whose every attempt is recorded, numbered 1…n, ending as the row did."""
+    """A final row whose every attempt is recorded, numbered 1…n, ending as the row did
+    (an attempt cut short by the kill is recorded as `interrupted`)."""
     if row.status not in ("delivered", "failed") or len(tries) != row.attempts or not tries:
         return False
     if [a.attempt for a in tries] != list(range(1, len(tries) + 1)):
         return False
     if row.status == "delivered":
         return tries[-1].status == "delivered"
-    return all(a.status == "failed" for a in tries)
+    return all(a.status in ("failed", "interrupted") for a in tries)
 
 
 def handoff_record_complete(handoff: Handoff, rows: list[OutboxItem]) -> bool:

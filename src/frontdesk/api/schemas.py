@@ -103,7 +103,11 @@ class HandoffAttemptOut(BaseModel):
 
     channel: str
     attempt: int
-    status: str = Field(description="delivered or failed")
+    status: str = Field(
+        description="sending (under way), delivered, failed, or interrupted (the "
+        "dispatcher stopped before recording an outcome; the next attempt has the next "
+        "number)"
+    )
     error: str | None
     created_at: datetime
 

@@ -3,18 +3,24 @@ to email, and picks up after a restart (seed 004 §3.4, DESIGN "Nothing lost").
 
 One attempt of one row:
 1. claim the row (an atomic UPDATE that pushes `next_attempt_at` out by a lease, so
-   two dispatchers never deliver the same attempt, and a crashed one's row comes back);
-2. deliver it through its channel;
-3. in one transaction: a `HandoffAttempt` (the seed's HandoffRecord, per attempt and
-   channel), then the row becomes `delivered`, `failed` (after 1 + len(retry_delays_s)
-   attempts, or a permanent error) or stays `pending` until the next backoff step;
+   two dispatchers never deliver the same attempt, and a crashed one's row comes back)
+   and, in the same transaction, number the attempt and record it as `sending` (a
+   `HandoffAttempt`, the seed's HandoffRecord per attempt and channel);
+2. deliver it through its channel (which sees the attempt's number);
+3. in one transaction: the attempt's outcome, then the row becomes `delivered`, `failed`
+   (after 1 + len(retry_delays_s) attempts, or a permanent error) or stays `pending`
+   until the next backoff step;
 4. when every channel row of a handoff is final, the handoff gets its outcome
    (`complete`, `partial_failure`, `total_failure`) and, unless complete, an `email`
    row carrying the context packet and what failed.
 
 All state is in the store, so a process can stop at any point: rows still pending
 are delivered by the next dispatcher, and CRM leads are created with the row's
-idempotency key, so a retry never makes a second lead. The visitor never hears of
+idempotency key, so a retry never makes a second lead. An attempt whose process died
+before its outcome was written stays in the record as `interrupted` (marked when the row
+is claimed again, or at a clean shutdown) and counts like a failed one: the next attempt
+carries the next number, and a row whose every attempt was lost is given up (then the
+fallback email goes out) instead of looping through crashes. The visitor never hears of
 any of this: the reply was sent when the turn was stored.
 """
 
@@ -70,6 +76,10 @@ class DispatchStats:
 class _Claimed:
     delivery: Delivery
     delays: tuple[float, ...]
+
+    @property
+    def number(self) -> int:
+        return self.delivery.attempt
 
 
 class Dispatcher:
@@ -183,7 +193,7 @@ class Dispatcher:
             # Left in `_in_flight` if cancelled mid-attempt, so shutdown can release the row.
             self._in_flight.add(item_id)
             outcome = await self._deliver(claimed.delivery)
-            await asyncio.to_thread(self._record, item_id, claimed.delays, outcome)
+            await asyncio.to_thread(self._record, item_id, claimed, outcome)
             self._in_flight.discard(item_id)
             return 1
 
@@ -221,8 +231,20 @@ class Dispatcher:
             site = self.runtime.sites.get(row.site_id)
             if site is None:
                 # The site file was removed: nothing can be delivered for it any more.
-                self._finish(session, row, DeliveryError("unknown site", permanent=True), ())
+                number = outbox.start_attempt(row).attempt
+                gone = DeliveryError("unknown site", permanent=True)
+                self._finish(session, row, gone, (), number)
                 return None
+            delays = tuple(site.config.handoff.retry_delays_s)
+            if row.attempts > len(delays):
+                # Every attempt was made and the last had no outcome (crashes): give up.
+                outbox.interrupt_unfinished(row)
+                lost = DeliveryError(
+                    f"no outcome after {row.attempts} attempts (interrupted)", permanent=True
+                )
+                self._finish(session, row, lost, delays, row.attempts, record=False)
+                return None
+            number = outbox.start_attempt(row).attempt
             extras: dict[str, Any] = {}
             if row.channel == "slack":
                 extras["crm_record_id"] = self._crm_record_id(session, row)
@@ -232,12 +254,12 @@ class Dispatcher:
                 idempotency_key=row.idempotency_key,
                 site=site.config,
                 payload=dict(row.payload or {}),
-                attempt=row.attempts + 1,
+                attempt=number,
                 handoff_id=row.handoff_id,
                 created_at=as_utc(row.created_at).isoformat(),
                 extras=extras,
             )
-            return _Claimed(delivery, tuple(site.config.handoff.retry_delays_s))
+            return _Claimed(delivery, delays)
 
     def _crm_record_id(self, session: Session, row: OutboxItem) -> str | None:
         session_id = (row.payload or {}).get("session_id")
@@ -246,14 +268,12 @@ class Dispatcher:
         lead = LeadRepository(session).by_key(crm_lead_key(row.site_id, str(session_id)))
         return lead.id if lead is not None else None
 
-    def _record(
-        self, item_id: int, delays: tuple[float, ...], outcome: Delivered | DeliveryError
-    ) -> None:
+    def _record(self, item_id: int, claimed: _Claimed, outcome: Delivered | DeliveryError) -> None:
         with self._writes, transaction(self.runtime.sessions) as session:
             row = OutboxRepository(session).get(item_id)
             if row is None or row.status in FINAL:
                 return  # deleted with its site, or settled by someone else
-            self._finish(session, row, outcome, delays)
+            self._finish(session, row, outcome, claimed.delays, claimed.number)
 
     def _finish(
         self,
@@ -261,22 +281,30 @@ class Dispatcher:
         row: OutboxItem,
         outcome: Delivered | DeliveryError,
         delays: tuple[float, ...],
+        attempt: int,
+        *,
+        record: bool = True,
     ) -> None:
+        """Attempt number `attempt` of `row` ended with `outcome` (`record`: write it on
+        its `HandoffAttempt`); move the row on."""
         now = self.clock()
         outbox = OutboxRepository(session)
         stats = self.stats
         stats.attempts += 1
         stats.by_channel[row.channel] = stats.by_channel.get(row.channel, 0) + 1
         if isinstance(outcome, Delivered):
-            outbox.record_attempt(row, "delivered", outcome.reference or None)
+            outbox.finish_attempt(row, attempt, "delivered", outcome.reference or None)
             row.status, row.delivered_at, row.last_error = "delivered", now, None
             stats.delivered += 1
+        elif attempt != row.attempts:
+            # Our lease ran out and a newer attempt owns the row now: only note our failure.
+            outbox.finish_attempt(row, attempt, "failed", str(outcome) or "failed")
+            return
         else:
             error = str(outcome) or type(outcome).__name__
-            attempt = row.attempts + 1
             if not outcome.permanent and attempt <= len(delays):
                 delay = delays[attempt - 1]
-                outbox.record_attempt(row, "failed", f"{error} (retry in {delay:g}s)")
+                outbox.finish_attempt(row, attempt, "failed", f"{error} (retry in {delay:g}s)")
                 row.next_attempt_at, row.last_error = now + timedelta(seconds=delay), error
                 stats.retried += 1
                 log.warning(
@@ -284,7 +312,8 @@ class Dispatcher:
                     extra={"channel": row.channel, "attempt": attempt, "error": error},
                 )
             else:
-                outbox.record_attempt(row, "failed", f"{error} (giving up)")
+                if record:
+                    outbox.finish_attempt(row, attempt, "failed", f"{error} (giving up)")
                 row.status, row.last_error = "failed", error
                 stats.failed += 1
                 level = logging.CRITICAL if row.channel == FALLBACK_CHANNEL else logging.ERROR
@@ -351,6 +380,7 @@ class Dispatcher:
                 row = outbox.get(item_id)
                 if row is not None and row.status == "pending":
                     row.next_attempt_at = now
+                    outbox.interrupt_unfinished(row, "cancelled at shutdown, outcome unknown")
 
 
 def start_dispatcher(runtime: Runtime, **options: Any) -> asyncio.Task[None]:

@@ -210,7 +210,21 @@ class BusinessHoursConfig(_Strict):
 
 class WebhookChannel(_Strict):
     url: HttpUrl
-    secret: str = Field(default="", description="HMAC-SHA256 signing secret.")
+    secret: str = Field(
+        default="",
+        description="Signing secret (Standard Webhooks): `whsec_<base64 of 24-64 random "
+        "bytes>` is verifiable as is by any Standard Webhooks library; another string is "
+        "used as its UTF-8 bytes. Empty: deliveries are not signed.",
+    )
+
+    @field_validator("secret")
+    @classmethod
+    def _spec_secret(cls, secret: str) -> str:
+        if secret.startswith("whsec_"):
+            body = secret.removeprefix("whsec_")
+            if not re.fullmatch(r"[A-Za-z0-9+/]{16,}={0,2}", body) or len(body) % 4:
+                raise ValueError("a whsec_ secret must be base64 (at least 12 bytes)")
+        return secret
 
 
 class HandoffConfig(_Strict):

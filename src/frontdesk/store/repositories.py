@@ -286,6 +286,43 @@ class OutboxRepository:
             select(func.min(OutboxItem.next_attempt_at)).where(OutboxItem.status == "pending")
         )
 
+    def start_attempt(self, item: OutboxItem) -> HandoffAttempt:
+        """Number and record an attempt as it starts (status `sending`), in the claim's
+        transaction. An earlier attempt still `sending` never got an outcome (its process
+        died or stopped mid-attempt): it becomes `interrupted`, so the record shows it."""
+        self.interrupt_unfinished(item)
+        return self.record_attempt(item, "sending")
+
+    def interrupt_unfinished(
+        self,
+        item: OutboxItem,
+        reason: str = "no outcome recorded: the dispatcher stopped during this attempt",
+    ) -> int:
+        """Attempts of `item` still `sending` become `interrupted`; returns how many."""
+        lost = self.session.scalars(
+            select(HandoffAttempt).where(
+                HandoffAttempt.outbox_id == item.id, HandoffAttempt.status == "sending"
+            )
+        ).all()
+        for attempt in lost:
+            attempt.status, attempt.error = "interrupted", reason
+        return len(lost)
+
+    def finish_attempt(
+        self, item: OutboxItem, number: int, status: str, error: str | None = None
+    ) -> HandoffAttempt:
+        """The outcome of attempt `number` (started by `start_attempt`)."""
+        attempt = self.session.scalar(
+            select(HandoffAttempt).where(
+                HandoffAttempt.outbox_id == item.id, HandoffAttempt.attempt == number
+            )
+        )
+        if attempt is None:  # started before attempts were recorded at claim time
+            return self.record_attempt(item, status, error)
+        attempt.status, attempt.error = status, error
+        self.session.flush()
+        return attempt
+
     def record_attempt(
         self, item: OutboxItem, status: str, error: str | None = None
     ) -> HandoffAttempt:

@@ -11,7 +11,7 @@ import pytest
 from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.email import fallback_message
 from frontdesk.handoff.channels.slack import slack_header, slack_message
-from frontdesk.handoff.channels.webhook import sign, verify_signature, webhook_body
+from frontdesk.handoff.channels.webhook import sign, verify_webhook, webhook_body
 from frontdesk.handoff.packets import (
     crm_lead_payload,
     email_body,
@@ -186,10 +186,18 @@ def test_webhook_body_is_stable_and_signed() -> None:
     document = json.loads(body)
     assert document["id"] == "acme:sess-1:4:webhook:0"
     assert document["data"]["packet"]["lead_level"] == "hot"
-    signature = sign("s3cret", body)
-    assert signature.startswith("sha256=") and verify_signature("s3cret", body, signature)
-    assert not verify_signature("other", body, signature)
-    assert not verify_signature("s3cret", body + b" ", signature)
+    now = datetime(2025, 3, 12, 14, 5, tzinfo=UTC)
+    stamp = int(now.timestamp())
+    headers = {
+        "webhook-id": document["id"],
+        "webhook-timestamp": str(stamp),
+        "webhook-signature": sign("s3cret", document["id"], stamp, body),
+    }
+    assert headers["webhook-signature"].startswith("v1,")
+    assert verify_webhook("s3cret", body, headers, now=now)
+    assert not verify_webhook("other", body, headers, now=now)
+    assert not verify_webhook("s3cret", body + b" ", headers, now=now)
+    assert not verify_webhook("s3cret", body, {**headers, "webhook-id": "other"}, now=now)
 
 
 def test_lead_capture_webhook_names_its_event() -> None:

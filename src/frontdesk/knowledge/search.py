@@ -33,6 +33,20 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _CASE_STUDY = re.compile(r"(^|[/\\:])case[-_ ]?stud(y|ies)", re.IGNORECASE)
 
 
+# A query longer than this is a pasted text: the embedding model reads ~256 tokens of it
+# anyway, and BM25 over its thousands of terms would cost a second of a search thread.
+# Its start and end are searched (where a visitor's own question sits).
+MAX_QUERY_CHARS = 1_000
+
+
+def bounded_query(query: str) -> str:
+    query = query.strip()
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    head = MAX_QUERY_CHARS * 3 // 4
+    return f"{query[:head]} {query[-(MAX_QUERY_CHARS - head) :]}"
+
+
 class Reranker(Protocol):
     """Optional second stage: scores for the fused candidates (higher is better)."""
 
@@ -135,7 +149,7 @@ class Retriever:
     ) -> RetrievalResult:
         """Top chunks of `site_id` for `query`, or `no_result` / `error` with a reason."""
         options = options or SearchOptions()
-        query = query.strip()
+        query = bounded_query(query)
         if not query:
             return RetrievalResult.no_result("empty_query")
         key: tuple[object, ...] | None = None

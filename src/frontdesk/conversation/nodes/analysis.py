@@ -30,14 +30,17 @@ log = logging.getLogger(__name__)
 INTEREST_DECAY = 0.9  # older signals count a little less than fresh ones
 
 
-def reply_language(text: str, previous: str | None, supported: list[str], default: str) -> str:
+async def reply_language(
+    text: str, previous: str | None, supported: list[str], default: str
+) -> str:
     """The reply language follows the visitor; very short messages keep the previous one."""
     from frontdesk.engines.local.language import detect_language as detect
+    from frontdesk.engines.local.scan import read
 
     fallback = previous or default
     if len(text.strip()) < 12 and previous:
         return previous
-    language = detect(text, default=fallback)
+    language = await read(lambda window: detect(window, default=fallback), text)
     return language if language in supported else fallback
 
 
@@ -45,7 +48,7 @@ def reply_language(text: str, previous: str | None, supported: list[str], defaul
 async def detect_language(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """The language of this turn's reply (seed 000 `system_router`)."""
     site = runtime.context.site
-    language = reply_language(
+    language = await reply_language(
         state["input"], state.get("language"), list(site.languages), site.default_language
     )
     return {"language": language}

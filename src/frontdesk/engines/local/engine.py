@@ -19,6 +19,7 @@ from frontdesk.engines.local.answering import (
 from frontdesk.engines.local.answering.rewrite import has_anaphora, is_follow_up
 from frontdesk.engines.local.answering.text import guess_language
 from frontdesk.engines.local.intent import IntentClassifier, get_intent_classifier
+from frontdesk.engines.local.scan import read
 from frontdesk.engines.local.signals import LocalSignalsDetector
 from frontdesk.engines.local.skills import LocalSkillSelector
 from frontdesk.settings import Settings
@@ -41,11 +42,12 @@ class LocalIntentJob:
         self.classifier = classifier
 
     async def classify(self, text: str, history: Sequence[Turn]) -> IntentResult:
-        prediction = self.classifier.predict(text)
+        # A pasted text is classified by its start and end, off the event loop (`scan`).
+        prediction = await read(self.classifier.predict, text)
         if prediction.intent in _NOT_ABOUT_US and history and _leans_on(text, history):
             # "How do I fix it?" is off-topic alone and a support question after an error
             # code: read a follow-up together with the question it follows.
-            joined = self.classifier.predict(f"{history[-1].user} {text}")
+            joined = await read(self.classifier.predict, f"{history[-1].user} {text}")
             if joined.intent in _ABOUT_US:
                 prediction = joined
         top = sorted(prediction.probabilities.items(), key=lambda kv: -kv[1])[:3]

@@ -16,6 +16,7 @@ from typing import cast
 
 from frontdesk.engines.base import Level, SignalsResult
 from frontdesk.engines.local.human_request import is_explicit_human_request
+from frontdesk.engines.local.scan import read
 from frontdesk.engines.local.signal_patterns import (
     CONFIRMED,
     FLAG_PATTERNS,
@@ -203,5 +204,6 @@ class LocalSignalsDetector:
     """`SignalsDetectorJob` for the local engine: lexicons, no model, no I/O."""
 
     async def detect(self, text: str, language: str) -> SignalsResult:
-        # All eight lexicons are tried whatever `language` says (see the module docstring).
-        return detect_signals(text)
+        # All eight lexicons are tried whatever `language` says (see the module docstring);
+        # a pasted text is read at its start and end only, off the event loop (`scan`).
+        return await read(detect_signals, text)

@@ -89,6 +89,13 @@ class Settings(BaseSettings):
         description="Worker processes `frontdesk serve` runs on its port (more than one "
         "needs FRONTDESK_REDIS_URL: session locks and rate limits are shared there).",
     )
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated IPs or CIDR networks of the reverse proxies / load "
+        "balancers in front of `frontdesk serve` (e.g. 10.0.0.0/8,127.0.0.1), or `*`. Only "
+        "a request from one of them may name the client in X-Forwarded-For / "
+        "X-Forwarded-Proto; empty (default): trust none, the client is the TCP peer.",
+    )
     engine: Literal["local", "llm"] = Field(
         default="local", description="Default engine for sites that do not choose one."
     )

@@ -3,7 +3,7 @@ group mounted under its name."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -66,6 +66,7 @@ def serve(
     settings = settings_for(sites_dir)
     options = {"host": host, "port": port, "workers": workers}
     settings = settings.model_copy(update={k: v for k, v in options.items() if v is not None})
+    proxies = _proxy_options(settings)
     if settings.workers > 1:
         _serve_workers(settings)
         return
@@ -76,8 +77,19 @@ def serve(
             f"Frontdesk on [bold]http://{settings.host}:{settings.port}/[/] "
             f"(demo page), API docs at /docs"
         )
-        uvicorn.run(application, host=settings.host, port=settings.port, log_config=None)
+        uvicorn.run(application, host=settings.host, port=settings.port, log_config=None, **proxies)
     except SiteConfigError as exc:
+        raise fail(str(exc)) from exc
+
+
+def _proxy_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's proxy-header settings: X-Forwarded-For only from FRONTDESK_TRUSTED_PROXIES
+    (none by default; see `frontdesk.api.proxies`)."""
+    from frontdesk.api.proxies import server_options
+
+    try:
+        return server_options(settings)
+    except ValueError as exc:
         raise fail(str(exc)) from exc
 
 
@@ -138,6 +150,7 @@ def _serve_workers(settings: Settings) -> None:
         port=settings.port,
         log_config=None,
         timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+        **_proxy_options(settings),
     )
 
 

@@ -148,7 +148,29 @@ class Settings(BaseSettings):
     log_json: bool = Field(default=False, description="Log as JSON lines instead of text.")
     admin_api_key_hash: str = Field(
         default="",
-        description="SHA-256 hex digest of the admin API key; empty disables admin routes.",
+        description="SHA-256 hex digest of the process-wide admin API key (every site); "
+        "empty: only per-site admin tokens (`frontdesk sites token create`) are accepted.",
+    )
+    admin_auth_max_failures: int = Field(
+        default=10,
+        ge=1,
+        description="Failed admin authentications per client IP per minute before that IP "
+        "is locked out of the admin API.",
+    )
+    admin_lockout_s: int = Field(
+        default=300,
+        ge=1,
+        description="How long a locked-out IP gets 429 (with Retry-After) on every admin route.",
+    )
+    metrics_token: str = Field(
+        default="",
+        description="Bearer token required by GET /metrics; empty: /metrics is open (keep "
+        "it on a private network).",
+    )
+    public_url: str = Field(
+        default="",
+        description="Public base URL of the API (e.g. https://chat.example.com), used by the "
+        "demo page's widget; empty: the page's own origin. Never taken from the Host header.",
     )
     max_request_bytes: int = Field(
         default=64_000, ge=1_024, description="Largest request body the API accepts."

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from frontdesk import __version__
 from frontdesk.api.errors import install_error_handlers
 from frontdesk.api.metrics import ApiMetrics
-from frontdesk.api.middleware import BodySizeLimit, RequestMetrics, SiteCors
+from frontdesk.api.middleware import BodySizeLimit, RequestMetrics, SecurityHeaders, SiteCors
 from frontdesk.api.routes import (
     chat as chat_routes,
 )
@@ -175,6 +175,7 @@ def create_app(
     app.add_middleware(SiteCors, origin_allowed=origin_allowed)
     app.add_middleware(BodySizeLimit, max_bytes=max_bytes)
     app.add_middleware(RequestMetrics, metrics=lambda: api_metrics)
+    app.add_middleware(SecurityHeaders)  # on every response, 413s and preflights included
     return app
 
 

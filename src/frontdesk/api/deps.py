@@ -8,14 +8,24 @@ from typing import Annotated
 from fastapi import Depends, Header, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.errors import ApiError
 from frontdesk.api.metrics import ApiMetrics
-from frontdesk.api.security import KEY_HEADER, authorize_admin, authorize_site, client_ip, hash_ip
+from frontdesk.api.security import (
+    KEY_HEADER,
+    admin_failure,
+    authorize_admin,
+    authorize_site,
+    client_ip,
+    hash_ip,
+)
 from frontdesk.api.turns import TurnGuard
 from frontdesk.conversation.backend import ChatBackend
+from frontdesk.guard.admin_lockout import AdminLockout
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
+from frontdesk.store.admin_tokens import AdminTokenRepository
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -84,14 +94,57 @@ def get_ip_hash(request: Request) -> str:
 
 IpHashDep = Annotated[str, Depends(get_ip_hash)]
 
-_bearer = HTTPBearer(auto_error=False, description="The admin API key.")
+_bearer = HTTPBearer(
+    auto_error=False, description="The admin API key, or an admin token of the site."
+)
 
 
-def require_admin(
+def get_admin_lockout(request: Request, runtime: RuntimeDep) -> AdminLockout:
+    """One per app, counting failures with the app's rate limiter (Redis when set)."""
+    lockout: AdminLockout | None = getattr(request.app.state, "admin_lockout", None)
+    if lockout is None:
+        guard: TurnGuard = request.app.state.guard
+        settings = runtime.settings
+        lockout = AdminLockout(
+            guard.limiter, settings.admin_auth_max_failures, settings.admin_lockout_s
+        )
+        request.app.state.admin_lockout = lockout
+    return lockout
+
+
+def _token_lookup(
+    runtime: Runtime, bearer: str | None, site_id: str | None
+) -> tuple[str | None, bool]:
+    """(the site of the live admin token `bearer` is, whether `site_id` has live tokens)."""
+    with runtime.sessions() as session:
+        tokens = AdminTokenRepository(session)
+        token_site = tokens.site_of(bearer) if bearer else None
+        has_tokens = token_site == site_id or (
+            site_id is not None and any(t.revoked_at is None for t in tokens.list(site_id))
+        )
+    return token_site, has_tokens
+
+
+async def require_admin(
+    request: Request,
     runtime: RuntimeDep,
+    ip_hash: Annotated[str, Depends(get_ip_hash)],
+    lockout: Annotated[AdminLockout, Depends(get_admin_lockout)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
-    authorize_admin(runtime, credentials.credentials if credentials else None)
+    """The process-wide admin key, or an admin token of the route's site; a locked-out
+    IP gets 429 before anything is checked, and each failure counts towards a lockout."""
+    wait = lockout.retry_after_s(ip_hash)
+    if wait:
+        raise admin_failure(wait)
+    bearer = credentials.credentials if credentials else None
+    site_id = request.path_params.get("site")
+    if bearer and authorize_admin(runtime, bearer, site_id, site_has_tokens=True):
+        return  # the process-wide key: no store lookup
+    token_site, has_tokens = await run_in_threadpool(_token_lookup, runtime, bearer, site_id)
+    if authorize_admin(runtime, bearer, site_id, token_site, has_tokens):
+        return
+    raise admin_failure(await lockout.failed(ip_hash))
 
 
 AdminDep = Depends(require_admin)

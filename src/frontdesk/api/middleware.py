@@ -189,3 +189,59 @@ class RequestMetrics:
                 route = scope.get("route")
                 template = getattr(route, "path", None) or "unmatched"
                 metrics.requests.labels(scope["method"], template, str(status)).inc()
+
+
+STRICT_HTML_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+"""HTML that sets no policy of its own (error pages) may load nothing at all."""
+
+DOCS_CSP = (
+    "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; "
+    "script-src 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com; "
+    "font-src https://fonts.gstatic.com; worker-src blob:; connect-src 'self'; "
+    "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly"
+)
+"""FastAPI's /docs and /redoc pages load their scripts from jsDelivr and run one inline."""
+
+DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
+
+
+def no_store_path(path: str) -> bool:
+    """Responses that may carry personal data (every `/v1/…` route: turns, session
+    history and exports, leads, handoffs, traces, admin) and the metrics."""
+    return path.startswith("/v1/") or path == "/metrics"
+
+
+class SecurityHeaders:
+    """Headers on every response, errors and preflights included.
+
+    - `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer` everywhere;
+    - on HTML: a `Content-Security-Policy` (a route may set its own, as the demo page does;
+      otherwise a policy that loads nothing, or the docs pages' CDN policy) and
+      `X-Frame-Options: DENY` (with CSP `frame-ancestors 'none'`): no page is framed;
+    - `Cache-Control: no-store` on `/v1/…` and `/metrics`, whatever the route set.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers.setdefault("Referrer-Policy", "no-referrer")
+                if headers.get("content-type", "").startswith("text/html"):
+                    policy = DOCS_CSP if path in DOCS_PATHS else STRICT_HTML_CSP
+                    headers.setdefault("Content-Security-Policy", policy)
+                    headers.setdefault("X-Frame-Options", "DENY")
+                if no_store_path(path):
+                    headers["Cache-Control"] = "no-store"
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

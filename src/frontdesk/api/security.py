@@ -1,5 +1,6 @@
 """Who is calling: the site (from its public widget key and the page origin), the admin
-(a bearer key checked against its stored SHA-256), and the visitor (a salted IP hash)."""
+(a bearer: the process-wide key checked against its stored SHA-256, or a per-site admin
+token looked up by its SHA-256), and the visitor (a salted IP hash)."""
 
 from __future__ import annotations
 
@@ -68,29 +69,62 @@ def hash_admin_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def authorize_admin(runtime: Runtime, bearer: str | None) -> None:
-    """Constant-time check of the bearer key against `settings.admin_api_key_hash`."""
+def authorize_admin(
+    runtime: Runtime,
+    bearer: str | None,
+    site_id: str | None,
+    token_site: str | None = None,
+    site_has_tokens: bool = False,
+) -> bool:
+    """Check an admin bearer for the admin routes of `site_id`.
+
+    True when it is the process-wide key (`settings.admin_api_key_hash`, constant-time)
+    or a per-site token of `site_id` (`token_site`: the site of the live token whose
+    SHA-256 it has). False for a bearer that is neither: the caller counts the failure.
+    Raises 403 when the site has no admin credential at all (no process key, no token),
+    401 for a missing bearer, and 403 for a token used on another site's routes.
+    """
     expected = runtime.settings.admin_api_key_hash.strip().lower()
-    if not expected:
+    if not expected and not site_has_tokens and token_site is None:
         raise ApiError(
             403,
             "admin_disabled",
-            "Admin API is disabled: set FRONTDESK_ADMIN_API_KEY_HASH to the SHA-256 of a key.",
+            "Admin API is disabled: set FRONTDESK_ADMIN_API_KEY_HASH to the SHA-256 of a key, "
+            "or create a site token with `frontdesk sites token create SITE`.",
         )
     if not bearer:
         raise ApiError(
             401,
             "missing_admin_key",
-            "Send the admin key as 'Authorization: Bearer <key>'.",
+            "Send the admin key or the site's admin token as 'Authorization: Bearer <key>'.",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    if not hmac.compare_digest(hash_admin_key(bearer), expected):
+    if expected and hmac.compare_digest(hash_admin_key(bearer), expected):
+        return True
+    if token_site is None:
+        return False
+    if token_site != site_id:
         raise ApiError(
-            401,
-            "invalid_admin_key",
-            "The admin key is not valid.",
-            headers={"WWW-Authenticate": "Bearer"},
+            403, "token_wrong_site", "This admin token is for another site's admin routes."
         )
+    return True
+
+
+def admin_failure(retry_after_s: int) -> ApiError:
+    if retry_after_s:
+        return ApiError(
+            429,
+            "admin_locked_out",
+            "Too many failed admin authentications from this address; "
+            f"try again in {retry_after_s}s.",
+            headers={"Retry-After": str(retry_after_s)},
+        )
+    return ApiError(
+        401,
+        "invalid_admin_key",
+        "The admin key is not valid.",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
 
 
 def client_ip(request: Request) -> str:

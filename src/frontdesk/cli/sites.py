@@ -1,10 +1,11 @@
-"""`frontdesk sites list | show | validate`: the site (tenant) configuration files."""
+"""`frontdesk sites list | show | validate | token`: site (tenant) configuration files and
+per-site admin tokens."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -12,6 +13,9 @@ from rich.table import Table
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.settings import get_settings
 from frontdesk.sites.registry import SiteConfigError, load_site_file, load_sites, site_files
+
+if TYPE_CHECKING:
+    from frontdesk.runtime import Runtime
 
 sites_app = typer.Typer(help="Inspect and validate site (tenant) configuration files.")
 
@@ -66,3 +70,90 @@ def sites_validate(
             console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
     if problems:
         raise typer.Exit(code=1)
+
+
+token_app = typer.Typer(help="Per-site admin tokens (stored only as their SHA-256).")
+sites_app.add_typer(token_app, name="token")
+
+
+def _runtime_with_site(site_id: str, sites_dir: Path | None) -> Runtime:
+    from frontdesk.runtime import build_runtime
+
+    try:
+        runtime = build_runtime(settings_for(sites_dir))
+        runtime.site(site_id)
+    except SiteConfigError as exc:
+        raise fail(str(exc)) from exc
+    return runtime
+
+
+@token_app.command("create")
+def token_create(
+    site_id: Annotated[str, typer.Argument(help="Site id.")],
+    label: Annotated[str, typer.Option(help="What the token is for (shown by list).")] = "",
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Create an admin token for one site's admin routes and print it once."""
+    from frontdesk.store.admin_tokens import AdminTokenRepository
+    from frontdesk.store.db import transaction
+
+    runtime = _runtime_with_site(site_id, sites_dir)
+    try:
+        with transaction(runtime.sessions) as session:
+            row, token = AdminTokenRepository(session).create(site_id, label)
+            token_id = row.id
+    finally:
+        runtime.close()
+    err_console.print(
+        f"Admin token {token_id} for site {site_id!r}: shown once, stored only as its "
+        "SHA-256. Send it as 'Authorization: Bearer <token>' to /v1/admin/sites/"
+        f"{site_id}/…",
+        highlight=False,
+        soft_wrap=True,
+    )
+    print(token)
+
+
+@token_app.command("list")
+def token_list(
+    site_id: Annotated[str, typer.Argument(help="Site id.")], sites_dir: SitesDirOption = None
+) -> None:
+    """List a site's admin tokens (ids and labels; the tokens themselves are not kept)."""
+    from frontdesk.store.admin_tokens import AdminTokenRepository
+
+    runtime = _runtime_with_site(site_id, sites_dir)
+    try:
+        with runtime.sessions() as session:
+            table = Table("label", "created (UTC)", "revoked (UTC)")
+            table.add_column("id", no_wrap=True)  # copied into `revoke`: never wrapped
+            for row in AdminTokenRepository(session).list(site_id):
+                table.add_row(
+                    row.label,
+                    row.created_at.strftime("%Y-%m-%d %H:%M"),
+                    row.revoked_at.strftime("%Y-%m-%d %H:%M") if row.revoked_at else "",
+                    row.id,
+                )
+    finally:
+        runtime.close()
+    console.print(table)
+
+
+@token_app.command("revoke")
+def token_revoke(
+    site_id: Annotated[str, typer.Argument(help="Site id.")],
+    token_id: Annotated[str, typer.Argument(help="Token id (from `list`).")],
+    sites_dir: SitesDirOption = None,
+) -> None:
+    """Revoke one admin token of a site; it stops working at once."""
+    from frontdesk.store.admin_tokens import AdminTokenRepository
+    from frontdesk.store.db import transaction
+
+    runtime = _runtime_with_site(site_id, sites_dir)
+    try:
+        with transaction(runtime.sessions) as session:
+            revoked = AdminTokenRepository(session).revoke(site_id, token_id)
+    finally:
+        runtime.close()
+    if not revoked:
+        raise fail(f"no live token {token_id!r} for site {site_id!r}")
+    console.print(f"revoked {token_id}")

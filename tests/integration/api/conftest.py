@@ -29,6 +29,7 @@ def make_api(tmp_path: Path, sites_dir: Path) -> Iterator[MakeApi]:
         rate_limits: dict[str, int] | None = None,
         admin: bool = True,
         max_request_bytes: int = 64_000,
+        settings_options: dict[str, Any] | None = None,
         **options: Any,
     ) -> Api:
         write_sites(sites_dir, rate_limits)
@@ -37,6 +38,7 @@ def make_api(tmp_path: Path, sites_dir: Path) -> Iterator[MakeApi]:
             sites_dir=sites_dir,
             admin_api_key_hash=hashlib.sha256(ADMIN_KEY.encode()).hexdigest() if admin else "",
             max_request_bytes=max_request_bytes,
+            **(settings_options or {}),
         )
         runtime = build_runtime(settings)
         stack.callback(runtime.close)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +24,8 @@ from frontdesk.enrichment import Enricher, EnrichmentCache, RedisEnrichmentCache
 from frontdesk.guard.redis import redis_client
 from frontdesk.handoff.dispatcher import Dispatcher
 from frontdesk.handoff.outbox import enqueue_handoff
-from frontdesk.runtime import Runtime
+from frontdesk.runtime import Runtime, build_runtime
+from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Lead, Visitor
@@ -213,3 +215,66 @@ async def test_visitor_strings_reach_every_channel_clean(
     body_packet = json.loads(mail.body.split("Context packet (JSON):\n", 1)[1])
     assert body_packet["visitor"]["company"] == "Evil Corp"
     assert handoff.id
+
+
+@pytest.fixture
+def pg_runtime(tmp_path: Path, acme_sites: Path) -> Iterator[Runtime]:
+    """The acme site over a fresh PostgreSQL database on 127.0.0.1:5432 (dropped after)."""
+    psycopg = pytest.importorskip("psycopg")
+    admin = "postgresql://postgres@127.0.0.1:5432/postgres"
+    try:
+        psycopg.connect(admin, connect_timeout=2).close()
+    except psycopg.OperationalError:
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+    name = f"fd_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    settings = Settings(
+        data_dir=tmp_path / "pg-data",
+        sites_dir=acme_sites,
+        database_url=f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}",
+        handoff_http_timeout_s=0.3,
+    )
+    runtime = build_runtime(settings)
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def test_a_long_revealed_company_still_makes_its_crm_lead_on_postgresql(
+    pg_runtime: Runtime, http: HttpReceiver
+) -> None:
+    # The API accepts 300-character reveal values; `leads.company` is VARCHAR(200).
+    # Must survive: the CRM lead (PostgreSQL refuses an over-long value, SQLite does not
+    # check), with the company cut to 200 characters.
+    enricher = Enricher(pg_runtime.sessions, cache=TtlCache())
+    try:
+        profile = await enricher.enrich(
+            site(), VisitorContext(ip_hash="h-pg", reveal={"company": "Longname " * 33})
+        )
+    finally:
+        await enricher.aclose()
+    assert len(profile["company_name"]) > 200  # what the enrichment keeps (≤ 300)
+    with transaction(pg_runtime.sessions) as session:
+        enqueue_handoff(
+            session,
+            site=pg_runtime.site("acme").config,
+            session_id="sess-pg",
+            turn=1,
+            handoff={"reason": "hot_lead", "lead_level": "hot"},
+            values={"visitor_profile": merge_visitor_profile(None, profile)},
+            message="Call me",
+            language="en",
+        )
+    dispatcher = Dispatcher(pg_runtime)
+    try:
+        await dispatcher.drain(timeout_s=30)
+    finally:
+        await dispatcher.aclose()
+    with pg_runtime.sessions() as db:
+        (lead,) = db.scalars(select(Lead).where(Lead.session_id == "sess-pg")).all()
+    assert lead.company is not None and len(lead.company) <= 200
+    assert lead.company.startswith("Longname Longname")

@@ -8,6 +8,7 @@ directory, removes documents that came from it and are gone.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -20,11 +21,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontdesk.knowledge.chunker import chunk_document
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
+from frontdesk.knowledge.instructions import withhold_instructions
 from frontdesk.knowledge.lexical import lexical_text
 from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 
-CHUNKER_VERSION = "1"
+# 2: lines that instruct the assistant are withheld before chunking (instructions.py).
+log = logging.getLogger(__name__)
+CHUNKER_VERSION = "2"
 EMBED_BATCH = 64
 
 
@@ -133,6 +137,7 @@ class Ingestor:
             if previous is not None and previous.fingerprint == print_:
                 report.skipped.append(document.doc_id)
                 continue
+            document = self._withhold_instructions(site_id, document, report)
             try:
                 chunks = chunk_document(
                     document,
@@ -156,6 +161,33 @@ class Ingestor:
             (report.ingested if item.is_new else report.updated).append(item.document.doc_id)
             report.chunks_total += len(item.chunks)
         return report
+
+    def _withhold_instructions(
+        self, site_id: str, document: Document, report: IngestReport
+    ) -> Document:
+        """The document without lines that speak to the assistant: they are never indexed,
+        so no writer can quote or obey them; the team sees them in the report and on the
+        stored document."""
+        text, withheld = withhold_instructions(document.text)
+        if not withheld:
+            return document
+        report.withheld[document.doc_id] = withheld
+        log.warning(
+            "knowledge_instructions_withheld site=%s doc=%s lines=%d reasons=%s",
+            site_id,
+            document.doc_id,
+            len(withheld),
+            ",".join(sorted({passage.reason for passage in withheld})),
+        )
+        if self.options.progress:
+            for passage in withheld:
+                self.console.print(
+                    f"[yellow]withheld[/] {document.doc_id}: {passage.excerpt!r} "
+                    f"({passage.reason.replace('_', ' ')})",
+                    markup=True,
+                    highlight=False,
+                )
+        return replace(document, text=text, withheld=tuple(withheld))
 
     def _embed(self, chunks: Sequence[Chunk], report: IngestReport) -> dict[str, Vector]:
         """Vectors by content hash: from the cache, or embedded in batches and cached."""

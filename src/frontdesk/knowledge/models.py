@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from frontdesk.knowledge.instructions import WithheldPassage
+
 DocumentKind = Literal["markdown", "text", "html", "pdf"]
 RetrievalStatus = Literal["ok", "no_result", "error"]
 
@@ -28,6 +30,9 @@ class Document:
     kind: DocumentKind
     source: str
     url: str = ""
+    # Lines ingestion kept out of the index as instructions to the assistant
+    # (`knowledge/instructions.py`), shown to the team, never to visitors.
+    withheld: tuple[WithheldPassage, ...] = ()
 
     @property
     def content_hash(self) -> str:
@@ -119,6 +124,7 @@ class IngestReport:
     failed: dict[str, str] = field(default_factory=dict)
     chunks_embedded: int = 0
     chunks_total: int = 0
+    withheld: dict[str, list[WithheldPassage]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -129,4 +135,10 @@ class IngestReport:
             f"ingested {len(self.ingested)}, updated {len(self.updated)}, "
             f"skipped {len(self.skipped)} (unchanged), removed {len(self.removed)}, "
             f"failed {len(self.failed)}; {self.chunks_embedded} chunks embedded"
+            + (
+                f"; {sum(map(len, self.withheld.values()))} lines withheld as instructions"
+                " to the assistant"
+                if self.withheld
+                else ""
+            )
         )

@@ -7,8 +7,9 @@ the embedded default; PostgreSQL (tsvector + pgvector) implements the same proto
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -16,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import Connection, text
 
+from frontdesk.knowledge.instructions import WithheldPassage
 from frontdesk.knowledge.models import Chunk, Document
 
 Vector = NDArray[np.float32]
@@ -32,6 +34,7 @@ class StoredDocument:
     fingerprint: str
     chunk_count: int
     updated_at: datetime | None = None
+    withheld: tuple[WithheldPassage, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,11 +120,11 @@ def upsert_document(
     conn.execute(
         text(
             "INSERT INTO knowledge_documents (site_id, doc_id, title, kind, source, url,"
-            " fingerprint, chunk_count, created_at, updated_at) VALUES (:site, :doc,"
-            " :title, :kind, :source, :url, :fingerprint, :count, :now, :now)"
+            " fingerprint, chunk_count, withheld, created_at, updated_at) VALUES (:site, :doc,"
+            " :title, :kind, :source, :url, :fingerprint, :count, :withheld, :now, :now)"
             " ON CONFLICT (site_id, doc_id) DO UPDATE SET title = :title, kind = :kind,"
             " source = :source, url = :url, fingerprint = :fingerprint,"
-            " chunk_count = :count, updated_at = :now"
+            " chunk_count = :count, withheld = :withheld, updated_at = :now"
         ),
         {
             "site": site_id,
@@ -132,6 +135,41 @@ def upsert_document(
             "url": document.url,
             "fingerprint": fingerprint,
             "count": chunk_count,
+            "withheld": json.dumps([asdict(passage) for passage in document.withheld]),
             "now": now,
         },
     )
+
+
+def read_documents(conn: Connection, site_id: str) -> list[StoredDocument]:
+    """A site's document rows (the same SQL on SQLite and PostgreSQL)."""
+    rows = conn.execute(
+        text(
+            "SELECT site_id, doc_id, title, kind, source, url, fingerprint, chunk_count,"
+            " updated_at, withheld FROM knowledge_documents WHERE site_id = :site"
+            " ORDER BY doc_id"
+        ),
+        {"site": site_id},
+    ).all()
+    return [
+        StoredDocument(
+            site_id=row[0],
+            doc_id=row[1],
+            title=row[2],
+            kind=row[3],
+            source=row[4],
+            url=row[5],
+            fingerprint=row[6],
+            chunk_count=row[7],
+            updated_at=parse_time(row[8]),
+            withheld=tuple(WithheldPassage(**item) for item in json.loads(row[9] or "[]")),
+        )
+        for row in rows
+    ]
+
+
+def parse_time(value: object) -> datetime | None:
+    """SQLite returns timestamps as text, PostgreSQL as datetimes."""
+    if value is None or isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(str(value))

@@ -25,7 +25,14 @@ from typing import Any
 
 from sqlalchemy import Engine, bindparam, text
 
-from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector, upsert_document
+from frontdesk.knowledge.index.base import (
+    Hit,
+    StoredChunk,
+    StoredDocument,
+    Vector,
+    read_documents,
+    upsert_document,
+)
 from frontdesk.knowledge.index.postgres_sql import (
     BM25,
     HYBRID,
@@ -33,7 +40,7 @@ from frontdesk.knowledge.index.postgres_sql import (
     tsvector_literal,
     vector_literal,
 )
-from frontdesk.knowledge.index.sqlite import _blob, _now, _parse_time, _vector, read_revision
+from frontdesk.knowledge.index.sqlite import _blob, _now, _vector, read_revision
 from frontdesk.knowledge.models import Chunk, Document
 
 DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
@@ -73,17 +80,7 @@ class PostgresKnowledgeIndex:
     # -- documents -------------------------------------------------------------------
     def list_documents(self, site_id: str) -> list[StoredDocument]:
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT site_id, doc_id, title, kind, source, url, fingerprint, chunk_count,"
-                    " updated_at FROM knowledge_documents WHERE site_id = :site ORDER BY doc_id"
-                ),
-                {"site": site_id},
-            ).all()
-        return [
-            StoredDocument(*row[:8], updated_at=_parse_time(row[8]))  # type: ignore[misc]
-            for row in rows
-        ]
+            return read_documents(conn, site_id)
 
     def _ensure_dim_index(self, conn: Any, dim: int) -> None:
         if dim in self._dims:

@@ -24,13 +24,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import Connection, Engine, bindparam, text
 
-from frontdesk.knowledge.index.base import Hit, StoredChunk, StoredDocument, Vector, upsert_document
+from frontdesk.knowledge.index.base import (
+    Hit,
+    StoredChunk,
+    StoredDocument,
+    Vector,
+    read_documents,
+    upsert_document,
+)
 from frontdesk.knowledge.index.bm25 import Bm25Index
 from frontdesk.knowledge.models import Chunk, Document
 
@@ -69,12 +75,6 @@ def read_revision(conn: Connection, site_id: str) -> int:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _parse_time(value: Any) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(str(value))
 
 
 @dataclass
@@ -133,27 +133,7 @@ class SqliteKnowledgeIndex:
     # -- documents -------------------------------------------------------------------
     def list_documents(self, site_id: str) -> list[StoredDocument]:
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT site_id, doc_id, title, kind, source, url, fingerprint, chunk_count,"
-                    " updated_at FROM knowledge_documents WHERE site_id = :site ORDER BY doc_id"
-                ),
-                {"site": site_id},
-            ).all()
-        return [
-            StoredDocument(
-                site_id=row[0],
-                doc_id=row[1],
-                title=row[2],
-                kind=row[3],
-                source=row[4],
-                url=row[5],
-                fingerprint=row[6],
-                chunk_count=row[7],
-                updated_at=_parse_time(row[8]),
-            )
-            for row in rows
-        ]
+            return read_documents(conn, site_id)
 
     @contextmanager
     def _writing(self, site_id: str) -> Iterator[Connection]:

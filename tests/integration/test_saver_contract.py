@@ -50,12 +50,6 @@ def async_methods() -> list[str]:
 ASYNC_METHODS = async_methods()
 # Base implementations that only compose other async methods of the saver.
 DELEGATES = {"aget": {"aget_tuple"}}
-# Neither LangGraph's SqliteSaver nor its AsyncSqliteSaver implements these (the graph
-# itself never calls them); the saver inherits BaseCheckpointSaver's NotImplementedError.
-NOT_IN_LANGGRAPH_SQLITE = {"acopy_thread", "adelete_for_runs", "aprune"}
-# Works through BaseCheckpointSaver's generic walk (one `aget_tuple` thread hop per
-# ancestor) rather than SqliteSaver's one-query `get_delta_channel_history`.
-GENERIC_WALK = {"aget_delta_channel_history"}
 
 
 class State(TypedDict):
@@ -107,7 +101,9 @@ async def world(checkpointer: Checkpointer) -> World:
     graph = builder.compile(checkpointer=saver)
     runs = [str(uuid.uuid4()), str(uuid.uuid4())]
     for run in runs:
-        await graph.ainvoke({"steps": []}, {**thread("t1"), "run_id": uuid.UUID(run)})
+        # The LangGraph server records a run's id in the checkpoints' metadata this way.
+        config = {**thread("t1"), "run_id": uuid.UUID(run), "metadata": {"run_id": run}}
+        await graph.ainvoke({"steps": []}, config)  # type: ignore[arg-type]
     return World(saver, runs)
 
 
@@ -206,34 +202,7 @@ def test_every_async_method_is_exercised() -> None:
     assert not missing, f"async methods of BaseCheckpointSaver nobody calls here: {missing}"
 
 
-def expected_failure(
-    name: str, reasons: dict[str, set[str]], raises: type[Exception]
-) -> list[Any]:
-    """`name` as a parameter; an expected failure (strict: fixing it fails the test until
-    the mark goes) when a reason lists it."""
-    marks = [
-        pytest.mark.xfail(strict=True, raises=raises, reason=reason)
-        for reason, names in reasons.items()
-        if name in names
-    ]
-    return [pytest.param(name, marks=marks, id=name)]
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        param
-        for name in ASYNC_METHODS
-        for param in expected_failure(
-            name,
-            {
-                "not implemented by LangGraph's SQLite savers either": NOT_IN_LANGGRAPH_SQLITE,
-                "BaseCheckpointSaver's generic walk, one thread hop per ancestor": GENERIC_WALK,
-            },
-            AssertionError,
-        )
-    ],
-)
+@pytest.mark.parametrize("name", ASYNC_METHODS)
 def test_every_async_method_is_implemented(name: str) -> None:
     owner = next(cls for cls in ThreadedSqliteSaver.__mro__ if name in cls.__dict__)
     if name in DELEGATES:
@@ -245,18 +214,7 @@ def test_every_async_method_is_implemented(name: str) -> None:
     assert owner is not SqliteSaver
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        param
-        for name in ASYNC_METHODS
-        for param in expected_failure(
-            name,
-            {"not implemented by LangGraph's SQLite savers either": NOT_IN_LANGGRAPH_SQLITE},
-            NotImplementedError,
-        )
-    ],
-)
+@pytest.mark.parametrize("name", ASYNC_METHODS)
 async def test_every_async_method_works_on_a_sqlite_file(world: World, name: str) -> None:
     exercise = EXERCISES.get(name)
     if exercise is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,13 @@ async def open_checkpointer(settings: Settings, sqlite_path: Path | None = None)
     return await _open_sqlite(sqlite_path or settings.data_dir / "checkpoints.db")
 
 
+# LangGraph's SQLite tables: every column after `thread_id`.
+_TABLES = {
+    "checkpoints": "checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata",
+    "writes": "checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value",
+}
+
+
 class ThreadedSqliteSaver(SqliteSaver):
     """LangGraph's SQLite saver with each async call run whole in a worker thread.
 
@@ -147,6 +154,78 @@ class ThreadedSqliteSaver(SqliteSaver):
 
     async def adelete_thread(self, thread_id: str) -> None:
         await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, Any]:
+        return await asyncio.to_thread(
+            self.get_delta_channel_history, config=config, channels=channels
+        )
+
+    # LangGraph's SQLite savers leave the next three to BaseCheckpointSaver, which raises
+    # NotImplementedError; here they are SQL on the saver's own two tables.
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Every checkpoint and pending write of one thread, under another thread id."""
+        with self.cursor() as cur:
+            for table, columns in _TABLES.items():
+                cur.execute(
+                    f"INSERT OR REPLACE INTO {table} (thread_id, {columns})"
+                    f" SELECT ?, {columns} FROM {table} WHERE thread_id = ?",
+                    (target_thread_id, source_thread_id),
+                )
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await asyncio.to_thread(self.copy_thread, source_thread_id, target_thread_id)
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """The checkpoints (and their writes) that the given runs saved."""
+        if not run_ids:
+            return
+        marks = ", ".join("?" for _ in run_ids)
+        owned = (
+            "SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints"
+            f" WHERE json_extract(CAST(metadata AS TEXT), '$.run_id') IN ({marks})"
+        )
+        with self.cursor() as cur:
+            cur.execute(
+                f"DELETE FROM writes WHERE (thread_id, checkpoint_ns, checkpoint_id) IN ({owned})",
+                tuple(run_ids),
+            )
+            cur.execute(
+                "DELETE FROM checkpoints WHERE (thread_id, checkpoint_ns, checkpoint_id)"
+                f" IN ({owned})",
+                tuple(run_ids),
+            )
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await asyncio.to_thread(self.delete_for_runs, run_ids)
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """`keep_latest`: each namespace of each thread keeps its newest checkpoint only;
+        `delete`: the threads go entirely (as PostgreSQL's saver does)."""
+        if strategy == "delete":
+            for thread_id in thread_ids:
+                self.delete_thread(thread_id)
+            return
+        if strategy != "keep_latest":
+            raise ValueError(f"unknown prune strategy {strategy!r}")
+        older = (
+            "SELECT thread_id, checkpoint_ns, checkpoint_id FROM checkpoints AS c"
+            " WHERE thread_id = ? AND checkpoint_id < (SELECT MAX(checkpoint_id)"
+            " FROM checkpoints WHERE thread_id = c.thread_id AND checkpoint_ns = c.checkpoint_ns)"
+        )
+        with self.cursor() as cur:
+            for thread_id in thread_ids:
+                for table in _TABLES:
+                    cur.execute(
+                        f"DELETE FROM {table} WHERE (thread_id, checkpoint_ns, checkpoint_id)"
+                        f" IN ({older})",
+                        (thread_id,),
+                    )
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
 
 
 async def _open_sqlite(path: Path) -> Checkpointer:

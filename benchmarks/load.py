@@ -105,7 +105,7 @@ LLM_THINK_MS = 10_000.0
 STREAMED_JOBS = {"answer_writer"}
 PARALLEL_JOBS = {"intent_classifier", "signals_detector"}  # one superstep, side by side
 SKILL_JOBS = {"skill_selector"}  # after them, still before retrieval is awaited
-RETRIEVAL_JOBS = {"query_rewriter"}  # background branch from START, parallel to the above
+RETRIEVAL_JOBS = {"query_rewriter"}  # background branch started beside the classifiers
 
 console = Console()
 err = Console(stderr=True)

@@ -12,7 +12,7 @@ to the writer's own 400 ms first-token latency.
 In `llm` mode the fast model classifies intent and signals, selects skills, rewrites the
 query and grades the passages before the writer starts. In `hybrid` mode the local
 classifiers route and the LLM is asked only below the confidence threshold; retrieval
-runs in the background from START (deferred execution), so the writer's 400 ms is
+runs in the background from the turn's start (deferred execution), so the writer's 400 ms is
 nearly all the visitor waits for. Target: hybrid ≤ 1.10.
 """
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -59,6 +61,12 @@ def build_chat_backend(runtime: Runtime) -> ChatBackend:
     return backend
 
 
+def _start_spool_replays(runtime: Runtime) -> asyncio.Task[None]:
+    from frontdesk.conversation.persistence import spool_replays
+
+    return asyncio.create_task(spool_replays(runtime), name="frontdesk-spool-replay")
+
+
 async def _close(backend: Any) -> None:
     for name in ("aclose", "close"):
         closer = getattr(backend, name, None)
@@ -94,7 +102,12 @@ def create_app(
         if app.state.redis is not None and ip_salt is None:
             from frontdesk.guard.redis import shared_ip_salt
 
-            app.state.ip_salt = await shared_ip_salt(app.state.redis, process.redis_prefix)
+            # Redis down at start-up: this process keeps its own salt (the breaker logs it).
+            with contextlib.suppress(Exception):
+                app.state.ip_salt = await app.state.redis_outage.call(
+                    shared_ip_salt(app.state.redis, process.redis_prefix),
+                    2 * process.redis_timeout_s,
+                )
         owned_chat = chat is None
         app.state.chat = chat
         if chat is None:
@@ -115,9 +128,13 @@ def create_app(
         # dispatchers never deliver the same attempt (OutboxRepository.claim).
         in_process = app.state.runtime.settings.dispatch_in_process
         dispatcher = start_dispatcher(app.state.runtime) if in_process else None
+        # Turns kept in the spool while the store could not write go back into the store
+        # (and their handoffs into the outbox) at start and periodically.
+        replays = _start_spool_replays(app.state.runtime) if in_process else None
         try:
             yield
         finally:
+            await stop_dispatcher(replays)
             await stop_dispatcher(dispatcher)
             if owned_chat and app.state.chat is not None:
                 await _close(app.state.chat)
@@ -137,11 +154,31 @@ def create_app(
     redis: Any = None
     if process.redis_url and (limiter is None or locks is None or ip_salt is None):
         # Shared by replicas: counters, session slots and the IP-hash salt live in Redis.
-        from frontdesk.guard.redis import RedisRateLimiter, RedisSessionLocks, redis_client
+        # Redis down or slow: per-process limits and locks, one warning per outage
+        # (guard/redis.py), and /readyz says "degraded".
+        from frontdesk.guard.redis import (
+            FallbackRateLimiter,
+            FallbackSessionLocks,
+            RedisOutage,
+            RedisRateLimiter,
+            RedisSessionLocks,
+            redis_client,
+        )
 
-        redis = redis_client(process.redis_url)
-        limiter = limiter or RedisRateLimiter(redis, process.redis_prefix)
-        locks = locks or RedisSessionLocks(redis, process.redis_prefix)
+        timeout_s = process.redis_timeout_s
+        redis = redis_client(process.redis_url, timeout_s=timeout_s)
+        outage = RedisOutage(
+            "rate limits and session locks",
+            pause_s=process.redis_retry_s,
+            fallback="limits and locks are per process",
+        )
+        app.state.redis_outage = outage
+        limiter = limiter or FallbackRateLimiter(
+            RedisRateLimiter(redis, process.redis_prefix), outage, timeout_s=timeout_s
+        )
+        locks = locks or FallbackSessionLocks(
+            RedisSessionLocks(redis, process.redis_prefix), outage, timeout_s=timeout_s
+        )
     app.state.redis = redis
     app.state.guard = TurnGuard(
         limiter or InMemoryRateLimiter(), locks or InMemorySessionLocks(), api_metrics

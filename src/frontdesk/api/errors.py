@@ -7,9 +7,19 @@ import logging
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
+
+STORE_RETRY_AFTER_S = 5
+# The store is down or cannot write (not: the request's data is wrong — that is a 4xx).
+STORE_DOWN_ERRORS: tuple[type[Exception], ...] = (
+    OperationalError,
+    InterfaceError,
+    PoolTimeoutError,
+)
 
 
 class ApiError(HTTPException):
@@ -55,6 +65,26 @@ def install_error_handlers(app: FastAPI) -> None:
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         return JSONResponse(error_body("invalid_request", problems or "invalid request"), 422)
+
+    async def _store_down(request: Request, exc: Exception) -> JSONResponse:
+        # The database is unreachable, read-only, full or out of connections: a retry
+        # later may pass (503 + Retry-After); a 500 would say the request itself is wrong.
+        cause = getattr(exc, "orig", None) or exc
+        log.error(
+            "store unavailable on %s %s: %s: %s",
+            request.method,
+            request.url.path,
+            type(cause).__name__,
+            (str(cause).splitlines() or [""])[0][:200],
+        )
+        return JSONResponse(
+            error_body("store_unavailable", "Our storage is unavailable; try again shortly."),
+            503,
+            headers={"Retry-After": str(STORE_RETRY_AFTER_S)},
+        )
+
+    for store_error in STORE_DOWN_ERRORS:
+        app.add_exception_handler(store_error, _store_down)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

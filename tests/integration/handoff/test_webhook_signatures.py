@@ -16,7 +16,7 @@ from handoff_support import MakeHandoff
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from frontdesk.handoff.channels.webhook import sign, signing_key, verify_webhook
-from frontdesk.handoff.dispatcher import Dispatcher
+from frontdesk.handoff.dispatcher import Dispatcher, start_dispatcher
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.models import HandoffAttempt, OutboxItem
@@ -165,3 +165,30 @@ async def test_a_row_whose_every_attempt_was_lost_is_given_up_to_the_fallback_em
         handoff = HandoffRepository(db).get(handoff_id)
         assert handoff is not None and handoff.status == "partial_failure"
         assert db.query(HandoffAttempt).filter_by(status="sending").count() == 0
+
+
+async def test_an_attempt_cut_short_by_a_clean_shutdown_is_recorded_as_interrupted(
+    acme: Runtime, make_handoff: MakeHandoff, http: HttpReceiver
+) -> None:
+    # The in-process dispatcher is stopped while the webhook request is in flight.
+    # Must survive: the row (released at once, not after the lease) and its delivery by
+    # the next process as attempt 2. Must not: an attempt left `sending` for ever.
+    http.fail_next("/hook", "timeout")  # the receiver holds the first request
+    handoff_id = make_handoff()
+    task = start_dispatcher(acme, poll_s=0.02)
+    for _ in range(500):
+        if http.seen >= 1 and attempts_of(acme, handoff_id, "webhook:0"):
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert attempts_of(acme, handoff_id, "webhook:0") == [(1, "interrupted")]
+    survivor = Dispatcher(acme)
+    try:
+        await survivor.drain(timeout_s=30)
+    finally:
+        await survivor.aclose()
+    assert attempts_of(acme, handoff_id, "webhook:0") == [(1, "interrupted"), (2, "delivered")]
+    (delivered,) = http.received_on("/hook")
+    assert delivered.headers["x-frontdesk-delivery-attempt"] == "2"

@@ -119,16 +119,15 @@ def _token_lookup(
     with runtime.sessions() as session:
         tokens = AdminTokenRepository(session)
         token_site = tokens.site_of(bearer) if bearer else None
-        has_tokens = token_site == site_id or (
-            site_id is not None and any(t.revoked_at is None for t in tokens.list(site_id))
-        )
-    return token_site, has_tokens
+        if token_site is not None and token_site == site_id:
+            return token_site, True
+        return token_site, site_id is not None and tokens.has_live(site_id)
 
 
 async def require_admin(
     request: Request,
     runtime: RuntimeDep,
-    ip_hash: Annotated[str, Depends(get_ip_hash)],
+    ip_hash: IpHashDep,
     lockout: Annotated[AdminLockout, Depends(get_admin_lockout)],
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:

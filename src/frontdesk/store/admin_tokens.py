@@ -47,6 +47,15 @@ class AdminTokenRepository:
             )
         )
 
+    def has_live(self, site_id: str) -> bool:
+        """Whether `site_id` has at least one unrevoked token."""
+        found = self.session.scalar(
+            select(AdminToken.id)
+            .where(AdminToken.site_id == site_id, AdminToken.revoked_at.is_(None))
+            .limit(1)
+        )
+        return found is not None
+
     def list(self, site_id: str) -> Sequence[AdminToken]:
         return self.session.scalars(
             select(AdminToken).where(AdminToken.site_id == site_id).order_by(AdminToken.created_at)

@@ -62,7 +62,7 @@ def build_chat_backend(runtime: Runtime) -> ChatBackend:
 
 
 def _start_spool_replays(runtime: Runtime) -> asyncio.Task[None]:
-    from frontdesk.conversation.persistence import spool_replays
+    from frontdesk.conversation.replay import spool_replays
 
     return asyncio.create_task(spool_replays(runtime), name="frontdesk-spool-replay")
 

@@ -58,12 +58,16 @@ def worker_command(
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(sig, stop.set)
                 console.print("dispatcher and retention job running; Ctrl-C to stop")
+                # GDPR retention runs beside delivery, so one worker process does both,
+                # and so does the replay of turns spooled while the store could not write.
+                from frontdesk.conversation.replay import spool_replays
                 from frontdesk.retention import retention_loop
 
-                # GDPR retention runs beside delivery, so one worker process does both.
                 retention = asyncio.create_task(retention_loop(runtime, stop))
+                replays = asyncio.create_task(spool_replays(runtime, stop))
                 await dispatcher.run(stop)
                 await retention
+                await replays
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

@@ -1,23 +1,42 @@
-"""Writing a finished turn to the app store in one transaction: messages, trace,
-handoff and its outbox rows, captured leads (seed 004: nothing acknowledged unsaved)."""
+"""Writing turns to the app store (seed 004: nothing acknowledged unsaved).
+
+A turn is written in two steps: `open_turn` stores the visitor's message before the
+answer streams (a process killed mid-answer keeps it), and `write` stores the reply, its
+trace, the handoff with its outbox rows and captured leads, in one transaction.
+
+When the store cannot write, the turn goes to the spool (`conversation/spool.py`, JSON
+lines, fsynced) and is replayed into the store later; when the spool cannot write either,
+`StoreUnavailableError` tells the caller (which refuses an unopened turn, and mails a
+handoff directly — `ChatService`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import TurnResult
+from frontdesk.conversation.spool import Spool, spooled_state
 from frontdesk.handoff.outbox import enqueue_handoff, handoff_channels, record_lead_capture
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
+from frontdesk.store.health import store_writes
 from frontdesk.store.repositories import (
     ConversationRepository,
     StoredTurn,
     TraceRepository,
 )
+from frontdesk.store.turn_log import TurnLogRepository
+
+log = logging.getLogger(__name__)
+
+Kept = Literal["store", "spool"]
 
 
 @dataclass
@@ -42,125 +61,263 @@ class TurnRecord:
     ended_ns: int = field(default_factory=time.time_ns)
 
 
-__all__ = ["TurnRecord", "TurnWriter", "handoff_channels"]
+@dataclass(frozen=True)
+class OpenedTurn:
+    """A turn whose visitor message is kept: in the store (`turn` is its number) or, when
+    the store could not write, in the spool (`turn` is None)."""
+
+    key: str
+    turn: int | None
+
+
+class StoreUnavailableError(RuntimeError):
+    """Neither the store nor the spool could keep what was asked of them."""
+
+
+__all__ = [
+    "OpenedTurn",
+    "StoreUnavailableError",
+    "TurnRecord",
+    "TurnWriter",
+    "handoff_channels",
+]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
 
 
 class TurnWriter:
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(self, sessions: sessionmaker[Session], spool: Spool | None = None) -> None:
         self.sessions = sessions
+        self.spool = spool
 
-    def write(self, record: TurnRecord) -> None:
-        result, values, site = record.result, record.values, record.site
-        with transaction(self.sessions) as session:
-            turn = ConversationRepository(session).record_turn(
-                site.id,
-                record.session_id,
-                StoredTurn(
-                    user_text=record.message,
-                    assistant_text=result.answer,
-                    route=result.route,
-                    routing=result.routing,
-                    intent=result.intent,
-                    language=result.language,
-                    details={
-                        "citations": [c.model_dump() for c in result.citations],
-                        "lead": result.lead.level,
-                        "handoff": result.handoff.model_dump() if result.handoff else None,
-                    },
-                ),
+    # -- before the answer -------------------------------------------------------------
+    def open_turn(self, site: SiteConfig, session_id: str, message: str, key: str) -> OpenedTurn:
+        """Keep the visitor's message (store, else spool) before anything is answered."""
+        try:
+            with transaction(self.sessions) as session:
+                turn = TurnLogRepository(session).open_turn(site.id, session_id, message, key)
+        except Exception as exc:
+            store_writes.failed(exc)
+            log.error("store write failed (visitor message, turn %s): %s", key, exc)
+            self._spool(
+                {
+                    "kind": "message",
+                    "turn_key": key,
+                    "site_id": site.id,
+                    "session_id": session_id,
+                    "message": message,
+                    "at": _now(),
+                },
+                exc,
             )
-            retrieval = values.get("retrieval") or {}
-            TraceRepository(session).append(
-                site_id=site.id,
-                session_id=record.session_id,
-                turn=turn,
-                route=result.route,
-                routing=result.routing,
-                intent=result.intent,
-                engine=record.engine,
-                model=record.model,
-                prompt_version=record.prompt_version,
-                tokens_in=record.tokens_in,
-                tokens_out=record.tokens_out,
-                cost_usd=record.cost_usd,
-                latency_ms=round(record.latency_ms, 3),
-                nodes=[
-                    *({"node": name, "ms": ms} for name, ms in record.timings_ms.items()),
-                    *record.llm_calls,
-                ],
-                retrieval=[
-                    {
-                        "chunk_id": c.get("chunk_id"),
-                        "doc_id": c.get("doc_id"),
-                        "score": c.get("score"),
-                    }
-                    for c in retrieval.get("chunks") or []
-                ],
-                citations=[c.model_dump() for c in result.citations],
-            )
-            self._handoff(session, record, turn)
-            self._lead_capture(session, record)
+            return OpenedTurn(key, None)
+        store_writes.ok()
+        return OpenedTurn(key, turn)
 
-    def _handoff(self, session: Session, record: TurnRecord, turn: int) -> None:
-        handoff = record.values.get("handoff")
-        if not handoff or not handoff.get("notify"):
-            return
-        enqueue_handoff(
-            session,
-            site=record.site,
-            session_id=record.session_id,
-            turn=turn,
-            handoff={"lead_level": record.result.lead.level, **handoff},
-            values=record.values,
-            message=record.message,
-            language=record.result.language,
+    # -- after the answer --------------------------------------------------------------
+    def write(self, record: TurnRecord, opened: OpenedTurn | None = None) -> Kept:
+        """The finished turn: reply, trace, handoff and its outbox rows, leads."""
+        result = record.result
+        reply = StoredTurn(
+            user_text=record.message,
+            assistant_text=result.answer,
+            route=result.route,
+            routing=result.routing,
+            intent=result.intent,
+            language=result.language,
+            details={
+                "citations": [c.model_dump() for c in result.citations],
+                "lead": result.lead.level,
+                "handoff": result.handoff.model_dump() if result.handoff else None,
+            },
         )
-
-    def _lead_capture(self, session: Session, record: TurnRecord) -> None:
-        capture = record.values.get("lead_capture")
-        if not capture:
-            return
-        record_lead_capture(
-            session,
-            site=record.site,
-            session_id=record.session_id,
-            capture=capture,
-            level=record.result.lead.level,
-            form=(record.values.get("form_collection") or {}).get("collected_values"),
-            profile=record.values.get("visitor_profile"),
+        return self._finish(
+            record.site,
+            record.session_id,
+            record.message,
+            opened,
+            reply,
+            record.values,
+            result.lead.level,
+            record,
         )
 
     def write_failure(
-        self, site: SiteConfig, session_id: str, message: str, partial: str, fallback: str
-    ) -> None:
-        with transaction(self.sessions) as session:
-            ConversationRepository(session).record_turn(
-                site.id,
-                session_id,
-                StoredTurn(
-                    user_text=message,
-                    assistant_text=(partial + "\n\n" + fallback).strip(),
-                    route=None,
-                    routing="cannot_answer",
-                    details={"error": True},
-                ),
-            )
+        self,
+        site: SiteConfig,
+        session_id: str,
+        message: str,
+        partial: str,
+        fallback: str,
+        opened: OpenedTurn | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> Kept:
+        """A turn that failed midway; a handoff it had already proposed is still kept."""
+        reply = StoredTurn(
+            user_text=message,
+            assistant_text=(partial + "\n\n" + fallback).strip(),
+            route=None,
+            routing="cannot_answer",
+            details={"error": True},
+        )
+        lead = str(((values or {}).get("handoff") or {}).get("lead_level") or "cold")
+        return self._finish(site, session_id, message, opened, reply, values or {}, lead, None)
 
     def write_blocked(
-        self, site: SiteConfig, session_id: str, message: str, result: TurnResult, kind: str
+        self,
+        site: SiteConfig,
+        session_id: str,
+        message: str,
+        result: TurnResult,
+        kind: str,
+        opened: OpenedTurn | None = None,
+    ) -> Kept:
+        reply = StoredTurn(
+            user_text=message,
+            assistant_text=result.answer,
+            route="BLOCKED",
+            routing=result.routing,
+            intent=result.intent,
+            details={"block": kind},
+        )
+        return self._finish(site, session_id, message, opened, reply, {}, "cold", None)
+
+    def _finish(
+        self,
+        site: SiteConfig,
+        session_id: str,
+        message: str,
+        opened: OpenedTurn | None,
+        reply: StoredTurn,
+        values: dict[str, Any],
+        lead_level: str,
+        record: TurnRecord | None,
+    ) -> Kept:
+        key = opened.key if opened else f"direct-{time.time_ns()}"
+        reply = dataclasses.replace(reply, details={**(reply.details or {}), "turn_key": key})
+        try:
+            with transaction(self.sessions) as session:
+                log_repo = TurnLogRepository(session)
+                turn = opened.turn if opened else None
+                if turn is None:
+                    turn = log_repo.open_turn(site.id, session_id, message, key, reply.language)
+                log_repo.add_reply(site.id, session_id, turn, reply)
+                if record is not None:
+                    self._trace(session, record, turn)
+                self.side_effects(session, site, session_id, turn, message, values, lead_level)
+        except Exception as exc:
+            store_writes.failed(exc)
+            log.error("store write failed (turn %s of session %s): %s", key, session_id, exc)
+            self._spool(
+                {
+                    "kind": "turn",
+                    "turn_key": key,
+                    "site_id": site.id,
+                    "session_id": session_id,
+                    "turn": opened.turn if opened else None,
+                    "message": message,
+                    "reply": {
+                        "assistant_text": reply.assistant_text,
+                        "route": reply.route,
+                        "routing": reply.routing,
+                        "intent": reply.intent,
+                        "language": reply.language,
+                        "details": reply.details,
+                    },
+                    "lead_level": lead_level,
+                    "state": spooled_state(values),
+                    "at": _now(),
+                },
+                exc,
+            )
+            return "spool"
+        store_writes.ok()
+        return "store"
+
+    def _spool(self, record: dict[str, Any], cause: BaseException) -> None:
+        if self.spool is None:
+            raise StoreUnavailableError(f"the store cannot write: {cause}") from cause
+        try:
+            self.spool.append(record)
+        except OSError as exc:
+            log.critical(
+                "spool write failed too (%s); %s %s of session %s is not kept",
+                exc,
+                record["kind"],
+                record["turn_key"],
+                record["session_id"],
+            )
+            raise StoreUnavailableError(f"neither store nor spool can write: {exc}") from exc
+        log.warning("kept %s %s in the spool", record["kind"], record["turn_key"])
+
+    def _trace(self, session: Session, record: TurnRecord, turn: int) -> None:
+        result = record.result
+        retrieval = record.values.get("retrieval") or {}
+        TraceRepository(session).append(
+            site_id=record.site.id,
+            session_id=record.session_id,
+            turn=turn,
+            route=result.route,
+            routing=result.routing,
+            intent=result.intent,
+            engine=record.engine,
+            model=record.model,
+            prompt_version=record.prompt_version,
+            tokens_in=record.tokens_in,
+            tokens_out=record.tokens_out,
+            cost_usd=record.cost_usd,
+            latency_ms=round(record.latency_ms, 3),
+            nodes=[
+                *({"node": name, "ms": ms} for name, ms in record.timings_ms.items()),
+                *record.llm_calls,
+            ],
+            retrieval=[
+                {
+                    "chunk_id": c.get("chunk_id"),
+                    "doc_id": c.get("doc_id"),
+                    "score": c.get("score"),
+                }
+                for c in retrieval.get("chunks") or []
+            ],
+            citations=[c.model_dump() for c in result.citations],
+        )
+
+    def side_effects(
+        self,
+        session: Session,
+        site: SiteConfig,
+        session_id: str,
+        turn: int,
+        message: str,
+        values: dict[str, Any],
+        lead_level: str,
     ) -> None:
-        with transaction(self.sessions) as session:
-            ConversationRepository(session).record_turn(
-                site.id,
-                session_id,
-                StoredTurn(
-                    user_text=message[:20_000],
-                    assistant_text=result.answer,
-                    route="BLOCKED",
-                    routing=result.routing,
-                    intent=result.intent,
-                    details={"block": kind},
-                ),
+        """The handoff with its outbox rows and the captured lead, in the turn's
+        transaction (also when a spooled turn is replayed)."""
+        handoff = values.get("handoff")
+        if handoff and handoff.get("notify"):
+            enqueue_handoff(
+                session,
+                site=site,
+                session_id=session_id,
+                turn=turn,
+                handoff={"lead_level": lead_level, **handoff},
+                values=values,
+                message=message,
+                language=str(values.get("language") or site.default_language),
+            )
+        capture = values.get("lead_capture")
+        if capture:
+            record_lead_capture(
+                session,
+                site=site,
+                session_id=session_id,
+                capture=capture,
+                level=lead_level,
+                form=(values.get("form_collection") or {}).get("collected_values"),
+                profile=values.get("visitor_profile"),
             )
 
     def history(self, site_id: str, session_id: str) -> list[dict[str, Any]]:

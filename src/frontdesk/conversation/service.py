@@ -1,11 +1,18 @@
-"""`ChatService`: runs turns through the graph — abuse gate first, persistence last."""
+"""`ChatService`: runs turns through the graph — abuse gate first, persistence last.
+
+Persistence brackets the answer: the visitor's message is kept (store, else spool) before
+the first token goes out, and the finished turn after the graph. A handoff that neither
+the store nor the spool could keep is mailed to the fallback address directly.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +30,14 @@ from frontdesk.conversation.payload import (
     TurnResult,
     VisitorContext,
 )
-from frontdesk.conversation.persistence import TurnRecord, TurnWriter
+from frontdesk.conversation.persistence import (
+    OpenedTurn,
+    StoreUnavailableError,
+    TurnRecord,
+    TurnWriter,
+)
 from frontdesk.conversation.result import TURN_RESET, build_result
+from frontdesk.conversation.spool import Spool
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
 from frontdesk.engines.llm.accounting import UsageMeter
@@ -67,7 +80,7 @@ class ChatService:
             result_cache_size=settings.search_cache_size,
         )
         self.checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.db"
-        self.writer = TurnWriter(runtime.sessions)
+        self.writer = TurnWriter(runtime.sessions, Spool(settings.spool_path))
         self.enricher = Enricher(runtime.sessions, cache=enrichment_cache_for(settings))
         # Optional OpenTelemetry spans per stored turn, Langfuse callbacks per model call.
         self.exporter = build_exporter(settings)
@@ -204,16 +217,27 @@ class ChatService:
             finally:
                 tokens.put_nowait(None)
 
+        # The visitor's message is written while the graph starts, and awaited before the
+        # first token: nothing is answered that is not kept.
+        opening = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.writer.open_turn, site.config, session_id, message, uuid.uuid4().hex
+            )
+        )
+        opening.add_done_callback(lambda done: done.cancelled() or done.exception())
+        opened: OpenedTurn | None = None
         run = asyncio.ensure_future(run_graph())
         try:
             while (token := await tokens.get()) is not None:
                 if not streamed:
+                    opened = await opening
                     ctx.timings_ms["first_token"] = round((time.perf_counter() - started) * 1000, 3)
                 streamed.append(token)
                 yield TokenEvent(content=token, more=not tokens.empty())
+            opened = await opening
             await run  # the graph's own failure, if any, is raised here
             if values.get("block"):
-                yield await self._blocked(site, session_id, message, values)
+                yield await self._blocked(site, session_id, message, values, opened)
                 return
             result = build_result(values, session_id)
             record = TurnRecord(
@@ -232,20 +256,38 @@ class ChatService:
                 cost_usd=meter.usage.cost_usd,
                 llm_calls=meter.usage.as_nodes(),
             )
-            await asyncio.to_thread(self.writer.write, record)
-            self.exporter.export(record)  # after the write: only stored turns are exported
+            try:
+                kept = await asyncio.to_thread(self.writer.write, record, opened)
+            except StoreUnavailableError:
+                await self._mail_handoff(site, session_id, message, values, opened)
+                raise
+            if kept == "store":
+                self.exporter.export(record)  # only stored turns are exported
             yield CompleteEvent(result=result)
+        except StoreUnavailableError as exc:
+            # Nothing could keep this turn: say so instead of acknowledging it.
+            log.error("turn not kept (%s)", exc, extra={"site": site.config.id})
+            text = say("error.fallback", values.get("language") or site.config.default_language)
+            yield ErrorEvent(code="store_unavailable", message=text)
         except Exception:
             log.exception("turn failed", extra={"site": site.config.id, "session": session_id})
             text = say("error.fallback", values.get("language") or site.config.default_language)
-            await asyncio.to_thread(
-                self.writer.write_failure,
-                site.config,
-                session_id,
-                message,
-                "".join(streamed),
-                text,
-            )
+            if opened is None:  # the graph failed before the message was awaited
+                with contextlib.suppress(StoreUnavailableError):
+                    opened = await opening
+            try:
+                await asyncio.to_thread(
+                    self.writer.write_failure,
+                    site.config,
+                    session_id,
+                    message,
+                    "".join(streamed),
+                    text,
+                    opened,
+                    values,
+                )
+            except StoreUnavailableError:
+                await self._mail_handoff(site, session_id, message, values, opened)
             yield ErrorEvent(code="turn_failed", message=text)
         finally:
             run.cancel()  # the visitor went away mid-turn: stop the graph too (no-op if done)
@@ -253,8 +295,38 @@ class ChatService:
             if cancelled:
                 log.debug("cancelled background work: %s", ", ".join(cancelled))
 
+    async def _mail_handoff(
+        self,
+        site: LoadedSite,
+        session_id: str,
+        message: str,
+        values: dict[str, Any],
+        opened: OpenedTurn | None,
+    ) -> None:
+        """The last path for a handoff neither the store nor the spool could keep."""
+        handoff = values.get("handoff")
+        if not handoff or not handoff.get("notify"):
+            return
+        from frontdesk.handoff.direct import mail_handoff
+
+        await mail_handoff(
+            self.runtime.settings,
+            site.config,
+            session_id=session_id,
+            turn=opened.turn if opened and opened.turn else 0,
+            key=opened.key if opened else uuid.uuid4().hex,
+            handoff=handoff,
+            values=values,
+            message=message,
+        )
+
     async def _blocked(
-        self, site: LoadedSite, session_id: str, message: str, values: dict[str, Any]
+        self,
+        site: LoadedSite,
+        session_id: str,
+        message: str,
+        values: dict[str, Any],
+        opened: OpenedTurn | None = None,
     ) -> TurnEvent:
         """A blocked turn cost no model or retrieval call, but is remembered."""
         kind = values["block"]
@@ -268,7 +340,7 @@ class ChatService:
             turn=int(values.get("turn_number") or 0),
         )
         await asyncio.to_thread(
-            self.writer.write_blocked, site.config, session_id, message, result, kind
+            self.writer.write_blocked, site.config, session_id, message, result, kind, opened
         )
         return CompleteEvent(result=result)
 

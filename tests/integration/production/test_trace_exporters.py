@@ -17,7 +17,7 @@ from otlp import ExportedSpan, OtlpReceiver, closed_port_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import Citation, CompleteEvent, TurnResult, VisitorContext
-from frontdesk.conversation.persistence import TurnRecord, TurnWriter
+from frontdesk.conversation.persistence import Kept, OpenedTurn, TurnRecord, TurnWriter
 from frontdesk.conversation.service import ChatService
 from frontdesk.observability.tracing import OtelExporter, TurnExporter, langfuse_callbacks
 from frontdesk.runtime import build_runtime
@@ -41,12 +41,13 @@ class ExportingWriter(TurnWriter):
         self.records: list[TurnRecord] = []
         self.export_s: list[float] = []
 
-    def write(self, record: TurnRecord) -> None:
-        super().write(record)
+    def write(self, record: TurnRecord, opened: OpenedTurn | None = None) -> Kept:
+        kept = super().write(record, opened)
         started = time.perf_counter()
         self.exporter.export(record)
         self.export_s.append(time.perf_counter() - started)
         self.records.append(record)
+        return kept
 
 
 @pytest.fixture

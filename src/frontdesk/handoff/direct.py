@@ -1,0 +1,70 @@
+"""The last path of a handoff: mailed at once when neither the store nor the spool
+could keep it (a full disk under both). It is the seed 004 fallback email, sent by the
+API process itself instead of the dispatcher; a failure here is logged as CRITICAL with
+the session, so an operator can still find the visitor in the logs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from frontdesk.handoff.channels import Delivery, DeliveryError
+from frontdesk.handoff.channels.email import EmailChannel
+from frontdesk.handoff.packets import handoff_packet
+from frontdesk.leads.packet import ContextPacketGenerationError
+from frontdesk.settings import Settings
+from frontdesk.sites.schema import SiteConfig
+
+log = logging.getLogger(__name__)
+
+STORE_FAILURE = "the store and the spool could not write; this email is the only record"
+
+
+async def mail_handoff(
+    settings: Settings,
+    site: SiteConfig,
+    *,
+    session_id: str,
+    turn: int,
+    key: str,
+    handoff: Mapping[str, Any],
+    values: Mapping[str, Any],
+    message: str,
+) -> bool:
+    """Mail the handoff's packet to the fallback address; True when the server took it."""
+    try:
+        data = handoff_packet(
+            site=site,
+            session_id=session_id,
+            turn=turn,
+            handoff={"lead_level": "cold", **handoff},
+            values=values,
+            last_message=message,
+            language=str(values.get("language") or site.default_language),
+        )
+    except ContextPacketGenerationError as exc:
+        data = {"session_id": session_id, "site_id": site.id, "error": str(exc)}
+    data["failed_channels"] = {"store": STORE_FAILURE}
+    delivery = Delivery(
+        outbox_id=0,
+        channel="email",
+        idempotency_key=f"{site.id}:{session_id}:{key}:email",
+        site=site,
+        payload=data,
+        attempt=1,
+    )
+    try:
+        await EmailChannel(settings).deliver(delivery)
+    except (DeliveryError, Exception) as exc:
+        log.critical(
+            "handoff lost: store, spool and fallback email all failed (%s); site %s "
+            "session %s reason %s",
+            exc,
+            site.id,
+            session_id,
+            handoff.get("reason"),
+        )
+        return False
+    log.warning("handoff of session %s mailed directly (store and spool failed)", session_id)
+    return True

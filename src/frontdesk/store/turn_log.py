@@ -1,0 +1,103 @@
+"""A turn written in two steps: the visitor's message before the answer streams, the
+reply (with its trace, handoff and leads, in the caller's transaction) after it.
+
+Every message of a turn carries its `turn_key` in `details`, so a turn replayed from the
+spool (`conversation/spool.py`) is written once however often the replay runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from frontdesk.store.models import Conversation, utcnow
+from frontdesk.store.repositories import (
+    _MESSAGES,
+    _NEXT_TURN,
+    ConversationRepository,
+    StoredTurn,
+)
+
+MAX_STORED_MESSAGE = 20_000
+
+
+class TurnLogRepository:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def open_turn(
+        self, site_id: str, session_id: str, text: str, turn_key: str, language: str | None = None
+    ) -> int:
+        """Store the visitor's message as the next turn; its number (1-based)."""
+        now = utcnow()
+        row = self.session.execute(
+            _NEXT_TURN,
+            {"b_site": site_id, "b_session": session_id, "b_now": now, "b_lang": language},
+        ).first()
+        if row is None:
+            conversation = Conversation(
+                site_id=site_id,
+                session_id=session_id,
+                turn_count=1,
+                language=language,
+                started_at=now,
+                last_activity_at=now,
+            )
+            self.session.add(conversation)
+            self.session.flush()
+            conversation_id, number = conversation.id, 1
+        else:
+            conversation_id, number = row[0], int(row[1])
+        self.session.execute(
+            _MESSAGES.insert(),
+            [
+                {
+                    "conversation_id": conversation_id,
+                    "turn": number,
+                    "created_at": now,
+                    "role": "user",
+                    "content": text[:MAX_STORED_MESSAGE],
+                    "route": None,
+                    "routing": None,
+                    "intent": None,
+                    "details": {"turn_key": turn_key},
+                }
+            ],
+        )
+        return number
+
+    def add_reply(self, site_id: str, session_id: str, turn: int, reply: StoredTurn) -> None:
+        """The assistant's side of an opened turn (`reply.user_text` is not used)."""
+        conversation = ConversationRepository(self.session).get(site_id, session_id)
+        if conversation is None:
+            raise LookupError(f"no conversation {site_id}:{session_id} for turn {turn}")
+        now = utcnow()
+        conversation.last_activity_at = now
+        if reply.language:
+            conversation.language = reply.language
+        self.session.execute(
+            _MESSAGES.insert(),
+            [
+                {
+                    "conversation_id": conversation.id,
+                    "turn": turn,
+                    "created_at": now,
+                    "role": "assistant",
+                    "content": reply.assistant_text,
+                    "route": reply.route,
+                    "routing": reply.routing,
+                    "intent": reply.intent,
+                    "details": reply.details or {},
+                }
+            ],
+        )
+
+    def keyed(self, site_id: str, session_id: str, turn_key: str) -> dict[str, int]:
+        """The roles already stored for `turn_key` → their turn number."""
+        found: dict[str, int] = {}
+        for message in ConversationRepository(self.session).messages(site_id, session_id):
+            details: dict[str, Any] = message.details or {}
+            if details.get("turn_key") == turn_key:
+                found[message.role] = message.turn
+        return found

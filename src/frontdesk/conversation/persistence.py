@@ -74,6 +74,10 @@ class StoreUnavailableError(RuntimeError):
     """Neither the store nor the spool could keep what was asked of them."""
 
 
+class StoreBacklogError(RuntimeError):
+    """Not an error of the store: the turn goes to the spool behind its session's others."""
+
+
 __all__ = [
     "OpenedTurn",
     "StoreUnavailableError",
@@ -91,16 +95,33 @@ class TurnWriter:
     def __init__(self, sessions: sessionmaker[Session], spool: Spool | None = None) -> None:
         self.sessions = sessions
         self.spool = spool
+        # Sessions this writer spooled turns of, until the spool is empty again.
+        self._backlog: set[tuple[str, str]] = set()
+
+    def _spooled_before(self, site_id: str, session_id: str) -> bool:
+        if not self._backlog:
+            return False
+        if self.spool is None or not self.spool.pending():
+            self._backlog.clear()
+            return False
+        return (site_id, session_id) in self._backlog
 
     # -- before the answer -------------------------------------------------------------
     def open_turn(self, site: SiteConfig, session_id: str, message: str, key: str) -> OpenedTurn:
-        """Keep the visitor's message (store, else spool) before anything is answered."""
+        """Keep the visitor's message (store, else spool) before anything is answered.
+
+        A session with turns still in the spool spools its next ones too, so the replay
+        stores its turns in the order the visitor sent them."""
         try:
+            if self._spooled_before(site.id, session_id):
+                raise StoreBacklogError("earlier turns of this session wait in the spool")
             with transaction(self.sessions) as session:
                 turn = TurnLogRepository(session).open_turn(site.id, session_id, message, key)
         except Exception as exc:
-            store_writes.failed(exc)
-            log.error("store write failed (visitor message, turn %s): %s", key, exc)
+            if not isinstance(exc, StoreBacklogError):
+                store_writes.failed(exc)
+                log.error("store write failed (visitor message, turn %s): %s", key, exc)
+            self._backlog.add((site.id, session_id))
             self._spool(
                 {
                     "kind": "message",
@@ -198,6 +219,9 @@ class TurnWriter:
         key = opened.key if opened else f"direct-{time.time_ns()}"
         reply = dataclasses.replace(reply, details={**(reply.details or {}), "turn_key": key})
         try:
+            if opened is not None and opened.turn is None:
+                # The message is in the spool: the turn joins it there, in order.
+                raise StoreBacklogError("the visitor's message is in the spool")
             with transaction(self.sessions) as session:
                 log_repo = TurnLogRepository(session)
                 turn = opened.turn if opened else None
@@ -208,8 +232,10 @@ class TurnWriter:
                     self._trace(session, record, turn)
                 self.side_effects(session, site, session_id, turn, message, values, lead_level)
         except Exception as exc:
-            store_writes.failed(exc)
-            log.error("store write failed (turn %s of session %s): %s", key, session_id, exc)
+            if not isinstance(exc, StoreBacklogError):
+                store_writes.failed(exc)
+                log.error("store write failed (turn %s of session %s): %s", key, session_id, exc)
+            self._backlog.add((site.id, session_id))
             self._spool(
                 {
                     "kind": "turn",

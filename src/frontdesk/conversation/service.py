@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.conversation.context import TurnContext
@@ -235,7 +235,15 @@ class ChatService:
                 streamed.append(token)
                 yield TokenEvent(content=token, more=not tokens.empty())
             opened = await opening
-            await run  # the graph's own failure, if any, is raised here
+            try:
+                await run  # the graph's own failure, if any, is raised here
+            except Exception as exc:
+                if not _finalized(values):
+                    raise
+                # Every node ran and the answer is out; only saving the checkpoint at exit
+                # failed (its database is full or gone). The turn is kept in the store or the
+                # spool like any other; the next turn starts from the previous checkpoint.
+                log.error("turn checkpoint not saved (%s); the turn is kept without it", exc)
             if values.get("block"):
                 yield await self._blocked(site, session_id, message, values, opened)
                 return
@@ -353,7 +361,9 @@ class ChatService:
                 final = event
         if isinstance(final, CompleteEvent):
             return final.result
-        raise TurnFailedError(final.message if isinstance(final, ErrorEvent) else "no result")
+        if isinstance(final, ErrorEvent):
+            raise TurnFailedError(final.message, code=final.code)
+        raise TurnFailedError("no result")
 
     # -- sessions ----------------------------------------------------------------------
     async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]:
@@ -389,5 +399,16 @@ class ChatService:
         return erased or had_state
 
 
+def _finalized(values: dict[str, Any]) -> bool:
+    """Whether the graph's last state is after `finalize` (which appends the reply)."""
+    messages = values.get("messages") or []
+    return bool(messages) and isinstance(messages[-1], AIMessage) and not values.get("block")
+
+
 class TurnFailedError(RuntimeError):
-    """A turn that ended in an error event (its fallback text is the message)."""
+    """A turn that ended in an error event (its fallback text is the message, its code
+    the event's: `store_unavailable` when nothing could keep the turn)."""
+
+    def __init__(self, message: str, code: str = "turn_failed") -> None:
+        super().__init__(message)
+        self.code = code

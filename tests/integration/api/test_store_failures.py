@@ -165,9 +165,12 @@ def test_with_store_and_spool_failing_the_handoff_is_mailed_directly(
             with TestClient(create_app(settings, runtime)) as client:
                 failing.on = True
                 done = _turn(client, HUMAN)
+                asked = client.post("/v1/ask", json={"message": HUMAN}, headers=demo_headers())
             # Not stored anywhere on disk: the visitor is told, the team is mailed.
             assert done["event"] == "error" and done["code"] == "store_unavailable", done
-            assert len(mailbox.mails) == 1
+            assert asked.status_code == 503 and asked.headers["Retry-After"] == "5", asked.text
+            assert asked.json()["error"]["code"] == "store_unavailable"
+            assert len(mailbox.mails) == 2
             mail = mailbox.mails[0]
             assert mail.recipients == ("sales@tessellate.io",)  # the demo site's address
             assert "store" in mail.body  # says why it came by email
@@ -275,12 +278,20 @@ def test_a_message_spooled_while_the_store_is_down_is_replayed(
             assert done["event"] == "complete", done
             assert _count(runtime, Message) == 0
             failing.on = False
+            # The store is back before the replay: the next turn waits behind the first
+            # in the spool, so the history keeps the visitor's order.
+            assert _turn(client, "Which integrations are available?", session)["event"] == (
+                "complete"
+            )
             from frontdesk.conversation.replay import replay_spool
 
-            assert replay_spool(runtime) == 1
-            replay_spool(runtime)
+            assert replay_spool(runtime) == 2
+            assert replay_spool(runtime) == 0
             history = client.get(f"/v1/sessions/{session}", headers=demo_headers()).json()
-            assert [m["role"] for m in history["messages"]] == ["user", "assistant"]
+            assert [(m["turn"], m["role"], m["content"][:20]) for m in history["messages"]][
+                ::2
+            ] == [(1, "user", "What is Tessellate F"), (2, "user", "Which integrations a")]
+            assert [m["role"] for m in history["messages"]] == ["user", "assistant"] * 2
     finally:
         failing.remove()
         runtime.close()

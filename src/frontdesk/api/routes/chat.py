@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from frontdesk.api.deps import ChatDep, GuardDep, IpHashDep, MetricsDep, RuntimeDep, SiteKeyHeader
-from frontdesk.api.errors import ApiError
+from frontdesk.api.errors import STORE_RETRY_AFTER_S, ApiError
 from frontdesk.api.schemas import ErrorResponse, TurnRequest
 from frontdesk.api.security import SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
@@ -162,6 +162,14 @@ async def ask(
     except ApiError:
         raise
     except Exception as exc:
+        if getattr(exc, "code", None) == "store_unavailable":  # nothing could keep the turn
+            metrics.turn_errors.labels(site_id, "store_unavailable").inc()
+            raise ApiError(
+                503,
+                "store_unavailable",
+                "Our storage is unavailable; try again shortly.",
+                headers={"Retry-After": str(STORE_RETRY_AFTER_S)},
+            ) from exc
         log.exception("turn failed on site %s", site_id)
         metrics.turn_errors.labels(site_id, "internal_error").inc()
         raise ApiError(500, "internal_error", "Something went wrong on our side.") from exc

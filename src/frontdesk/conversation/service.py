@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 
 from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.conversation.context import TurnContext
@@ -238,16 +238,18 @@ class ChatService:
             try:
                 await run  # the graph's own failure, if any, is raised here
             except Exception as exc:
-                if not _finalized(values):
+                if not _checkpoint_lost(exc, values):
                     raise
-                # Every node ran and the answer is out; only saving the checkpoint at exit
-                # failed (its database is full or gone). The turn is kept in the store or the
-                # spool like any other; the next turn starts from the previous checkpoint.
+                # The answer is out and only saving the checkpoint at exit failed (its
+                # database is full or gone): the turn is kept in the store or the spool like
+                # any other; the next turn starts from the previous checkpoint.
                 log.error("turn checkpoint not saved (%s); the turn is kept without it", exc)
             if values.get("block"):
                 yield await self._blocked(site, session_id, message, values, opened)
                 return
             result = build_result(values, session_id)
+            if not result.turn and opened.turn:  # the state before finalize (checkpoint lost)
+                result = result.model_copy(update={"turn": opened.turn})
             record = TurnRecord(
                 site=site.config,
                 session_id=session_id,
@@ -399,10 +401,20 @@ class ChatService:
         return erased or had_state
 
 
-def _finalized(values: dict[str, Any]) -> bool:
-    """Whether the graph's last state is after `finalize` (which appends the reply)."""
-    messages = values.get("messages") or []
-    return bool(messages) and isinstance(messages[-1], AIMessage) and not values.get("block")
+def _checkpoint_lost(exc: Exception, values: dict[str, Any]) -> bool:
+    """Whether a graph failure is the checkpoint saver's database refusing the write at
+    exit (a raw DB-API error: the app store's own errors arrive wrapped by SQLAlchemy)
+    after the answer was written."""
+    if not values.get("answer") or values.get("block"):
+        return False
+    import sqlite3
+
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    with contextlib.suppress(ImportError):
+        import psycopg
+
+        errors = (*errors, psycopg.Error)
+    return isinstance(exc, errors)
 
 
 class TurnFailedError(RuntimeError):

@@ -26,6 +26,7 @@ import fcntl
 import json
 import logging
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,7 +91,10 @@ class Spool:
         taken: list[tuple[Path, int]] = []
         if self.folder.is_dir():
             for path in sorted(self.folder.glob("turns-*.jsonl")):
-                target = path.with_name(f"replay-{uuid.uuid4().hex}.jsonl")
+                # Named by the time taken: files are replayed oldest first, so a session's
+                # turns left in an earlier file (a replay that failed) come before later ones.
+                stamp = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
+                target = path.with_name(f"replay-{stamp}.jsonl")
                 with contextlib.suppress(FileNotFoundError):
                     path.rename(target)
             for path in sorted(self.folder.glob("replay-*.jsonl")):

@@ -296,3 +296,40 @@ def test_a_message_spooled_while_the_store_is_down_is_replayed(
         failing.remove()
         runtime.close()
         shutil.rmtree(settings.spool_path, ignore_errors=True)
+
+
+async def test_an_answer_whose_checkpoint_cannot_be_saved_is_still_kept(
+    data_dir: Path, sites_dir: Path
+) -> None:
+    # The checkpoint database is on the full disk: the answer streamed, every node ran,
+    # only the save at exit fails. Must survive: the acknowledged turn, in the history.
+    import sqlite3
+
+    from frontdesk.conversation.payload import CompleteEvent, VisitorContext
+    from frontdesk.conversation.service import ChatService
+
+    runtime = build_runtime(Settings(data_dir=data_dir, sites_dir=sites_dir))
+    service = ChatService(runtime)
+    try:
+        await service.graph()
+        saver: Any = (await service.checkpointer()).saver
+
+        def disk_full(*_: Any, **__: Any) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        saver.put = disk_full
+        site = runtime.site("demo")
+        events = [
+            e
+            async for e in service.stream_turn(
+                site, "full-disk", "What is Tessellate Flow?", VisitorContext()
+            )
+        ]
+        assert isinstance(events[-1], CompleteEvent), events[-1]
+        assert events[-1].result.turn == 1
+        history = await service.history(site, "full-disk")
+        assert [m["role"] for m in history] == ["user", "assistant"]
+        assert history[1]["content"] == events[-1].result.answer
+    finally:
+        await service.close()
+        runtime.close()

@@ -27,6 +27,7 @@ the pause, and logs a warning when Redis goes down (then a reminder at most ever
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import secrets
@@ -242,6 +243,13 @@ class RedisSessionLocks:
         return bool(await self._client.exists(f"{self._prefix}lock:{key}"))
 
 
+async def _drop_connections(client: Any) -> None:
+    """Close every pooled connection after a failure: after a Redis restart each stale
+    connection would otherwise fail once more (and flap the breaker) before a fresh one."""
+    with contextlib.suppress(Exception):
+        await client.connection_pool.disconnect()
+
+
 class FallbackRateLimiter:
     """Counters in Redis (shared by replicas); per-process counters while Redis is down
     or slow. A turn never waits more than about `timeout_s` for Redis."""
@@ -263,7 +271,7 @@ class FallbackRateLimiter:
             try:
                 return await self.outage.call(self.shared.hit(checks), 2 * self.timeout_s)
             except Exception:  # recorded by the breaker; count in this process instead
-                pass
+                await _drop_connections(self.shared._client)
         return await self.local.hit(checks)
 
 
@@ -296,6 +304,7 @@ class FallbackSessionLocks:
             await self._release_leftovers()
             shared = await self.outage.call(self.shared.acquire(key, ttl_s), 2 * self.timeout_s)
         except Exception:  # recorded by the breaker: this process's slot only
+            await _drop_connections(self.shared._client)
             return f"{local}:"
         if shared is None:
             await self.local.release(key, local)

@@ -92,8 +92,10 @@ def test_turns_go_on_while_redis_is_down_and_use_it_again_when_back(
 
     private_redis.start()  # same port, empty: a restarted Redis
     time.sleep(0.6)  # the breaker's retry interval
-    assert _ask(api, str(uuid.uuid4()))[0] == 200
-    assert _ask(api, str(uuid.uuid4()))[0] == 200
+    with caplog.at_level(logging.WARNING, logger="frontdesk.guard.redis"):
+        assert [_ask(api, str(uuid.uuid4()))[0] for _ in range(4)] == [200] * 4
+    assert _outage_warnings(caplog) == 1, "no flapping on stale connections after a restart"
+    assert sum("Redis is back" in r.getMessage() for r in caplog.records) == 1
     assert private_redis.client().keys("frontdesk:rl:*"), "counters are back in Redis"
     assert api.client.get("/readyz").json()["status"] == "ready"
 

@@ -13,6 +13,7 @@ checkpointer runs them again under an advisory lock, which is idempotent and che
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -288,3 +289,14 @@ async def setup_checkpoints(settings: Settings) -> str:
         return checkpointer.backend
     finally:
         await checkpointer.aclose()
+
+
+def is_checkpoint_write_failure(exc: Exception) -> bool:
+    """Whether a graph failure is the checkpoint saver's database refusing a write (a raw
+    DB-API error: the app store's own errors arrive wrapped by SQLAlchemy)."""
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    with contextlib.suppress(ImportError):
+        import psycopg
+
+        errors = (*errors, psycopg.Error)
+    return isinstance(exc, errors)

@@ -144,9 +144,7 @@ class TurnWriter:
         reply = StoredTurn(
             user_text=record.message,
             assistant_text=result.answer,
-            route=result.route,
-            routing=result.routing,
-            intent=result.intent,
+            **_labels(result),
             language=result.language,
             details={
                 "citations": [c.model_dump() for c in result.citations],
@@ -285,9 +283,7 @@ class TurnWriter:
             site_id=record.site.id,
             session_id=record.session_id,
             turn=turn,
-            route=result.route,
-            routing=result.routing,
-            intent=result.intent,
+            **_labels(result),
             engine=record.engine,
             model=record.model,
             prompt_version=record.prompt_version,
@@ -392,3 +388,8 @@ class TurnWriter:
             removed = ConversationRepository(session).delete(site_id, session_id)
             traces = TraceRepository(session).delete_session(site_id, session_id)
             return removed or traces > 0
+
+
+def _labels(result: TurnResult) -> dict[str, Any]:
+    """How the turn was routed, as both the message and its trace record it."""
+    return {"route": result.route, "routing": result.routing, "intent": result.intent}

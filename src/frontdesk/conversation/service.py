@@ -19,7 +19,11 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
+from frontdesk.conversation.checkpoints import (
+    Checkpointer,
+    is_checkpoint_write_failure,
+    open_checkpointer,
+)
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.graph import compile_graph
 from frontdesk.conversation.payload import (
@@ -40,6 +44,7 @@ from frontdesk.conversation.result import TURN_RESET, build_result
 from frontdesk.conversation.spool import Spool
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
+from frontdesk.engines.factory import SiteEngines
 from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
 from frontdesk.knowledge.query_cache import query_cache_for
@@ -47,7 +52,6 @@ from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
-from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +74,7 @@ class ChatService:
         checkpoint_path: Path | None = None,
     ) -> None:
         self.runtime = runtime
-        self._engines = engines
+        self.site_engines = SiteEngines(runtime.settings, injected=engines)
         settings = runtime.settings
         # Caches of repeated queries (vectors: in-process or Redis; results: in-process, per
         # index revision) and of visitor companies.
@@ -88,38 +92,16 @@ class ChatService:
         self._graph: Any = None
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
-        self._site_engines: dict[tuple[str, ...], Engines] = {}
-        self._engines_by_site: dict[str, tuple[SiteConfig, Engines]] = {}
 
     # -- set-up ------------------------------------------------------------------------
     @property
     def engines(self) -> Engines:
         """The injected engines, else the local engine (warm-up, tools)."""
-        if self._engines is not None:
-            return self._engines
-        from frontdesk.engines.local.engine import build_local_engines
-
-        return build_local_engines(self.runtime.settings)
+        return self.site_engines.default()
 
     def engines_for(self, site: LoadedSite) -> Engines:
         """The site's engines (local or llm, per its `engine` block), built once per site."""
-        if self._engines is not None:
-            return self._engines
-        config = site.config
-        # The same config object as last turn: no need to serialize its engine block to
-        # find the engines (~80 µs a turn); a reloaded site file brings a new object.
-        last = self._engines_by_site.get(config.id)
-        if last is not None and last[0] is config:
-            return last[1]
-        key = (config.id, config.name, config.instructions, config.engine.model_dump_json())
-        engines = self._site_engines.get(key)
-        if engines is None:
-            from frontdesk.engines.factory import build_engines_or_local
-
-            engines = build_engines_or_local(config, self.runtime.settings)
-            self._site_engines[key] = engines
-        self._engines_by_site[config.id] = (config, engines)
-        return engines
+        return self.site_engines.for_site(site.config)
 
     async def graph(self) -> Any:
         async with self._ready:
@@ -238,7 +220,8 @@ class ChatService:
             try:
                 await run  # the graph's own failure, if any, is raised here
             except Exception as exc:
-                if not _checkpoint_lost(exc, values):
+                answered = bool(values.get("answer")) and not values.get("block")
+                if not (answered and is_checkpoint_write_failure(exc)):
                     raise
                 # The answer is out and only saving the checkpoint at exit failed (its
                 # database is full or gone): the turn is kept in the store or the spool like
@@ -399,22 +382,6 @@ class ChatService:
         await self._checkpointer.saver.adelete_thread(tid)
         erased = await asyncio.to_thread(self.writer.erase, site.config.id, session_id)
         return erased or had_state
-
-
-def _checkpoint_lost(exc: Exception, values: dict[str, Any]) -> bool:
-    """Whether a graph failure is the checkpoint saver's database refusing the write at
-    exit (a raw DB-API error: the app store's own errors arrive wrapped by SQLAlchemy)
-    after the answer was written."""
-    if not values.get("answer") or values.get("block"):
-        return False
-    import sqlite3
-
-    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
-    with contextlib.suppress(ImportError):
-        import psycopg
-
-        errors = (*errors, psycopg.Error)
-    return isinstance(exc, errors)
 
 
 class TurnFailedError(RuntimeError):

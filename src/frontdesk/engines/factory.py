@@ -44,3 +44,33 @@ def build_engines_or_local(site: SiteConfig, settings: Settings) -> Engines:
     except EngineConfigError as exc:
         log.error("site %s: llm engine unavailable, using local: %s", site.id, exc)
         return build_local_engines(settings)
+
+
+class SiteEngines:
+    """Each site's engines (local or llm, per its `engine` block), built once per site;
+    `injected` engines (tests, evaluations) serve every site."""
+
+    def __init__(self, settings: Settings, injected: Engines | None = None) -> None:
+        self.settings = settings
+        self.injected = injected
+        self._by_key: dict[tuple[str, ...], Engines] = {}
+        self._by_site: dict[str, tuple[SiteConfig, Engines]] = {}
+
+    def default(self) -> Engines:
+        """The injected engines, else the local engine (warm-up, tools)."""
+        return self.injected or build_local_engines(self.settings)
+
+    def for_site(self, config: SiteConfig) -> Engines:
+        if self.injected is not None:
+            return self.injected
+        # The same config object as last turn: no need to serialize its engine block to
+        # find the engines (~80 µs a turn); a reloaded site file brings a new object.
+        last = self._by_site.get(config.id)
+        if last is not None and last[0] is config:
+            return last[1]
+        key = (config.id, config.name, config.instructions, config.engine.model_dump_json())
+        engines = self._by_key.get(key)
+        if engines is None:
+            engines = self._by_key[key] = build_engines_or_local(config, self.settings)
+        self._by_site[config.id] = (config, engines)
+        return engines

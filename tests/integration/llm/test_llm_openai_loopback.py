@@ -111,3 +111,18 @@ async def test_errors_raise_the_openai_exceptions(
         else:
             await model.ainvoke(HISTORY)
     assert provider.calls("m") == 1  # the client's own retries are off
+
+
+def test_two_models_of_the_same_server_work_each_on_its_own_event_loop(
+    provider: SimulatedProvider,
+) -> None:
+    # langchain-openai caches one async HTTP client per server for the whole process; its
+    # connections belong to the loop that first used them, so a model built later and
+    # run on another loop (every test, `asyncio.run` in a tool) failed with "Event loop
+    # is closed" and the job fell back to the local engine.
+    import asyncio
+
+    for _ in range(2):
+        model = build(provider)
+        reply = asyncio.run(model.ainvoke([HumanMessage("Hello?")]))
+        assert reply.text == DEFAULT_ANSWER

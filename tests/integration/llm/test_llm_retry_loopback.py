@@ -102,8 +102,10 @@ async def test_a_timeout_is_retried(provider: SimulatedProvider) -> None:
     assert provider.calls("main") == 2
 
 
-async def test_an_invalid_output_is_not_resent(provider: SimulatedProvider) -> None:
+async def test_an_invalid_output_is_sampled_again_on_the_same_model(
+    provider: SimulatedProvider,
+) -> None:
     provider.script("main", "garbage", "ok")
     result = await caller(provider, fallback=True).invoke(QueryOutput, MESSAGES, {})
     assert result == QueryOutput(**QUERY)
-    assert (provider.calls("main"), provider.calls("backup")) == (1, 1)
+    assert (provider.calls("main"), provider.calls("backup")) == (2, 0)

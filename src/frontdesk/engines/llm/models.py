@@ -82,8 +82,17 @@ def build_chat_model(spec: str, engine: ResolvedEngine) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     provider, _ = split_spec(spec)
+    kwargs = model_kwargs(spec, engine)
+    if provider in ("openai", "azure_openai"):
+        # A connection pool per model instead of langchain-openai's process-wide cached
+        # client: that one belongs to the event loop that first used it, so any later
+        # loop in the process (a second `asyncio.run`: tests, evaluations, tools) gets
+        # "Event loop is closed" from it.
+        import httpx
+
+        kwargs.setdefault("http_async_client", httpx.AsyncClient(timeout=engine.timeout_s))
     try:
-        model: BaseChatModel = init_chat_model(spec, **model_kwargs(spec, engine))
+        model: BaseChatModel = init_chat_model(spec, **kwargs)
     except ImportError as exc:
         package = PACKAGES.get(provider, f"the LangChain integration package for {provider}")
         raise EngineConfigError(f"model {spec!r} needs {package}") from exc

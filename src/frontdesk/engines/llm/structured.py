@@ -10,11 +10,12 @@ Methods (EngineConfig.structured_output):
 - `auto` — `function_calling` when the model can bind tools, else `json_object`.
 
 Every attempt is bounded by the per-call timeout. Only failures that may pass on a second
-try (timeouts, connection errors, HTTP 408/429/5xx: `retry.is_retryable`) are retried,
-with exponential backoff and jitter (tenacity); any other failure — a 4xx, an output that
-is not the schema — moves on to the fallback model at once, which gets the same policy
-(`StructuredCaller.invoke`). When all of that fails the caller gets None and the job
-answers with the local engine instead.
+try are retried, with exponential backoff and jitter (tenacity): timeouts, connection
+errors, HTTP 408/429/5xx (`retry.is_retryable`), and a reply that is not the schema — a
+sampled output, which small models in `json_object` mode get right on a second try often
+enough (the llama.cpp tier showed it). A 4xx or any other failure moves on to the
+fallback model at once, which gets the same policy (`StructuredCaller.invoke`). When all
+of that fails the caller gets None and the job answers with the local engine instead.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any, TypeVar
 
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import (
@@ -37,7 +39,7 @@ from langchain_core.runnables import (
     RunnableSequence,
 )
 from langchain_core.utils.function_calling import convert_to_json_schema
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from frontdesk.engines.llm import retry
@@ -53,14 +55,30 @@ def supports_tools(model: BaseChatModel) -> bool:
     return type(model).bind_tools is not BaseChatModel.bind_tools
 
 
+class InvalidOutputError(ValueError):
+    """The model replied, but not with the requested schema."""
+
+
+def is_invalid_output(exc: BaseException) -> bool:
+    return isinstance(exc, InvalidOutputError | OutputParserException | ValidationError)
+
+
+def should_retry(exc: BaseException) -> bool:
+    """A transient failure, or an output that another sample may get right."""
+    return retry.is_retryable(exc) or is_invalid_output(exc)
+
+
 def parse_json_object(message: BaseMessage | str, schema: type[T]) -> T:
     """The first JSON object in a reply (code fences and chatter around it are ignored)."""
     text = message if isinstance(message, str) else message.text
     text = _FENCE.sub("", text.strip())
     start = text.find("{")
     if start < 0:
-        raise ValueError(f"no JSON object in reply: {text[:80]!r}")
-    value, _ = json.JSONDecoder().raw_decode(text[start:])
+        raise InvalidOutputError(f"no JSON object in reply: {text[:80]!r}")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        raise InvalidOutputError(f"reply is not JSON: {exc}") from exc
     return schema.model_validate(value)
 
 
@@ -176,7 +194,7 @@ class StructuredCaller:
         async with asyncio.timeout(self.timeout_s):
             result = await self._runnable(index, schema).ainvoke(messages, config)
         if not isinstance(result, schema):  # e.g. a parser that returned None
-            raise ValueError(f"invalid {schema.__name__}: {result!r}")
+            raise InvalidOutputError(f"invalid {schema.__name__}: {result!r}")
         return result
 
     async def invoke(
@@ -193,7 +211,7 @@ class StructuredCaller:
             attempts = AsyncRetrying(
                 stop=stop_after_attempt(self.attempts),
                 wait=_retry_wait,
-                retry=retry_if_exception(retry.is_retryable),
+                retry=retry_if_exception(should_retry),
                 reraise=True,
             )
             try:

@@ -9,6 +9,7 @@ from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableSequence
@@ -20,8 +21,10 @@ from frontdesk.engines.llm import schemas
 from frontdesk.engines.llm.retry import RETRY_WAIT
 from frontdesk.engines.llm.schemas import IntentOutput, QueryOutput
 from frontdesk.engines.llm.structured import (
+    InvalidOutputError,
     StructuredCaller,
     schema_instruction,
+    should_retry,
     structured_runnable,
     trace_schema,
 )
@@ -139,12 +142,34 @@ async def test_job_tag_reaches_every_attempt_and_a_late_success_wins() -> None:
     assert tags.calls == [["job:query_rewriter"], ["job:query_rewriter", "retry:attempt:2"]]
 
 
-async def test_wrong_schema_is_not_retried_and_none_means_local() -> None:
+async def test_wrong_schema_is_sampled_again_then_none_means_local() -> None:
     wrong = IntentOutput(reasoning="r", intent="LEARN", confidence=0.5)
-    model = ScriptedChatModel(outcomes=[wrong, wrong], model_name="m")
+    model = ScriptedChatModel(outcomes=[wrong, wrong, wrong], model_name="m")
     caller = StructuredCaller(model, method="function_calling", attempts=2)
     assert await caller(QueryOutput, [HumanMessage("x")], "query_rewriter") is None
-    assert len(model.outcomes) == 1  # an invalid output is not a transient failure
+    assert len(model.outcomes) == 1  # two samples, both wrong: the local engine answers
+
+
+async def test_a_second_sample_that_fits_the_schema_wins() -> None:
+    wrong = IntentOutput(reasoning="r", intent="LEARN", confidence=0.5)
+    model = ScriptedChatModel(outcomes=[wrong, query("second")], model_name="m")
+    caller = StructuredCaller(model, method="function_calling", attempts=2)
+    result = await caller(QueryOutput, [HumanMessage("x")], "query_rewriter")
+    assert result is not None and result.query == "second"
+
+
+@pytest.mark.parametrize(
+    ("error", "retried"),
+    [
+        (InvalidOutputError("no JSON object in reply"), True),
+        (OutputParserException("not json"), True),
+        (ValueError("a bug, not an output"), False),
+    ],
+)
+def test_invalid_outputs_are_sampled_again_other_errors_are_not(
+    error: Exception, retried: bool
+) -> None:
+    assert should_retry(error) is retried
 
 
 async def test_json_object_prompt_gets_the_schema_on_every_model() -> None:
@@ -156,6 +181,7 @@ async def test_json_object_prompt_gets_the_schema_on_every_model() -> None:
     result = await caller.invoke(QueryOutput, messages, {"callbacks": [seen]})
     assert result.query == "sso"
     expected = f"You rewrite.\n\n{schema_instruction(QueryOutput)}"
-    assert [prompt[0].text for prompt in seen.prompts] == [expected, expected]
+    # Two samples of the model (neither is JSON), then the fallback: each with the schema.
+    assert [prompt[0].text for prompt in seen.prompts] == [expected, expected, expected]
     assert messages[0].text == "You rewrite."  # the caller's messages are left alone
     assert schema_instruction(QueryOutput) is schema_instruction(QueryOutput)

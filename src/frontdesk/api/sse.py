@@ -2,7 +2,7 @@
 
 Wire format (each event's `data` is one JSON object whose `type` repeats the event name):
 
-    event: token      data: {"type": "token", "content": "Tessellate "}
+    event: token      data: {"type": "token", "content": "Our "}
     event: complete   data: {"type": "complete", "metadata": {…TurnResult…}}
     event: error      data: {"type": "error", "code": "…", "message": "…"}
 

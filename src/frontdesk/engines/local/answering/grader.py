@@ -2,7 +2,7 @@
 
 A passage is relevant when enough of the question's content terms occur in it (title,
 heading path and text), when the retriever's cosine is high, or when both are moderate.
-A product code in the question (`TF-1004`, `E20`) must occur in the passage: a page
+A product code in the question (`ERR-1004`, `E20`) must occur in the passage: a page
 about a neighbouring code is not an answer. Booleans are honest; keeping the top hit
 as a fallback is the graph's decision.
 """

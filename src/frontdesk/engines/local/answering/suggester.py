@@ -4,7 +4,7 @@ Candidates are headings of the retrieved passages, those the answer did not use 
 headings written inside a passage (merged FAQ entries keep their questions inline),
 then each passage's own section heading, then document titles. A heading that is
 already a question in the visitor's language is offered as it is; an error-code
-heading ("TF-1004: …") becomes "What does error TF-1004 mean?"; a heading about
+heading ("ERR-1004: …") becomes "What does error ERR-1004 mean?"; a heading about
 something to configure ("SAML single sign-on") becomes "How do I set up …?"; any other
 heading becomes "Can you tell me more about …?". Templates exist for all eight
 languages. A candidate too close to the current question is never offered.

@@ -169,7 +169,7 @@ def coverage(needed: frozenset[str], present: frozenset[str]) -> float:
 
 
 def codes(text: str) -> frozenset[str]:
-    """Product codes such as `TF-1004` or `E20`, upper-cased, without the hyphen."""
+    """Product codes such as `ERR-1004` or `E20`, upper-cased, without the hyphen."""
     return frozenset(code.upper().replace("-", "") for code in CODE.findall(text))
 
 

@@ -9,7 +9,7 @@ prices, a quoted sentence without any figure when the passages have one).
 
 Scoring, per unit of passage `i`: weighted share of the query terms found in the unit
 (a term only in the passage's headings counts 0.7, so "Meaning: …" under the heading
-"TF-1004: …" matches a question about TF-1004), rarer terms weigh more, product codes
+"ERR-1004: …" matches a question about ERR-1004), rarer terms weigh more, product codes
 weigh triple; plus small bonuses for the passage's rank and cosine and for the first
 unit of a passage. With an embedder, and only when the words alone find no good match
 (another language, a paraphrase), the cosine between the query and the best candidates
@@ -100,7 +100,7 @@ def query_weights(question: str, search_query: str, language: str) -> dict[str, 
     for term in question_terms(question, language):
         weights[term] = 1.0
     for code in codes(f"{question} {search_query}"):
-        for term in term_set(re.sub(r"\D", " ", code), language):  # the number of TF-1004
+        for term in term_set(re.sub(r"\D", " ", code), language):  # the number of ERR-1004
             weights[term] = CODE_WEIGHT
     return weights
 

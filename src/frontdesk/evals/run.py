@@ -37,7 +37,7 @@ from frontdesk.evals.suites import (
 from frontdesk.settings import Settings
 
 SEARCH_DEPTH = 10
-WARM_UP = "Hello! What does Tessellate Flow do?"
+WARM_UP = "Hello! What do you offer?"
 
 
 @dataclass

@@ -29,7 +29,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 
 
 def content_tokens(text: str) -> list[str]:
-    """Words and numbers ("99.9", "tf-1004" → "tf", "1004") minus function words."""
+    """Words and numbers ("99.9", "err-1004" → "err", "1004") minus function words."""
     found = _TOKEN.findall(_CITATION.sub(" ", text).casefold())
     return [t for t in found if t not in ALL_STOPWORDS and (len(t) > 1 or t.isdigit())]
 

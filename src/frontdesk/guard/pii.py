@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?![\w-])")
 # A phone is 7-15 digits in groups separated by spaces, dots, dashes or parentheses,
 # optionally after "+". Without "+", at least 9 digits and a separator are needed, so
-# dates (2024-05-01), versions, product codes (TF-1004) and amounts are not phones.
+# dates (2024-05-01), versions, product codes (ERR-1004) and amounts are not phones.
 _PHONE_CANDIDATE = re.compile(r"(?<![\w+])\+?\(?\d[\d\s().-]{5,22}\d(?![\w])")
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 _DATE = re.compile(r"^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$")

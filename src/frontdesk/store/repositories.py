@@ -97,6 +97,29 @@ class ConversationRepository:
             )
         )
 
+    def next_turn(
+        self, site_id: str, session_id: str, language: str | None, now: datetime
+    ) -> tuple[str, int]:
+        """(conversation id, number) of the session's next turn: an atomic
+        `turn_count + 1` on its conversation, created on the first turn."""
+        row = self.session.execute(
+            _NEXT_TURN,
+            {"b_site": site_id, "b_session": session_id, "b_now": now, "b_lang": language},
+        ).first()
+        if row is not None:
+            return row[0], int(row[1])
+        conversation = Conversation(
+            site_id=site_id,
+            session_id=session_id,
+            turn_count=1,
+            language=language,
+            started_at=now,
+            last_activity_at=now,
+        )
+        self.session.add(conversation)
+        self.session.flush()
+        return conversation.id, 1
+
     def record_turn(self, site_id: str, session_id: str, turn: StoredTurn) -> int:
         """Append both sides of a turn; returns the turn number (1-based).
 
@@ -105,24 +128,7 @@ class ConversationRepository:
         and one insert for both messages.
         """
         now = utcnow()
-        row = self.session.execute(
-            _NEXT_TURN,
-            {"b_site": site_id, "b_session": session_id, "b_now": now, "b_lang": turn.language},
-        ).first()
-        if row is None:
-            conversation = Conversation(
-                site_id=site_id,
-                session_id=session_id,
-                turn_count=1,
-                language=turn.language,
-                started_at=now,
-                last_activity_at=now,
-            )
-            self.session.add(conversation)
-            self.session.flush()
-            conversation_id, number = conversation.id, 1
-        else:
-            conversation_id, number = row[0], int(row[1])
+        conversation_id, number = self.next_turn(site_id, session_id, turn.language, now)
         message = {"conversation_id": conversation_id, "turn": number, "created_at": now}
         self.session.execute(
             _MESSAGES.insert(),

@@ -11,10 +11,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from frontdesk.store.models import Conversation, utcnow
+from frontdesk.store.models import utcnow
 from frontdesk.store.repositories import (
     _MESSAGES,
-    _NEXT_TURN,
     ConversationRepository,
     StoredTurn,
 )
@@ -31,24 +30,9 @@ class TurnLogRepository:
     ) -> int:
         """Store the visitor's message as the next turn; its number (1-based)."""
         now = utcnow()
-        row = self.session.execute(
-            _NEXT_TURN,
-            {"b_site": site_id, "b_session": session_id, "b_now": now, "b_lang": language},
-        ).first()
-        if row is None:
-            conversation = Conversation(
-                site_id=site_id,
-                session_id=session_id,
-                turn_count=1,
-                language=language,
-                started_at=now,
-                last_activity_at=now,
-            )
-            self.session.add(conversation)
-            self.session.flush()
-            conversation_id, number = conversation.id, 1
-        else:
-            conversation_id, number = row[0], int(row[1])
+        conversation_id, number = ConversationRepository(self.session).next_turn(
+            site_id, session_id, language, now
+        )
         self.session.execute(
             _MESSAGES.insert(),
             [

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from email import message_from_bytes, policy
 from email.message import Message
 from typing import Any, Literal
 
-from tests.support.ports import free_port
+from tests.support.ports import ThreadedServer, free_port
 
 Fault = Literal["ok", "500", "timeout"]
 
@@ -50,8 +49,7 @@ class HttpReceiver:
         self.replies: dict[str, Any] = {}  # path → JSON body of the 200 answer
         self._queued: dict[str, deque[Fault]] = {}
         self._lock = threading.Lock()
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
+        self._server: ThreadedServer | None = None
 
     def url(self, path: str = "/hook") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -108,22 +106,14 @@ class HttpReceiver:
             lifespan="off",
             access_log=False,
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("HTTP receiver did not start")
-            time.sleep(0.01)
+        self._server = ThreadedServer(config, "HTTP receiver")
+        self._server.start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self._server = self._thread = None
+            self._server.stop()
+        self._server = None
 
     def __enter__(self) -> HttpReceiver:
         return self.start()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable
@@ -27,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.support.ports import free_port
+from tests.support.ports import ThreadedServer, free_port
 
 Structured = Callable[[str, dict[str, Any]], dict[str, Any] | None]
 _VISITOR = re.compile(r"<visitor_message>\\n(.*?)\\n</visitor_message>")
@@ -90,8 +89,7 @@ class SimulatedProvider:
         self.scripts: dict[str, deque[str]] = defaultdict(deque)
         self.requests: list[dict[str, Any]] = []
         self.port = 0
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: ThreadedServer | None = None
 
     # -- scripting -----------------------------------------------------------------
     def script(self, model: str, *behaviours: str) -> None:
@@ -237,23 +235,14 @@ class SimulatedProvider:
         config = uvicorn.Config(
             self.app(), host="127.0.0.1", port=self.port, log_level="critical", lifespan="off"
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("simulated provider did not start")
-            time.sleep(0.01)
+        self._server = ThreadedServer(config, "simulated provider")
+        self._server.start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._server.stop()
         self._server = None
-        self._thread = None
 
     def __enter__(self) -> SimulatedProvider:
         return self.start()

@@ -19,7 +19,7 @@ def ingest_sources(runtime: Runtime, console: Console, *, only_if_empty: bool = 
             count = len(knowledge.list_documents(config.id))
             console.print(f"[green]✓[/] {config.id}: knowledge base ready ({count} documents)")
             continue
-        for source in config.knowledge.sources:
+        for source in config.knowledge.file_sources:
             path = (site.base_dir / source).resolve()
             report = knowledge.ingest_path(config, path)
             mark = "[green]✓[/]" if report.ok else "[yellow]![/]"

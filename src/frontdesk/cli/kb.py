@@ -15,7 +15,9 @@ from frontdesk.knowledge.models import IngestReport
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
 
-kb_app = typer.Typer(help="Ingest, list, search and calibrate knowledge.", no_args_is_help=True)
+kb_app = typer.Typer(
+    help="Ingest, crawl, list, search and calibrate knowledge.", no_args_is_help=True
+)
 
 SiteArg = Annotated[str, typer.Argument(help="Site id (the name of its YAML file).")]
 
@@ -58,7 +60,8 @@ def ingest(
 ) -> None:
     """Ingest files into the site's knowledge base (incremental: unchanged files are skipped)."""
     site, kb = _open(site_id, sites_dir)
-    paths = [path] if path else [site.base_dir / source for source in site.config.knowledge.sources]
+    sources = site.config.knowledge.file_sources
+    paths = [path] if path else [site.base_dir / source for source in sources]
     if not paths:
         raise fail(f"site {site_id!r} has no knowledge.sources; give a PATH")
     total = IngestReport()

@@ -81,7 +81,7 @@ def sync_knowledge(settings: Settings, site_id: str, console: Console) -> Path:
     try:
         site = runtime.site(site_id)
         knowledge = KnowledgeBase(runtime.engine, console=console)
-        for source in site.config.knowledge.sources:
+        for source in site.config.knowledge.file_sources:
             path = (site.base_dir / source).resolve()
             report = knowledge.ingest_path(site.config, path, progress=False)
             if report.ingested or report.updated or report.removed:

@@ -287,7 +287,7 @@ def chunk_document(
                 content=piece.text,
                 heading_path=heading_path,
                 title=title,
-                url=document.url,
+                url=document.link_for(heading_path),
                 source=document.source,
             )
         )

@@ -33,10 +33,25 @@ class Document:
     # Lines ingestion kept out of the index as instructions to the assistant
     # (`knowledge/instructions.py`), shown to the team, never to visitors.
     withheld: tuple[WithheldPassage, ...] = ()
+    # (heading text, fragment id) of a web page's headings: a passage under a heading
+    # cites `url#id`, so the visitor lands on the section, not the top of the page.
+    anchors: tuple[tuple[str, str], ...] = ()
 
     @property
     def content_hash(self) -> str:
-        return content_hash(f"{self.title}\x1f{self.url}\x1f{self.text}")
+        anchors = "".join(f"\x1f{text}#{id_}" for text, id_ in self.anchors)
+        return content_hash(f"{self.title}\x1f{self.url}\x1f{self.text}{anchors}")
+
+    def link_for(self, heading_path: tuple[str, ...]) -> str:
+        """The URL a passage under `heading_path` cites: the nearest heading's anchor."""
+        if not self.url or not self.anchors:
+            return self.url
+        ids = {" ".join(text.split()).casefold(): id_ for text, id_ in self.anchors}
+        for heading in reversed(heading_path):
+            id_ = ids.get(" ".join(heading.split()).casefold())
+            if id_:
+                return f"{self.url.split('#', 1)[0]}#{id_}"
+        return self.url
 
 
 @dataclass(frozen=True)

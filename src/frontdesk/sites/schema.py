@@ -25,10 +25,96 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_INTERVAL = re.compile(r"^(\d+)\s*([smhd])$")
+_INTERVAL_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def interval_seconds(schedule: str) -> int | None:
+    """`30m`, `6h`, `1d` → seconds; None when `schedule` is not an interval (a cron line)."""
+    match = _INTERVAL.match(schedule.strip())
+    return int(match.group(1)) * _INTERVAL_SECONDS[match.group(2)] if match else None
+
+
+class Politeness(_Strict):
+    concurrency: int = Field(default=4, ge=1, le=32, description="Requests in flight per host.")
+    crawl_delay_s: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=60.0,
+        description="Pause between requests to one host (robots.txt Crawl-delay wins if longer).",
+    )
+
+
+class WebSource(_Strict):
+    """A website the knowledge base learns (crawled by `frontdesk kb crawl` and the worker)."""
+
+    url: HttpUrl = Field(description="Start URL; only pages of the same site are crawled.")
+    sitemap: HttpUrl | None = Field(
+        default=None, description="Sitemap (or sitemap index); default: robots.txt Sitemap lines."
+    )
+    include: list[str] = Field(
+        default_factory=list, description="Regexes; when given, a URL must match one."
+    )
+    exclude: list[str] = Field(default_factory=list, description="Regexes of URLs to skip.")
+    max_pages: int = Field(default=1000, ge=1, le=100_000)
+    max_depth: int = Field(default=5, ge=0, le=50, description="Link hops from the start URL.")
+    schedule: str | None = Field(
+        default=None,
+        description="Re-sync schedule: an interval (`30m`, `6h`, `1d`) or a cron line "
+        "(`0 3 * * *`, UTC). None: only on demand.",
+    )
+    user_agent: str = Field(default="FrontdeskBot/0.1 (+https://github.com/frontdesk)")
+    politeness: Politeness = Field(default_factory=Politeness)
+    timeout_s: float = Field(default=15.0, gt=0, le=120, description="Per-request timeout.")
+    max_page_bytes: int = Field(
+        default=5_000_000, ge=1024, le=100_000_000, description="Larger pages are skipped."
+    )
+    auth_header_env: str = Field(
+        default="",
+        pattern=r"^$|^[A-Z_][A-Z0-9_]*$",
+        description="Name of an environment variable holding an `Authorization` header value "
+        "for private help centres (never the secret itself).",
+    )
+    allow_private_network: bool = Field(
+        default=False,
+        description="Allow addresses on private, loopback or link-local networks "
+        "(intranets and tests).",
+    )
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regex ({exc})") from exc
+        return patterns
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule_parses(cls, schedule: str | None) -> str | None:
+        if schedule is None or interval_seconds(schedule) is not None:
+            return schedule
+        from croniter import croniter
+
+        if not croniter.is_valid(schedule):
+            raise ValueError(
+                f"schedule {schedule!r} is neither an interval like 6h nor a cron line "
+                "like '0 3 * * *'"
+            )
+        return schedule
+
+    @property
+    def start_url(self) -> str:
+        return str(self.url)
+
+
 class KnowledgeConfig(_Strict):
-    sources: list[str] = Field(
+    sources: list[str | WebSource] = Field(
         default_factory=list,
-        description="Files or folders to ingest, relative to the site file's folder.",
+        description="Files or folders to ingest, relative to the site file's folder, and "
+        "websites to crawl (`- url: https://…`).",
     )
     top_k: int = Field(default=7, ge=1, le=50, description="Chunks retrieved per query.")
     relevance_threshold: float | None = Field(
@@ -56,6 +142,14 @@ class KnowledgeConfig(_Strict):
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("chunk_overlap must be smaller than chunk_size")
         return self
+
+    @property
+    def file_sources(self) -> list[str]:
+        return [source for source in self.sources if isinstance(source, str)]
+
+    @property
+    def web_sources(self) -> list[WebSource]:
+        return [source for source in self.sources if isinstance(source, WebSource)]
 
     @property
     def effective_proactive_threshold(self) -> float | None:

@@ -1,0 +1,264 @@
+"""Sync a site's web sources into its knowledge base: crawl (stage), then apply.
+
+Only a finished crawl is applied: changed pages are ingested (unchanged chunks reuse
+their cached vectors), pages gone on two syncs in a row are removed, and the crawl
+state is written last. A crawl that fails halfway raises before anything is written,
+so the previous index keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from sqlalchemy import Engine
+
+from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.models import IngestReport
+from frontdesk.knowledge.web.crawl import (
+    CrawlAborted,
+    Crawler,
+    CrawlResult,
+    KnownPage,
+    PageOutcome,
+    ProgressHook,
+)
+from frontdesk.knowledge.web.state import CrawlStore, PageRow
+from frontdesk.knowledge.web.urls import normalise_url
+from frontdesk.sites.schema import WebSource
+
+log = logging.getLogger(__name__)
+GONE_AFTER_SYNCS = 2  # a page missing on this many syncs in a row is removed
+
+
+@dataclass
+class CrawlSummary:
+    """What one sync did, in the words the CLI and the admin API print."""
+
+    source_url: str
+    found: int = 0
+    fetched: int = 0
+    unchanged: int = 0
+    changed: int = 0
+    removed: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "source_url": self.source_url,
+            "found": self.found,
+            "fetched": self.fetched,
+            "unchanged": self.unchanged,
+            "changed": self.changed,
+            "removed": self.removed,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "chunks_embedded": self.chunks_embedded,
+            "seconds": round(self.seconds, 2),
+            "error": self.error,
+        }
+
+
+def source_key(source: WebSource) -> str:
+    return normalise_url(source.start_url) or source.start_url
+
+
+class SiteSync:
+    """Crawls one web source of one site and applies the result to its index."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        ingestor: Ingestor,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.store = CrawlStore(engine)
+        self.ingestor = ingestor
+        self.transport = transport
+
+    async def sync(
+        self,
+        site_id: str,
+        source: WebSource,
+        *,
+        trigger: str = "cli",
+        on_progress: ProgressHook | None = None,
+    ) -> CrawlSummary:
+        """Crawl and apply; a failed crawl is recorded and re-raised as `CrawlAborted`."""
+        key = source_key(source)
+        run_id = self.store.start_run(site_id, key, trigger)
+        started = time.perf_counter()
+        summary = CrawlSummary(key)
+        try:
+            known = self.store.known_pages(site_id, key)
+            crawler = Crawler(source, known, on_progress=on_progress, transport=self.transport)
+            result = await crawler.run()
+            await asyncio.to_thread(self._apply, site_id, key, known, result, summary)
+        except Exception as exc:
+            summary.seconds = time.perf_counter() - started
+            summary.error = str(exc) or type(exc).__name__
+            self.store.finish_run(
+                run_id, status="failed", summary=summary.as_dict(), error=summary.error
+            )
+            log.warning("crawl_failed site=%s source=%s error=%s", site_id, key, summary.error)
+            if isinstance(exc, CrawlAborted):
+                raise
+            raise CrawlAborted(summary.error) from exc
+        summary.seconds = time.perf_counter() - started
+        self.store.finish_run(run_id, status="succeeded", summary=summary.as_dict())
+        log.info(
+            "crawl_done site=%s source=%s found=%d changed=%d removed=%d failed=%d",
+            site_id,
+            key,
+            summary.found,
+            summary.changed,
+            summary.removed,
+            len(summary.failed),
+        )
+        return summary
+
+    def _apply(
+        self,
+        site_id: str,
+        source_url: str,
+        known: dict[str, KnownPage],
+        result: CrawlResult,
+        summary: CrawlSummary,
+    ) -> None:
+        summary.found = len(result.pages)
+        rows: list[PageRow] = []
+        removed_urls: list[str] = []
+        documents = []
+        for url, outcome in result.pages.items():
+            summary.fetched += outcome.fetched
+            previous = known.get(url)
+            if outcome.status == "changed" and outcome.document is not None:
+                documents.append(outcome.document)
+            elif outcome.status == "unchanged":
+                summary.unchanged += 1
+            elif outcome.status == "skipped":
+                summary.skipped[url] = outcome.reason
+            elif outcome.status in ("failed", "gone"):
+                summary.failed[url] = outcome.reason
+            row = self._row(outcome, previous)
+            if row is None:
+                removed_urls.append(url)
+            else:
+                rows.append(row)
+        for url, previous in known.items():
+            if url in result.pages:
+                continue
+            missed = previous.missed + (1 if result.complete else 0)
+            if missed >= GONE_AFTER_SYNCS:
+                removed_urls.append(url)
+            else:
+                rows.append(
+                    PageRow(
+                        url,
+                        previous.doc_id,
+                        previous.etag,
+                        previous.last_modified,
+                        previous.body_hash,
+                        previous.links,
+                        "missing",
+                        missed,
+                        "not in the sitemap or linked any more",
+                    )
+                )
+        report = IngestReport()
+        if documents:
+            self.ingestor.ingest_documents(site_id, documents, report)
+            for doc_id, reason in report.failed.items():
+                summary.failed[doc_id] = reason
+        summary.changed = len(report.ingested) + len(report.updated)
+        summary.unchanged += len(report.skipped)
+        summary.chunks_embedded = report.chunks_embedded
+        keep = {row.doc_id for row in rows if row.doc_id}
+        keep |= self.store.doc_ids_elsewhere(site_id, source_url)
+        dropped = sorted(
+            {page.doc_id for page in known.values() if page.doc_id and page.doc_id not in keep}
+        )
+        if dropped:
+            self.ingestor.index.remove_documents(site_id, dropped)
+        summary.removed = len(dropped)
+        self.store.save_pages(site_id, source_url, rows, removed_urls)
+
+    @staticmethod
+    def _row(outcome: PageOutcome, previous: KnownPage | None) -> PageRow | None:
+        """The page's next state; None when it is removed (gone on two syncs)."""
+        kept_doc = previous.doc_id if previous else None
+        if outcome.status == "changed":
+            doc_id = outcome.document.doc_id if outcome.document is not None else None
+            return PageRow(
+                outcome.url,
+                doc_id,
+                outcome.etag,
+                outcome.last_modified,
+                outcome.body_hash,
+                outcome.links,
+                "ok",
+                0,
+                "",
+            )
+        if outcome.status == "unchanged":
+            return PageRow(
+                outcome.url,
+                kept_doc,
+                outcome.etag,
+                outcome.last_modified,
+                outcome.body_hash,
+                outcome.links,
+                "ok",
+                0,
+                "",
+            )
+        if outcome.status == "skipped":
+            return PageRow(
+                outcome.url,
+                None,
+                outcome.etag,
+                outcome.last_modified,
+                outcome.body_hash,
+                outcome.links,
+                "skipped",
+                0,
+                outcome.reason,
+            )
+        if outcome.status == "gone":
+            missed = (previous.missed if previous else 0) + 1
+            if previous is None or missed >= GONE_AFTER_SYNCS:
+                return None
+            return PageRow(
+                outcome.url,
+                kept_doc,
+                previous.etag,
+                previous.last_modified,
+                previous.body_hash,
+                previous.links,
+                "gone",
+                missed,
+                outcome.reason,
+            )
+        # failed: a page that cannot be read this time keeps what it had.
+        if previous is None:
+            return PageRow(outcome.url, None, "", "", "", (), "failed", 0, outcome.reason)
+        return PageRow(
+            outcome.url,
+            kept_doc,
+            previous.etag,
+            previous.last_modified,
+            previous.body_hash,
+            previous.links,
+            "failed",
+            previous.missed,
+            outcome.reason,
+        )

@@ -148,7 +148,8 @@ class LoopbackWebsite:
             b"the slow page</a>, <a href='/busy.html'>the busy page</a>, <a href='/huge.html'>"
             b"the huge page</a>, <a href='/files/guide.pdf'>the PDF</a>, <a href='/intl/ru.html'>"
             b"the Russian page</a>, <a href='/notes/readme.md'>notes</a>,"
-            b" <a href='/notes/hours.txt'>hours</a>, <a href='/docs/missing-1.html'>a dead link</a> and"
+            b" <a href='/notes/hours.txt'>hours</a>,"
+            b" <a href='/docs/missing-1.html'>a dead link</a> and"
             b" <a href='https://elsewhere.example/'>another site</a>.</p></main></body></html>",
         )
         print_copy = _page_html(7, 0, self.pages).replace(

@@ -21,7 +21,9 @@ from frontdesk.api.routes import (
     chat as chat_routes,
 )
 from frontdesk.api.routes import (
+    crawls,
     demo,
+    demo_site,
     documents,
     handoffs,
     health,
@@ -136,6 +138,9 @@ def create_app(
         finally:
             await stop_dispatcher(replays)
             await stop_dispatcher(dispatcher)
+            web_sync = getattr(app.state, "web_sync", None)
+            if web_sync is not None:  # syncs started over the admin API
+                await web_sync.aclose()
             if owned_chat and app.state.chat is not None:
                 await _close(app.state.chat)
             if owned_runtime:
@@ -194,12 +199,14 @@ def create_app(
         chat_routes,
         sessions,
         documents,
+        crawls,
         leads,
         handoffs,
         traces,
         stats,
         widget,
         demo,
+        demo_site,
     ):
         app.include_router(module.router)
 

@@ -188,3 +188,32 @@ class IngestResult(BaseModel):
     site_id: str
     files: list[str]
     summary: dict[str, Any] = Field(description="What ingestion reports (ingested/skipped/failed).")
+
+
+class CrawlRequest(BaseModel):
+    url: str | None = Field(
+        default=None,
+        description="Sync only this start URL (a public site, crawled with the default "
+        "rules). Default: every web source of the site.",
+    )
+
+
+class CrawlRun(BaseModel):
+    id: str
+    site_id: str
+    source_url: str
+    trigger: str = Field(description="cli, api or schedule.")
+    status: str = Field(description="running, succeeded or failed.")
+    summary: dict[str, Any] = Field(
+        default_factory=dict,
+        description="found, fetched, unchanged, changed, removed, skipped and failed (URL → "
+        "reason), chunks_embedded, seconds.",
+    )
+    error: str = ""
+    started_at: str
+    finished_at: str | None = None
+
+
+class CrawlRuns(BaseModel):
+    site_id: str
+    runs: list[CrawlRun]

@@ -1,4 +1,5 @@
-"""`frontdesk worker` (the dispatcher as its own process) and `frontdesk leads list SITE`."""
+"""`frontdesk worker` (the dispatcher, retention and crawl schedules as their own process)
+and `frontdesk leads list SITE`."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def worker_command(
     ] = False,
     sites_dir: SitesDirOption = None,
 ) -> None:
-    """Deliver handoffs (Slack, CRM, webhooks, fallback email) from the outbox.
+    """Deliver handoffs (Slack, CRM, webhooks, fallback email) from the outbox, and
+    re-sync web sources on their schedules.
 
     Runs until interrupted; rows left pending by a stopped or crashed process are
     picked up here. Use it when the API runs with FRONTDESK_DISPATCH_IN_PROCESS=false.
@@ -57,17 +59,29 @@ def worker_command(
                 loop = asyncio.get_running_loop()
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(sig, stop.set)
-                console.print("dispatcher and retention job running; Ctrl-C to stop")
+                console.print(
+                    "dispatcher, retention job and crawl schedules running; Ctrl-C to stop"
+                )
                 # GDPR retention runs beside delivery, so one worker process does both,
-                # and so does the replay of turns spooled while the store could not write.
+                # and so does the replay of turns spooled while the store could not write,
+                # and the scheduled re-syncs of web sources (one per source across workers).
                 from frontdesk.conversation.replay import spool_replays
+                from frontdesk.knowledge.web.service import WebSync
                 from frontdesk.retention import retention_loop
 
+                web = WebSync(
+                    runtime.engine,
+                    runtime.sites,
+                    redis_url=settings.redis_url,
+                    redis_prefix=settings.redis_prefix,
+                )
                 retention = asyncio.create_task(retention_loop(runtime, stop))
                 replays = asyncio.create_task(spool_replays(runtime, stop))
+                crawls = asyncio.create_task(web.run_schedules(stop))
                 await dispatcher.run(stop)
                 await retention
                 await replays
+                await crawls
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

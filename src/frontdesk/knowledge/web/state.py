@@ -236,7 +236,7 @@ class CrawlStore:
             taken = conn.execute(
                 text(
                     "UPDATE crawl_leases SET holder = :holder, expires_at = :expires"
-                    " WHERE name = :name AND (expires_at < :now OR holder = :holder)"
+                    " WHERE name = :name AND expires_at < :now"
                 ),
                 {"name": name, "holder": holder, "expires": expires, "now": now},
             ).rowcount

@@ -92,10 +92,12 @@ class SiteSync:
         *,
         trigger: str = "cli",
         on_progress: ProgressHook | None = None,
+        run_id: str | None = None,
     ) -> CrawlSummary:
-        """Crawl and apply; a failed crawl is recorded and re-raised as `CrawlAborted`."""
+        """Crawl and apply; a failed crawl is recorded and re-raised as `CrawlAborted`.
+        `run_id`: a run already started (`CrawlStore.start_run`), e.g. by the admin API."""
         key = source_key(source)
-        run_id = self.store.start_run(site_id, key, trigger)
+        run_id = run_id or self.store.start_run(site_id, key, trigger)
         started = time.perf_counter()
         summary = CrawlSummary(key)
         try:

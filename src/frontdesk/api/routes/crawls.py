@@ -1,0 +1,113 @@
+"""`/v1/admin/sites/{site}/crawls`: start a sync of the site's web sources, read its status."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from frontdesk.api.deps import AdminDep, AdminSiteDep, RuntimeDep
+from frontdesk.api.errors import ApiError
+from frontdesk.api.ingestion import IngestionUnavailable, open_knowledge_base
+from frontdesk.api.routes.admin_common import ADMIN_ERRORS
+from frontdesk.api.schemas import CrawlRequest, CrawlRun, CrawlRuns, ErrorResponse
+from frontdesk.runtime import Runtime
+
+router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
+
+
+def _web_sync(request: Request, runtime: Runtime) -> Any:
+    web = getattr(request.app.state, "web_sync", None)
+    if web is None:
+        from frontdesk.knowledge.web.service import WebSync
+
+        knowledge = getattr(request.app.state, "knowledge", None)
+        try:
+            knowledge = knowledge or open_knowledge_base(runtime)
+        except IngestionUnavailable as exc:
+            raise ApiError(501, "ingestion_unavailable", str(exc)) from exc
+        web = WebSync(
+            runtime.engine,
+            runtime.sites,
+            knowledge=knowledge,
+            redis_url=runtime.settings.redis_url,
+            redis_prefix=runtime.settings.redis_prefix,
+        )
+        request.app.state.web_sync = web
+    return web
+
+
+@router.post(
+    "/{site}/crawls",
+    summary="Start a sync of the site's web sources (runs in the background)",
+    response_model=CrawlRuns,
+    status_code=202,
+    responses={
+        **ADMIN_ERRORS,
+        409: {"model": ErrorResponse, "description": "A sync of that source is running."},
+        422: {"model": ErrorResponse, "description": "No web sources, or a bad URL."},
+    },
+)
+async def start_crawl(
+    request: Request,
+    site: AdminSiteDep,
+    runtime: RuntimeDep,
+    body: Annotated[CrawlRequest | None, Body()] = None,
+) -> CrawlRuns:
+    from pydantic import ValidationError
+
+    from frontdesk.knowledge.web.service import SyncBusy
+    from frontdesk.sites.schema import WebSource
+
+    web = _web_sync(request, runtime)
+    site_id = site.config.id
+    if body is not None and body.url:
+        # Never `allow_private_network` from the API: that is for the site file to say.
+        try:
+            sources = [WebSource.model_validate({"url": body.url})]
+        except ValidationError as exc:
+            raise ApiError(422, "invalid_request", f"url: {exc.errors()[0]['msg']}") from exc
+    else:
+        sources = await run_in_threadpool(web.sources, site_id)
+    if not sources:
+        raise ApiError(422, "no_web_sources", f"Site {site_id!r} has no web sources; send a url.")
+    try:
+        run_ids = await web.start(site_id, sources)
+    except SyncBusy as exc:
+        raise ApiError(409, "sync_running", str(exc)) from exc
+    runs = [await run_in_threadpool(web.store.run, site_id, run_id) for run_id in run_ids]
+    return CrawlRuns(site_id=site_id, runs=[CrawlRun(**run.as_dict()) for run in runs if run])
+
+
+@router.get(
+    "/{site}/crawls",
+    summary="Recent syncs of the site's web sources, newest first",
+    response_model=CrawlRuns,
+    responses=ADMIN_ERRORS,
+)
+async def list_crawls(
+    request: Request,
+    site: AdminSiteDep,
+    runtime: RuntimeDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> CrawlRuns:
+    web = _web_sync(request, runtime)
+    runs = await run_in_threadpool(web.store.runs, site.config.id, limit=limit)
+    return CrawlRuns(site_id=site.config.id, runs=[CrawlRun(**run.as_dict()) for run in runs])
+
+
+@router.get(
+    "/{site}/crawls/{run_id}",
+    summary="One sync: its status and summary",
+    response_model=CrawlRun,
+    responses=ADMIN_ERRORS,
+)
+async def get_crawl(
+    request: Request, site: AdminSiteDep, runtime: RuntimeDep, run_id: str
+) -> CrawlRun:
+    web = _web_sync(request, runtime)
+    run = await run_in_threadpool(web.store.run, site.config.id, run_id)
+    if run is None:
+        raise ApiError(404, "not_found", f"Site {site.config.id!r} has no sync {run_id!r}.")
+    return CrawlRun(**run.as_dict())

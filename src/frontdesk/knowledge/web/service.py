@@ -1,0 +1,111 @@
+"""`WebSync`: what the worker and the admin API use to sync a deployment's web sources.
+
+web = WebSync(engine, sites, redis_url=settings.redis_url)
+run_ids = await web.start(site_id)            # admin API: runs in the background
+await web.run_schedules(stop)                 # `frontdesk worker`
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+
+from sqlalchemy import Engine
+
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.web import web_sources
+from frontdesk.knowledge.web.schedule import DatabaseLease, Lease, RedisLease, lease_name, run_due
+from frontdesk.knowledge.web.state import CrawlStore
+from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
+from frontdesk.sites.registry import LoadedSite
+from frontdesk.sites.schema import WebSource
+
+log = logging.getLogger(__name__)
+SCHEDULE_TICK_S = 30.0
+
+
+class SyncBusy(RuntimeError):
+    """A sync of this source is already running (here or on another replica)."""
+
+
+class WebSync:
+    def __init__(
+        self,
+        engine: Engine,
+        sites: Mapping[str, LoadedSite],
+        *,
+        knowledge: KnowledgeBase | None = None,
+        redis_url: str = "",
+        redis_prefix: str = "frontdesk:",
+    ) -> None:
+        self.engine = engine
+        self.sites = sites
+        self.store = CrawlStore(engine)
+        self.knowledge = knowledge or KnowledgeBase(engine)
+        self.lease: Lease
+        if redis_url:
+            from frontdesk.guard.redis import redis_client
+
+            self.lease = RedisLease(redis_client(redis_url, timeout_s=5.0), redis_prefix)
+        else:
+            self.lease = DatabaseLease(self.store)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def sources(self, site_id: str) -> list[WebSource]:
+        site = self.sites[site_id]
+        return web_sources(site_id, site.config.knowledge, self.store)
+
+    async def sync(self, site_id: str, source: WebSource, run_id: str) -> CrawlSummary:
+        site = self.sites[site_id].config
+        syncer = SiteSync(self.engine, self.knowledge.ingestor(site, progress=False))
+        return await syncer.sync(site_id, source, run_id=run_id)
+
+    async def start(self, site_id: str, sources: list[WebSource]) -> list[str]:
+        """Start a sync of each source in the background; the run ids to poll.
+        Raises `SyncBusy` when one of them is already syncing."""
+        names = [lease_name(site_id, source_key(source)) for source in sources]
+        taken: list[str] = []
+        for name in names:
+            if not await self.lease.acquire(name):
+                for held in taken:
+                    await self.lease.release(held)
+                raise SyncBusy(f"a sync of {name.split(':', 2)[2]} is already running")
+            taken.append(name)
+        run_ids = [self.store.start_run(site_id, source_key(source), "api") for source in sources]
+        for source, run_id, name in zip(sources, run_ids, names, strict=True):
+            task = asyncio.create_task(self._background(site_id, source, run_id, name))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return run_ids
+
+    async def _background(self, site_id: str, source: WebSource, run_id: str, name: str) -> None:
+        try:
+            await self.sync(site_id, source, run_id)
+        except Exception as exc:  # recorded on the run by SiteSync
+            log.warning("crawl_failed site=%s run=%s: %s", site_id, run_id, exc)
+        finally:
+            await self.lease.release(name)
+
+    async def run_schedules(self, stop: asyncio.Event, tick_s: float = SCHEDULE_TICK_S) -> None:
+        """Until `stop`: every tick, sync the sources whose schedule is due."""
+        while not stop.is_set():
+            due = [
+                (site_id, source)
+                for site_id in self.sites
+                for source in self.sources(site_id)
+                if source.schedule
+            ]
+            try:
+                await run_due(self.store, self.lease, due, self.sync)
+            except Exception:  # the store or Redis hiccuped: try again next tick
+                log.exception("crawl_schedules_failed")
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=tick_s)
+            except TimeoutError:
+                continue
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

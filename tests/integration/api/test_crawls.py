@@ -1,0 +1,75 @@
+"""The admin crawl API and the demo website: a real uvicorn server serves /demo-site/, the
+admin API starts a sync of it in the background, and the status endpoint reports it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+from api_support import Api, admin_headers
+from live_server import LiveServer
+from scripted_backend import ScriptedBackend
+
+from frontdesk.api.app import create_app
+from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.sites.schema import KnowledgeConfig
+
+pytestmark = pytest.mark.integration
+
+
+def test_admin_api_syncs_the_demo_website(api: Api) -> None:
+    server_app = create_app(api.runtime.settings, api.runtime, ScriptedBackend())
+    server = LiveServer(server_app)
+    start_url = f"{server.url}/demo-site/"
+    acme = api.runtime.sites["acme"]
+    knowledge = KnowledgeConfig.model_validate(
+        {"embedding": "hash:256", "sources": [{"url": start_url, "allow_private_network": True}]}
+    )
+    api.runtime.sites["acme"] = replace(
+        acme, config=acme.config.model_copy(update={"knowledge": knowledge})
+    )
+    url = "/v1/admin/sites/acme/crawls"
+    assert api.client.post(url).status_code == 401
+    with server:
+        robots = api.client.get("/robots.txt").text
+        assert "Disallow: /v1/" in robots and "/demo-site/sitemap.xml" in robots
+        started = api.client.post(url, headers=admin_headers())
+        assert started.status_code == 202, started.text
+        run = started.json()["runs"][0]
+        assert run["status"] == "running" and run["trigger"] == "api"
+        assert run["source_url"] == start_url
+        busy = api.client.post(url, headers=admin_headers())
+        assert busy.status_code == 409 and busy.json()["error"]["code"] == "sync_running"
+        deadline = time.monotonic() + 60
+        while run["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+            run = api.client.get(f"{url}/{run['id']}", headers=admin_headers()).json()
+    assert run["status"] == "succeeded", run
+    summary = run["summary"]
+    assert summary["changed"] >= 25 and summary["failed"] == {}
+    listed = api.client.get(url, headers=admin_headers()).json()
+    assert listed["runs"][0]["id"] == run["id"]
+
+    kb = KnowledgeBase(api.runtime.engine)
+    site = SiteKnowledge.of(api.runtime.sites["acme"].config)
+    docs = {doc.doc_id for doc in kb.list_documents("acme")}
+    assert f"{start_url}faq/" in docs and f"{start_url}ru-faq/" in docs
+    # Citations carry the page URL, and the heading's anchor for a passage under one.
+    chunks = kb.search(site, "How do I reset my password?").chunks
+    assert chunks and all(chunk.url.startswith(start_url) for chunk in chunks)
+    assert any("#" in chunk.url for chunk in chunks)
+    # Nothing of the chrome (navigation listing every page) is indexed as content.
+    assert not any("Demo company website served by Frontdesk" in c.content for c in chunks)
+
+
+def test_crawl_api_errors(api: Api) -> None:
+    url = "/v1/admin/sites/acme/crawls"
+    no_sources = api.client.post(url, headers=admin_headers())
+    assert no_sources.status_code == 422
+    assert no_sources.json()["error"]["code"] == "no_web_sources"
+    bad = api.client.post(url, json={"url": "not a url"}, headers=admin_headers())
+    assert bad.status_code == 422
+    missing = api.client.get(f"{url}/nope", headers=admin_headers())
+    assert missing.status_code == 404
+    assert api.client.get("/v1/admin/sites/nope/crawls", headers=admin_headers()).status_code == 404

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
+from frontdesk.cli.crawl import crawl_command
 from frontdesk.knowledge.models import IngestReport
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
@@ -18,6 +19,7 @@ from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
 kb_app = typer.Typer(
     help="Ingest, crawl, list, search and calibrate knowledge.", no_args_is_help=True
 )
+kb_app.command("crawl")(crawl_command)
 
 SiteArg = Annotated[str, typer.Argument(help="Site id (the name of its YAML file).")]
 

@@ -10,7 +10,6 @@ import typer
 from frontdesk import __version__
 from frontdesk.cli.chat import chat_command, classify_command, graph_command
 from frontdesk.cli.common import SitesDirOption, console, fail, settings_for
-from frontdesk.cli.crawl import crawl_command
 from frontdesk.cli.db import db_app
 from frontdesk.cli.eval import eval_app
 from frontdesk.cli.handoff import leads_app, worker_command
@@ -30,7 +29,6 @@ app.add_typer(sites_app, name="sites")
 app.add_typer(db_app, name="db")
 app.add_typer(eval_app, name="eval")
 app.add_typer(kb_app, name="kb")
-kb_app.command("crawl")(crawl_command)
 app.command("chat")(chat_command)
 app.command("graph")(graph_command)
 app.add_typer(leads_app, name="leads")

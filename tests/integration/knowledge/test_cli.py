@@ -239,3 +239,37 @@ def test_frontdesk_eval_retrieval_subprocess(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     check_json_contract(done.stdout)
+
+
+def test_crawl_learns_a_site_keeps_it_as_a_source_and_fails_cleanly(
+    kb_site: tuple[Path, Path], sites_dir: Path
+) -> None:
+    from tests.support.website import LoopbackWebsite
+
+    with LoopbackWebsite(pages=30, slow_s=0.0) as website:
+        start = website.url + "/"
+        refused = invoke("crawl", "kbtest", start, "--no-progress", sites_dir=sites_dir)
+        assert refused[0] == 1 and "private address" in refused[1]
+        assert "nothing was changed" in refused[1]
+
+        code, out = invoke(
+            "crawl", "kbtest", start, "--allow-private-network", "--no-progress",
+            sites_dir=sites_dir,
+        )  # fmt: skip
+        assert code == 0, out
+        for column in ("found", "fetched", "unchanged", "changed", "removed", "failed"):
+            assert column in out
+        assert "HTTP 404" in out and "1 disallowed by robots.txt" in out
+        assert "1 canonical" in out and "1 duplicate" in out and "1 redirects" in out
+        code, listed = invoke("list", "kbtest", sites_dir=sites_dir)
+        assert f"{website.url}/docs/page-29.html" in listed.replace("\n", "")
+
+        # Kept as a source: a plain `kb crawl kbtest` re-syncs it, and nothing changed.
+        code, again = invoke("crawl", "kbtest", "--no-progress", sites_dir=sites_dir)
+        assert code == 0, again
+        assert "0 chunks embedded" in again
+    # The server is gone: the crawl fails, says so, and the knowledge base is untouched.
+    code, out = invoke("crawl", "kbtest", "--no-progress", sites_dir=sites_dir)
+    assert code == 1 and "did not answer" in out and "nothing was changed" in out
+    code, listed_after = invoke("list", "kbtest", sites_dir=sites_dir)
+    assert listed_after == listed

@@ -5,13 +5,22 @@ PostgreSQL, a Redis lease) and exactly one syncs it; the crawl state works on bo
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
 
-from frontdesk.knowledge.web.schedule import DatabaseLease, Lease, RedisLease, run_due
+from frontdesk.knowledge.web.schedule import (
+    DatabaseLease,
+    Lease,
+    RedisLease,
+    keep_renewed,
+    run_due,
+)
+from frontdesk.knowledge.web.service import WebSync
 from frontdesk.knowledge.web.state import CrawlStore, PageRow
-from frontdesk.sites.schema import WebSource
+from frontdesk.sites.registry import LoadedSite
+from frontdesk.sites.schema import SiteConfig, WebSource
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 
@@ -78,3 +87,75 @@ def test_redis_lease(tmp_path: Path, redis_prefix: str) -> None:
                 await client.aclose()
 
     assert len(asyncio.run(main())) == 1
+
+
+def test_a_renewed_lease_outlives_its_ttl_and_a_dead_holders_run_is_interrupted(
+    tmp_path: Path,
+) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
+    upgrade(engine)
+    store = CrawlStore(engine)
+    holder, other = DatabaseLease(store, ttl_s=0.4), DatabaseLease(store, ttl_s=0.4)
+
+    async def main() -> None:
+        assert await holder.acquire("crawl:acme:x")
+        renewing = asyncio.create_task(keep_renewed(holder, "crawl:acme:x", every_s=0.1))
+        await asyncio.sleep(1.0)  # 2.5 TTLs: alive only because it is renewed
+        assert not await other.acquire("crawl:acme:x")
+        renewing.cancel()
+        await asyncio.sleep(0.6)  # the holder "died": its lease expires
+        assert await other.acquire("crawl:acme:x")
+        assert not await holder.renew("crawl:acme:x")
+
+    asyncio.run(main())
+    orphan = store.start_run("acme", "https://help.example.com/", "schedule")
+    assert store.interrupt_runs("acme", "https://help.example.com/") == 1
+    run = store.run("acme", orphan)
+    assert run is not None and run.status == "failed" and "interrupted" in run.error
+
+
+def test_two_workers_run_a_schedule_once(tmp_path: Path) -> None:
+    from tests.support.website import LoopbackWebsite
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
+    upgrade(engine)
+    with LoopbackWebsite(pages=20, slow_s=0.0) as website:
+        config = SiteConfig.model_validate(
+            {
+                "id": "acme",
+                "name": "Acme",
+                "widget": {"public_key": "pk_acme_schedule_0001"},
+                "business_hours": {"timezone": "UTC"},
+                "knowledge": {
+                    "embedding": "hash:256",
+                    "sources": [
+                        {
+                            "url": website.url + "/docs/page-0.html",
+                            "schedule": "1h",
+                            "allow_private_network": True,
+                            "include": [r"/docs/"],
+                        }
+                    ],
+                },
+            }
+        )
+        sites = {"acme": LoadedSite(config, tmp_path / "acme.yaml")}
+        workers = [WebSync(engine, sites), WebSync(engine, sites)]
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            loops = [asyncio.create_task(w.run_schedules(stop, tick_s=0.2)) for w in workers]
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                runs = workers[0].store.runs("acme")
+                if runs and runs[0].status != "running":
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.6)  # a few more ticks: nothing is due again
+            stop.set()
+            await asyncio.gather(*loops)
+
+        asyncio.run(main())
+    runs = CrawlStore(engine).runs("acme")
+    assert [(run.trigger, run.status) for run in runs] == [("schedule", "succeeded")]
+    assert runs[0].summary["changed"] == 20

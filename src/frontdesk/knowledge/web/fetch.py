@@ -8,6 +8,7 @@ import email.utils
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -106,6 +107,7 @@ class Fetcher:
         self.allow_private_network = allow_private_network
         self.attempts = attempts
         self.backoff_s = backoff_s
+        self._verdicts: dict[str, str] = {}  # host → why it is refused ("" when it is not)
 
     async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
         headers: dict[str, str] = {}
@@ -117,10 +119,9 @@ class Fetcher:
         for _hop in range(MAX_REDIRECTS + 1):
             if not same_site(current, self.start_url):
                 return FetchResult(url, current, error=f"redirected off the site to {current}")
-            try:
-                await check_address(current, allow_private_network=self.allow_private_network)
-            except UnsafeAddress as exc:
-                return FetchResult(url, current, error=str(exc))
+            refused = await self._refused(current)
+            if refused:
+                return FetchResult(url, current, error=refused)
             result = await self._with_retries(url, current, headers)
             if result.status in (301, 302, 303, 307, 308):
                 target = normalise_url(result.location, current)
@@ -130,6 +131,17 @@ class Fetcher:
                 continue
             return result
         return FetchResult(url, current, error=f"more than {MAX_REDIRECTS} redirects")
+
+    async def _refused(self, url: str) -> str:
+        """Why the URL's host may not be fetched ("" when it may), resolved once per host."""
+        host = urlsplit(url).netloc
+        if host not in self._verdicts:
+            try:
+                await check_address(url, allow_private_network=self.allow_private_network)
+                self._verdicts[host] = ""
+            except UnsafeAddress as exc:
+                self._verdicts[host] = str(exc)
+        return self._verdicts[host]
 
     async def _with_retries(self, url: str, current: str, headers: dict[str, str]) -> FetchResult:
         result = FetchResult(url, current, error="not fetched")

@@ -49,6 +49,9 @@ async def read_robots(fetcher: Fetcher, start_url: str, user_agent: str) -> Robo
     result = await fetcher.fetch(site_root(start_url) + "/robots.txt")
     if result.transport_failure:
         raise SiteUnreachable(f"{site_root(start_url)} did not answer ({result.error})")
+    if result.status == 429 or result.status >= 500:
+        # RFC 9309: a server error means "assume everything is disallowed" for now.
+        raise SiteUnreachable(f"robots.txt answered HTTP {result.status}; try again later")
     if result.status != 200:
         return Robots(None, user_agent)
     text = result.body.decode("utf-8", errors="replace")

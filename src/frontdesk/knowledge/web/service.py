@@ -15,7 +15,14 @@ from sqlalchemy import Engine
 
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.web import web_sources
-from frontdesk.knowledge.web.schedule import DatabaseLease, Lease, RedisLease, lease_name, run_due
+from frontdesk.knowledge.web.schedule import (
+    DatabaseLease,
+    Lease,
+    RedisLease,
+    lease_name,
+    run_due,
+    run_held,
+)
 from frontdesk.knowledge.web.state import CrawlStore
 from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
 from frontdesk.sites.registry import LoadedSite
@@ -72,7 +79,11 @@ class WebSync:
                     await self.lease.release(held)
                 raise SyncBusy(f"a sync of {name.split(':', 2)[2]} is already running")
             taken.append(name)
-        run_ids = [self.store.start_run(site_id, source_key(source), "api") for source in sources]
+        run_ids = []
+        for source in sources:
+            # Holding the lease, any run still marked running lost its process.
+            self.store.interrupt_runs(site_id, source_key(source))
+            run_ids.append(self.store.start_run(site_id, source_key(source), "api"))
         for source, run_id, name in zip(sources, run_ids, names, strict=True):
             task = asyncio.create_task(self._background(site_id, source, run_id, name))
             self._tasks.add(task)
@@ -81,11 +92,9 @@ class WebSync:
 
     async def _background(self, site_id: str, source: WebSource, run_id: str, name: str) -> None:
         try:
-            await self.sync(site_id, source, run_id)
+            await run_held(self.lease, name, self.sync(site_id, source, run_id))
         except Exception as exc:  # recorded on the run by SiteSync
             log.warning("crawl_failed site=%s run=%s: %s", site_id, run_id, exc)
-        finally:
-            await self.lease.release(name)
 
     async def run_schedules(self, stop: asyncio.Event, tick_s: float = SCHEDULE_TICK_S) -> None:
         """Until `stop`: every tick, sync the sources whose schedule is due."""

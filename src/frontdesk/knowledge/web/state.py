@@ -179,6 +179,20 @@ class CrawlStore:
                 },
             )
 
+    def interrupt_runs(self, site_id: str, source_url: str) -> int:
+        """Mark runs still `running` as failed: called by the lease holder, whose lease
+        proves that their process stopped before it could finish them."""
+        with self.engine.begin() as conn:
+            count: int = conn.execute(
+                text(
+                    "UPDATE crawl_runs SET status = 'failed', finished_at = :now,"
+                    " error = 'interrupted: the process running this sync stopped'"
+                    " WHERE site_id = :site AND source_url = :source AND status = 'running'"
+                ),
+                {"site": site_id, "source": source_url, "now": utcnow()},
+            ).rowcount
+        return count
+
     def runs(
         self, site_id: str, *, source_url: str | None = None, limit: int = 20
     ) -> list[CrawlRun]:
@@ -254,6 +268,17 @@ class CrawlStore:
         except IntegrityError:
             return False  # another replica holds it
         return True
+
+    def renew_lease(self, name: str, holder: str, ttl_s: float) -> bool:
+        with self.engine.begin() as conn:
+            renewed = conn.execute(
+                text(
+                    "UPDATE crawl_leases SET expires_at = :expires"
+                    " WHERE name = :name AND holder = :holder"
+                ),
+                {"name": name, "holder": holder, "expires": utcnow() + timedelta(seconds=ttl_s)},
+            ).rowcount
+        return bool(renewed)
 
     def release_lease(self, name: str, holder: str) -> None:
         with self.engine.begin() as conn:

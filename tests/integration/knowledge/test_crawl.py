@@ -173,12 +173,21 @@ def test_private_addresses_are_refused_unless_allowed(
 
 
 def test_include_exclude_depth_and_max_pages(engine: Engine, website: LoopbackWebsite) -> None:
-    harness = Harness(engine, website)
-    summary = harness.crawl(
-        include=[r"/docs/page-1\d\.html$", r"/$"], sitemap=website.url + "/none.xml", max_depth=3
+    base = website.url
+    patterns = Harness(engine, website)
+    patterns.crawl(include=[r"/docs/page-1\d\.html$"], exclude=[r"page-15"])
+    expected = {base + page_path(n) for n in range(10, 20) if n != 15}
+    assert patterns.doc_ids() == expected | {base + "/"}  # the start URL is always read
+
+    shallow = Harness(engine, website)
+    shallow.site = SiteKnowledge("shallow", shallow.site.config)
+    summary = asyncio.run(
+        shallow.sync.sync("shallow", source_for(website, sitemap=base + "/none.xml", max_depth=1))
     )
-    docs = harness.doc_ids()
-    assert docs and all(doc.endswith("/") or "/docs/page-1" in doc for doc in docs)
-    assert summary.found == len(summary.skipped) + len(summary.failed) + summary.changed
-    capped = Harness(engine, website).crawl(max_pages=20)
-    assert capped.found == 20
+    docs = {doc.doc_id for doc in shallow.kb.list_documents("shallow")}
+    assert base + page_path(0) in docs  # one hop from the start
+    assert base + page_path(1) not in docs  # two hops
+    assert summary.found < 30
+
+    capped = Harness(engine, website)
+    assert asyncio.run(capped.sync.sync("capped", source_for(website, max_pages=20))).found == 20

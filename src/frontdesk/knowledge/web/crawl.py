@@ -184,7 +184,9 @@ class Crawler:
             return
         if not same_site(url, self.start_url):
             return
-        if not allowed_by_patterns(url, self.source.include, self.source.exclude):
+        # The start URL is always read (it was asked for); patterns choose the rest.
+        patterns = (self.source.include, self.source.exclude)
+        if url != self.start_url and not allowed_by_patterns(url, *patterns):
             return
         if len(self._seen) >= self.source.max_pages:
             self.result.complete = False

@@ -92,7 +92,7 @@ def _show_result(event: CompleteEvent, ms: float, timings: bool, service: Any) -
         f"lead={r.lead.level} turn={r.turn} {ms:.0f} ms[/]"
     )
     for c in r.citations:
-        console.print(f"[dim]  [{c.index}] {c.title} ({c.doc_id})[/]")
+        console.print(f"[dim]  [{c.index}] {c.title} ({c.url or c.doc_id})[/]")
     if r.handoff:
         console.print(f"[magenta]handoff: {r.handoff.reason} ({r.handoff.status})[/]")
     if r.cta:

@@ -17,6 +17,7 @@ from frontdesk.knowledge.web.urls import UnsafeAddress, check_address, normalise
 MAX_REDIRECTS = 5
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0  # a server asking for longer is treated as failing this sync
+DRAIN_BYTES = 65_536  # error pages up to this size are read so keep-alive survives
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,8 @@ class Fetcher:
         try:
             async with self.gate, self.client.stream("GET", current, headers=headers) as response:
                 status = response.status_code
+                if status != 200:
+                    await _drain(response)
                 if status in (301, 302, 303, 307, 308):
                     location = response.headers.get("location", "")
                     return FetchResult(url, current, status=status, location=location), None
@@ -213,3 +216,13 @@ class Fetcher:
             status=status,
             error=f"larger than the {self.max_bytes:,} byte limit ({size:,}+ bytes)",
         )
+
+
+async def _drain(response: httpx.Response, limit: int = DRAIN_BYTES) -> None:
+    """Read a small answer to its end, so its connection goes back to the pool (closing
+    an unread response closes the connection: a re-sync of 304s would reconnect each time)."""
+    read = 0
+    async for piece in response.aiter_raw():
+        read += len(piece)
+        if read > limit:
+            break

@@ -112,6 +112,7 @@ class LoopbackWebsite:
         self.requests = 0
         self.paths: list[str] = []
         self._busy_served = False
+        self._flaky_served = False
         self._lock = threading.Lock()
         self._server: ThreadedServer | None = None
         self._resources: dict[str, Resource] = {}
@@ -149,7 +150,7 @@ class LoopbackWebsite:
             b"the huge page</a>, <a href='/files/guide.pdf'>the PDF</a>, <a href='/intl/ru.html'>"
             b"the Russian page</a>, <a href='/notes/readme.md'>notes</a>,"
             b" <a href='/notes/hours.txt'>hours</a>,"
-            b" <a href='/docs/missing-1.html'>a dead link</a> and"
+            b" <a href='/docs/missing-1.html'>a dead link</a>, <a href='/flaky.html'>flaky</a> and"
             b" <a href='https://elsewhere.example/'>another site</a>.</p></main></body></html>",
         )
         print_copy = _page_html(7, 0, self.pages).replace(
@@ -169,6 +170,11 @@ class LoopbackWebsite:
             "/busy.html",
             b"<html><body><main><h1>Status</h1><p>The busy page zzbusyzz answers after a short"
             b" wait because the server was rate limiting.</p></main></body></html>",
+        )
+        self._put(
+            "/flaky.html",
+            b"<html><body><main><h1>Maintenance</h1><p>The flaky page zzflakyzz failed once"
+            b" with a server error before it answered.</p></main></body></html>",
         )
         self._put("/huge.html", b"<html><body><main><p>" + b"big " * (self.oversized_bytes // 4))
         self._put(
@@ -243,6 +249,8 @@ class LoopbackWebsite:
                 resource = self._resources.get(path)
                 busy_first = path == "/busy.html" and not self._busy_served
                 self._busy_served = self._busy_served or path == "/busy.html"
+                flaky_first = path == "/flaky.html" and not self._flaky_served
+                self._flaky_served = self._flaky_served or path == "/flaky.html"
             if path in redirects:
                 return RedirectResponse(
                     redirects[path], status_code=301 if "start" in path else 302
@@ -251,6 +259,8 @@ class LoopbackWebsite:
                 await anyio.sleep(self.slow_s)
             if busy_first:
                 return Response("slow down", status_code=429, headers={"Retry-After": "1"})
+            if flaky_first:
+                return Response("upstream error", status_code=503)
             if resource is None:
                 return Response("not found", status_code=404)
             etag = '"' + hashlib.sha256(resource.body).hexdigest()[:16] + '"'

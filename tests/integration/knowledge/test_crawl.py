@@ -100,8 +100,9 @@ def test_crawl_resync_remove_and_failed_crawl(engine: Engine, website: LoopbackW
     assert first.skipped[base + "/docs/page-7.html?print=1"].startswith("canonical is")
     assert first.skipped[base + "/mirror/page-8.html"] == f"duplicate of {base}/docs/page-8.html"
     assert first.skipped[base + "/old/start"] == f"redirects to {base}/docs/page-5.html"
-    # The 429 was retried after its Retry-After; the slow and oversized pages failed.
-    assert base + "/busy.html" in docs
+    # The 429 was retried after its Retry-After, the 503 after a backoff; the slow and
+    # oversized pages failed.
+    assert base + "/busy.html" in docs and base + "/flaky.html" in docs
     assert first.failed[base + "/slow.html"] == "timed out"
     assert "byte limit" in first.failed[base + "/huge.html"]
     assert first.failed[base + "/docs/missing-1.html"] == "HTTP 404"

@@ -221,6 +221,8 @@ class Fetcher:
 async def _drain(response: httpx.Response, limit: int = DRAIN_BYTES) -> None:
     """Read a small answer to its end, so its connection goes back to the pool (closing
     an unread response closes the connection: a re-sync of 304s would reconnect each time)."""
+    if response.is_stream_consumed:
+        return
     read = 0
     async for piece in response.aiter_raw():
         read += len(piece)

@@ -179,6 +179,12 @@ def test_include_exclude_depth_and_max_pages(engine: Engine, website: LoopbackWe
     patterns.crawl(include=[r"/docs/page-1\d\.html$"], exclude=[r"page-15"])
     expected = {base + page_path(n) for n in range(10, 20) if n != 15}
     assert patterns.doc_ids() == expected | {base + "/"}  # the start URL is always read
+    # Pages no longer reached (here: newly excluded) stay one sync, go on the second.
+    narrower = {"include": [r"/docs/page-1\d\.html$"], "exclude": [r"page-1[0-4]\."]}
+    assert patterns.crawl(**narrower).removed == 0
+    assert patterns.doc_ids() == expected | {base + page_path(15), base + "/"}
+    assert patterns.crawl(**narrower).removed == 5
+    assert patterns.doc_ids() == {base + page_path(n) for n in range(15, 20)} | {base + "/"}
 
     shallow = Harness(engine, website)
     shallow.site = SiteKnowledge("shallow", shallow.site.config)

@@ -239,9 +239,11 @@ class Crawler:
         if known is not None and known.body_hash == body_hash:
             self._follow(known.links, depth)
             return self._unchanged(known, etag=result.etag, last_modified=result.last_modified)
-        return self._extract(url, result, body_hash, depth)
+        return await self._extract(url, result, body_hash, depth)
 
-    def _extract(self, url: str, result: FetchResult, body_hash: str, depth: int) -> PageOutcome:
+    async def _extract(
+        self, url: str, result: FetchResult, body_hash: str, depth: int
+    ) -> PageOutcome:
         outcome = PageOutcome(
             url,
             "changed",
@@ -251,7 +253,10 @@ class Crawler:
             fetched=True,
         )
         try:
-            page = extract_page(result.final_url, result.body, result.content_type)
+            # Off the event loop: a big page must not stall the other requests' timeouts.
+            page = await asyncio.to_thread(
+                extract_page, result.final_url, result.body, result.content_type
+            )
         except (UnsupportedContent, LoaderError) as exc:
             outcome.status, outcome.reason = "failed", str(exc)
             return outcome

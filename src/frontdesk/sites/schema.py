@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import re
 from datetime import time
-from typing import Literal
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    HttpUrl,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 SUPPORTED_LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 SITE_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
@@ -110,8 +119,19 @@ class WebSource(_Strict):
         return str(self.url)
 
 
+def _source_kind(value: object) -> str:
+    return "file" if isinstance(value, str) else "web"
+
+
+# A string is a file or folder, a mapping a website: errors name only the kind meant.
+KnowledgeSource = Annotated[
+    Annotated[str, Tag("file")] | Annotated[WebSource, Tag("web")],
+    Discriminator(_source_kind),
+]
+
+
 class KnowledgeConfig(_Strict):
-    sources: list[str | WebSource] = Field(
+    sources: list[KnowledgeSource] = Field(
         default_factory=list,
         description="Files or folders to ingest, relative to the site file's folder, and "
         "websites to crawl (`- url: https://…`).",

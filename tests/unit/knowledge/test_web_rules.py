@@ -150,3 +150,12 @@ def test_citation_links_point_at_the_heading() -> None:
     assert page.link_for(("Plans", "Limits", "Daily")) == "https://x.io/plans#limits"
     assert page.link_for(("Plans",)) == "https://x.io/plans"
     assert Document("u", "t", "x", "html", "u", "https://x.io/").link_for(("t",)) == "https://x.io/"
+
+
+def test_a_bad_web_source_error_names_only_the_web_source() -> None:
+    with pytest.raises(ValidationError) as caught:
+        KnowledgeConfig.model_validate(
+            {"sources": ["../kb", {"url": "https://x.io/", "max_depth": -1}]}
+        )
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("sources", 1, "web", "max_depth")

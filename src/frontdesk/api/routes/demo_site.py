@@ -58,7 +58,7 @@ def _base(request: Request, public_url: str) -> str:
     return public_url.strip().rstrip("/") or str(request.base_url).rstrip("/")
 
 
-def _layout(title: str, body: str, lang: str, canonical: str) -> str:
+def _layout(title: str, body: str, lang: str, canonical: str, *, index: bool = True) -> str:
     nav = "".join(
         f'<li><a href="{PREFIX}/{slug}/">{html.escape(_render(path, path.stat().st_mtime)[0])}'
         "</a></li>"
@@ -67,7 +67,9 @@ def _layout(title: str, body: str, lang: str, canonical: str) -> str:
     return (
         f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title>"
-        f'<link rel="canonical" href="{html.escape(canonical)}"></head><body>'
+        f'<link rel="canonical" href="{html.escape(canonical)}">'
+        + ("" if index else '<meta name="robots" content="noindex">')
+        + "</head><body>"
         f'<header class="site-header"><a href="{PREFIX}/">Help centre</a></header>'
         f'<nav aria-label="Pages"><ul>{nav}</ul></nav><main><article>{body}</article></main>'
         "<footer>Demo company website served by Frontdesk</footer></body></html>"
@@ -103,7 +105,8 @@ def index(request: Request, runtime: RuntimeDep) -> HTMLResponse:
         for slug, path in _pages().items()
     )
     body = f"<h1>Help centre</h1><p>Every article of the demo company.</p><ul>{items}</ul>"
-    return HTMLResponse(_layout("Help centre", body, "en", f"{base}/"))
+    # A list of titles answers nothing: crawlers follow it but do not index it.
+    return HTMLResponse(_layout("Help centre", body, "en", f"{base}/", index=False))
 
 
 @router.get(PREFIX + "/{slug}/", response_class=HTMLResponse)

@@ -139,7 +139,7 @@ def print_summary(summary: CrawlSummary, out: Console = console) -> None:
     )
     out.print(table)
     out.print(f"{summary.chunks_embedded} chunks embedded")
-    for url, reason in list(summary.failed.items())[:MAX_LISTED]:
+    for url, reason in sorted(summary.failed.items())[:MAX_LISTED]:
         out.print(f"[red]failed[/] {url}: {reason}", highlight=False)
     rest = list(summary.failed.values())[MAX_LISTED:]
     if rest:

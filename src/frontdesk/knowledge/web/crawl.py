@@ -64,7 +64,7 @@ class PageOutcome:
     links: tuple[str, ...] = ()
     reason: str = ""
     transport_failure: bool = False
-    fetched: bool = False  # a body came back (200)
+    fetched: bool = False  # a body was downloaded (200; a 304 downloads none)
 
 
 @dataclass
@@ -238,7 +238,9 @@ class Crawler:
         body_hash = hashlib.sha256(result.body).hexdigest()
         if known is not None and known.body_hash == body_hash:
             self._follow(known.links, depth)
-            return self._unchanged(known, etag=result.etag, last_modified=result.last_modified)
+            unchanged = self._unchanged(known, etag=result.etag, last_modified=result.last_modified)
+            unchanged.fetched = True  # read, but the same bytes: not extracted
+            return unchanged
         return await self._extract(url, result, body_hash, depth)
 
     async def _extract(

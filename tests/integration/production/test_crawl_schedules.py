@@ -159,3 +159,29 @@ def test_two_workers_run_a_schedule_once(tmp_path: Path) -> None:
     runs = CrawlStore(engine).runs("acme")
     assert [(run.trigger, run.status) for run in runs] == [("schedule", "succeeded")]
     assert runs[0].summary["changed"] == 20
+
+
+@pytest.mark.postgres
+def test_a_site_crawled_into_postgres_and_pgvector_resyncs_unchanged(pgvector_url: str) -> None:
+    from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
+    from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+    from frontdesk.knowledge.web import SiteSync
+    from frontdesk.sites.schema import KnowledgeConfig
+    from tests.support.website import LoopbackWebsite, page_marker, page_path
+
+    engine = make_engine(pgvector_url)
+    upgrade(engine)
+    kb = KnowledgeBase(engine)
+    assert isinstance(kb.index, PostgresKnowledgeIndex)
+    site = SiteKnowledge("acme", KnowledgeConfig(embedding="hash:256"))
+    sync = SiteSync(engine, kb.ingestor(site, progress=False))
+    with LoopbackWebsite(pages=30, slow_s=0.0) as website:
+        source = WebSource.model_validate(
+            {"url": website.url + "/", "allow_private_network": True, "include": [r"/docs/"]}
+        )
+        first = asyncio.run(sync.sync("acme", source))
+        again = asyncio.run(sync.sync("acme", source))
+        hit = kb.search(site, page_marker(12)).chunks[0]
+    assert first.changed >= 30 and again.changed == 0 and again.chunks_embedded == 0
+    assert again.fetched == 0 and again.unchanged == first.fetched  # 304s: nothing read
+    assert hit.doc_id == website.url + page_path(12)

@@ -23,6 +23,7 @@ from frontdesk.api.routes import (
 from frontdesk.api.routes import (
     demo,
     documents,
+    feedback,
     handoffs,
     health,
     leads,
@@ -193,6 +194,7 @@ def create_app(
         metrics,
         chat_routes,
         sessions,
+        feedback,
         documents,
         leads,
         handoffs,

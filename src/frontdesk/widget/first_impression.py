@@ -45,8 +45,8 @@ _QUESTION = re.compile(r"\?\s*$")
 
 
 def greeting(site: SiteConfig, language: str) -> str:
-    configured = site.widget.greeting
-    text = configured.get(language) or configured.get(site.default_language)  # type: ignore[call-overload]
+    """The site's greeting in `language`, else a default one in that language."""
+    text = site.widget.greeting.get(language)  # type: ignore[call-overload]
     if text:
         return str(text)
     return DEFAULT_GREETING.get(language, DEFAULT_GREETING["en"]).format(site=site.name)

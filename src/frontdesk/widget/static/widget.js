@@ -723,7 +723,7 @@
     .bubble { padding: 10px 14px; border-radius: 14px; max-width: 88%; overflow-wrap: anywhere; }
     .user .bubble { background: var(--_accent); color: var(--_accent-text); border-end-end-radius: 4px;
       white-space: pre-wrap; }
-    .assistant .bubble { background: var(--_surface); border-end-start-radius: 4px; }
+    .assistant .bubble, .greeting .bubble { background: var(--_surface); border-end-start-radius: 4px; }
     .content p { margin: 0 0 8px; } .content p:last-child { margin-bottom: 0; }
     .content ul, .content ol { margin: 4px 0 8px; padding-inline-start: 20px; }
     .content code { background: rgba(15, 23, 42, .08); padding: 1px 4px; border-radius: 4px; font-size: .92em; }
@@ -1389,7 +1389,7 @@
     showGreeting() {
       if (this.turns > 0 || this.$log.childElementCount || this.fallbackActive) return;
       const text = this.localized(this.settings && this.settings.greeting) || this.t.proactive;
-      const node = h("div", { class: "turn assistant greeting" },
+      const node = h("div", { class: "turn greeting" },
         h("div", { class: "bubble" }, h("span", { class: "sr-only" }, `${this.t.bot}: `), text));
       const questions = (this.localized(this.settings && this.settings.suggestions) || []).slice(0, 3);
       if (questions.length) {

@@ -10,6 +10,7 @@ answer after a reload runs in the same LangGraph thread is shown with the real g
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -74,7 +75,7 @@ def stored(page: Any) -> dict[str, Any]:
 
 
 def test_reload_and_navigation_restore_the_conversation_and_continue_it(
-    context: Any, start_server: StartServer
+    context: Any, start_server: StartServer, artifacts: Path
 ) -> None:
     from playwright.sync_api import expect
 
@@ -95,7 +96,11 @@ def test_reload_and_navigation_restore_the_conversation_and_continue_it(
     expect(widget(page, ".turn.user .bubble")).to_have_text(["What is Tessellate Flow?"])
     expect(widget(page, COMPLETE)).to_have_count(1)
     expect(widget(page, COMPLETE).first.locator(".cite").first).to_have_text("1")
+    expect(widget(page, COMPLETE).first.locator("details.sources summary")).to_have_text(
+        "Sources (2)"
+    )
     expect(widget(page, ".greeting")).to_have_count(0)
+    widget(page, ".panel").screenshot(path=str(artifacts / "widget-restored.png"))
     ask(page, FOLLOW_UPS[0])
     expect(widget(page, COMPLETE).nth(1)).to_contain_text(FOLLOW_UP_ANSWER[:40])
 
@@ -202,7 +207,7 @@ def test_a_copied_session_id_restores_nothing(
 
 
 def test_greeting_suggestions_and_proactive_rule_from_the_site_file(
-    context: Any, start_server: StartServer
+    context: Any, start_server: StartServer, artifacts: Path
 ) -> None:
     from playwright.sync_api import expect
 
@@ -238,6 +243,7 @@ def test_greeting_suggestions_and_proactive_rule_from_the_site_file(
     expect(greeting).to_contain_text("Welcome! Ask about our product.")
     starters = server.runtime.sites["demo"].config.starter_questions["en"]
     expect(greeting.locator(".chip")).to_have_text(starters[:3])
+    widget(page, ".panel").screenshot(path=str(artifacts / "widget-greeting.png"))
     widget(page, ".gdpr-ok").click()
     greeting.locator(".chip").first.click()
     expect(widget(page, COMPLETE)).to_have_count(1, timeout=15_000)

@@ -38,6 +38,10 @@ def axe_violations(page: Any) -> list[dict[str, Any]]:
     return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 
 
+def without_policy(route: Any) -> None:
+    route.fulfill(response=route.fetch(), headers={"content-type": "text/html"})
+
+
 def describe(violations: list[dict[str, Any]]) -> str:
     return json.dumps(
         [
@@ -56,10 +60,7 @@ def test_axe_finds_no_serious_violation_with_the_widget_open(
     try:
         page = context.new_page()
         # axe is injected as a script: the test bypasses the demo page's policy for it.
-        page.route(
-            f"{scripted_server.url}/",
-            lambda route: route.fulfill(response=route.fetch(), headers={"content-type": "text/html"}),
-        )
+        page.route(f"{scripted_server.url}/", without_policy)
         page.goto(f"{scripted_server.url}/")
         open_and_acknowledge(page)
         ask(page, "What is Tessellate Flow?")
@@ -167,9 +168,7 @@ def test_the_widget_works_under_a_strict_policy_on_another_origin(
 
     with HostSite() as company:
         server = start_server(ScriptedBackend(), more_origins=(company.url,))
-        policy = (
-            f"default-src 'self'; script-src 'self' {server.url}; connect-src {server.url}"
-        )
+        policy = f"default-src 'self'; script-src 'self' {server.url}; connect-src {server.url}"
         company.serve("/", host_page(server, "/"), {"Content-Security-Policy": policy})
         page = context.new_page()
         violations: list[str] = []

@@ -169,7 +169,9 @@ def test_the_widget_works_under_a_strict_policy_on_another_origin(
     with HostSite() as company:
         server = start_server(ScriptedBackend(), more_origins=(company.url,))
         policy = f"default-src 'self'; script-src 'self' {server.url}; connect-src {server.url}"
-        company.serve("/", host_page(server, "/"), {"Content-Security-Policy": policy})
+        # Loaded with `async`: the element upgrades whenever the script arrives.
+        page_html = host_page(server, "/").replace(" defer>", " async>")
+        company.serve("/", page_html, {"Content-Security-Policy": policy})
         page = context.new_page()
         violations: list[str] = []
         page.on(

@@ -359,3 +359,30 @@ def test_a_wrong_key_or_origin_is_named_in_the_console(
         other.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
         other.goto(f"{stranger.url}/page")
         wait_for(other, lambda: any("allowed_origins" in w for w in warnings))
+
+
+def test_a_browser_refusing_local_storage_still_keeps_the_conversation_across_pages(
+    context: Any, start_server: StartServer
+) -> None:
+    """As in some private windows: localStorage throws, sessionStorage takes over."""
+    from playwright.sync_api import expect
+
+    backend = ScriptedBackend()
+    server = start_server(backend)
+    serve_pages(context, server)
+    context.add_init_script(
+        "const set = Storage.prototype.setItem;"
+        "Storage.prototype.setItem = function (k, v) {"
+        "  if (this === window.localStorage) throw new DOMException('refused', 'SecurityError');"
+        "  return set.call(this, k, v); };"
+    )
+    page = context.new_page()
+    page.goto(f"{server.url}/first")
+    open_and_acknowledge(page)
+    ask(page, "What is Tessellate Flow?")
+    assert page.evaluate(f"localStorage.getItem('{STORE_KEY}')") is None
+    assert json.loads(page.evaluate(f"sessionStorage.getItem('{STORE_KEY}')"))["id"]
+    page.goto(f"{server.url}/second")
+    expect(widget(page, ".turn.user .bubble")).to_have_text(["What is Tessellate Flow?"])
+    ask(page, FOLLOW_UPS[0])
+    assert len({call[1] for call in backend.calls}) == 1

@@ -39,9 +39,11 @@ def widget_js() -> Response:
 
 def _document_titles(request: Request, runtime: Runtime, site: LoadedSite) -> list[str]:
     """The titles of the site's documents (default suggestions), cached for minutes."""
-    cache: dict[str, tuple[float, list[str]]] = request.app.state.__dict__.setdefault(
-        "widget_titles", {}
+    cache: dict[str, tuple[float, list[str]]] | None = getattr(
+        request.app.state, "widget_titles", None
     )
+    if cache is None:
+        cache = request.app.state.widget_titles = {}
     site_id = site.config.id
     cached = cache.get(site_id)
     if cached and time.monotonic() - cached[0] < TITLES_TTL_S:

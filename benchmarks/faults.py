@@ -81,6 +81,7 @@ class Turn:
 class Session:
     index: int
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    secret: str | None = None  # issued with the first turn; later turns send it
     turns: list[Turn] = field(default_factory=list)
 
 
@@ -131,10 +132,15 @@ def fill(path: Path) -> int:
 
 
 async def one_turn(client: httpx.AsyncClient, url: str, session: Session, turn: Turn) -> None:
-    body = {"message": turn.message, "session_id": session.session_id}
+    body = {
+        "message": turn.message,
+        "session_id": session.session_id,
+        "session_secret": session.secret,
+    }
     try:
         async with client.stream("POST", f"{url}/v1/chat", json=body, headers=HEADERS) as reply:
             turn.status = reply.status_code
+            session.secret = reply.headers.get("X-Frontdesk-Session-Secret", session.secret)
             if reply.status_code != 200:
                 await reply.aread()
                 turn.outcome = f"refused:{reply.status_code}"

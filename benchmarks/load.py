@@ -353,12 +353,17 @@ def ingest(env: dict[str, str], log: Path) -> float:
 
 
 # -- clients -------------------------------------------------------------------------------
+SECRETS: dict[str, str] = {}
+"""Each session's secret, from its first response (later turns must send it)."""
+
+
 async def one_turn(
     client: httpx.AsyncClient, url: str, headers: dict[str, str], sample: TurnSample, t0: float
 ) -> None:
     body = {
         "message": sample.message,
         "session_id": sample.session,
+        "session_secret": SECRETS.get(sample.session),
         "page_url": "http://127.0.0.1:8000/docs/load-benchmark",
     }
     started = time.perf_counter()
@@ -366,6 +371,8 @@ async def one_turn(
     complete = False
     try:
         async with client.stream("POST", url, json=body, headers=headers) as response:
+            if "X-Frontdesk-Session-Secret" in response.headers:  # the session's first turn
+                SECRETS[sample.session] = response.headers["X-Frontdesk-Session-Secret"]
             if response.status_code != 200:
                 detail = (await response.aread())[:200].decode("utf-8", "replace")
                 code = ""

@@ -21,6 +21,7 @@ from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.models import AnalyticsEvent, Conversation, Lead, Message, Trace
+from frontdesk.store.widget import WidgetSessionRepository
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,9 @@ def _expire_site(
         if ids:
             db.execute(delete(Message).where(Message.conversation_id.in_(ids)))
             db.execute(delete(Conversation).where(Conversation.id.in_(ids)))
+            keys = WidgetSessionRepository(db)  # the widget's secrets and votes go too
+            for conversation in expired:
+                keys.delete_session(site_id, conversation.session_id)
         report.conversations += len(ids)
         for model in (Trace, AnalyticsEvent):
             conditions = [model.site_id == site_id, model.created_at < cutoff]

@@ -78,9 +78,14 @@ def start_server(tmp_path: Path, sites_dir: Path) -> Iterator[StartServer]:
     """Start Frontdesk on a free loopback port; the demo site allows that origin."""
     stack = ExitStack()
 
-    def start(backend: ChatBackend | None = None, data_dir: Path | None = None) -> Server:
+    def start(
+        backend: ChatBackend | None = None,
+        data_dir: Path | None = None,
+        widget: dict[str, Any] | None = None,
+        more_origins: tuple[str, ...] = (),
+    ) -> Server:
         port = free_port()
-        write_sites(sites_dir, f"http://127.0.0.1:{port}")
+        write_sites(sites_dir, f"http://127.0.0.1:{port}", widget, more_origins)
         settings = Settings(data_dir=data_dir or tmp_path / "data", sites_dir=sites_dir)
         runtime = build_runtime(settings)
         stack.callback(runtime.close)

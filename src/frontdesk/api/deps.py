@@ -14,6 +14,7 @@ from frontdesk.api.errors import ApiError
 from frontdesk.api.metrics import ApiMetrics
 from frontdesk.api.security import (
     KEY_HEADER,
+    SECRET_HEADER,
     admin_failure,
     authorize_admin,
     authorize_site,
@@ -85,6 +86,16 @@ def get_widget_site(request: Request, runtime: RuntimeDep, key: SiteKeyHeader = 
 
 WidgetSiteDep = Annotated[LoadedSite, Depends(get_widget_site)]
 """The site of a widget request: key in `X-Frontdesk-Key`, origin in its allowed origins."""
+
+
+SessionSecretHeader = Annotated[
+    str | None,
+    Header(
+        alias=SECRET_HEADER,
+        description="The secret issued with the session (its first response).",
+        max_length=200,
+    ),
+]
 
 
 def get_ip_hash(request: Request) -> str:

@@ -16,17 +16,17 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frontdesk.api.errors import error_body
 from frontdesk.api.metrics import ApiMetrics
-from frontdesk.api.security import KEY_HEADER, SESSION_HEADER
+from frontdesk.api.security import EXPIRES_HEADER, KEY_HEADER, SECRET_HEADER, SESSION_HEADER
 
 UPLOAD_PATH = re.compile(r"^/v1/admin/sites/[^/]+/documents/?$")
 MAX_UPLOAD_BYTES = 25 * 1024 * 1024
 """Document uploads may be larger than chat requests (`settings.max_request_bytes`)."""
 
 ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS"
-ALLOWED_HEADERS = f"Content-Type, Accept, {KEY_HEADER}, {SESSION_HEADER}"
+ALLOWED_HEADERS = f"Content-Type, Accept, {KEY_HEADER}, {SESSION_HEADER}, {SECRET_HEADER}"
 EXPOSED_HEADERS = (
-    f"{SESSION_HEADER}, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, "
-    "X-RateLimit-Reset, X-RateLimit-Policy"
+    f"{SESSION_HEADER}, {SECRET_HEADER}, {EXPIRES_HEADER}, Retry-After, X-RateLimit-Limit, "
+    "X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Policy"
 )
 
 
@@ -113,6 +113,11 @@ class SiteCors:
     real request then resolves its site from the key and checks the origin against that
     site alone (`security.authorize_site`), which marks the origin as verified; only a
     verified origin gets `Access-Control-Allow-Origin` on the response.
+
+    Error responses (4xx) are readable from any origin some site allows, as preflights
+    are: they carry only `{"error": {code, message}}`, and the widget turns "unknown
+    key" or "origin not allowed for this key" into a console warning the site owner can
+    act on, instead of an opaque CORS failure.
     """
 
     def __init__(self, app: ASGIApp, origin_allowed: Callable[[str], bool]) -> None:
@@ -132,6 +137,9 @@ class SiteCors:
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
                 verified = scope.get("state", {}).get("cors_origin")
+                failed = 400 <= int(message["status"]) < 500
+                if not verified and origin and failed and self.origin_allowed(origin.rstrip("/")):
+                    verified = origin
                 response_headers = MutableHeaders(scope=message)
                 response_headers.add_vary_header("Origin")
                 if verified:

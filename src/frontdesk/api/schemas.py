@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
@@ -24,6 +24,18 @@ class ErrorResponse(BaseModel):
     error: ErrorDetail
 
 
+class IdentityClaim(BaseModel):
+    """Who the host page says the visitor is: `user_hash` is the hex HMAC-SHA256 of
+    `user_id` made with the site's identity secret (docs/widget.md, "Known visitors")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: CleanText = Field(min_length=1, max_length=200)
+    email: CleanText | None = Field(default=None, max_length=320)
+    name: CleanText | None = Field(default=None, max_length=200)
+    user_hash: CleanText = Field(default="", max_length=128)
+
+
 class TurnRequest(BaseModel):
     """One visitor message (`POST /v1/chat` and `POST /v1/ask`)."""
 
@@ -38,6 +50,18 @@ class TurnRequest(BaseModel):
         default=None,
         description="The session to continue; omit on the first turn and the server issues "
         "a UUID v4 (returned in `X-Frontdesk-Session` and in the result).",
+    )
+    session_secret: CleanText | None = Field(
+        default=None,
+        max_length=200,
+        description="The secret issued with the session (`X-Frontdesk-Session-Secret` of "
+        "its first response); required to continue an existing session. May be sent in "
+        "that header instead.",
+    )
+    identity: IdentityClaim | None = Field(
+        default=None,
+        description="A signed-in visitor, vouched for by the site (ignored unless the "
+        "signature verifies).",
     )
     site_key: CleanText | None = Field(
         default=None,
@@ -73,7 +97,49 @@ class TurnRequest(BaseModel):
 
 class SessionHistory(BaseModel):
     session_id: str
-    messages: list[dict[str, Any]]
+    messages: list[dict[str, Any]] = Field(
+        description="Oldest first; an assistant message carries `citations` and, once the "
+        "visitor rated it, `feedback` ({rating: up|down, comment})."
+    )
+    expires_at: datetime | None = Field(
+        default=None, description="When the session expires unless a message keeps it alive."
+    )
+
+
+class SessionGrantOut(BaseModel):
+    """A session and its secret (the only response that carries the secret)."""
+
+    session_id: str
+    session_secret: str = Field(description="Send it in `X-Frontdesk-Session-Secret`.")
+    expires_at: datetime = Field(description="Unless a message keeps the session alive.")
+
+
+class SessionStart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    identity: IdentityClaim | None = None
+
+
+class SessionResume(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    identity: IdentityClaim
+
+
+class FeedbackIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int = Field(ge=1, le=100_000, description="The answer's turn number.")
+    rating: Literal["up", "down"]
+    comment: CleanText | None = Field(
+        default=None, max_length=1000, description="Optional, usually after a 👎."
+    )
+
+
+class FeedbackOut(BaseModel):
+    turn: int
+    rating: str
+    comment: str | None
 
 
 class SessionErased(BaseModel):

@@ -16,6 +16,8 @@ from frontdesk.sites.registry import LoadedSite
 
 KEY_HEADER = "X-Frontdesk-Key"
 SESSION_HEADER = "X-Frontdesk-Session"
+SECRET_HEADER = "X-Frontdesk-Session-Secret"
+EXPIRES_HEADER = "X-Frontdesk-Session-Expires"
 
 
 def request_origin(request: Request) -> str | None:

@@ -351,6 +351,8 @@ class TurnWriter:
                     "content": m.content,
                     "route": m.route,
                     "routing": m.routing,
+                    # The widget restores an answer with its source pills.
+                    "citations": (m.details or {}).get("citations") or [],
                     "created_at": m.created_at.isoformat(),
                 }
                 for m in ConversationRepository(session).messages(site_id, session_id)

@@ -24,6 +24,7 @@ from frontdesk.store.repositories import (
     LeadRepository,
     OutboxRepository,
 )
+from frontdesk.store.widget import WidgetSessionRepository
 
 log = logging.getLogger(__name__)
 
@@ -109,17 +110,22 @@ def record_lead_capture(
     email = clean_field(capture["email"], EMAIL_CHARS) if capture.get("email") else None
     visitor = visitor_fields(profile or {})  # cleaned: one line, no markup, bounded
     form = clean_fields(form or {})
+    # A visitor the site signed in (widget identity verification) is named on the lead.
+    identity = WidgetSessionRepository(session).identity(site.id, session_id)
+    details: dict[str, Any] = {"form": form}
+    if identity is not None:
+        details["identity"] = identity.as_dict()
     lead, created = LeadRepository(session).create_once(
         f"{site.id}:{session_id}:{context}",
         site_id=site.id,
         session_id=session_id,
-        email=email or None,
-        name=visitor["name"],
+        email=email or (identity.email if identity else None),
+        name=visitor["name"] or (identity.name if identity else None),
         company=visitor["company"],
         level=level,
         reason="booking" if context == "in_chat_booking" else context,
         capture_context=context,
-        details={"form": form},
+        details=details,
     )
     if not created:
         return lead, False

@@ -180,6 +180,28 @@ class KnowledgeConfig(_Strict):
         return min(1.0, self.relevance_threshold + 0.10)
 
 
+class ProactiveRule(_Strict):
+    """A message the widget shows by itself (a bubble beside the launcher)."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$", description="Remembers 'once'.")
+    message: dict[Language, str] = Field(min_length=1, description="Text per language.")
+    delay_s: float = Field(default=30.0, ge=0, le=3600, description="Seconds on the page.")
+    url_patterns: list[str] = Field(
+        default_factory=list,
+        description="Glob patterns on the page path (`/pricing*`); empty: every page.",
+    )
+    once_per_visitor: bool = Field(
+        default=True, description="Shown at most once per browser (else once per tab)."
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _short_messages(cls, messages: dict[str, str]) -> dict[str, str]:
+        if any(not text.strip() or len(text) > 300 for text in messages.values()):
+            raise ValueError("proactive messages must be 1-300 characters")
+        return messages
+
+
 class WidgetConfig(_Strict):
     public_key: str = Field(
         min_length=16, description="Key the widget sends; resolves the site on every request."
@@ -189,6 +211,27 @@ class WidgetConfig(_Strict):
         description="Origins allowed to call the API with this key (scheme://host[:port]).",
     )
     fallback_url: str = Field(default="", description="Contact page shown when chat fails.")
+    session_ttl_hours: float = Field(
+        default=168.0,
+        gt=0,
+        le=24 * 365,
+        description="How long a visitor's conversation survives reloads and navigation "
+        "after their last message (the browser forgets it, the server refuses it).",
+    )
+    greeting: dict[Language, str] = Field(
+        default_factory=dict,
+        description="First message on first open, per language (default: one naming the "
+        "site). Suggested questions come from `starter_questions`.",
+    )
+    proactive: list[ProactiveRule] = Field(
+        default_factory=list, description="Messages the widget shows by itself."
+    )
+    identity_secret_env: str = Field(
+        default="",
+        pattern=r"^$|^[A-Z_][A-Z0-9_]*$",
+        description="Environment variable holding the secret the site signs visitor "
+        "identities with (HMAC-SHA256 of the user id). Empty: identities are ignored.",
+    )
 
     @field_validator("allowed_origins")
     @classmethod

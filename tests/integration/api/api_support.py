@@ -83,3 +83,53 @@ class Api:
 
 
 MakeApi = Callable[..., Api]
+
+
+class SessionSecrets:
+    """Keeps each session's secret as the widget does: taken from the response that
+    issued it, sent with every later request about that session (unless a test sets the
+    header itself, e.g. to prove that a missing or wrong secret is refused)."""
+
+    HEADER = "X-Frontdesk-Session-Secret"
+
+    def __init__(self) -> None:
+        self.secrets: dict[str, str] = {}
+
+    def attach(self, client: Any) -> Any:
+        client.event_hooks["request"].append(self.on_request)
+        client.event_hooks["response"].append(self.on_response)
+        return client
+
+    def on_request(self, request: Any) -> None:
+        if self.HEADER in request.headers:
+            return
+        session = None
+        parts = request.url.path.split("/")
+        if len(parts) > 3 and parts[1:3] == ["v1", "sessions"]:
+            session = parts[3]
+        elif request.method == "POST" and request.url.path in ("/v1/chat", "/v1/ask"):
+            try:
+                session = json.loads(request.content or b"{}").get("session_id")
+            except Exception:  # a streamed body (not read) or not JSON
+                session = None
+        if session and session in self.secrets:
+            request.headers[self.HEADER] = self.secrets[session]
+
+    def on_response(self, response: Any) -> None:
+        secret = response.headers.get(self.HEADER)
+        session = response.headers.get("X-Frontdesk-Session")
+        if secret and session:
+            self.secrets[session] = secret
+
+
+def new_session(client: Any) -> tuple[str, str]:
+    """A session id and its secret from `POST /v1/sessions` (the demo site)."""
+    response = client.post("/v1/sessions", json={}, headers=demo_headers())
+    assert response.status_code == 201, response.text
+    grant = response.json()
+    return str(grant["session_id"]), str(grant["session_secret"])
+
+
+def keep_secrets(client: Any) -> Any:
+    """`client` (a TestClient or httpx.Client) sending each session's secret."""
+    return SessionSecrets().attach(client)

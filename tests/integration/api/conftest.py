@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from api_support import ADMIN_KEY, Api, MakeApi, write_sites
+from api_support import ADMIN_KEY, Api, MakeApi, keep_secrets, write_sites
 from fastapi.testclient import TestClient
 from scripted_backend import ScriptedBackend
 
@@ -44,7 +44,7 @@ def make_api(tmp_path: Path, sites_dir: Path) -> Iterator[MakeApi]:
         stack.callback(runtime.close)
         chat = backend if backend is not None else ScriptedBackend()
         app = create_app(settings, runtime, chat, **options)
-        client = stack.enter_context(TestClient(app, raise_server_exceptions=False))
+        client = keep_secrets(stack.enter_context(TestClient(app, raise_server_exceptions=False)))
         scripted = chat if isinstance(chat, ScriptedBackend) else ScriptedBackend()
         return Api(app=app, client=client, backend=scripted, runtime=runtime)
 

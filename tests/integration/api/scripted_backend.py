@@ -184,7 +184,14 @@ class ScriptedBackend:
             turn = len(messages) // 2 + 1
             messages.append({"role": "user", "content": message, "turn": turn})
             messages.append(
-                {"role": "assistant", "content": reply.answer, "turn": turn, "route": reply.route}
+                {
+                    "role": "assistant",
+                    "content": reply.answer,
+                    "turn": turn,
+                    "route": reply.route,
+                    "routing": reply.routing,
+                    "citations": [c.model_dump() for c in reply.citations],
+                }
             )
             return turn
 

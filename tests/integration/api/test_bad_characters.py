@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from api_support import demo_headers, parse_sse, write_sites
+from api_support import demo_headers, keep_secrets, parse_sse, write_sites
 from fastapi.testclient import TestClient
 from real_service import service_unavailable_reason
 from sqlalchemy import select
@@ -84,7 +84,7 @@ def client_and_settings(
     runtime = build_runtime(settings)
     try:
         app = create_app(settings, runtime)  # the real ChatService: real store writes
-        with TestClient(app, raise_server_exceptions=False) as client:
+        with keep_secrets(TestClient(app, raise_server_exceptions=False)) as client:
             yield client, settings
     finally:
         runtime.close()

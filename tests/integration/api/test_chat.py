@@ -20,6 +20,8 @@ from api_support import (
     Api,
     MakeApi,
     demo_headers,
+    keep_secrets,
+    new_session,
     parse_sse,
 )
 from live_server import LiveServer
@@ -306,15 +308,18 @@ async def test_two_concurrent_turns_on_one_session_get_exactly_one_429(make_api:
     hold = threading.Event()
     backend = ScriptedBackend([Reply(hold=hold)])
     api = make_api(backend)
-    session = str(uuid.uuid4())
-    body = {"message": "first", "session_id": session}
+    session, secret = new_session(api.client)
+    body = {"message": "first", "session_id": session, "session_secret": secret}
     async with await _lifespan_client(api) as client:
         first = asyncio.create_task(client.post("/v1/chat", json=body, headers=demo_headers()))
         assert await asyncio.to_thread(backend.started.wait, 10)
         results = await asyncio.gather(
             client.post("/v1/chat", json=body, headers=demo_headers()),
             client.post("/v1/ask", json=body, headers=demo_headers()),
-            client.delete(f"/v1/sessions/{session}", headers=demo_headers()),
+            client.delete(
+                f"/v1/sessions/{session}",
+                headers=demo_headers(**{"X-Frontdesk-Session-Secret": secret}),
+            ),
         )
         hold.set()
         done = await first
@@ -333,7 +338,8 @@ async def test_two_concurrent_turns_on_one_session_get_exactly_one_429(make_api:
 async def test_racing_turns_on_one_session_admit_exactly_one(make_api: MakeApi) -> None:
     backend = ScriptedBackend(default=Reply(token_delay_s=0.01))
     api = make_api(backend)
-    body = {"message": "hello", "session_id": str(uuid.uuid4())}
+    session, secret = new_session(api.client)
+    body = {"message": "hello", "session_id": session, "session_secret": secret}
     async with await _lifespan_client(api) as client:
         responses = await asyncio.gather(
             *(client.post("/v1/chat", json=body, headers=demo_headers()) for _ in range(2))
@@ -383,7 +389,10 @@ def test_disconnect_cancels_the_turn_and_frees_the_slot(make_api: MakeApi) -> No
     api = make_api(backend)
     session = str(uuid.uuid4())
     body = {"message": "long one", "session_id": session}
-    with LiveServer(api.app) as server, httpx.Client(base_url=server.url, timeout=10) as client:
+    with (
+        LiveServer(api.app) as server,
+        keep_secrets(httpx.Client(base_url=server.url, timeout=10)) as client,
+    ):
         with client.stream("POST", "/v1/chat", json=body, headers=demo_headers()) as response:
             assert response.status_code == 200
             for line in response.iter_lines():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from api_support import demo_headers, parse_sse, write_sites
+from api_support import demo_headers, keep_secrets, parse_sse, write_sites
 from fastapi.testclient import TestClient
 from real_service import ingested_data_dir, service_unavailable_reason
 
@@ -36,7 +36,7 @@ def test_real_service_streams_persists_and_erases(
     runtime = build_runtime(settings)
     try:
         app = create_app(settings, runtime)  # no backend given: the real ChatService
-        with TestClient(app) as client:
+        with keep_secrets(TestClient(app)) as client:
             from frontdesk.conversation.service import ChatService
 
             assert isinstance(app.state.chat, ChatService)

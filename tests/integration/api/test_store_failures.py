@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from api_support import DEMO_ORIGIN, demo_headers, parse_sse, write_sites
+from api_support import DEMO_ORIGIN, demo_headers, keep_secrets, parse_sse, write_sites
 from fastapi.testclient import TestClient
 from real_service import ingested_data_dir, service_unavailable_reason
 from sqlalchemy import event, func, select
@@ -107,7 +107,7 @@ def test_a_handoff_survives_a_failed_turn_write_and_is_replayed_once(
     failing = FailingWrites(runtime, "traces")  # the turn's final transaction fails
     try:
         app = create_app(settings, runtime)
-        with TestClient(app) as client:
+        with keep_secrets(TestClient(app)) as client:
             failing.on = True
             done = _turn(client, HUMAN)
             assert done["event"] == "complete", done  # the answer was given and acknowledged
@@ -162,7 +162,7 @@ def test_with_store_and_spool_failing_the_handoff_is_mailed_directly(
         runtime = build_runtime(settings)
         failing = FailingWrites(runtime, "traces")
         try:
-            with TestClient(create_app(settings, runtime)) as client:
+            with keep_secrets(TestClient(create_app(settings, runtime))) as client:
                 failing.on = True
                 done = _turn(client, HUMAN)
                 asked = client.post("/v1/ask", json={"message": HUMAN}, headers=demo_headers())
@@ -243,6 +243,7 @@ def test_a_server_killed_mid_answer_keeps_the_visitors_message(
             ) as response:  # fmt: skip
                 assert response.status_code == 200
                 session = response.headers["X-Frontdesk-Session"]
+                secret = response.headers["X-Frontdesk-Session-Secret"]
                 for line in response.iter_lines():
                     if line.startswith("event: token"):
                         break  # the answer is streaming: kill the server now
@@ -253,7 +254,10 @@ def test_a_server_killed_mid_answer_keeps_the_visitors_message(
         second = Replica(env, tmp_path, "second")
         try:
             second.wait_ready()
-            history = httpx.get(f"{second.url}/v1/sessions/{session}", headers=headers)
+            history = httpx.get(
+                f"{second.url}/v1/sessions/{session}",
+                headers={**headers, "X-Frontdesk-Session-Secret": secret},
+            )
         finally:
             second.stop()
     assert history.status_code == 200, history.text
@@ -271,7 +275,7 @@ def test_a_message_spooled_while_the_store_is_down_is_replayed(
     runtime = build_runtime(settings)
     failing = FailingWrites(runtime, "messages")
     try:
-        with TestClient(create_app(settings, runtime)) as client:
+        with keep_secrets(TestClient(create_app(settings, runtime))) as client:
             failing.on = True
             session = str(uuid.uuid4())
             done = _turn(client, "What is Tessellate Flow?", session)

@@ -67,11 +67,18 @@ def _turns(pg_url: str, session: str) -> int:
         engine.dispose()
 
 
+SECRETS: dict[str, str] = {}
+"""Each session's secret, from the response that started it (as the widget keeps it)."""
+
+
 async def _ask(
     client: httpx.AsyncClient, replica: Replica, session: str, text: str
 ) -> httpx.Response:
-    body = {"message": text, "session_id": session}
-    return await client.post(f"{replica.url}/v1/ask", json=body, headers=HEADERS, timeout=60)
+    body = {"message": text, "session_id": session, "session_secret": SECRETS.get(session)}
+    response = await client.post(f"{replica.url}/v1/ask", json=body, headers=HEADERS, timeout=60)
+    if "X-Frontdesk-Session-Secret" in response.headers:
+        SECRETS[session] = response.headers["X-Frontdesk-Session-Secret"]
+    return response
 
 
 async def test_one_conversation_alternates_replicas(replicas: list[Replica], pg_url: str) -> None:

@@ -48,11 +48,18 @@ def server(module_redis_prefix: str, tmp_path_factory: pytest.TempPathFactory) -
         replica.stop()
 
 
+SECRETS: dict[str, str] = {}
+"""Each session's secret, from the response that started it (as the widget keeps it)."""
+
+
 async def _ask(server: Replica, session: str, text: str) -> httpx.Response:
     # A client (connection) per request, so that any worker may accept it.
     async with httpx.AsyncClient() as client:
-        body = {"message": text, "session_id": session}
-        return await client.post(f"{server.url}/v1/ask", json=body, headers=HEADERS, timeout=60)
+        body = {"message": text, "session_id": session, "session_secret": SECRETS.get(session)}
+        response = await client.post(f"{server.url}/v1/ask", json=body, headers=HEADERS, timeout=60)
+    if "X-Frontdesk-Session-Secret" in response.headers:
+        SECRETS[session] = response.headers["X-Frontdesk-Session-Secret"]
+    return response
 
 
 @pytest.mark.redis

@@ -10,18 +10,20 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ChatDep, GuardDep, IpHashDep, MetricsDep, RuntimeDep, SiteKeyHeader
 from frontdesk.api.errors import STORE_RETRY_AFTER_S, ApiError
+from frontdesk.api.identity import verify_identity
 from frontdesk.api.schemas import ErrorResponse, TurnRequest
-from frontdesk.api.security import SESSION_HEADER, authorize_site
+from frontdesk.api.security import SECRET_HEADER, SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
 from frontdesk.api.turns import Admission, TurnGuard
+from frontdesk.api.visitor_sessions import SessionGrant, open_for_turn
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.guard.charset import clean_text
 from frontdesk.guard.limits import turn_checks
@@ -33,8 +35,13 @@ router = APIRouter(prefix="/v1", tags=["chat"])
 
 TURN_ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-    403: {"model": ErrorResponse, "description": "Origin not allowed for this site."},
     413: {"model": ErrorResponse, "description": "Request body too large."},
+    403: {
+        "model": ErrorResponse,
+        "description": "Origin not allowed for this site, or an existing session without its "
+        "secret (`session_secret_invalid`) or of another signed-in visitor.",
+    },
+    410: {"model": ErrorResponse, "description": "The session expired (`session_expired`)."},
     422: {"model": ErrorResponse, "description": "Invalid body (blank message, bad session id)."},
     429: {
         "model": ErrorResponse,
@@ -58,6 +65,12 @@ def _site(
     return authorize_site(request, runtime, header_key or body.site_key)
 
 
+SecretHeader = Annotated[
+    str | None,
+    Header(alias=SECRET_HEADER, max_length=200, description="The session's secret."),
+]
+
+
 async def _admit(
     request: Request,
     runtime: RuntimeDep,
@@ -65,12 +78,18 @@ async def _admit(
     ip_hash: str,
     site_key: str | None,
     body: TurnRequest,
-) -> tuple[LoadedSite, str, Admission]:
-    """Site from the key, a server-issued session id, then rate limits and the session lock."""
+    secret: str | None,
+) -> tuple[LoadedSite, SessionGrant, Admission]:
+    """Site from the key, the session (its secret checked, or a new one issued), then
+    rate limits and the session lock."""
     site = _site(request, runtime, site_key, body)
-    session_id = str(body.session_id or uuid.uuid4())
-    checks = turn_checks(site.config.id, session_id, ip_hash, site.config.rate_limits)
-    return site, session_id, await guard.admit(site.config.id, session_id, checks)
+    identity = verify_identity(site.config, body.identity)
+    requested = str(body.session_id) if body.session_id else None
+    grant = await run_in_threadpool(
+        open_for_turn, runtime, site.config, requested, secret or body.session_secret, identity
+    )
+    checks = turn_checks(site.config.id, grant.session_id, ip_hash, site.config.rate_limits)
+    return site, grant, await guard.admit(site.config.id, grant.session_id, checks)
 
 
 @router.post(
@@ -96,8 +115,10 @@ async def chat(
     metrics: MetricsDep,
     ip_hash: IpHashDep,
     site_key: SiteKeyHeader = None,
+    secret: SecretHeader = None,
 ) -> Response:
-    site, session_id, admission = await _admit(request, runtime, guard, ip_hash, site_key, body)
+    site, grant, admission = await _admit(request, runtime, guard, ip_hash, site_key, body, secret)
+    session_id = grant.session_id
     site_id = site.config.id
     try:
         events = backend.stream_turn(
@@ -106,7 +127,7 @@ async def chat(
     except BaseException:
         await admission.release()
         raise
-    headers = {SESSION_HEADER: session_id, **admission.decision.headers()}
+    headers = {SESSION_HEADER: session_id, **grant.headers(), **admission.decision.headers()}
     ping_s: float = getattr(request.app.state, "sse_ping_s", DEFAULT_PING_S)
     return TurnStreamResponse(
         turn_events(events, site_id=site_id, admission=admission, metrics=metrics),
@@ -138,10 +159,14 @@ async def ask(
     metrics: MetricsDep,
     ip_hash: IpHashDep,
     site_key: SiteKeyHeader = None,
+    secret: SecretHeader = None,
 ) -> Response:
-    site, session_id, admission = await _admit(request, runtime, guard, ip_hash, site_key, body)
+    site, grant, admission = await _admit(request, runtime, guard, ip_hash, site_key, body, secret)
+    session_id = grant.session_id
     site_id = site.config.id
     started = time.perf_counter()
+    # A failed first turn still tells the client its session and secret.
+    session_headers = {SESSION_HEADER: session_id, **grant.headers()}
     try:
         turn = asyncio.ensure_future(
             backend.ask(site, session_id, body.message, _visitor(request, body, ip_hash))
@@ -168,13 +193,15 @@ async def ask(
                 503,
                 "store_unavailable",
                 "Our storage is unavailable; try again shortly.",
-                headers={"Retry-After": str(STORE_RETRY_AFTER_S)},
+                headers={"Retry-After": str(STORE_RETRY_AFTER_S), **session_headers},
             ) from exc
         log.exception("turn failed on site %s", site_id)
         metrics.turn_errors.labels(site_id, "internal_error").inc()
-        raise ApiError(500, "internal_error", "Something went wrong on our side.") from exc
+        raise ApiError(
+            500, "internal_error", "Something went wrong on our side.", headers=session_headers
+        ) from exc
     finally:
         await admission.release()
     metrics.record_turn(site_id, "ask", result, time.perf_counter() - started)
-    headers = {SESSION_HEADER: session_id, **admission.decision.headers()}
+    headers = {**session_headers, **admission.decision.headers()}
     return JSONResponse(result.model_dump(mode="json"), headers=headers)

@@ -1,7 +1,8 @@
-"""A visitor's session: history, GDPR erase and export (widget key + allowed origin).
+"""A visitor's session: start, resume (known visitors), history, GDPR erase and export.
 
-A session id only ever resolves inside the site its key names: another site's key
-sees an empty session (404), never the data.
+Every route needs the widget key and an allowed origin; reading or erasing a session
+also needs its secret (`X-Frontdesk-Session-Secret`, `api/visitor_sessions.py`). A
+session id only ever resolves inside the site its key names.
 """
 
 from __future__ import annotations
@@ -10,11 +11,36 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from fastapi import APIRouter, Path
+from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import ChatDep, GuardDep, IpHashDep, WidgetSiteDep
+from frontdesk.api.deps import (
+    ChatDep,
+    GuardDep,
+    IpHashDep,
+    RuntimeDep,
+    SessionSecretHeader,
+    WidgetSiteDep,
+)
 from frontdesk.api.errors import ApiError
-from frontdesk.api.schemas import ErrorResponse, SessionErased, SessionHistory
+from frontdesk.api.feedback import feedback_by_turn, with_feedback
+from frontdesk.api.identity import verify_identity
+from frontdesk.api.schemas import (
+    ErrorResponse,
+    SessionErased,
+    SessionGrantOut,
+    SessionHistory,
+    SessionResume,
+    SessionStart,
+)
+from frontdesk.api.visitor_sessions import (
+    SessionGrant,
+    authorize_session,
+    forget_session,
+    resume_for_identity,
+    start_session,
+)
 from frontdesk.guard.limits import read_checks
+from frontdesk.sites.registry import LoadedSite
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
@@ -22,59 +48,153 @@ SessionId = Annotated[UUID, Path(description="The session id (a UUID issued by t
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-    403: {"model": ErrorResponse, "description": "Origin not allowed for this site."},
+    403: {
+        "model": ErrorResponse,
+        "description": "Origin not allowed, or the session's secret missing or wrong "
+        "(`session_secret_invalid`).",
+    },
+    410: {"model": ErrorResponse, "description": "The session expired."},
     422: {"model": ErrorResponse, "description": "The session id is not a UUID."},
     429: {"model": ErrorResponse, "description": "Rate limited, or a turn is in flight."},
 }
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "No such session."}
+}
+
+
+def _grant_out(grant: SessionGrant) -> SessionGrantOut:
+    assert grant.issued is not None
+    return SessionGrantOut(
+        session_id=grant.session_id,
+        session_secret=grant.issued.secret,
+        expires_at=grant.expires_at,
+    )
+
+
+async def _authorized(
+    runtime: RuntimeDep,
+    site: LoadedSite,
+    session_id: UUID,
+    secret: str | None,
+    guard: GuardDep,
+    ip: str,
+) -> SessionGrant:
+    site_id = site.config.id
+    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    return await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
+
+
+@router.post(
+    "",
+    summary="Start a session: its id and secret (the widget may also let its first "
+    "message start one)",
+    response_model=SessionGrantOut,
+    status_code=201,
+    responses=ERRORS,
+)
+async def create_session(
+    body: SessionStart, site: WidgetSiteDep, runtime: RuntimeDep, guard: GuardDep, ip: IpHashDep
+) -> SessionGrantOut:
+    site_id = site.config.id
+    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    identity = verify_identity(site.config, body.identity)
+    return _grant_out(await run_in_threadpool(start_session, runtime, site.config, identity))
+
+
+@router.post(
+    "/resume",
+    summary="A signed-in visitor's latest live conversation, with a secret for this device",
+    response_model=SessionGrantOut,
+    responses={**NOT_FOUND, **ERRORS},
+)
+async def resume_session(
+    body: SessionResume, site: WidgetSiteDep, runtime: RuntimeDep, guard: GuardDep, ip: IpHashDep
+) -> SessionGrantOut:
+    site_id = site.config.id
+    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    identity = verify_identity(site.config, body.identity)
+    if identity is None:
+        raise ApiError(
+            403, "identity_not_verified", "The visitor identity is unsigned or wrongly signed."
+        )
+    return _grant_out(await run_in_threadpool(resume_for_identity, runtime, site.config, identity))
 
 
 @router.get(
     "/{session_id}",
-    summary="The messages of a session, oldest first",
+    summary="The messages of a session, oldest first (with the visitor's feedback)",
     response_model=SessionHistory,
-    responses={404: {"model": ErrorResponse, "description": "No such session."}, **ERRORS},
+    responses={**NOT_FOUND, **ERRORS},
 )
 async def session_history(
-    session_id: SessionId, site: WidgetSiteDep, backend: ChatDep, guard: GuardDep, ip: IpHashDep
+    session_id: SessionId,
+    site: WidgetSiteDep,
+    runtime: RuntimeDep,
+    backend: ChatDep,
+    guard: GuardDep,
+    ip: IpHashDep,
+    secret: SessionSecretHeader = None,
 ) -> SessionHistory:
-    site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    grant = await _authorized(runtime, site, session_id, secret, guard, ip)
     messages = await backend.history(site, str(session_id))
     if not messages:
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
-    return SessionHistory(session_id=str(session_id), messages=messages)
+    votes = await run_in_threadpool(feedback_by_turn, runtime, site.config.id, str(session_id))
+    return SessionHistory(
+        session_id=str(session_id),
+        messages=with_feedback(messages, votes),
+        expires_at=grant.expires_at,
+    )
 
 
 @router.delete(
     "/{session_id}",
     summary="Erase everything stored for a session (GDPR)",
     response_model=SessionErased,
-    responses=ERRORS,
+    responses={**NOT_FOUND, **ERRORS},
 )
 async def erase_session(
-    session_id: SessionId, site: WidgetSiteDep, backend: ChatDep, guard: GuardDep, ip: IpHashDep
+    session_id: SessionId,
+    site: WidgetSiteDep,
+    runtime: RuntimeDep,
+    backend: ChatDep,
+    guard: GuardDep,
+    ip: IpHashDep,
+    secret: SessionSecretHeader = None,
 ) -> SessionErased:
     site_id = site.config.id
     checks = read_checks(site_id, ip, site.config.rate_limits)
+    await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
     # Holding the session slot: a turn cannot be half-written while the session is erased.
     admission = await guard.admit(site_id, str(session_id), checks)
     try:
         erased = await backend.erase(site, str(session_id))
+        forgotten = await run_in_threadpool(forget_session, runtime, site.config, str(session_id))
     finally:
         await admission.release()
-    return SessionErased(session_id=str(session_id), erased=erased)
+    return SessionErased(session_id=str(session_id), erased=erased or forgotten)
 
 
 @router.get(
     "/{session_id}/export",
     summary="Everything stored for a session, as JSON (GDPR data export)",
-    responses={404: {"model": ErrorResponse, "description": "No such session."}, **ERRORS},
+    responses={**NOT_FOUND, **ERRORS},
 )
 async def export_session(
-    session_id: SessionId, site: WidgetSiteDep, backend: ChatDep, guard: GuardDep, ip: IpHashDep
+    session_id: SessionId,
+    site: WidgetSiteDep,
+    runtime: RuntimeDep,
+    backend: ChatDep,
+    guard: GuardDep,
+    ip: IpHashDep,
+    secret: SessionSecretHeader = None,
 ) -> dict[str, Any]:
-    site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    grant = await _authorized(runtime, site, session_id, secret, guard, ip)
     if not await backend.history(site, str(session_id)):
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
-    return await backend.export(site, str(session_id))
+    exported = await backend.export(site, str(session_id))
+    votes = await run_in_threadpool(feedback_by_turn, runtime, site.config.id, str(session_id))
+    exported["feedback"] = [votes[turn] for turn in sorted(votes)]
+    if grant.identity is not None:
+        exported["identity"] = grant.identity.as_dict()
+    return exported

@@ -370,10 +370,36 @@
     },
   };
 
+  // Strings of the continuity, limits and feedback features (merged into STRINGS).
+  const MORE = {
+    en: ["New conversation", "{n} of {max} characters", "Your text was cut to {max} characters, the longest message this chat accepts.", "Was this answer helpful?", "Helpful", "Not helpful", "What was missing? (optional)", "Send feedback", "Thanks for your feedback!"],
+    ru: ["Новый разговор", "{n} из {max} символов", "Текст сокращён до {max} символов — это самое длинное сообщение для этого чата.", "Ответ был полезен?", "Полезно", "Бесполезно", "Чего не хватило? (необязательно)", "Отправить отзыв", "Спасибо за отзыв!"],
+    fr: ["Nouvelle conversation", "{n} sur {max} caractères", "Votre texte a été coupé à {max} caractères, la longueur maximale d'un message.", "Cette réponse vous a-t-elle aidé ?", "Utile", "Pas utile", "Que manquait-il ? (facultatif)", "Envoyer l'avis", "Merci pour votre avis !"],
+    de: ["Neue Unterhaltung", "{n} von {max} Zeichen", "Ihr Text wurde auf {max} Zeichen gekürzt, die maximale Länge einer Nachricht.", "War diese Antwort hilfreich?", "Hilfreich", "Nicht hilfreich", "Was hat gefehlt? (optional)", "Feedback senden", "Danke für Ihr Feedback!"],
+    es: ["Nueva conversación", "{n} de {max} caracteres", "Tu texto se recortó a {max} caracteres, el máximo de un mensaje.", "¿Te ayudó esta respuesta?", "Útil", "No útil", "¿Qué faltó? (opcional)", "Enviar opinión", "¡Gracias por tu opinión!"],
+    it: ["Nuova conversazione", "{n} di {max} caratteri", "Il testo è stato tagliato a {max} caratteri, la lunghezza massima di un messaggio.", "Questa risposta ti è stata utile?", "Utile", "Non utile", "Cosa mancava? (facoltativo)", "Invia feedback", "Grazie per il feedback!"],
+    pt: ["Nova conversa", "{n} de {max} caracteres", "Seu texto foi cortado para {max} caracteres, o máximo de uma mensagem.", "Esta resposta ajudou?", "Útil", "Não útil", "O que faltou? (opcional)", "Enviar opinião", "Obrigado pela sua opinião!"],
+    nl: ["Nieuw gesprek", "{n} van {max} tekens", "Je tekst is ingekort tot {max} tekens, het maximum voor één bericht.", "Was dit antwoord nuttig?", "Nuttig", "Niet nuttig", "Wat ontbrak er? (optioneel)", "Feedback versturen", "Bedankt voor je feedback!"],
+  };
+  const MORE_KEYS = ["newConversation", "counter", "pasteCut", "helpful", "up", "down", "comment", "commentSend", "thanks"];
+  for (const [lang, texts] of Object.entries(MORE)) {
+    MORE_KEYS.forEach((key, i) => (STRINGS[lang][key] = texts[i]));
+  }
+  const RTL = new Set(["ar", "he", "fa", "ur", "yi", "ps", "sd", "ug", "dv", "ku"]);
+
   const STORE = {
     gdpr: "frontdesk_gdpr_acknowledged",
     fallback: "frontdesk_fallback_active",
     proactive: "frontdesk_proactive_shown",
+    open: "frontdesk_open",
+  };
+  const NEAR_LIMIT = 0.8;
+  const DEFAULT_MAX_CHARS = 15000;
+  const SESSION_REFUSALS = new Set(["session_secret_invalid", "session_expired", "session_identity_mismatch"]);
+  const OWNER_HINTS = {
+    missing_site_key: () => "<frontdesk-chat> has no site-key attribute: set it to the site's widget.public_key.",
+    unknown_site_key: (w) => `the site-key "${w.siteKey}" is unknown to ${w.apiBase}: copy widget.public_key from the site file.`,
+    origin_not_allowed: () => `this page's origin ${window.location.origin} is not in the site's widget.allowed_origins: add it to the site file.`,
   };
   const DEFAULT_PROACTIVE_DELAY_MS = 45000;
   const DEFAULT_STREAM_TIMEOUT_MS = 10000;
@@ -381,6 +407,31 @@
   const EMAIL = /[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}/i;
   const HUMAN_ROUTINGS = new Set(["cannot_answer", "high_stakes", "out_of_scope"]);
   const FALLBACK_STATUSES = new Set([401, 403, 404]);
+
+  /** The first of localStorage, sessionStorage that works (private windows may refuse
+   * both or one), else memory: the conversation then lasts for this page only. */
+  function durableStore() {
+    for (const kind of ["localStorage", "sessionStorage"]) {
+      try {
+        const store = window[kind];
+        store.setItem("frontdesk_probe", "1");
+        store.removeItem("frontdesk_probe");
+        return { kind, store };
+      } catch (_) {
+        /* refused: try the next one */
+      }
+    }
+    const memory = new Map();
+    return {
+      kind: "memory",
+      store: {
+        getItem: (k) => (memory.has(k) ? memory.get(k) : null),
+        setItem: (k, v) => memory.set(k, String(v)),
+        removeItem: (k) => memory.delete(k),
+      },
+    };
+  }
+  const durable = durableStore();
 
   // sessionStorage can throw (privacy modes); losing it only means the notice shows again.
   const storage = {
@@ -617,6 +668,12 @@
     restart:
       '<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">' +
       '<path fill="currentColor" d="M12 5V2L7 6l5 4V7a5 5 0 1 1-5 5H5a7 7 0 1 0 7-7z"/></svg>',
+    up:
+      '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M1 21h4V9H1v12zm22-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.5-1.1L14.2 1 7.6 7.6C7.2 8 7 8.5 7 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7c.1-.3.2-.5.2-.8v-2z"/></svg>',
+    down:
+      '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">' +
+      '<path fill="currentColor" d="M15 3H6c-.8 0-1.5.5-1.8 1.2l-3 7c-.1.3-.2.5-.2.8v2a2 2 0 0 0 2 2h6.3l-1 4.6v.3c0 .4.2.8.5 1.1L9.8 23l6.6-6.6c.4-.4.6-.9.6-1.4V5a2 2 0 0 0-2-2zm4 0v12h4V3h-4z"/></svg>',
     person:
       '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">' +
       '<path fill="currentColor" d="M12 12a4 4 0 1 0-4-4 4 4 0 0 0 4 4zm0 2c-4 0-8 2-8 5v1h16v-1c0-3-4-5-8-5z"/></svg>',
@@ -624,7 +681,7 @@
 
   const STYLE = `
     :host { all: initial; --_accent: var(--fd-accent, #4f46e5); --_accent-text: var(--fd-accent-text, #ffffff);
-      --_bg: var(--fd-bg, #ffffff); --_text: var(--fd-text, #1f2937); --_muted: var(--fd-muted, #6b7280);
+      --_bg: var(--fd-bg, #ffffff); --_text: var(--fd-text, #1f2937); --_muted: var(--fd-muted, #4b5563);
       --_surface: var(--fd-surface, #f3f4f6); --_radius: var(--fd-radius, 16px);
       --_font: var(--fd-font, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif); }
     * { box-sizing: border-box; }
@@ -642,16 +699,16 @@
       place-items: center; transition: transform .15s ease; }
     .launcher:hover { transform: scale(1.05); }
     .proactive { max-width: 280px; background: var(--_bg); color: var(--_text); border-radius: 14px;
-      box-shadow: 0 10px 30px rgba(15, 23, 42, .18); padding: 12px 36px 12px 14px; position: relative;
+      box-shadow: 0 10px 30px rgba(15, 23, 42, .18); padding-block: 12px; padding-inline: 14px 36px; position: relative;
       animation: pop .25s ease; }
-    .proactive-text { background: none; border: 0; padding: 0; text-align: left; color: inherit; }
-    .proactive-close { position: absolute; top: 6px; right: 6px; border: 0; background: none;
+    .proactive-text { background: none; border: 0; padding: 0; text-align: start; color: inherit; }
+    .proactive-close { position: absolute; top: 6px; inset-inline-end: 6px; border: 0; background: none;
       color: var(--_muted); width: 24px; height: 24px; border-radius: 50%; display: grid; place-items: center; }
     .panel { width: min(400px, calc(100vw - 24px)); height: min(620px, calc(100vh - 110px));
       background: var(--_bg); border-radius: var(--_radius); box-shadow: 0 18px 50px rgba(15, 23, 42, .28);
       display: flex; flex-direction: column; overflow: hidden; animation: pop .2s ease; }
     @keyframes pop { from { opacity: 0; transform: translateY(8px); } to { opacity: 1; transform: none; } }
-    header { background: var(--_accent); color: var(--_accent-text); padding: 14px 12px 14px 18px;
+    header { background: var(--_accent); color: var(--_accent-text); padding-block: 14px; padding-inline: 18px 12px;
       display: flex; align-items: center; gap: 8px; }
     header .titles { flex: 1; min-width: 0; }
     header h2 { margin: 0; font-size: 16px; font-weight: 650; }
@@ -664,11 +721,11 @@
     .turn { display: flex; flex-direction: column; gap: 6px; max-width: 100%; }
     .turn.user { align-items: flex-end; }
     .bubble { padding: 10px 14px; border-radius: 14px; max-width: 88%; overflow-wrap: anywhere; }
-    .user .bubble { background: var(--_accent); color: var(--_accent-text); border-bottom-right-radius: 4px;
+    .user .bubble { background: var(--_accent); color: var(--_accent-text); border-end-end-radius: 4px;
       white-space: pre-wrap; }
-    .assistant .bubble { background: var(--_surface); border-bottom-left-radius: 4px; }
+    .assistant .bubble, .greeting .bubble { background: var(--_surface); border-end-start-radius: 4px; }
     .content p { margin: 0 0 8px; } .content p:last-child { margin-bottom: 0; }
-    .content ul, .content ol { margin: 4px 0 8px; padding-left: 20px; }
+    .content ul, .content ol { margin: 4px 0 8px; padding-inline-start: 20px; }
     .content code { background: rgba(15, 23, 42, .08); padding: 1px 4px; border-radius: 4px; font-size: .92em; }
     .content pre { background: #0f172a; color: #e2e8f0; padding: 10px; border-radius: 8px; overflow-x: auto; }
     .content pre code { background: none; padding: 0; color: inherit; }
@@ -683,11 +740,11 @@
       animation: blink 1.2s infinite ease-in-out; }
     .typing span:nth-child(2) { animation-delay: .2s; } .typing span:nth-child(3) { animation-delay: .4s; }
     @keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }
-    .disclaimer { font-size: 13px; background: #fef3c7; color: #78350f; border-left: 3px solid #f59e0b;
+    .disclaimer { font-size: 13px; background: #fef3c7; color: #78350f; border-inline-start: 3px solid #f59e0b;
       padding: 8px 10px; border-radius: 8px; max-width: 88%; }
     .sources { max-width: 88%; font-size: 13px; }
     .sources summary { cursor: pointer; color: var(--_muted); font-weight: 600; }
-    .sources ol { margin: 6px 0 0; padding-left: 22px; }
+    .sources ol { margin: 6px 0 0; padding-inline-start: 22px; }
     .sources li { margin: 4px 0; border-radius: 6px; }
     .sources li.flash { background: color-mix(in srgb, var(--_accent) 14%, white); }
     .sources a { color: var(--_accent); font-weight: 600; text-decoration: none; }
@@ -704,7 +761,7 @@
       max-width: 88%; }
     .chips { display: flex; flex-wrap: wrap; gap: 6px; }
     .chip { border: 1.5px solid color-mix(in srgb, var(--_accent) 40%, white); background: var(--_bg);
-      color: var(--_accent); border-radius: 999px; padding: 5px 12px; font-size: 13.5px; text-align: left; }
+      color: var(--_accent); border-radius: 999px; padding: 5px 12px; font-size: 13.5px; text-align: start; }
     .chip:hover { background: color-mix(in srgb, var(--_accent) 10%, white); }
     .error { font-size: 13.5px; color: #991b1b; }
     .gdpr { margin: 0 12px 10px; padding: 12px; border-radius: 12px; background: var(--_surface);
@@ -728,11 +785,50 @@
     .fallback p { margin: 0; }
     .fallback a { align-self: flex-start; background: var(--_accent); color: var(--_accent-text);
       padding: 8px 16px; border-radius: 999px; text-decoration: none; font-weight: 650; }
+    .greeting .bubble { white-space: pre-wrap; }
+    .counter { font-size: 12px; color: var(--_muted); padding: 0 14px; margin: -4px 0 4px; text-align: end; }
+    .counter[data-full] { color: #991b1b; font-weight: 600; }
+    .feedback { display: flex; align-items: center; gap: 4px; flex-wrap: wrap; font-size: 12.5px; color: var(--_muted); }
+    .vote { border: 1px solid #d1d5db; background: var(--_bg); border-radius: 999px; min-width: 32px; height: 28px;
+      padding: 0 8px; font-size: 14px; line-height: 1; }
+    .vote[aria-pressed="true"] { border-color: var(--_accent); background: color-mix(in srgb, var(--_accent) 12%, white); }
+    .feedback form { display: flex; gap: 6px; padding: 0; border: 0; width: 100%; margin-top: 4px; }
+    .feedback input { flex: 1; min-width: 0; border: 1.5px solid #d1d5db; border-radius: 8px; padding: 5px 8px;
+      font: inherit; color: var(--_text); background: var(--_bg); }
+    .feedback form button { border: 0; border-radius: 8px; padding: 5px 10px; background: var(--_accent);
+      color: var(--_accent-text); font-size: 12.5px; font-weight: 600; }
     @media (max-width: 480px) {
       .fd { bottom: 12px; right: 12px; } .fd[data-position="bottom-left"] { left: 12px; }
       .panel { height: calc(100vh - 96px); }
+      .fd.open { inset: 0; gap: 0; }
+      .fd.open .panel { width: 100vw; height: 100vh; height: 100dvh; border-radius: 0; }
+      .fd.open .launcher { display: none; }
+    }
+    @media (prefers-reduced-motion: reduce) {
+      *, *::before, *::after { animation: none !important; transition: none !important; scroll-behavior: auto !important; }
     }
   `;
+  let sheet = null;
+  /** One constructed stylesheet shared by every widget: no <style> element, so a page
+   * whose Content-Security-Policy refuses inline styles still shows the widget. */
+  function adoptStyles(shadow) {
+    if ("adoptedStyleSheets" in shadow && typeof CSSStyleSheet === "function") {
+      try {
+        if (!sheet) {
+          sheet = new CSSStyleSheet();
+          sheet.replaceSync(STYLE);
+        }
+        shadow.adoptedStyleSheets = [sheet];
+        return true;
+      } catch (_) {
+        /* older engines: fall back to a <style> element */
+      }
+    }
+    const style = document.createElement("style");
+    style.textContent = STYLE;
+    shadow.prepend(style);
+    return false;
+  }
 
   class FrontdeskChat extends HTMLElement {
     static get observedAttributes() {
@@ -751,7 +847,11 @@
       this.fallbackActive = false;
       this.leadLevel = "cold";
       this.sessionId = uuid4();
+      this.session = null; // {id, secret, expires, user, rev} once the server issued a secret
+      this.settings = null;
+      this.maxChars = DEFAULT_MAX_CHARS;
       this.timers = {};
+      this.onStorage = this.onStorage.bind(this);
       this.controller = null;
       this.onDocumentClick = this.onDocumentClick.bind(this);
     }
@@ -774,9 +874,13 @@
             "the fallback state will have no contact link.",
         );
       }
-      this.scheduleProactive();
+      if (this.proactiveFromAttributes) this.scheduleProactive();
       document.addEventListener("click", this.onDocumentClick, true);
-      if (this.hasAttribute("open")) this.openChat();
+      window.addEventListener("storage", this.onStorage);
+      if (this.hasAttribute("open") || storage.get(STORE.open) === "1") {
+        this.openChat({ focus: this.hasAttribute("open") });
+      }
+      if (this.apiBase) this.boot();
     }
 
     disconnectedCallback() {
@@ -784,6 +888,15 @@
       this.timers = {};
       if (this.controller) this.controller.abort();
       document.removeEventListener("click", this.onDocumentClick, true);
+      window.removeEventListener("storage", this.onStorage);
+    }
+
+    /** Settings from the server and the stored conversation, fetched side by side. */
+    async boot() {
+      const restored = this.restore();
+      await this.loadSettings();
+      await restored;
+      if (this.isOpen) this.showGreeting();
     }
 
     attributeChangedCallback() {
@@ -812,6 +925,18 @@
         .split(/[-_]/)[0];
       this.lang = STRINGS[wanted] ? wanted : "en";
       this.t = STRINGS[this.lang];
+      const pageDir = (document.documentElement.dir || "").toLowerCase();
+      this.dir = attr("dir") || (RTL.has(wanted) || pageDir === "rtl" ? "rtl" : "ltr");
+      this.identity = attr("user-id")
+        ? {
+            user_id: attr("user-id"),
+            email: attr("user-email") || null,
+            name: attr("user-name") || null,
+            user_hash: attr("user-hash"),
+          }
+        : null;
+      this.proactiveFromAttributes =
+        this.hasAttribute("proactive-delay-ms") || this.hasAttribute("proactive-message");
       const number = (name, fallback) => {
         const raw = attr(name);
         if (raw === "") return fallback;
@@ -848,8 +973,7 @@
       const t = this.t;
       const e = escapeHtml;
       this.shadow.innerHTML = `
-        <style>${STYLE}</style>
-        <div class="fd" part="container" lang="${e(this.lang)}">
+        <div class="fd" part="container" lang="${e(this.lang)}" dir="${e(this.dir)}">
           <div class="proactive" part="proactive" role="status" hidden>
             <button type="button" class="proactive-text">${e(this.proactiveMessage)}</button>
             <button type="button" class="proactive-close" aria-label="${e(t.dismiss)}">${ICONS.close}</button>
@@ -858,7 +982,7 @@
                    aria-labelledby="fd-title" hidden>
             <header>
               <div class="titles"><h2 id="fd-title">${e(this.heading)}</h2><p>${e(t.subtitle)}</p></div>
-              <button type="button" class="icon end" aria-label="${e(t.end)}" title="${e(t.end)}">${ICONS.restart}</button>
+              <button type="button" class="icon end" aria-label="${e(t.newConversation)}" title="${e(t.newConversation)}">${ICONS.restart}</button>
               <button type="button" class="icon close" aria-label="${e(t.close)}" title="${e(t.close)}">${ICONS.close}</button>
             </header>
             <div class="log" role="log" aria-live="off" aria-label="${e(this.heading)}" tabindex="-1"></div>
@@ -869,9 +993,11 @@
             </div>
             <form class="composer" novalidate>
               <label class="sr-only" for="fd-input">${e(t.placeholder)}</label>
-              <textarea id="fd-input" rows="1" placeholder="${e(t.placeholder)}" maxlength="4000"></textarea>
+              <textarea id="fd-input" rows="1" placeholder="${e(t.placeholder)}"
+                        maxlength="${DEFAULT_MAX_CHARS}" aria-describedby="fd-counter"></textarea>
               <button type="submit" class="send" aria-label="${e(t.send)}" title="${e(t.send)}">${ICONS.send}</button>
             </form>
+            <p class="counter" id="fd-counter" hidden></p>
             <div class="footer">
               <button type="button" class="linkish human-action">${ICONS.person}<span>${e(t.human)}</span></button>
               <span>${e(t.poweredBy)}</span>
@@ -881,6 +1007,7 @@
           <button type="button" class="launcher" part="launcher" aria-expanded="false"
                   aria-controls="fd-panel" aria-label="${e(t.launcher)}">${ICONS.chat}</button>
         </div>`;
+      adoptStyles(this.shadow);
       const $ = (selector) => this.shadow.querySelector(selector);
       this.$root = $(".fd");
       this.$panel = $(".panel");
@@ -894,6 +1021,7 @@
       this.$fallback = $(".fallback");
       this.$launcher = $(".launcher");
       this.$proactive = $(".proactive");
+      this.$counter = $(".counter");
 
       const gdprText = $(".gdpr-text");
       gdprText.append(this.gdprText);
@@ -918,7 +1046,11 @@
           this.send(this.$input.value);
         }
       });
-      this.$input.addEventListener("input", () => this.autosize());
+      this.$input.addEventListener("input", () => {
+        this.autosize();
+        this.updateCounter();
+      });
+      this.$input.addEventListener("paste", (event) => this.onPaste(event));
       this.$panel.addEventListener("keydown", (event) => {
         if (event.key === "Escape") {
           event.stopPropagation();
@@ -949,23 +1081,29 @@
     }
 
     // ---- open / close / proactive --------------------------------------------------------
-    openChat() {
+    openChat(options) {
+      const { focus = true } = options || {};
       if (this.isOpen) return;
       this.isOpen = true;
       this.hasOpened = true;
+      storage.set(STORE.open, "1");
       this.hideProactive();
+      this.$root.classList.add("open");
       this.$panel.hidden = false;
       this.$launcher.setAttribute("aria-expanded", "true");
       this.$launcher.setAttribute("aria-label", this.t.close);
       this.$launcher.innerHTML = ICONS.close;
       this.syncComposer();
+      this.showGreeting();
       this.emit("chat_opened");
-      this.focusBest();
+      if (focus) this.focusBest();
     }
 
     closeChat() {
       if (!this.isOpen) return;
       this.isOpen = false;
+      storage.set(STORE.open, "");
+      this.$root.classList.remove("open");
       this.$panel.hidden = true;
       this.$launcher.setAttribute("aria-expanded", "false");
       this.$launcher.setAttribute("aria-label", this.t.launcher);
@@ -1041,14 +1179,279 @@
       if (this.turns > 0) {
         this.emit("conversation_ended", { termination_type: "explicit_close", turn_count: this.turns });
       }
-      this.$log.replaceChildren();
-      this.sessionId = uuid4();
-      this.turns = 0;
-      this.firstSent = false;
-      this.leadLevel = "cold";
+      this.forgetSession();
+      this.resetView();
       this.busy = false;
       this.syncComposer();
       if (!this.fallbackActive) this.$input.focus();
+    }
+
+    resetView() {
+      this.$log.replaceChildren();
+      this.turns = 0;
+      this.firstSent = false;
+      this.leadLevel = "cold";
+      if (this.isOpen) this.showGreeting();
+    }
+
+    // ---- continuity: the session survives reloads, pages and tabs --------------------------
+    get sessionKey() {
+      return `frontdesk_session:${this.siteKey || "default"}`;
+    }
+
+    readSession() {
+      try {
+        const saved = JSON.parse(durable.store.getItem(this.sessionKey) || "null");
+        if (!saved || !saved.id || !saved.secret) return null;
+        if (saved.expires && saved.expires < Date.now()) {
+          durable.store.removeItem(this.sessionKey);
+          return null;
+        }
+        // Another signed-in user on this browser: not their conversation.
+        if ((saved.user || "") !== (this.identity ? this.identity.user_id : "")) return null;
+        return saved;
+      } catch (_) {
+        return null;
+      }
+    }
+
+    writeSession(saved) {
+      this.session = saved;
+      this.sessionId = saved.id;
+      try {
+        durable.store.setItem(this.sessionKey, JSON.stringify(saved));
+      } catch (_) {
+        /* storage full or refused: the conversation lasts for this page */
+      }
+    }
+
+    forgetSession() {
+      this.session = null;
+      this.sessionId = uuid4();
+      try {
+        durable.store.removeItem(this.sessionKey);
+      } catch (_) {
+        /* nothing stored */
+      }
+    }
+
+    /** Session id, secret and expiry from a turn's response headers. */
+    adoptSession(headers) {
+      const id = headers.get("X-Frontdesk-Session");
+      if (!id) return;
+      const secret = headers.get("X-Frontdesk-Session-Secret") ||
+        (this.session && this.session.id === id ? this.session.secret : null);
+      if (!secret) return;
+      const ttl = ((this.settings && this.settings.session.ttl_hours) || 24) * 3600e3;
+      const expires = Date.parse(headers.get("X-Frontdesk-Session-Expires") || "") || Date.now() + ttl;
+      const rev = this.session && this.session.id === id ? this.session.rev || 0 : 0;
+      this.writeSession({ id, secret, expires, user: this.identity ? this.identity.user_id : "", rev });
+    }
+
+    request(path, options) {
+      const { method = "GET", body, session, keyed = true } = options || {};
+      // Unkeyed GETs are "simple" requests (no preflight): their errors stay readable.
+      const headers = keyed ? { Accept: "application/json", "X-Frontdesk-Key": this.siteKey } : {};
+      if (session) headers["X-Frontdesk-Session-Secret"] = session.secret;
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      // An explicit referrer policy: same-origin GETs carry no Origin, and pages that
+      // send no referrer would otherwise leave the server no way to check the origin.
+      return fetch(`${this.apiBase}${path}`, {
+        method, headers, mode: "cors", credentials: "omit", referrerPolicy: "origin",
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    }
+
+    async restore() {
+      let saved = this.readSession();
+      if (!saved && this.identity) saved = await this.resumeIdentity();
+      if (!saved) return;
+      const history = await this.fetchHistory(saved);
+      if (history && !this.busy && this.turns === 0) {
+        this.session = saved;
+        this.sessionId = saved.id;
+        this.renderHistory(history.messages || []);
+      }
+    }
+
+    /** A signed-in visitor's conversation from another device (server-verified). */
+    async resumeIdentity() {
+      try {
+        const response = await this.request("/v1/sessions/resume", {
+          method: "POST", body: { identity: this.identity },
+        });
+        if (!response.ok) return null;
+        const grant = await response.json();
+        const saved = {
+          id: grant.session_id, secret: grant.session_secret, expires: Date.parse(grant.expires_at),
+          user: this.identity.user_id, rev: 0,
+        };
+        this.writeSession(saved);
+        return saved;
+      } catch (_) {
+        return null;
+      }
+    }
+
+    async fetchHistory(saved) {
+      try {
+        const response = await this.request(`/v1/sessions/${encodeURIComponent(saved.id)}`, { session: saved });
+        if (response.ok) return await response.json();
+        // Refused, expired or erased: start afresh next time.
+        if ([403, 404, 410].includes(response.status) && this.readSession()?.id === saved.id) {
+          this.forgetSession();
+        }
+      } catch (_) {
+        /* offline: the transcript comes back on the next page */
+      }
+      return null;
+    }
+
+    renderHistory(messages) {
+      this.$log.replaceChildren();
+      let turns = 0;
+      for (const message of messages) {
+        if (message.role === "user") {
+          this.addUserTurn(message.content);
+        } else if (message.role === "assistant") {
+          this.addAssistantTurn().restore(message);
+          turns = Math.max(turns, Number(message.turn) || 0);
+        }
+      }
+      this.turns = turns;
+      this.firstSent = turns > 0;
+      if (!turns && this.isOpen) this.showGreeting();
+    }
+
+    /** Another tab of this site changed the conversation: show the same one. */
+    onStorage(event) {
+      if (event.key !== this.sessionKey && event.key !== null) return;
+      const next = this.readSession();
+      if (!next) {
+        if (this.session) {
+          this.session = null;
+          this.sessionId = uuid4();
+          if (!this.busy) this.resetView();
+        }
+        return;
+      }
+      if (this.busy) return;
+      this.session = next;
+      this.sessionId = next.id;
+      this.fetchHistory(next).then((history) => {
+        if (history && !this.busy) this.renderHistory(history.messages || []);
+      });
+    }
+
+    // ---- first impression ----------------------------------------------------------------
+    async loadSettings() {
+      let response;
+      try {
+        response = await this.request(`/v1/widget/config?key=${encodeURIComponent(this.siteKey)}`, { keyed: false });
+      } catch (_) {
+        console.warn(
+          `Frontdesk: cannot reach ${this.apiBase} from ${window.location.origin}. Check the ` +
+            "api-url attribute, that the server runs, and that this origin is in the site's " +
+            "widget.allowed_origins.",
+        );
+        if (!this.proactiveFromAttributes) this.scheduleProactive();
+        return;
+      }
+      if (!response.ok) {
+        await this.warnOwner(response);
+        if (!this.proactiveFromAttributes) this.scheduleProactive();
+        return;
+      }
+      this.settings = await response.json();
+      this.setLimit(Number(this.settings.limits && this.settings.limits.max_message_chars) || DEFAULT_MAX_CHARS);
+      if (!this.proactiveFromAttributes) this.scheduleRules(this.settings.proactive || []);
+    }
+
+    /** A console warning the site owner can act on (the visitor sees the fallback). */
+    async warnOwner(response) {
+      let code = "";
+      try {
+        code = ((await response.clone().json()).error || {}).code || "";
+      } catch (_) {
+        /* not JSON */
+      }
+      const hint = OWNER_HINTS[code];
+      console.warn(`Frontdesk: ${hint ? hint(this) : `the server answered ${response.status} ${code}`.trim()}`);
+      return code;
+    }
+
+    localized(table) {
+      if (!table) return null;
+      const fallback = this.settings && this.settings.site.default_language;
+      return table[this.lang] || table[fallback] || table.en || null;
+    }
+
+    showGreeting() {
+      if (this.turns > 0 || this.$log.childElementCount || this.fallbackActive) return;
+      const text = this.localized(this.settings && this.settings.greeting) || this.t.proactive;
+      const node = h("div", { class: "turn greeting" },
+        h("div", { class: "bubble" }, h("span", { class: "sr-only" }, `${this.t.bot}: `), text));
+      const questions = (this.localized(this.settings && this.settings.suggestions) || []).slice(0, 3);
+      if (questions.length) {
+        node.append(h("div", { class: "chips", role: "group", "aria-label": this.t.suggestions },
+          ...questions.map((q) => h("button", { type: "button", class: "chip", onclick: () => this.send(q) }, q))));
+      }
+      this.$log.append(node);
+    }
+
+    scheduleRules(rules) {
+      const path = window.location.pathname;
+      // Patterns match the page path; `*` is the only wildcard.
+      const glob = (pattern) => {
+        const body = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+        return new RegExp("^" + body + "$");
+      };
+      const seen = (rule) => `${STORE.proactive}:${this.siteKey}:${rule.id}`;
+      const rule = rules.find((r) => {
+        const where = !r.url_patterns.length || r.url_patterns.some((p) => glob(p).test(path));
+        const shown = r.once_per_visitor ? durable.store.getItem(seen(r)) : storage.get(seen(r));
+        return where && !shown;
+      });
+      if (!rule || this.fallbackActive) {
+        if (!rules.length) this.scheduleProactive();
+        return;
+      }
+      this.timers.proactive = setTimeout(() => {
+        if (this.hasOpened || this.turns > 0 || this.fallbackActive) return;
+        if (rule.once_per_visitor) durable.store.setItem(seen(rule), "1");
+        else storage.set(seen(rule), "1");
+        this.shadow.querySelector(".proactive-text").textContent = this.localized(rule.message) || this.t.proactive;
+        this.$proactive.hidden = false;
+      }, Math.max(0, Number(rule.delay_s) || 0) * 1000);
+    }
+
+    // ---- clear limits --------------------------------------------------------------------
+    setLimit(max) {
+      this.maxChars = max;
+      this.$input.maxLength = max;
+      this.updateCounter();
+    }
+
+    updateCounter() {
+      const n = this.$input.value.length;
+      const near = n >= this.maxChars * NEAR_LIMIT;
+      this.$counter.hidden = !near;
+      if (!near) return;
+      const fmt = (v) => Number(v).toLocaleString(this.lang);
+      this.$counter.textContent = this.t.counter.replace("{n}", fmt(n)).replace("{max}", fmt(this.maxChars));
+      this.$counter.toggleAttribute("data-full", n >= this.maxChars);
+    }
+
+    onPaste(event) {
+      const pasted = (event.clipboardData && event.clipboardData.getData("text")) || "";
+      const input = this.$input;
+      const kept = input.value.length - Math.abs(input.selectionEnd - input.selectionStart);
+      if (kept + pasted.length <= this.maxChars) return;
+      // The browser cuts the paste at maxlength; say so instead of cutting silently.
+      setTimeout(() => {
+        this.flashNotice(this.t.pasteCut.replace("{max}", Number(this.maxChars).toLocaleString(this.lang)));
+        this.updateCounter();
+      }, 0);
     }
 
     // ---- fallback --------------------------------------------------------------------------
@@ -1086,6 +1489,7 @@
       this.busy = true;
       this.$input.value = "";
       this.autosize();
+      this.updateCounter();
       this.syncComposer();
       this.$log.querySelectorAll(".chips").forEach((node) => node.remove());
       this.$log.querySelectorAll(".notice").forEach((node) => node.remove());
@@ -1099,7 +1503,18 @@
       const view = this.addAssistantTurn();
       this.$announce.textContent = this.t.typing;
       try {
-        const meta = await this.stream(text, view);
+        let meta;
+        try {
+          meta = await this.stream(text, view);
+        } catch (failure) {
+          // The stored session was refused (expired, erased, another visitor's): the
+          // message goes to a new conversation instead of being lost.
+          if (!(failure instanceof StreamFailure && SESSION_REFUSALS.has(failure.code) && this.session)) {
+            throw failure;
+          }
+          this.forgetSession();
+          meta = await this.stream(text, view);
+        }
         await this.finishTurn(view, meta);
       } catch (failure) {
         this.failTurn(view, failure, text);
@@ -1134,22 +1549,30 @@
             body: JSON.stringify({
               message: text,
               session_id: this.sessionId,
+              session_secret: this.session ? this.session.secret : undefined,
+              identity: this.identity || undefined,
               page_url: window.location.href,
             }),
             signal: controller.signal,
+            referrerPolicy: "origin",
           });
         } catch (_) {
           throw new StreamFailure(timedOut ? "stream_timeout" : "connection_error");
         }
         if (!response.ok || !response.body) {
           let code = "";
-          try {
-            code = ((await response.json()).error || {}).code || "";
-          } catch (_) {
-            /* not JSON */
+          if (response.status === 401 || response.status === 403) {
+            code = await this.warnOwner(response);
+          } else {
+            try {
+              code = ((await response.json()).error || {}).code || "";
+            } catch (_) {
+              /* not JSON */
+            }
           }
           throw new StreamFailure("http_error", response.status, code);
         }
+        this.adoptSession(response.headers);
         try {
           for await (const { event, data } of readEvents(response)) {
             if (event === "token" && typeof data.content === "string") {
@@ -1200,6 +1623,10 @@
     async finishTurn(view, meta) {
       if (meta.session_id) this.sessionId = meta.session_id;
       this.turns = Number(meta.turn) || this.turns + 1;
+      if (this.session) {
+        // A new revision tells the site's other tabs to show this turn too.
+        this.writeSession(Object.assign({}, this.session, { rev: (this.session.rev || 0) + 1 }));
+      }
       const shown = view.complete(meta);
       const level = meta.lead && meta.lead.level;
       if (level && level !== this.leadLevel) {
@@ -1323,6 +1750,15 @@
       };
       const finalize = (meta) => {
         node.dataset.state = "complete";
+        if (meta.restored) {
+          // A turn from the transcript: its text and sources, no actions from the past.
+          if (!(meta.low_confidence || meta.routing === "low_confidence")) {
+            sourcesNode = widget.renderSources(meta, meta.routing === "partially_answered");
+            if (sourcesNode) node.append(sourcesNode);
+          }
+          widget.addFeedback(node, meta);
+          return;
+        }
         node.dataset.routing = meta.routing || "";
         node.dataset.route = meta.route || "";
         const routing = meta.routing || "";
@@ -1358,6 +1794,7 @@
         const chips = [...(meta.suggested_answers || []), ...(meta.suggested_follow_ups || [])]
           .filter((s) => typeof s === "string" && s.trim())
           .slice(0, 5);
+        widget.addFeedback(node, meta);
         if (chips.length) {
           node.append(h("div", { class: "chips", role: "group", "aria-label": t.suggestions },
             ...chips.map((s) => h("button", { type: "button", class: "chip", onclick: () => widget.send(s) }, s))));
@@ -1365,6 +1802,18 @@
         widget.scrollToEnd();
       };
       Object.assign(view, {
+        /** Show a stored answer at once (a restored transcript). */
+        restore(message) {
+          typing.remove();
+          citations = new Map((message.citations || []).map((c) => [Number(c.index), c]));
+          text = String(message.content || "");
+          shown = text.length;
+          content.replaceChildren(renderMarkdown(text, ctx));
+          finalize({
+            restored: true, routing: message.routing, route: message.route, turn: message.turn,
+            citations: message.citations || [], feedback: message.feedback,
+          });
+        },
         reveal(n) {
           if (!sourcesNode) return;
           sourcesNode.open = true;
@@ -1391,6 +1840,48 @@
         },
       });
       return view;
+    }
+
+    /** 👍/👎 on an answer; a 👎 may add a short comment. Stored per site/session/turn. */
+    addFeedback(node, meta) {
+      const turn = Number(meta.turn);
+      if (!turn || !this.session || meta.route === "BLOCKED") return;
+      const t = this.t;
+      const previous = (meta.feedback && meta.feedback.rating) || "";
+      const vote = (rating) => h("button", {
+        type: "button", class: `vote ${rating}`, "aria-pressed": String(previous === rating),
+        "aria-label": rating === "up" ? t.up : t.down, title: rating === "up" ? t.up : t.down,
+        onclick: () => rate(rating),
+      });
+      const up = vote("up");
+      const down = vote("down");
+      up.innerHTML = ICONS.up;
+      down.innerHTML = ICONS.down;
+      const status = h("span", { class: "sr-only", role: "status" });
+      const group = h("div", { class: "feedback", role: "group", "aria-label": t.helpful }, up, down, status);
+      const session = this.session;
+      const post = (body) => this.request(`/v1/sessions/${encodeURIComponent(session.id)}/feedback`, {
+        method: "POST", session, body: Object.assign({ turn }, body),
+      }).catch(() => null);
+      const rate = (rating) => {
+        up.setAttribute("aria-pressed", String(rating === "up"));
+        down.setAttribute("aria-pressed", String(rating === "down"));
+        group.querySelectorAll("form, .soft").forEach((n) => n.remove());
+        post({ rating });
+        status.textContent = t.thanks;
+        if (rating !== "down") return;
+        const input = h("input", { type: "text", maxlength: "500", "aria-label": t.comment, placeholder: t.comment });
+        const form = h("form", {}, input, h("button", { type: "submit" }, t.commentSend));
+        form.addEventListener("submit", (event) => {
+          event.preventDefault();
+          post({ rating: "down", comment: input.value.trim() });
+          form.replaceWith(h("p", { class: "soft", role: "status" }, t.thanks));
+          down.focus();
+        });
+        group.append(form);
+        input.focus();
+      };
+      node.append(group);
     }
 
     renderSources(meta, partial) {

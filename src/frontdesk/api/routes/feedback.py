@@ -1,0 +1,63 @@
+"""`POST /v1/sessions/{id}/feedback`: the visitor's 👍/👎 (and comment) on one answer."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from uuid import UUID
+
+from fastapi import APIRouter, Path
+from starlette.concurrency import run_in_threadpool
+
+from frontdesk.api.deps import (
+    ChatDep,
+    GuardDep,
+    IpHashDep,
+    RuntimeDep,
+    SessionSecretHeader,
+    WidgetSiteDep,
+)
+from frontdesk.api.errors import ApiError
+from frontdesk.api.feedback import record_feedback
+from frontdesk.api.schemas import ErrorResponse, FeedbackIn, FeedbackOut
+from frontdesk.api.visitor_sessions import authorize_session
+from frontdesk.guard.limits import read_checks
+
+router = APIRouter(prefix="/v1/sessions", tags=["feedback"])
+
+
+@router.post(
+    "/{session_id}/feedback",
+    summary="Rate one answer of the session (a second vote replaces the first)",
+    response_model=FeedbackOut,
+    responses={
+        401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
+        403: {"model": ErrorResponse, "description": "Origin or session secret refused."},
+        404: {"model": ErrorResponse, "description": "No such session or answer."},
+        422: {"model": ErrorResponse, "description": "Invalid body."},
+        429: {"model": ErrorResponse, "description": "Rate limited."},
+    },
+)
+async def rate_answer(
+    session_id: Annotated[UUID, Path(description="The session id.")],
+    body: FeedbackIn,
+    site: WidgetSiteDep,
+    runtime: RuntimeDep,
+    backend: ChatDep,
+    guard: GuardDep,
+    ip: IpHashDep,
+    secret: SessionSecretHeader = None,
+) -> FeedbackOut:
+    site_id = site.config.id
+    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
+    answered = {
+        int(m.get("turn") or 0)
+        for m in await backend.history(site, str(session_id))
+        if m.get("role") == "assistant"
+    }
+    if body.turn not in answered:
+        raise ApiError(404, "answer_not_found", f"Turn {body.turn} has no answer to rate.")
+    vote = await run_in_threadpool(
+        record_feedback, runtime, site_id, str(session_id), body.turn, body.rating, body.comment
+    )
+    return FeedbackOut(turn=vote["turn"], rating=vote["rating"], comment=vote["comment"])

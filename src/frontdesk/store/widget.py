@@ -1,5 +1,5 @@
 """What the widget keeps on the server: session keys (hashed secrets, the visitor's verified
-identity) and feedback on answers. Migration `0007_widget`.
+identity) and feedback on answers. Migration `0008`.
 
 A session key is one secret issued for one session on one device: a conversation
 restored on another device (a known visitor) gets a key of its own, so no secret ever

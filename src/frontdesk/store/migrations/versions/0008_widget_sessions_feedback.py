@@ -1,7 +1,7 @@
 """widget: session keys (hashed secrets, verified identity) and feedback on answers
 
-Revision ID: 0007_widget
-Revises: 0006
+Revision ID: 0008
+Revises: 0007_crawler
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_widget"
-down_revision: str | None = "0006"
+revision: str = "0008"
+down_revision: str | None = "0007_crawler"
 branch_labels = None
 depends_on = None
 

@@ -18,7 +18,7 @@ from frontdesk.engines.local.answering import (
     LocalSuggester,
     cited_indices,
 )
-from frontdesk.engines.local.answering.phrases import LEAD_IN, NOT_FOUND, PRICING
+from frontdesk.engines.local.answering.phrases import LEAD_IN, NOT_FOUND
 from frontdesk.knowledge.chunker import chunk_document
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
 from frontdesk.knowledge.loaders import parse_markdown
@@ -67,14 +67,24 @@ def index() -> DemoIndex:
 
 
 async def run_turn(
-    index: DemoIndex, question: str, language: str, history: list[Turn] | None = None
+    index: DemoIndex,
+    question: str,
+    language: str,
+    history: list[Turn] | None = None,
+    pricing_reply: str = "",
 ) -> tuple[str, list[RetrievedChunk], str]:
     query = await LocalQueryRewriter().rewrite(question, history or [], language)
     found = index.search(query)
     grades = await LocalDocumentGrader().grade(query, found)
     kept = [chunk for chunk, ok in zip(found, grades, strict=True) if ok] or found[:1]
     writer = LocalAnswerWriter(index.embedder)
-    request = AnswerRequest(question=question, search_query=query, language=language, chunks=kept)
+    request = AnswerRequest(
+        question=question,
+        search_query=query,
+        language=language,
+        chunks=kept,
+        pricing_reply=pricing_reply,
+    )
     answer = "".join([piece async for piece in writer.write(request)])
     return answer, kept, query
 
@@ -117,8 +127,10 @@ async def test_russian_question_russian_answer(index: DemoIndex) -> None:
 
 
 async def test_pricing_and_off_topic(index: DemoIndex) -> None:
-    answer, _, _ = await run_turn(index, "Wie viel kostet der Enterprise-Tarif?", "de")
-    assert answer.startswith(PRICING["de"])
+    reply = "Preise erstellt unser Vertriebsteam."  # a site's own copy (`pricing_reply`)
+    question = "Wie viel kostet der Enterprise-Tarif?"
+    answer, _, _ = await run_turn(index, question, "de", pricing_reply=reply)
+    assert answer.startswith(reply)
     off_topic, chunks, _ = await run_turn(index, "What is the capital of Peru?", "en")
     assert off_topic == NOT_FOUND["en"]
     evaluation = await LocalAnswerEvaluator().evaluate(

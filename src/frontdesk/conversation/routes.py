@@ -19,7 +19,9 @@ from frontdesk.conversation.payload import Routing  # the widget renders by this
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
 
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
-HandoffReason = Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
+HandoffReason = Literal[
+    "explicit_request", "hot_lead", "stall", "high_stakes", "high_stakes_offer", "llm_failure"
+]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 # A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
@@ -53,6 +55,15 @@ class RouteInput:
     affirmative: bool = False
     # The previous reply proposed a demo (👇): "not now" declines it.
     demo_proposed_last_turn: bool = False
+    # The message asks something ("how do I cancel?", "what is the refund policy?")
+    # rather than only voicing a grievance.
+    asks_question: bool = False
+    # The message says in so many words that the visitor wants a demo, a call or sales.
+    booking_wish: bool = False
+    # The message is about prices or plans.
+    mentions_pricing: bool = False
+    # An email of this visitor is already known (from any earlier turn).
+    email_known: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,9 +80,13 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("REDIRECT", "hack", hack=True)
     if inp.explicit_human_request:
         return RouteDecision("HANDOFF", "explicit_request")
+    if inp.high_stakes and inp.asks_question and inp.intent in ANSWERABLE_INTENTS:
+        # Cancellation, refunds, disputes asked as a question: the knowledge base's
+        # procedure first, a person offered alongside (`route_or_retry`).
+        return RouteDecision("ANSWER", "high_stakes")
     if inp.high_stakes:
         return RouteDecision("HANDOFF", "high_stakes")
-    if inp.stall_offer_pending and inp.message_has_email:
+    if inp.stall_offer_pending and (inp.message_has_email or (inp.affirmative and inp.email_known)):
         return RouteDecision("HANDOFF", "stall_accepted")  # the stall offer became a lead
     if inp.handoff_offer_pending and (inp.message_has_email or inp.affirmative):
         return RouteDecision("HANDOFF", "handoff_accepted")
@@ -79,6 +94,9 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return _mid_booking(inp)
     if inp.booking_status == "booked" and (inp.booking_question or inp.intent == "BOOKING"):
         return RouteDecision("BOOKING", "post_conversion", booking_status="booked")
+    if inp.intent == "BOOKING" and inp.mentions_pricing and not inp.booking_wish:
+        # "How much would it cost to upgrade?" is a question, not a wish to book.
+        return RouteDecision("ANSWER", "learn")
     if inp.intent == "BOOKING":
         return RouteDecision("BOOKING", "booking_requested", booking_status=_start(inp))
     if inp.hot_lead and inp.proposals_issued == 0 and inp.booking_status != "booked":
@@ -154,7 +172,7 @@ def redirect_routing(reason: RedirectReason) -> Routing:
 
 
 def handoff_routing(reason: HandoffReason) -> Routing:
-    if reason == "high_stakes":
+    if reason in ("high_stakes", "high_stakes_offer"):
         return "high_stakes"
     if reason == "llm_failure":
         return "cannot_answer"
@@ -232,8 +250,9 @@ def route_by_intent(
 
 def relevance_gate(
     state: ChatState,
-) -> Literal["answer_writer", "retry_retrieval", "clarify_handler"]:
-    """Corrective RAG (seed 001): answer from what survived grading, or retry, or ask."""
+) -> Literal["answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"]:
+    """Corrective RAG (seed 001): answer from what survived grading, or retry, or ask; a
+    high-stakes matter with nothing in the documentation goes to a person (seed 003)."""
     retries = int(state.get("retries") or 0)
     if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
         raise ValueError(f"retries out of range: {retries}")
@@ -241,6 +260,8 @@ def relevance_gate(
         return "answer_writer"
     if retries < MAX_RETRIEVAL_RETRIES:
         return "retry_retrieval"
+    if state.get("route_reason") == "high_stakes":
+        return "propose_handoff"
     return "clarify_handler"
 
 
@@ -254,13 +275,16 @@ def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_ha
     return "verify_facts"
 
 
-def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human"]:
+def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human", "propose_handoff"]:
     """Seed 001 route_or_retry: keep a full answer; anything less ends with an offer of a
-    person (seed 003 escalation)."""
+    person (seed 003 escalation). A high-stakes answer always ends with a person: offered
+    beside the procedure, or the empathy + escalation when the documentation had none."""
     evaluation = state.get("evaluation")
     after = evaluation["after"] if evaluation else None
     if after not in ("auto", "human", "error"):
         raise ValueError(f"unknown evaluation outcome {after!r}")
+    if state.get("route_reason") == "high_stakes":
+        return "propose_handoff"
     if after == "auto" and state.get("routing") == "answered":
         return "stall_check"
     return "offer_human"

@@ -18,6 +18,7 @@ from frontdesk.conversation.nodes.common import (
     emit_words,
     history_turns,
     language_of,
+    site_say,
     timed,
 )
 from frontdesk.conversation.state import (
@@ -29,7 +30,6 @@ from frontdesk.conversation.state import (
     skills_of,
     turn_of,
 )
-from frontdesk.conversation.texts import say
 from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
 from frontdesk.engines.local.answering.text import proper_names
 from frontdesk.knowledge.models import RetrievalResult
@@ -143,6 +143,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         site_name=ctx.site.name,
         instructions=ctx.site.instructions,
         skills=skills_of(state),
+        pricing_reply=ctx.site.pricing_reply_in(language_of(state, runtime)),
     )
     renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []
@@ -169,6 +170,10 @@ async def verify_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Updat
     """Claim verification (seed 001): up to 10 claims labelled supported/unsupported."""
     chunks = chunks_from(state.get("graded_chunks") or [])
     answer = state.get("answer") or ""
+    # The site's own pricing reply is its policy, not a claim about the passages.
+    pricing_reply = runtime.context.site.pricing_reply_in(language_of(state, runtime))
+    if pricing_reply:
+        answer = answer.replace(pricing_reply, "").strip()
     if not chunks or not answer:
         return {"verification": Verification(claims=[], factuality_score=1.0)}
     result = await runtime.context.engines.verifier.verify(answer, chunks)
@@ -215,7 +220,7 @@ async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 @timed
 async def clarify_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Relevance gate failed: ask a clarifying question and offer a human (seed 003)."""
-    text = say("clarify", language_of(state, runtime))
+    text = site_say(runtime, "clarify", language_of(state, runtime))
     emit_words("clarify_handler", text)
     return {"answer": text, "citations": [], "routing": "followup", "low_confidence": False}
 
@@ -226,9 +231,9 @@ async def offer_human(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     not hold up says so honestly and offers a colleague instead of hedging."""
     previous = (state.get("answer") or "").strip()
     cannot = state.get("routing") == "cannot_answer"
-    if cannot and previous and not state.get("citations"):
-        return {}  # the writer already said it found nothing citable; don't say it twice
     key = "cannot_answer" if cannot else "offer.partial"
-    text = say(key, language_of(state, runtime))
+    if cannot and previous and not state.get("citations"):
+        key = "offer.human"  # the writer already said it found nothing: only the offer
+    text = site_say(runtime, key, language_of(state, runtime))
     emit_words("offer_human", ("\n\n" if previous else "") + text)
     return {"answer": f"{previous}\n\n{text}" if previous else text}

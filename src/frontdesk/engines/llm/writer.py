@@ -97,6 +97,8 @@ class LLMAnswerWriter:
 
     def messages(self, request: AnswerRequest, scrubber: PiiScrubber) -> list[BaseMessage]:
         endings = [SKILL_ENDINGS.get(skill, "") for skill in request.skills]
+        if request.pricing_reply:  # the site's own pricing policy, from its configuration
+            endings.insert(0, f"If asked about prices, reply with: {request.pricing_reply}")
         system = self.prompts.system(
             "answer_writer",
             language=request.language,

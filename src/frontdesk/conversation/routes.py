@@ -20,7 +20,13 @@ from frontdesk.conversation.state import BookingStatus, ChatState, Route
 
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
 HandoffReason = Literal[
-    "explicit_request", "hot_lead", "stall", "high_stakes", "high_stakes_offer", "llm_failure"
+    "explicit_request",
+    "hot_lead",
+    "stall",
+    "high_stakes",
+    "high_stakes_offer",
+    "high_stakes_question",
+    "llm_failure",
 ]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
@@ -172,7 +178,7 @@ def redirect_routing(reason: RedirectReason) -> Routing:
 
 
 def handoff_routing(reason: HandoffReason) -> Routing:
-    if reason in ("high_stakes", "high_stakes_offer"):
+    if reason in ("high_stakes", "high_stakes_offer", "high_stakes_question"):
         return "high_stakes"
     if reason == "llm_failure":
         return "cannot_answer"

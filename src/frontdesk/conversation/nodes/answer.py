@@ -31,7 +31,7 @@ from frontdesk.conversation.state import (
     turn_of,
 )
 from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
-from frontdesk.engines.local.answering.text import proper_names
+from frontdesk.engines.local.answering.parts import names_missing
 from frontdesk.knowledge.models import RetrievalResult
 
 log = logging.getLogger(__name__)
@@ -71,9 +71,8 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     result = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     if result.status != "ok" or not result.chunks:
         return {"graded_chunks": []}
-    names = proper_names(state["input"])
-    passages = " ".join(f"{c.title} {c.content}" for c in result.chunks).casefold()
-    if any(name.casefold() not in passages for name in names):
+    passages = " ".join(f"{c.title} {c.content}" for c in result.chunks)
+    if names_missing(state["input"], language_of(state, runtime), passages):
         # The visitor asks about something (Odoo, HIPAA...) no passage mentions: whatever
         # else the passages share with the question, they are about something else.
         return {"graded_chunks": []}
@@ -230,6 +229,9 @@ async def offer_human(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     """Seed 003: a partial or unsure answer gets a soft escalation line; an answer that did
     not hold up says so honestly and offers a colleague instead of hedging."""
     previous = (state.get("answer") or "").strip()
+    pricing_reply = runtime.context.site.pricing_reply_in(language_of(state, runtime))
+    if pricing_reply and pricing_reply in previous:
+        return {}  # the site's pricing reply closes a price answer (it names who to ask)
     cannot = state.get("routing") == "cannot_answer"
     key = "cannot_answer" if cannot else "offer.partial"
     if cannot and previous and not state.get("citations"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -166,8 +167,12 @@ def handoff_reason(state: ChatState) -> str:
         return str(state.get("route_reason"))
     if state.get("route_reason") == "high_stakes":
         answered = bool(state.get("citations")) and state.get("routing") != "cannot_answer"
-        return "high_stakes_offer" if answered else "high_stakes"
+        return "high_stakes_offer" if answered else "high_stakes_question"
     return "stall"
+
+
+# The reason a handoff record carries (the variants of one reason share it).
+_RECORD_REASON = {"high_stakes_offer": "high_stakes", "high_stakes_question": "high_stakes"}
 
 
 # Reasons whose proposal is added to an answer, which keeps its citations and routing.
@@ -183,14 +188,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
         return _handoff_accepted(state, runtime)
-    if reason not in (
-        "explicit_request",
-        "hot_lead",
-        "stall",
-        "high_stakes",
-        "high_stakes_offer",
-        "llm_failure",
-    ):
+    if reason not in typing.get_args(routes.HandoffReason):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
@@ -203,6 +201,8 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     text = site_say(runtime, key, language, when=when, email=email or "")
     # Whatever this turn already said stays (an answer, a writer's partial text).
     previous = (state.get("answer") or "").strip()
+    if reason == "high_stakes_question" and not previous:  # nothing found to write from
+        text = f"{site_say(runtime, 'not_found', language)} {text}"
     emit_words("propose_handoff", ("\n\n" + text) if previous else text)
     progress = progress_of(state)
     proposed = record_stage3_proposal(
@@ -220,7 +220,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
         progress_update.update(
             handoff_offer_turn=turn_of(state),
-            handoff_offer_reason="high_stakes" if offer_only else reason,
+            handoff_offer_reason=_RECORD_REASON.get(reason, reason),
             handoff_offer_notified=not offer_only,
         )
     update: Update = {
@@ -230,7 +230,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         "handoff": _handoff(
             state,
             runtime,
-            reason.removesuffix("_offer"),
+            _RECORD_REASON.get(reason, reason),
             "proposed",
             in_hours,
             notify=not offer_only,

@@ -92,3 +92,18 @@ def names_the_story(question: str, chunk: RetrievedChunk) -> bool:
     """The question names the story's customer ("How did Orbitly route its leads?")."""
     title = chunk.title.casefold()
     return any(name.casefold() in title for name in proper_names(question))
+
+
+def names_missing(question: str, language: str, passages: str) -> bool:
+    """The message names something (Odoo, HIPAA) no passage mentions, so the passages are
+    about something else. A message with several questions only when every one of them
+    does: the others are still answered, and the writer names the one it cannot."""
+    text = passages.casefold()
+
+    def lacks(part: str) -> bool:
+        return any(name.casefold() not in text for name in proper_names(part))
+
+    questions = [part.text for part in question_parts(question, language) if part.asks]
+    if len(questions) < 2:
+        return lacks(question)
+    return all(lacks(part) for part in questions)

@@ -47,9 +47,15 @@ _GENERIC = frozenset(
         "domande frequenti", "panoramica", "perguntas frequentes", "visão geral",
         "veelgestelde vragen", "overzicht", "the challenge", "the solution", "the results",
         "challenge", "solution", "results", "background",
+        "learn more", "read more", "more", "see more", "find out more", "click here", "here",
+        "details", "more info", "more information", "next steps", "see also", "related",
+        "подробнее", "узнать больше", "читать далее", "en savoir plus", "lire la suite",
+        "mehr erfahren", "weiterlesen", "más información", "leer más", "scopri di più",
+        "leggi di più", "saiba mais", "leia mais", "meer informatie", "lees meer",
     )
 )  # fmt: skip
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
 _QUESTION_START = re.compile(
@@ -86,7 +92,8 @@ def _inline(text: str, content: str) -> str:
 
 def to_question(heading: str, language: str, content: str = "") -> str | None:
     """A follow-up question made from a heading, or None for an unusable heading."""
-    heading = plain(heading).strip().rstrip(":").strip()
+    heading = _LINK.sub(r"\1", plain(heading))
+    heading = re.sub(r"^#{1,6}\s*", "", heading.strip()).rstrip(":").strip()
     if not heading or len(heading.split()) > MAX_HEADING_WORDS:
         return None
     if normalise(heading) in _GENERIC:

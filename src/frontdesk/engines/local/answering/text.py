@@ -85,6 +85,9 @@ _CITATION_STRIP = re.compile(r"\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_SEPARATOR = re.compile(r"^:?-{3,}:?$")
 _MARKUP = re.compile(r"[*`_]{1,3}")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"'»”)\]]*\s+(?=[*_`]*[\"'«“(\[]?[*_`]*[A-ZА-ЯЁÀ-ÖØ-Þ0-9¿¡])"
 )
@@ -321,7 +324,12 @@ def _passage_units(content: str) -> tuple[Unit, ...]:
             units.append(Unit(text, kind, len(units), context))
 
     for line in _join_table_lines(content.split("\n")):
-        if not line or line.startswith(("```", "~~~")):
+        if not line or line.startswith(("```", "~~~")) or _LINK_ONLY.match(line):
+            continue  # a bare link ("Learn more") is navigation, not content
+        line = _LINK.sub(r"\1", line)
+        if _MARKDOWN_HEADING.match(line):
+            context = _MARKDOWN_HEADING.sub("", line).strip()
+            add(context, "heading")
             continue
         if _is_table(line):
             rows = _table_rows(line)

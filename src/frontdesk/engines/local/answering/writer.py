@@ -68,6 +68,7 @@ from frontdesk.engines.local.answering.text import (
     in_other_script,
     passage_language,
     passage_units,
+    proper_names,
     question_terms,
     term_set,
     words,
@@ -89,6 +90,8 @@ CODE_WEIGHT = 3.0
 MIN_MATCH = 0.3  # below: nothing in the passages answers the question
 WEAK_MATCH = 0.5  # below: answer with the hedged lead-in
 MAX_PARTS = 6  # parts of one message answered one by one
+VARIANT_CREDIT = 0.8  # "deliver" asked, "delivery" written: stems that differ in their ending
+OFF_SECTION = 0.6  # a unit outside the passage's section on the question's subject
 STEP_GAP = 2  # units this close in one passage read as one run (steps, a table)
 
 
@@ -289,10 +292,21 @@ class LocalAnswerWriter:
         for part in parts:
             weights = query_weights(part.text, part.text, language)
             own = question_terms(part.text, language)
+            # A part naming something (Okta, HubSpot) is answered only by passages naming it.
+            names = [name.casefold() for name in proper_names(part.text)]
+            naming = {
+                i
+                for i in indices
+                if all(
+                    name in f"{chunks[i].title} {chunks[i].content}".casefold() for name in names
+                )
+            }
             ranked = sorted(
                 (
                     pick
-                    for pick in self._score(request, chunks, indices, weights, own, foreign)
+                    for pick in self._score(
+                        request, chunks, frozenset(naming), weights, own, foreign
+                    )
                     if pick.own and pick.lexical >= MIN_MATCH
                 ),
                 key=lambda p: p.score,
@@ -345,8 +359,15 @@ class LocalAnswerWriter:
         heads = [heading_terms(chunk, language) for chunk in chunks]
         unit_text = [f"{unit.context} {unit.text}" for _, unit, _ in units]
         head_text = [" ".join((chunk.title, *chunk.heading_path)) for chunk in chunks]
+        # A passage with a section on the question's subject ("Delivery" for "which cities
+        # do you deliver to?"): its other sections (theft, repairs) are about something else.
+        in_section = [
+            bool(unit.context) and shares(own_terms, term_set(unit.context, language))
+            for _, unit, _ in units
+        ]
+        has_section = {i for (i, _, _), hit in zip(units, in_section, strict=True) if hit}
         picks: list[Pick] = []
-        for i, unit, found in units:
+        for (i, unit, found), section_hit in zip(units, in_section, strict=True):
             head = heads[i] | term_set(unit.context, language)
             gained = 0.0
             for term, weight in weights.items():
@@ -354,9 +375,15 @@ class LocalAnswerWriter:
                     gained += weight * idf[term]
                 elif term in head:
                     gained += HEADING_CREDIT * weight * idf[term]
+                elif shares({term}, found):
+                    gained += VARIANT_CREDIT * weight * idf[term]
+                elif shares({term}, head):
+                    gained += HEADING_CREDIT * VARIANT_CREDIT * weight * idf[term]
             lexical = gained / total if total else 0.0
             if wanted and not wanted & codes(f"{head_text[i]} {unit.context} {unit.text}"):
                 lexical *= 0.3  # about another code than the one asked for
+            if i in has_section and not section_hit:
+                lexical *= OFF_SECTION
             bonus = 0.08 * max(chunks[i].score, 0.0) - 0.03 * i
             bonus += 0.05 if unit.position == 0 else 0.0
             if _META.match(unit.text):
@@ -366,7 +393,7 @@ class LocalAnswerWriter:
             # Terms only the search query brings (an earlier turn's subject) rank units
             # but never bring one in alone; a question without content words is a pure
             # follow-up and takes its subject from the query.
-            own = not own_terms or bool(own_terms & (found | head))
+            own = not own_terms or shares(own_terms, found | head)
             picks.append(Pick(i, unit, lexical + bonus, lexical, own))
         if wanted and not any(codes(text) & wanted for text in head_text + unit_text):
             return []  # the code asked about is in none of the passages
@@ -434,6 +461,18 @@ class LocalAnswerWriter:
         if best is None:
             return deflection
         return f"{deflection}\n\n{render(phrase(LEAD_IN, request.language), [best])}"
+
+
+def shares(asked: frozenset[str] | set[str], present: frozenset[str]) -> bool:
+    """Whether a term of `asked` is in `present`, or a longer or shorter form of it
+    (stems of five letters or more: `deliv` and `deliveri`)."""
+    if asked & present:
+        return True
+    return any(
+        len(a) >= 5 and len(b) >= 5 and (a.startswith(b) or b.startswith(a))
+        for a in asked
+        for b in present
+    )
 
 
 def _repeats(pick: Pick, other: Pick) -> bool:

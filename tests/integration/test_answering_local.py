@@ -3,9 +3,6 @@ bundled MiniLM embedder for retrieval, the writer's sentence ranking and the ver
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
 import pytest
 
 from frontdesk.engines.base import AnswerRequest, Turn
@@ -19,51 +16,21 @@ from frontdesk.engines.local.answering import (
     cited_indices,
 )
 from frontdesk.engines.local.answering.phrases import LEAD_IN, NOT_FOUND
-from frontdesk.knowledge.chunker import chunk_document
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
-from frontdesk.knowledge.loaders import parse_markdown
-from frontdesk.knowledge.models import Chunk, RetrievedChunk
+from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.settings import DEMO_DIR
+from tests.support.passages import PassageIndex, index_pages
 
 pytestmark = pytest.mark.integration
 
 DOCS = ("integrations.md", "error-codes.md", "security-compliance.md", "faq.md", "ru-faq.md")
 
 
-@dataclass
-class DemoIndex:
-    embedder: Embedder
-    chunks: list[Chunk]
-    vectors: np.ndarray
-
-    def search(self, query: str, k: int = 5) -> list[RetrievedChunk]:
-        scores = self.vectors @ self.embedder.embed_query(query)
-        best = np.argsort(-scores)[:k]
-        return [
-            RetrievedChunk(
-                chunk_id=self.chunks[i].chunk_id,
-                doc_id=self.chunks[i].doc_id,
-                title=self.chunks[i].title,
-                url=self.chunks[i].url,
-                content=self.chunks[i].content,
-                score=float(scores[i]),
-                source=self.chunks[i].source,
-                chunk_index=self.chunks[i].chunk_index,
-                heading_path=self.chunks[i].heading_path,
-            )
-            for i in best
-        ]
+DemoIndex = PassageIndex
 
 
 @pytest.fixture(scope="module")
 def index() -> DemoIndex:
-    embedder = make_embedder("local:all-MiniLM-L6-v2")
-    chunks: list[Chunk] = []
-    for name in DOCS:
-        data = (DEMO_DIR / "kb" / name).read_bytes()
-        chunks += chunk_document(parse_markdown(data, name, name, name))
-    vectors = embedder.embed_documents([chunk.indexed_text for chunk in chunks])
-    return DemoIndex(embedder, chunks, vectors)
+    return index_pages(DEMO_DIR / "kb" / name for name in DOCS)
 
 
 async def run_turn(

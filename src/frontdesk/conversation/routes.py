@@ -30,9 +30,13 @@ HandoffReason = Literal[
 ]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
-# A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
-# the classifier makes of it, unless it is support, a booking move or an attack.
-PROFILING_ANSWER_INTENTS = frozenset({"LEARN", "CONTEXT", "OTHER", "OFFTOPIC"})
+# A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
+# read as its answer, whatever the classifier makes of it (a reply naming a problem may
+# look like support, one about meetings like a booking), unless it declines, attacks,
+# asks for a demo or sales in so many words, or asks a question back.
+PROFILING_ANSWER_INTENTS = frozenset(
+    {"LEARN", "CONTEXT", "OTHER", "OFFTOPIC", "SUPPORT", "BOOKING"}
+)
 
 
 @dataclass(frozen=True)
@@ -86,20 +90,25 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("REDIRECT", "hack", hack=True)
     if inp.explicit_human_request:
         return RouteDecision("HANDOFF", "explicit_request")
+    if inp.stall_offer_pending and (inp.message_has_email or (inp.affirmative and inp.email_known)):
+        return RouteDecision("HANDOFF", "stall_accepted")  # the stall offer became a lead
+    if inp.handoff_offer_pending and (inp.message_has_email or inp.affirmative):
+        # Before high stakes: a "yes" to the person offered beside a cancellation answer
+        # is that person, not a second escalation.
+        return RouteDecision("HANDOFF", "handoff_accepted")
     if inp.high_stakes and inp.asks_question and inp.intent in ANSWERABLE_INTENTS:
         # Cancellation, refunds, disputes asked as a question: the knowledge base's
         # procedure first, a person offered alongside (`route_or_retry`).
         return RouteDecision("ANSWER", "high_stakes")
     if inp.high_stakes:
         return RouteDecision("HANDOFF", "high_stakes")
-    if inp.stall_offer_pending and (inp.message_has_email or (inp.affirmative and inp.email_known)):
-        return RouteDecision("HANDOFF", "stall_accepted")  # the stall offer became a lead
-    if inp.handoff_offer_pending and (inp.message_has_email or inp.affirmative):
-        return RouteDecision("HANDOFF", "handoff_accepted")
     if inp.booking_status == "collecting":
         return _mid_booking(inp)
     if inp.booking_status == "booked" and (inp.booking_question or inp.intent == "BOOKING"):
         return RouteDecision("BOOKING", "post_conversion", booking_status="booked")
+    if inp.profiling_answer and inp.intent in PROFILING_ANSWER_INTENTS and not inp.booking_wish:
+        # Before the hot-lead check: "300 people, I'm the CTO" answers the 👉 question.
+        return RouteDecision("BOOKING", "profiling_answer")
     if inp.intent == "BOOKING" and inp.mentions_pricing and not inp.booking_wish:
         # "How much would it cost to upgrade?" is a question, not a wish to book.
         return RouteDecision("ANSWER", "learn")
@@ -110,8 +119,6 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("HANDOFF", "hot_lead")
     if inp.email_asked_last_turn and inp.message_has_email and inp.intent != "HACK":
         return RouteDecision("BOOKING", "content_gating_email")
-    if inp.profiling_answer and inp.intent in PROFILING_ANSWER_INTENTS:
-        return RouteDecision("BOOKING", "profiling_answer")
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":

@@ -23,7 +23,7 @@ from frontdesk.conversation.state import (
     visitor_email,
 )
 from frontdesk.engines.base import IntentResult
-from frontdesk.engines.local.answering.phrases import asks_pricing
+from frontdesk.engines.local.answering.phrases import asks_pricing, voices_grievance
 from frontdesk.engines.local.answering.text import is_question
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 
@@ -167,7 +167,9 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             booking_status=booking.get("status", "idle"),
             message_has_email=visitor_email(state) is not None and "@" in state["input"],
             email_known=visitor_email(state) is not None,
-            asks_question=is_question(state["input"]),
+            # A procedure or policy asked about; a grievance with a "who do I talk to?"
+            # is still for a person.
+            asks_question=is_question(state["input"]) and not voices_grievance(state["input"]),
             booking_wish="demo_interest" in signals,
             mentions_pricing="pricing_interest" in signals or asks_pricing(state["input"]),
             **follow_up_context(state, ctx.site.qualification.forms),

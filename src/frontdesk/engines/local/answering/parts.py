@@ -79,8 +79,12 @@ def question_parts(question: str, language: str) -> list[QuestionPart]:
     return parts
 
 
+_ADDRESS = re.compile(r"\S+@\S+|\w+://\S+|www\.\S+")
+
+
 def asks_for_examples(question: str) -> bool:
-    return _EXAMPLES.search(question) is not None
+    """ "Any examples?", "customer stories": not the "example" of name@example.org."""
+    return _EXAMPLES.search(_ADDRESS.sub(" ", question)) is not None
 
 
 def is_customer_story(chunk: RetrievedChunk) -> bool:

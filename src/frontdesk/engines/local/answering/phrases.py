@@ -184,3 +184,23 @@ def asks_pricing(text: str) -> bool:
 
 def asks_internal(text: str) -> bool:
     return INTERNAL_PATTERN.search(text) is not None
+
+
+# Words of a grievance, a threat or alarm: a message with them is for a person even when it
+# ends with a question ("We are considering legal action. Who do I talk to?").
+_GRIEVANCE = (
+    r"legal action|lawyers?|attorney|lawsuit|sue\b|court|unacceptable|disgrace|outrage|"
+    r"furious|angry|disappointed|ridiculous|scam|fraud|breach|leak|stolen data|"
+    r"юрист|адвокат|суд\b|в суд|возмутительн|безобраз|недопустим|разочарован|мошен|утечк|"
+    r"avocat|poursuite|tribunal|inacceptable|scandaleu|furieux|fuite|"
+    r"anwalt|klage|gericht|inakzeptabel|unverschämt|wütend|datenleck|"
+    r"abogado|demanda|tribunal|inaceptable|indignante|fraude|filtración|"
+    r"avvocat|causa legale|tribunale|inaccettabile|vergogn|truffa|fuga di dati|"
+    r"advogad|processo|inaceitável|vergonh|fraude|vazamento|"
+    r"advocaat|rechtszaak|rechter|onacceptabel|schandalig|oplichting|datalek"
+)
+GRIEVANCE_PATTERN = re.compile(rf"(?<!\w)(?:{_GRIEVANCE})", re.IGNORECASE)
+
+
+def voices_grievance(text: str) -> bool:
+    return GRIEVANCE_PATTERN.search(text) is not None

@@ -12,7 +12,8 @@ An answer reads like an answer:
 - the picks are ordered by relevance to this question, not by passage order (a run of
   consecutive units of one passage, such as numbered steps, stays in its order);
 - every pick shares a word with the question itself: terms the rewriter carried over
-  from earlier turns (in `search_query`) rank units but never bring in one alone;
+  from earlier turns (in `search_query`) rank units but never bring in one alone,
+  unless the question refers back itself ("their rollout", "and for Enterprise?");
 - one language per answer: passages in the visitor's language are used first; only
   when none of them answers are passages of another language quoted, under a lead-in
   (in the visitor's language) that says so, all from that one other language;
@@ -60,6 +61,7 @@ from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
     phrase,
 )
+from frontdesk.engines.local.answering.rewrite import refers_back
 from frontdesk.engines.local.answering.text import (
     Unit,
     cited_indices,
@@ -233,7 +235,9 @@ class LocalAnswerWriter:
             stories = {
                 i
                 for i, chunk in enumerate(chunks)
-                if is_customer_story(chunk) and not names_the_story(request.question, chunk)
+                # "How long did their rollout take?": the rewriter carried the name over
+                if is_customer_story(chunk)
+                and not names_the_story(f"{request.question} {request.search_query}", chunk)
             }
             if stories != usable:  # only stories retrieved: the question is about them
                 usable -= stories
@@ -264,7 +268,13 @@ class LocalAnswerWriter:
         if len(parts) >= 2:
             return self._answer_parts(request, chunks, indices, parts, foreign)
         weights = query_weights(request.question, request.search_query, language)
-        own = question_terms(request.question, language)
+        # "How long did their rollout take?" refers to the earlier subject: the query's
+        # words may bring sentences in. Otherwise only the question's own words do.
+        own = (
+            frozenset()
+            if refers_back(request.question, language)
+            else question_terms(request.question, language)
+        )
         candidates = self._score(request, chunks, indices, weights, own, foreign)
         unsure = bool(candidates) and max(pick.lexical for pick in candidates) < WEAK_MATCH
         if self.embedder is not None and unsure:  # the words alone find no good match

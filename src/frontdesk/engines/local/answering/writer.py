@@ -94,6 +94,7 @@ WEAK_MATCH = 0.5  # below: answer with the hedged lead-in
 MAX_PARTS = 6  # parts of one message answered one by one
 VARIANT_CREDIT = 0.8  # "deliver" asked, "delivery" written: stems that differ in their ending
 OFF_SECTION = 0.6  # a unit outside the passage's section on the question's subject
+SECTION_FLOOR = 0.6  # share of the selection floor a unit of that section needs
 STEP_GAP = 2  # units this close in one passage read as one run (steps, a table)
 
 
@@ -107,6 +108,7 @@ class Pick:
     score: float
     lexical: float
     own: bool = True
+    in_section: bool = False  # under a heading that names the question's subject
 
 
 def stream_pieces(text: str) -> list[str]:
@@ -404,7 +406,7 @@ class LocalAnswerWriter:
             # but never bring one in alone; a question without content words is a pure
             # follow-up and takes its subject from the query.
             own = not own_terms or shares(own_terms, found | head)
-            picks.append(Pick(i, unit, lexical + bonus, lexical, own))
+            picks.append(Pick(i, unit, lexical + bonus, lexical, own, section_hit))
         if wanted and not any(codes(text) & wanted for text in head_text + unit_text):
             return []  # the code asked about is in none of the passages
         return picks
@@ -440,8 +442,12 @@ class LocalAnswerWriter:
         chosen: list[Pick] = []
         used = 0
         for pick in ranked:
-            if len(chosen) >= self.max_units or pick.score < floor:
+            if len(chosen) >= self.max_units:
                 break
+            # The rest of the section on the question's subject ("We deliver in Amsterdam…"
+            # under "Delivery") stays in with a lower score than the best sentence.
+            if pick.score < (SECTION_FLOOR * floor if pick.in_section else floor):
+                continue
             if any(_repeats(pick, other) for other in chosen):
                 continue  # says what a chosen unit already says
             if chosen and used + len(pick.unit.text) > self.max_chars:

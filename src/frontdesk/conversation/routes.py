@@ -308,11 +308,12 @@ def after_stall_check(
 ) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
     """Seed 004 stall path, then seed 000 skills: how a reply ends."""
     answer_path = _route(state) == "ANSWER"
-    # Only answered turns end in a stall offer; a refusal or a redirect never does.
-    if answer_path and state.get("stall"):
+    full_answer = answer_path and state.get("routing") == "answered"
+    # Only a full answer ends in a stall offer: a partial one, a clarifying question or a
+    # refusal already offered a person (one offer per reply), a redirect never does.
+    if full_answer and state.get("stall"):
         return "propose_handoff"
     # A full answer may end with the chosen skill (👉 question, 💌 offer, 👇 demo).
-    full_answer = answer_path and state.get("routing") == "answered"
     return "skill_ending_writer" if full_answer else "dialog_state_extractor"
 
 

@@ -86,7 +86,12 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
     ],
     routes.after_stall_check: [
         ({"route": "ANSWER", "stall": True, "routing": "answered"}, "propose_handoff"),
-        ({"route": "ANSWER", "stall": True, "routing": "followup"}, "propose_handoff"),
+        # A clarifying question or a partial answer already offered a person.
+        ({"route": "ANSWER", "stall": True, "routing": "followup"}, "dialog_state_extractor"),
+        (
+            {"route": "ANSWER", "stall": True, "routing": "partially_answered"},
+            "dialog_state_extractor",
+        ),
         ({"route": "ANSWER", "stall": False, "routing": "answered"}, "skill_ending_writer"),
         ({"route": "ANSWER", "stall": False, "routing": "followup"}, "dialog_state_extractor"),
         ({"route": "REDIRECT", "stall": True, "routing": "irrelevant"}, "dialog_state_extractor"),

@@ -28,6 +28,7 @@ from frontdesk.engines.local.answering.text import (
     CODE,
     cited_indices,
     guess_language,
+    in_other_script,
     passage_units,
     plain,
     term_set,
@@ -140,7 +141,6 @@ class LocalSuggester:
         answered = term_set(answer, language)
         seen = {normalise(question)}
         suggestions: list[str] = []
-        foreign: list[str] = []  # a heading in another script: offered only when short of others
         for heading, content in self._candidates(chunks, cited):
             found = term_set(heading, language)
             if not words(heading) or (found and found <= answered):
@@ -153,10 +153,12 @@ class LocalSuggester:
             if term_set(text, language) == asked:
                 continue
             seen.add(normalise(text))
-            (suggestions if _same_script(heading, language) else foreign).append(text)
+            if in_other_script(heading, language):
+                continue  # a chip is in the visitor's language, like the answer
+            suggestions.append(text)
             if len(suggestions) >= self.count:
                 break
-        return (suggestions + foreign)[: self.count]
+        return suggestions[: self.count]
 
     @staticmethod
     def _candidates(chunks: Sequence[RetrievedChunk], cited: set[int]) -> Iterator[tuple[str, str]]:

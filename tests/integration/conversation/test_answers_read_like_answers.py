@@ -222,3 +222,23 @@ async def test_a_known_email_is_used_and_never_asked_for_again(
     human = await turn(service, session_id, "Can I talk to a person?")
     assert "maria@example.org" in human.answer, human.answer
     assert "email" not in human.answer.replace("maria@example.org", "").lower(), human.answer
+
+
+async def test_no_reply_of_a_long_conversation_offers_a_person_twice(
+    service: ChatService, session_id: str
+) -> None:
+    # Answered, partial, not found, a price, an internal matter, a cancellation, and past
+    # the stall threshold (six turns without a proposal).
+    questions = [
+        "What is your uptime SLA?",
+        "Do you integrate with Odoo?",
+        "How much does the Growth plan cost?",
+        "Can you share your internal roadmap?",
+        "Which regions can my data be stored in?",
+        "What does error TF-1004 mean?",
+        "Do you support SAML single sign-on?",
+        "How do I cancel my subscription?",
+    ]
+    for question in questions:
+        result = await turn(service, session_id, question)
+        assert offers(result.answer) <= 1, (question, result.answer)

@@ -23,7 +23,11 @@ from frontdesk.conversation.state import (
     visitor_email,
 )
 from frontdesk.engines.base import IntentResult
-from frontdesk.engines.local.answering.phrases import asks_pricing, voices_grievance
+from frontdesk.engines.local.answering.phrases import (
+    asks_pricing,
+    mentions_plans,
+    voices_grievance,
+)
 from frontdesk.engines.local.answering.text import is_question
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 
@@ -171,7 +175,9 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             # is still for a person.
             asks_question=is_question(state["input"]) and not voices_grievance(state["input"]),
             booking_wish="demo_interest" in signals,
-            mentions_pricing="pricing_interest" in signals or asks_pricing(state["input"]),
+            mentions_pricing="pricing_interest" in signals
+            or asks_pricing(state["input"])
+            or mentions_plans(state["input"]),
             **follow_up_context(state, ctx.site.qualification.forms),
         )
     )

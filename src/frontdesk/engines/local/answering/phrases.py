@@ -102,6 +102,19 @@ _PRICING = (
 )
 PRICING_PATTERN = re.compile(rf"(?<!\w)(?:{_PRICING})", re.IGNORECASE)
 
+# Plans and upgrades: a question about them is a question, not a wish to book a call.
+_PLANS = (
+    r"plans?\b|tiers?\b|upgrad|downgrad|subscription|membership|"
+    r"тариф|подписк|апгрейд|"
+    r"formule|abonnement|forfait|"
+    r"tarif|abo\b|mitgliedschaft|"
+    r"planes?\b|suscripci|membresía|"
+    r"piano|piani|abbonament|"
+    r"planos?\b|assinatura|"
+    r"abonnement|lidmaatschap"
+)
+PLANS_PATTERN = re.compile(rf"(?<!\w)(?:{_PLANS})", re.IGNORECASE)
+
 _INTERNAL = (
     r"confidential\b|internal[- ](?:only|documents?|information|info|data|roadmap|memos?|"
     r"wiki|metrics|numbers|financials)|trade secrets?|salar(?:y|ies)|payroll|valuation|"
@@ -180,6 +193,10 @@ def strip_framing(sentence: str) -> str:
 
 def asks_pricing(text: str) -> bool:
     return PRICING_PATTERN.search(text) is not None
+
+
+def mentions_plans(text: str) -> bool:
+    return PLANS_PATTERN.search(text) is not None
 
 
 def asks_internal(text: str) -> bool:

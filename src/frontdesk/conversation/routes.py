@@ -6,7 +6,9 @@ does not know, so a turn can never fall through silently.
 Seed 000 routing table (ANSWER / REDIRECT / BOOKING, PAUSE / EXIT / STAY mid-booking),
 seed 004 score_router (explicit request > hot lead, stall) and seed 003 routing values.
 Every way a turn reaches a person is decided here: `decide_route` (explicit request,
-high stakes, hot lead, accepted offers), `after_answer_writer` (the writer failed) and
+high stakes, hot lead, accepted offers), `relevance_gate` and `route_or_retry` (a
+high-stakes question: a person offered beside the answer, or handed over when the
+documentation has none), `after_answer_writer` (the writer failed) and
 `after_stall_check` (a stalled conversation).
 """
 
@@ -291,7 +293,7 @@ def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_ha
 def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human", "propose_handoff"]:
     """Seed 001 route_or_retry: keep a full answer; anything less ends with an offer of a
     person (seed 003 escalation). A high-stakes answer always ends with a person: offered
-    beside the procedure, or the empathy + escalation when the documentation had none."""
+    beside the procedure, or handed the question when the documentation had none."""
     evaluation = state.get("evaluation")
     after = evaluation["after"] if evaluation else None
     if after not in ("auto", "human", "error"):

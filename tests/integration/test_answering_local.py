@@ -3,9 +3,6 @@ bundled MiniLM embedder for retrieval, the writer's sentence ranking and the ver
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
 import pytest
 
 from frontdesk.engines.base import AnswerRequest, Turn
@@ -18,63 +15,43 @@ from frontdesk.engines.local.answering import (
     LocalSuggester,
     cited_indices,
 )
-from frontdesk.engines.local.answering.phrases import LEAD_IN, NOT_FOUND, PRICING
-from frontdesk.knowledge.chunker import chunk_document
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
-from frontdesk.knowledge.loaders import parse_markdown
-from frontdesk.knowledge.models import Chunk, RetrievedChunk
+from frontdesk.engines.local.answering.phrases import LEAD_IN, NOT_FOUND
+from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.settings import DEMO_DIR
+from tests.support.passages import PassageIndex, index_pages
 
 pytestmark = pytest.mark.integration
 
 DOCS = ("integrations.md", "error-codes.md", "security-compliance.md", "faq.md", "ru-faq.md")
 
 
-@dataclass
-class DemoIndex:
-    embedder: Embedder
-    chunks: list[Chunk]
-    vectors: np.ndarray
-
-    def search(self, query: str, k: int = 5) -> list[RetrievedChunk]:
-        scores = self.vectors @ self.embedder.embed_query(query)
-        best = np.argsort(-scores)[:k]
-        return [
-            RetrievedChunk(
-                chunk_id=self.chunks[i].chunk_id,
-                doc_id=self.chunks[i].doc_id,
-                title=self.chunks[i].title,
-                url=self.chunks[i].url,
-                content=self.chunks[i].content,
-                score=float(scores[i]),
-                source=self.chunks[i].source,
-                chunk_index=self.chunks[i].chunk_index,
-                heading_path=self.chunks[i].heading_path,
-            )
-            for i in best
-        ]
+DemoIndex = PassageIndex
 
 
 @pytest.fixture(scope="module")
 def index() -> DemoIndex:
-    embedder = make_embedder("local:all-MiniLM-L6-v2")
-    chunks: list[Chunk] = []
-    for name in DOCS:
-        data = (DEMO_DIR / "kb" / name).read_bytes()
-        chunks += chunk_document(parse_markdown(data, name, name, name))
-    vectors = embedder.embed_documents([chunk.indexed_text for chunk in chunks])
-    return DemoIndex(embedder, chunks, vectors)
+    return index_pages(DEMO_DIR / "kb" / name for name in DOCS)
 
 
 async def run_turn(
-    index: DemoIndex, question: str, language: str, history: list[Turn] | None = None
+    index: DemoIndex,
+    question: str,
+    language: str,
+    history: list[Turn] | None = None,
+    pricing_reply: str = "",
 ) -> tuple[str, list[RetrievedChunk], str]:
     query = await LocalQueryRewriter().rewrite(question, history or [], language)
     found = index.search(query)
     grades = await LocalDocumentGrader().grade(query, found)
     kept = [chunk for chunk, ok in zip(found, grades, strict=True) if ok] or found[:1]
     writer = LocalAnswerWriter(index.embedder)
-    request = AnswerRequest(question=question, search_query=query, language=language, chunks=kept)
+    request = AnswerRequest(
+        question=question,
+        search_query=query,
+        language=language,
+        chunks=kept,
+        pricing_reply=pricing_reply,
+    )
     answer = "".join([piece async for piece in writer.write(request)])
     return answer, kept, query
 
@@ -117,8 +94,10 @@ async def test_russian_question_russian_answer(index: DemoIndex) -> None:
 
 
 async def test_pricing_and_off_topic(index: DemoIndex) -> None:
-    answer, _, _ = await run_turn(index, "Wie viel kostet der Enterprise-Tarif?", "de")
-    assert answer.startswith(PRICING["de"])
+    reply = "Preise erstellt unser Vertriebsteam."  # a site's own copy (`pricing_reply`)
+    question = "Wie viel kostet der Enterprise-Tarif?"
+    answer, _, _ = await run_turn(index, question, "de", pricing_reply=reply)
+    assert answer.startswith(reply)
     off_topic, chunks, _ = await run_turn(index, "What is the capital of Peru?", "en")
     assert off_topic == NOT_FOUND["en"]
     evaluation = await LocalAnswerEvaluator().evaluate(

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,48 @@ def test_two_sites_cannot_share_a_widget_key(tmp_path: Path) -> None:
     write_site(tmp_path, second)
     with pytest.raises(SiteConfigError, match=r"widget\.public_key"):
         load_sites(tmp_path)
+
+
+def test_a_site_words_its_own_sales_moments_and_the_catalog_stays_neutral() -> None:
+    from frontdesk.conversation.texts import TEXTS, say
+
+    site = SiteConfig.model_validate(demo_raw())
+    demo_offer = say("skill.propose_demo", "en", overrides=site.texts, site=site.name)
+    assert "book a short demo" in demo_offer  # the demo keeps its copy, from its file
+    # The product's own catalog names no demo, case study or sales pitch.
+    for key in ("skill.propose_demo", "skill.collect_email", "handoff.stall", "booking.ask_email"):
+        for text in TEXTS[key].values():
+            assert not re.search(r"demo|case stud|кейс|work email|workflows", text, re.I), text
+    # A site that words only English still answers a French visitor in French.
+    english_only = {"skill.propose_demo": {"en": "Ride with us! 👇"}}
+    assert (
+        say("skill.propose_demo", "fr", overrides=english_only) == TEXTS["skill.propose_demo"]["fr"]
+    )
+    assert say("skill.propose_demo", "nl", overrides={"skill.propose_demo": {"en": "Hi 👇"}}) != (
+        "Hi 👇"
+    )
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        ({"skill.propose_dmeo": {"en": "Book 👇"}}, "unknown text 'skill.propose_dmeo'"),
+        ({"booking.ask_email": {"en": "Hi {name}"}}, "booking.ask_email.en uses {name}"),
+    ],
+)
+def test_site_texts_with_unknown_keys_or_placeholders_fail_to_load(
+    tmp_path: Path, texts: dict[str, dict[str, str]], message: str
+) -> None:
+    raw = {**demo_raw(), "texts": texts}
+    with pytest.raises(SiteConfigError) as error:
+        load_site_file(write_site(tmp_path, raw, "demo"))
+    assert message in str(error.value)
+
+
+def test_pricing_reply_falls_back_to_english_and_defaults_to_none() -> None:
+    site = SiteConfig.model_validate(demo_raw())
+    assert site.pricing_reply_in("ru").startswith("Стоимость")
+    bare = SiteConfig.model_validate({**demo_raw(), "pricing_reply": {"en": "Ask us."}})
+    assert bare.pricing_reply_in("de") == "Ask us."
+    neutral = {k: v for k, v in demo_raw().items() if k not in ("pricing_reply", "texts")}
+    assert SiteConfig.model_validate(neutral).pricing_reply_in("en") == ""

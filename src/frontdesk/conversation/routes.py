@@ -6,7 +6,9 @@ does not know, so a turn can never fall through silently.
 Seed 000 routing table (ANSWER / REDIRECT / BOOKING, PAUSE / EXIT / STAY mid-booking),
 seed 004 score_router (explicit request > hot lead, stall) and seed 003 routing values.
 Every way a turn reaches a person is decided here: `decide_route` (explicit request,
-high stakes, hot lead, accepted offers), `after_answer_writer` (the writer failed) and
+high stakes, hot lead, accepted offers), `relevance_gate` and `route_or_retry` (a
+high-stakes question: a person offered beside the answer, or handed over when the
+documentation has none), `after_answer_writer` (the writer failed) and
 `after_stall_check` (a stalled conversation).
 """
 
@@ -19,12 +21,24 @@ from frontdesk.conversation.payload import Routing  # the widget renders by this
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
 
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
-HandoffReason = Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
+HandoffReason = Literal[
+    "explicit_request",
+    "hot_lead",
+    "stall",
+    "high_stakes",
+    "high_stakes_offer",
+    "high_stakes_question",
+    "llm_failure",
+]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
-# A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
-# the classifier makes of it, unless it is support, a booking move or an attack.
-PROFILING_ANSWER_INTENTS = frozenset({"LEARN", "CONTEXT", "OTHER", "OFFTOPIC"})
+# A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
+# read as its answer, whatever the classifier makes of it (a reply naming a problem may
+# look like support, one about meetings like a booking), unless it declines, attacks,
+# asks for a demo or sales in so many words, or asks a question back.
+PROFILING_ANSWER_INTENTS = frozenset(
+    {"LEARN", "CONTEXT", "OTHER", "OFFTOPIC", "SUPPORT", "BOOKING"}
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,15 @@ class RouteInput:
     affirmative: bool = False
     # The previous reply proposed a demo (👇): "not now" declines it.
     demo_proposed_last_turn: bool = False
+    # The message asks something ("how do I cancel?", "what is the refund policy?")
+    # rather than only voicing a grievance.
+    asks_question: bool = False
+    # The message says in so many words that the visitor wants a demo, a call or sales.
+    booking_wish: bool = False
+    # The message is about prices or plans.
+    mentions_pricing: bool = False
+    # An email of this visitor is already known (from any earlier turn).
+    email_known: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,16 +92,28 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("REDIRECT", "hack", hack=True)
     if inp.explicit_human_request:
         return RouteDecision("HANDOFF", "explicit_request")
-    if inp.high_stakes:
-        return RouteDecision("HANDOFF", "high_stakes")
-    if inp.stall_offer_pending and inp.message_has_email:
+    if inp.stall_offer_pending and (inp.message_has_email or (inp.affirmative and inp.email_known)):
         return RouteDecision("HANDOFF", "stall_accepted")  # the stall offer became a lead
     if inp.handoff_offer_pending and (inp.message_has_email or inp.affirmative):
+        # Before high stakes: a "yes" to the person offered beside a cancellation answer
+        # is that person, not a second escalation.
         return RouteDecision("HANDOFF", "handoff_accepted")
+    if inp.high_stakes and inp.asks_question and inp.intent in ANSWERABLE_INTENTS:
+        # Cancellation, refunds, disputes asked as a question: the knowledge base's
+        # procedure first, a person offered alongside (`route_or_retry`).
+        return RouteDecision("ANSWER", "high_stakes")
+    if inp.high_stakes:
+        return RouteDecision("HANDOFF", "high_stakes")
     if inp.booking_status == "collecting":
         return _mid_booking(inp)
     if inp.booking_status == "booked" and (inp.booking_question or inp.intent == "BOOKING"):
         return RouteDecision("BOOKING", "post_conversion", booking_status="booked")
+    if inp.profiling_answer and inp.intent in PROFILING_ANSWER_INTENTS and not inp.booking_wish:
+        # Before the hot-lead check: "300 people, I'm the CTO" answers the 👉 question.
+        return RouteDecision("BOOKING", "profiling_answer")
+    if inp.intent == "BOOKING" and inp.mentions_pricing and not inp.booking_wish:
+        # "How much would it cost to upgrade?" is a question, not a wish to book.
+        return RouteDecision("ANSWER", "learn")
     if inp.intent == "BOOKING":
         return RouteDecision("BOOKING", "booking_requested", booking_status=_start(inp))
     if inp.hot_lead and inp.proposals_issued == 0 and inp.booking_status != "booked":
@@ -86,8 +121,6 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("HANDOFF", "hot_lead")
     if inp.email_asked_last_turn and inp.message_has_email and inp.intent != "HACK":
         return RouteDecision("BOOKING", "content_gating_email")
-    if inp.profiling_answer and inp.intent in PROFILING_ANSWER_INTENTS:
-        return RouteDecision("BOOKING", "profiling_answer")
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":
@@ -154,7 +187,7 @@ def redirect_routing(reason: RedirectReason) -> Routing:
 
 
 def handoff_routing(reason: HandoffReason) -> Routing:
-    if reason == "high_stakes":
+    if reason in ("high_stakes", "high_stakes_offer", "high_stakes_question"):
         return "high_stakes"
     if reason == "llm_failure":
         return "cannot_answer"
@@ -232,8 +265,9 @@ def route_by_intent(
 
 def relevance_gate(
     state: ChatState,
-) -> Literal["answer_writer", "retry_retrieval", "clarify_handler"]:
-    """Corrective RAG (seed 001): answer from what survived grading, or retry, or ask."""
+) -> Literal["answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"]:
+    """Corrective RAG (seed 001): answer from what survived grading, or retry, or ask; a
+    high-stakes matter with nothing in the documentation goes to a person (seed 003)."""
     retries = int(state.get("retries") or 0)
     if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
         raise ValueError(f"retries out of range: {retries}")
@@ -241,6 +275,8 @@ def relevance_gate(
         return "answer_writer"
     if retries < MAX_RETRIEVAL_RETRIES:
         return "retry_retrieval"
+    if state.get("route_reason") == "high_stakes":
+        return "propose_handoff"
     return "clarify_handler"
 
 
@@ -254,13 +290,16 @@ def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_ha
     return "verify_facts"
 
 
-def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human"]:
+def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human", "propose_handoff"]:
     """Seed 001 route_or_retry: keep a full answer; anything less ends with an offer of a
-    person (seed 003 escalation)."""
+    person (seed 003 escalation). A high-stakes answer always ends with a person: offered
+    beside the procedure, or handed the question when the documentation had none."""
     evaluation = state.get("evaluation")
     after = evaluation["after"] if evaluation else None
     if after not in ("auto", "human", "error"):
         raise ValueError(f"unknown evaluation outcome {after!r}")
+    if state.get("route_reason") == "high_stakes":
+        return "propose_handoff"
     if after == "auto" and state.get("routing") == "answered":
         return "stall_check"
     return "offer_human"
@@ -271,11 +310,12 @@ def after_stall_check(
 ) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
     """Seed 004 stall path, then seed 000 skills: how a reply ends."""
     answer_path = _route(state) == "ANSWER"
-    # Only answered turns end in a stall offer; a refusal or a redirect never does.
-    if answer_path and state.get("stall"):
+    full_answer = answer_path and state.get("routing") == "answered"
+    # Only a full answer ends in a stall offer: a partial one, a clarifying question or a
+    # refusal already offered a person (one offer per reply), a redirect never does.
+    if full_answer and state.get("stall"):
         return "propose_handoff"
     # A full answer may end with the chosen skill (👉 question, 💌 offer, 👇 demo).
-    full_answer = answer_path and state.get("routing") == "answered"
     return "skill_ending_writer" if full_answer else "dialog_state_extractor"
 
 

@@ -99,6 +99,8 @@ class Progress(TypedDict, total=False):
     stall_offer_turn: int | None
     handoff_offer_turn: int | None
     handoff_offer_reason: str | None
+    # False: the offer was not delivered to the team yet (it is on acceptance).
+    handoff_offer_notified: bool
 
 
 class SkillSelection(TypedDict, total=False):

@@ -102,6 +102,9 @@ class AnswerRequest:
     site_name: str = ""
     instructions: str = ""
     skills: tuple[str, ...] = ()
+    # The site's own reply to price questions (`pricing_reply`); empty: prices are
+    # answered from the passages like any other fact.
+    pricing_reply: str = ""
 
 
 class IntentClassifierJob(Protocol):

@@ -325,7 +325,9 @@ class SkillsConfig(_Strict):
             "suggest_follow_up",
         ]
     )
-    cta_label: dict[str, str] = Field(default_factory=lambda: {"en": "Book a demo"})
+    cta_label: dict[str, str] = Field(
+        default_factory=lambda: {"en": "Contact us"}, description="CTA button text per language."
+    )
     booking_url: str = Field(default="", description="CTA / booking page URL.")
     cta_min_turn: int = Field(default=2, ge=0, description="Earliest turn a CTA may be shown.")
 
@@ -458,6 +460,19 @@ class SiteConfig(_Strict):
         description="Example questions per language: suggestion chips on greetings and "
         "redirects, and the topics the assistant says it can help with.",
     )
+    texts: dict[str, dict[Language, str]] = Field(
+        default_factory=dict,
+        description="The site's own wording for keys of the built-in catalog "
+        "(conversation/texts.yaml), per language: the demo offer, booking prompts, a "
+        "case-study offer. The built-in texts are neutral; unknown keys or placeholders "
+        "are errors.",
+    )
+    pricing_reply: dict[Language, str] = Field(
+        default_factory=dict,
+        description="Reply to questions about prices, per language (with a figure-free "
+        "sentence from the knowledge base). Empty: prices are answered from the knowledge "
+        "base like any other fact.",
+    )
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
     widget: WidgetConfig
     engine: EngineConfig = Field(default_factory=EngineConfig)
@@ -479,6 +494,29 @@ class SiteConfig(_Strict):
                 "starting and ending with a letter or digit"
             )
         return value
+
+    @field_validator("texts")
+    @classmethod
+    def _known_texts(cls, texts: dict[str, dict[Language, str]]) -> dict[str, dict[Language, str]]:
+        from frontdesk.conversation.texts import TEXTS, placeholders
+
+        for key, variants in texts.items():
+            if key not in TEXTS:
+                raise ValueError(f"unknown text {key!r}; known: {', '.join(sorted(TEXTS))}")
+            allowed = placeholders(TEXTS[key]["en"]) | {"site"}  # the name is always known
+            for language, text in variants.items():
+                unknown = placeholders(text) - allowed
+                if unknown:
+                    raise ValueError(
+                        f"{key}.{language} uses {{{'}, {'.join(sorted(unknown))}}}; "
+                        f"this text may use {', '.join(sorted(allowed)) or 'no placeholders'}"
+                    )
+        return texts
+
+    def pricing_reply_in(self, language: str) -> str:
+        """The configured pricing reply in `language` (English, then any, as fallback)."""
+        replies = {str(code): text for code, text in self.pricing_reply.items()}
+        return replies.get(language) or replies.get("en") or next(iter(replies.values()), "")
 
     @model_validator(mode="after")
     def _default_language_supported(self) -> SiteConfig:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +35,40 @@ async def service(demo_settings: Settings) -> AsyncIterator[ChatService]:
 @pytest.fixture
 def session_id() -> str:
     return str(uuid.uuid4())
+
+
+VELOTROVE = Path(__file__).resolve().parents[2] / "fixtures" / "velotrove"
+
+
+@pytest.fixture(scope="session")
+def ingested_velotrove(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings of a data folder with the three-page Velotrove site ingested (real SQLite,
+    real embeddings): a company the product was never tuned on, with every default."""
+    from rich.console import Console
+
+    from frontdesk.demo_setup import ingest_sources
+
+    root = tmp_path_factory.mktemp("velotrove")
+    sites = root / "sites"
+    sites.mkdir()
+    site_file = (VELOTROVE / "sites" / "velotrove.yaml").read_text(encoding="utf-8")
+    (sites / "velotrove.yaml").write_text(
+        site_file.replace("[../kb]", f"[{VELOTROVE / 'kb'}]"), encoding="utf-8"
+    )
+    settings = Settings(data_dir=root / "data", sites_dir=sites)
+    runtime = build_runtime(settings)
+    ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
+    runtime.close()
+    yield settings
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+async def velotrove(ingested_velotrove: Settings, tmp_path: Path) -> AsyncIterator[ChatService]:
+    data = tmp_path / "velotrove-data"
+    shutil.copytree(ingested_velotrove.data_dir, data)
+    settings = Settings(data_dir=data, sites_dir=ingested_velotrove.sites_dir)
+    chat = ChatService(build_runtime(settings))
+    yield chat
+    await chat.close()
+    chat.runtime.close()

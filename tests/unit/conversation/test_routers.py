@@ -46,6 +46,8 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"graded_chunks": [], "retries": 0}, "retry_retrieval"),
         ({}, "retry_retrieval"),
         ({"graded_chunks": [], "retries": 1}, "clarify_handler"),
+        # A high-stakes matter the documentation has nothing on goes to a person.
+        ({"graded_chunks": [], "retries": 1, "route_reason": "high_stakes"}, "propose_handoff"),
     ],
     routes.after_answer_writer: [
         ({"route": "ANSWER", "answer": "Yes [1]."}, "verify_facts"),
@@ -56,6 +58,15 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
     ],
     routes.route_or_retry: [
         ({"evaluation": {**EVALUATED, "after": "auto"}, "routing": "answered"}, "stall_check"),
+        # A high-stakes answer always ends with a person (offered, or the escalation).
+        (
+            {
+                "evaluation": {**EVALUATED, "after": "auto"},
+                "routing": "answered",
+                "route_reason": "high_stakes",
+            },
+            "propose_handoff",
+        ),
         (
             {"evaluation": {**EVALUATED, "after": "auto"}, "routing": "low_confidence"},
             "offer_human",
@@ -75,7 +86,12 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
     ],
     routes.after_stall_check: [
         ({"route": "ANSWER", "stall": True, "routing": "answered"}, "propose_handoff"),
-        ({"route": "ANSWER", "stall": True, "routing": "followup"}, "propose_handoff"),
+        # A clarifying question or a partial answer already offered a person.
+        ({"route": "ANSWER", "stall": True, "routing": "followup"}, "dialog_state_extractor"),
+        (
+            {"route": "ANSWER", "stall": True, "routing": "partially_answered"},
+            "dialog_state_extractor",
+        ),
         ({"route": "ANSWER", "stall": False, "routing": "answered"}, "skill_ending_writer"),
         ({"route": "ANSWER", "stall": False, "routing": "followup"}, "dialog_state_extractor"),
         ({"route": "REDIRECT", "stall": True, "routing": "irrelevant"}, "dialog_state_extractor"),

@@ -33,6 +33,24 @@ pytestmark = pytest.mark.unit
         (RouteInput("OFFTOPIC", explicit_human_request=True), "HANDOFF", "explicit_request"),
         (RouteInput("HACK", explicit_human_request=True), "REDIRECT", "hack"),
         (RouteInput("SUPPORT", high_stakes=True), "HANDOFF", "high_stakes"),
+        # Asked as a question ("how do I cancel?"): the procedure, a person offered beside it.
+        (RouteInput("SUPPORT", high_stakes=True, asks_question=True), "ANSWER", "high_stakes"),
+        (RouteInput("LEARN", high_stakes=True, asks_question=True), "ANSWER", "high_stakes"),
+        # A price question the classifier took for a booking is answered, not booked...
+        (RouteInput("BOOKING", mentions_pricing=True), "ANSWER", "learn"),
+        # ...unless the visitor says they want sales or a demo.
+        (
+            RouteInput("BOOKING", mentions_pricing=True, booking_wish=True),
+            "BOOKING",
+            "booking_requested",
+        ),
+        # A known email and a "yes" accept a stall offer: nobody asks for the email again.
+        (
+            RouteInput("LEARN", stall_offer_pending=True, affirmative=True, email_known=True),
+            "HANDOFF",
+            "stall_accepted",
+        ),
+        (RouteInput("LEARN", stall_offer_pending=True, affirmative=True), "ANSWER", "learn"),
         (RouteInput("LEARN", hot_lead=True), "HANDOFF", "hot_lead"),
         (RouteInput("LEARN", hot_lead=True, proposals_issued=1), "ANSWER", "learn"),
         # strong interest while describing needs → the demo offer

@@ -143,8 +143,20 @@ def test_a_yes_to_a_proposal(text: str, yes: bool) -> None:
             "content_gating_email",
         ),
         (RouteInput("CONTEXT", profiling_answer=True), "BOOKING", "profiling_answer"),
-        (RouteInput("SUPPORT", profiling_answer=True), "ANSWER", "support"),
-        (RouteInput("BOOKING", profiling_answer=True), "BOOKING", "booking_requested"),
+        # A reply to 👉 is its answer whatever it looks like ("fixing our invoice sync")...
+        (RouteInput("SUPPORT", profiling_answer=True), "BOOKING", "profiling_answer"),
+        (RouteInput("BOOKING", profiling_answer=True), "BOOKING", "profiling_answer"),
+        (
+            RouteInput("CONTEXT", profiling_answer=True, hot_lead=True),
+            "BOOKING",
+            "profiling_answer",
+        ),
+        # ...unless it asks for a demo or sales in so many words.
+        (
+            RouteInput("BOOKING", profiling_answer=True, booking_wish=True),
+            "BOOKING",
+            "booking_requested",
+        ),
         # post-conversion: questions about the booking are answered from the booking state
         (
             RouteInput("OFFTOPIC", booking_status="booked", booking_question=True),

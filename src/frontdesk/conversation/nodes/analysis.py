@@ -23,6 +23,12 @@ from frontdesk.conversation.state import (
     visitor_email,
 )
 from frontdesk.engines.base import IntentResult
+from frontdesk.engines.local.answering.phrases import (
+    asks_pricing,
+    mentions_plans,
+    voices_grievance,
+)
+from frontdesk.engines.local.answering.text import is_question
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 
 log = logging.getLogger(__name__)
@@ -151,6 +157,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
     intent = intent_from_state(state)
     qualification = qualification_of(state)
     booking = booking_of(state)
+    signals = set(interest_of(state).get("current", ()))
     decision = decide_route(
         RouteInput(
             intent=intent.intent,
@@ -163,6 +170,14 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             interest_threshold=ctx.site.qualification.interest_threshold,
             booking_status=booking.get("status", "idle"),
             message_has_email=visitor_email(state) is not None and "@" in state["input"],
+            email_known=visitor_email(state) is not None,
+            # A procedure or policy asked about; a grievance with a "who do I talk to?"
+            # is still for a person.
+            asks_question=is_question(state["input"]) and not voices_grievance(state["input"]),
+            booking_wish="demo_interest" in signals,
+            mentions_pricing="pricing_interest" in signals
+            or asks_pricing(state["input"])
+            or mentions_plans(state["input"]),
             **follow_up_context(state, ctx.site.qualification.forms),
         )
     )

@@ -18,6 +18,7 @@ from frontdesk.conversation.nodes.common import (
     emit_words,
     history_turns,
     language_of,
+    site_say,
     timed,
 )
 from frontdesk.conversation.state import (
@@ -29,9 +30,8 @@ from frontdesk.conversation.state import (
     skills_of,
     turn_of,
 )
-from frontdesk.conversation.texts import say
 from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
-from frontdesk.engines.local.answering.text import proper_names
+from frontdesk.engines.local.answering.parts import names_missing
 from frontdesk.knowledge.models import RetrievalResult
 
 log = logging.getLogger(__name__)
@@ -71,9 +71,8 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     result = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     if result.status != "ok" or not result.chunks:
         return {"graded_chunks": []}
-    names = proper_names(state["input"])
-    passages = " ".join(f"{c.title} {c.content}" for c in result.chunks).casefold()
-    if any(name.casefold() not in passages for name in names):
+    passages = " ".join(f"{c.title} {c.content}" for c in result.chunks)
+    if names_missing(state["input"], language_of(state, runtime), passages):
         # The visitor asks about something (Odoo, HIPAA...) no passage mentions: whatever
         # else the passages share with the question, they are about something else.
         return {"graded_chunks": []}
@@ -143,6 +142,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         site_name=ctx.site.name,
         instructions=ctx.site.instructions,
         skills=skills_of(state),
+        pricing_reply=ctx.site.pricing_reply_in(language_of(state, runtime)),
     )
     renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []
@@ -169,6 +169,10 @@ async def verify_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Updat
     """Claim verification (seed 001): up to 10 claims labelled supported/unsupported."""
     chunks = chunks_from(state.get("graded_chunks") or [])
     answer = state.get("answer") or ""
+    # The site's own pricing reply is its policy, not a claim about the passages.
+    pricing_reply = runtime.context.site.pricing_reply_in(language_of(state, runtime))
+    if pricing_reply:
+        answer = answer.replace(pricing_reply, "").strip()
     if not chunks or not answer:
         return {"verification": Verification(claims=[], factuality_score=1.0)}
     result = await runtime.context.engines.verifier.verify(answer, chunks)
@@ -215,7 +219,7 @@ async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 @timed
 async def clarify_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Relevance gate failed: ask a clarifying question and offer a human (seed 003)."""
-    text = say("clarify", language_of(state, runtime))
+    text = site_say(runtime, "clarify", language_of(state, runtime))
     emit_words("clarify_handler", text)
     return {"answer": text, "citations": [], "routing": "followup", "low_confidence": False}
 
@@ -225,10 +229,13 @@ async def offer_human(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     """Seed 003: a partial or unsure answer gets a soft escalation line; an answer that did
     not hold up says so honestly and offers a colleague instead of hedging."""
     previous = (state.get("answer") or "").strip()
+    pricing_reply = runtime.context.site.pricing_reply_in(language_of(state, runtime))
+    if pricing_reply and pricing_reply in previous:
+        return {}  # the site's pricing reply closes a price answer (it names who to ask)
     cannot = state.get("routing") == "cannot_answer"
-    if cannot and previous and not state.get("citations"):
-        return {}  # the writer already said it found nothing citable; don't say it twice
     key = "cannot_answer" if cannot else "offer.partial"
-    text = say(key, language_of(state, runtime))
+    if cannot and previous and not state.get("citations"):
+        key = "offer.human"  # the writer already said it found nothing: only the offer
+    text = site_say(runtime, key, language_of(state, runtime))
     emit_words("offer_human", ("\n\n" if previous else "") + text)
     return {"answer": f"{previous}\n\n{text}" if previous else text}

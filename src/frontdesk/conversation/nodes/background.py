@@ -4,6 +4,8 @@ other paths have it cancelled by `intent_router`."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -11,7 +13,11 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.state import ChatState, collected_values
+from frontdesk.engines.local.answering.parts import question_parts
 from frontdesk.knowledge.models import RetrievalResult
+
+PART_PASSAGES = 2  # passages each question of a several-question message adds
+MAX_PASSAGES = 12
 
 
 async def _rewrite_and_search(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
@@ -19,11 +25,39 @@ async def _rewrite_and_search(state: ChatState, runtime: Runtime[TurnContext]) -
     language = language_of(state, runtime)
     history = history_turns(state["messages"], ctx.context_window_turns)
     query = await ctx.engines.rewriter.rewrite(state["input"], history, language)
+    questions = [part.text for part in question_parts(state["input"], language) if part.asks]
     try:
-        result = await ctx.retrieve(query, language)
+        if len(questions) < 2:
+            result = await ctx.retrieve(query, language)
+        else:  # each question of the message gets its own passages beside the whole's
+            found = await asyncio.gather(
+                ctx.retrieve(query, language), *(ctx.retrieve(q, language) for q in questions)
+            )
+            result = merge_results(found[0], found[1:])
     except Exception as exc:  # the answer path turns this into an honest "can't answer"
         result = RetrievalResult.error(f"search_failure: {type(exc).__name__}")
     return {"search_query": query, "retrieval": result}
+
+
+def merge_results(whole: RetrievalResult, parts: Sequence[RetrievalResult]) -> RetrievalResult:
+    """The whole message's passages, then the best few of each question's not yet in."""
+    chunks = list(whole.chunks)
+    seen = {chunk.chunk_id for chunk in chunks}
+    for part in parts:
+        for chunk in [c for c in part.chunks if c.chunk_id not in seen][:PART_PASSAGES]:
+            chunks.append(chunk)
+            seen.add(chunk.chunk_id)
+    if not chunks:
+        return whole
+    scores = [r.top_score for r in (whole, *parts) if r.top_score is not None]
+    return whole.model_copy(
+        update={
+            "status": "ok",
+            "reason": None,
+            "chunks": chunks[:MAX_PASSAGES],
+            "top_score": max(scores) if scores else None,
+        }
+    )
 
 
 @timed

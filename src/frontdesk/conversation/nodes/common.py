@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Turn
 from frontdesk.knowledge.models import RetrievedChunk
 
@@ -102,3 +103,9 @@ def topics_text(runtime: Runtime[TurnContext], language: str) -> str:
     if not questions:
         return runtime.context.site.name
     return ", ".join(f"“{q}”" for q in questions)
+
+
+def site_say(runtime: Runtime[TurnContext], key: str, language: str, **values: str) -> str:
+    """`say` with the site's own wording (`texts:` in its file) and its name filled in."""
+    site = runtime.context.site
+    return say(key, language, overrides=site.texts, **{"site": site.name, **values})

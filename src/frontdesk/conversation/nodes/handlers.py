@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Literal
 
 from langgraph.runtime import Runtime
@@ -13,6 +14,7 @@ from frontdesk.conversation.nodes.common import (
     Update,
     emit_words,
     language_of,
+    site_say,
     timed,
     topics_text,
 )
@@ -31,7 +33,7 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
-from frontdesk.conversation.texts import say
+from frontdesk.conversation.texts import TEXTS
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import BusinessHours, is_business_hours
 from frontdesk.leads.qualification import (
@@ -46,12 +48,7 @@ async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> U
     """Support, off-topic, greetings, nonsense, injection attempts: a short localized reply."""
     language = language_of(state, runtime)
     reason = routes.redirect_reason(state.get("route_reason") or "other")
-    text = say(
-        f"redirect.{reason}",
-        language,
-        site=runtime.context.site.name,
-        topics=topics_text(runtime, language),
-    )
+    text = site_say(runtime, f"redirect.{reason}", language, topics=topics_text(runtime, language))
     emit_words("redirect_handler", text)
     return {
         "answer": text,
@@ -76,7 +73,7 @@ def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[
     """Seed 004: promise same-day follow-up only before the cutoff on a business day."""
     same_day = business_hours_now(runtime, same_day=True)
     key = "when.business_hours" if same_day else "when.next_business_day"
-    return say(key, language), business_hours_now(runtime)
+    return site_say(runtime, key, language), business_hours_now(runtime)
 
 
 @timed
@@ -92,7 +89,6 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         return _profiling_answer(state, runtime)
     if reason == "content_gating_email":
         return _content_gating_email(state, runtime)
-    ctx = runtime.context
     language = language_of(state, runtime)
     booking: Booking = {**booking_of(state)}
     email = visitor_email(state)
@@ -102,19 +98,19 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         when, _ = follow_up_commitment(runtime, language)
         address = booking.get("email") or email
         text = (
-            say("booking.status", language, email=address, when=when)
+            site_say(runtime, "booking.status", language, email=address, when=when)
             if address
-            else say("booking.already_booked", language)
+            else site_say(runtime, "booking.already_booked", language)
         )
     elif email:
         when, _ = follow_up_commitment(runtime, language)
-        text = say("booking.confirmed", language, email=email, when=when)
+        text = site_say(runtime, "booking.confirmed", language, email=email, when=when)
         booking.update({"status": "booked", "email": email, "booked_turn": turn_of(state)})
         update["lead_capture"] = {"capture_context": "in_chat_booking", "email": email}
     elif booking.get("asked_email"):
-        text = say("booking.ask_email_again", language)
+        text = site_say(runtime, "booking.ask_email_again", language)
     else:
-        text = say("booking.ask_email", language, site=ctx.site.name)
+        text = site_say(runtime, "booking.ask_email", language)
         booking.update({"status": "collecting", "asked_email": True})
     emit_words("booking_handler", text)
     update.update({"answer": text, "booking": booking})
@@ -138,9 +134,10 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     following = next_profiling_question(site.qualification.forms, collected, language)
     update: Update = {"routing": "answered", "citations": []}
     if following is not None:
-        text = f"{say('profiling.thanks', language)}\n\n{PROFILING_MARKER} {following[1]}"
+        thanks = site_say(runtime, "profiling.thanks", language)
+        text = f"{thanks}\n\n{PROFILING_MARKER} {following[1]}"
     else:
-        text = say("profiling.done", language)
+        text = site_say(runtime, "profiling.done", language)
         selection = dict(state.get("skill_selection") or {})
         update["skill_selection"] = {**selection, "skills": ["propose_demo"]}
     emit_words("booking_handler", text)
@@ -152,7 +149,7 @@ def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     """💌 step 2: the email asked for last turn arrived; it becomes a lead (seed 000)."""
     language = language_of(state, runtime)
     email = visitor_email(state) or ""
-    text = say("gating.thanks", language, email=email)
+    text = site_say(runtime, "gating.thanks", language, email=email)
     emit_words("booking_handler", text)
     return {
         "answer": text,
@@ -162,23 +159,50 @@ def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     }
 
 
+def handoff_reason(state: ChatState) -> str:
+    """Why this turn proposes a person. On the ANSWER path: a high-stakes question gets a
+    person offered beside the procedure, or the full escalation when the documentation
+    had none; any other answer only reaches here through a stall."""
+    if state.get("route") == "HANDOFF":
+        return str(state.get("route_reason"))
+    if state.get("route_reason") == "high_stakes":
+        answered = bool(state.get("citations")) and state.get("routing") != "cannot_answer"
+        return "high_stakes_offer" if answered else "high_stakes_question"
+    return "stall"
+
+
+# The reason a handoff record carries (the variants of one reason share it).
+_RECORD_REASON = {"high_stakes_offer": "high_stakes", "high_stakes_question": "high_stakes"}
+
+
+# Reasons whose proposal is added to an answer, which keeps its citations and routing.
+_BESIDE_ANSWER = frozenset({"stall", "high_stakes_offer"})
+
+
 @timed
 async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Stage 3 proposal (seed 004): a reply suited to the reason, plus the handoff request."""
     language = language_of(state, runtime)
-    reason = state.get("route_reason") if state.get("route") == "HANDOFF" else "stall"
+    reason = handoff_reason(state)
     if reason == "stall_accepted":
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
         return _handoff_accepted(state, runtime)
-    if reason not in ("explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"):
+    if reason not in typing.get_args(routes.HandoffReason):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
         # Seed 004: a same-day promise (hot lead, explicit request) uses the earlier cutoff.
         in_hours = business_hours_now(runtime, same_day=True)
-    text = say(f"handoff.{reason}", language, site=runtime.context.site.name, when=when)
-    previous = (state.get("answer") or "").strip() if reason in ("stall", "llm_failure") else ""
+    email = visitor_email(state)
+    key = f"handoff.{reason}"
+    if email and f"{key}_known_email" in TEXTS:
+        key = f"{key}_known_email"  # a known email is used, never asked for again
+    text = site_say(runtime, key, language, when=when, email=email or "")
+    # Whatever this turn already said stays (an answer, a writer's partial text).
+    previous = (state.get("answer") or "").strip()
+    if reason == "high_stakes_question" and not previous:  # nothing found to write from
+        text = f"{site_say(runtime, 'not_found', language)} {text}"
     emit_words("propose_handoff", ("\n\n" + text) if previous else text)
     progress = progress_of(state)
     proposed = record_stage3_proposal(
@@ -189,17 +213,30 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         )
     )
     progress_update = proposed._asdict()
+    # Only an offer waits for the visitor's yes: a stall, or a person beside an answer.
+    offer_only = reason in ("stall", "high_stakes_offer")
     if reason == "stall":
         progress_update["stall_offer_turn"] = turn_of(state)
     else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
-        progress_update.update(handoff_offer_turn=turn_of(state), handoff_offer_reason=reason)
+        progress_update.update(
+            handoff_offer_turn=turn_of(state),
+            handoff_offer_reason=_RECORD_REASON.get(reason, reason),
+            handoff_offer_notified=not offer_only,
+        )
     update: Update = {
         "answer": f"{previous}\n\n{text}" if previous else text,
         "progress": progress_update,
         # A stall only becomes a lead when the visitor accepts and leaves an email.
-        "handoff": _handoff(state, runtime, reason, "proposed", in_hours, notify=reason != "stall"),
+        "handoff": _handoff(
+            state,
+            runtime,
+            _RECORD_REASON.get(reason, reason),
+            "proposed",
+            in_hours,
+            notify=not offer_only,
+        ),
     }
-    if reason != "stall":
+    if reason not in _BESIDE_ANSWER:
         update["routing"] = routes.handoff_routing(reason)  # type: ignore[arg-type]
         update["citations"] = []
     return update
@@ -210,7 +247,7 @@ def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     language = language_of(state, runtime)
     email = visitor_email(state) or ""
     when, in_hours = follow_up_commitment(runtime, language)
-    text = say("handoff.stall_accepted", language, email=email, when=when)
+    text = site_say(runtime, "handoff.stall_accepted", language, email=email, when=when)
     emit_words("propose_handoff", text)
     progress: Progress = {**progress_of(state)}
     progress.pop("stall_offer_turn", None)
@@ -226,23 +263,27 @@ def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
 def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """The visitor said yes to a proposed person, or left an email (seed 004 Stage 3).
 
-    The handoff itself was delivered on the proposal turn. An email left now is sent
-    again under the same reason, and the CRM fills it into the session's lead; a "yes"
-    without any known email asks for one (the offer stays open for the next turn).
+    The handoff itself was delivered on the proposal turn, unless the proposal was only
+    an offer (a person beside a high-stakes answer): then it is delivered now. An email
+    left now is sent again under the same reason, and the CRM fills it into the
+    session's lead; a "yes" without any known email asks for one (the offer stays open
+    for the next turn); a known email is never asked again.
     """
     language = language_of(state, runtime)
     progress: Progress = {**progress_of(state)}
     reason = progress.pop("handoff_offer_reason", None) or "explicit_request"
     progress.pop("handoff_offer_turn", None)
+    notified = progress.pop("handoff_offer_notified", True)
     email = visitor_email(state)
     update: Update = {"routing": "answered", "citations": [], "progress": progress}
     if not email:
-        text = say("handoff.ask_email", language)
+        text = site_say(runtime, "handoff.ask_email", language)
         progress.update({"handoff_offer_turn": turn_of(state), "handoff_offer_reason": reason})
     else:
         when, in_hours = follow_up_commitment(runtime, language)
-        text = say("handoff.accepted", language, email=email, when=when)
-        if extract_email(state["input"]):
+        text = site_say(runtime, "handoff.accepted", language, email=email, when=when)
+        if extract_email(state["input"]) or not notified:
+            # The team hears of it now: an email to add, or an offer nobody was told of yet.
             update["handoff"] = _handoff(state, runtime, reason, "accepted", in_hours)
     emit_words("propose_handoff", text)
     update["answer"] = text

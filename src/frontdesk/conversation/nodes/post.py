@@ -76,7 +76,7 @@ def call_to_action(state: ChatState, runtime: Runtime[TurnContext]) -> CallToAct
     if not wants_cta:
         return None
     language = language_of(state, runtime)
-    label = skills.cta_label.get(language) or skills.cta_label.get("en") or "Book a demo"
+    label = skills.cta_label.get(language) or skills.cta_label.get("en") or "Contact us"
     # form_field_extractor already encoded the collected fields into the booking URL.
     url = (state.get("cta_url_overrides") or {}).get("booking_url") or skills.booking_url
     return CallToAction(label=label, url=url)

@@ -30,8 +30,9 @@ from frontdesk.conversation.state import (
     progress_of,
     skills_of,
     turn_of,
+    visitor_email,
 )
-from frontdesk.conversation.texts import say
+from frontdesk.conversation.texts import Overrides, say
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.schema import ProfilingForm
 
@@ -94,16 +95,26 @@ def skill_ending(
     collected: Mapping[str, Any],
     language: str,
     site_name: str,
+    texts: Overrides | None = None,
+    has_booking_page: bool = True,
+    email_known: bool = False,
 ) -> str:
-    """The closing line for the chosen skills ("" for none); one question at most."""
+    """The closing line for the chosen skills ("" for none); one question at most.
+
+    The demo proposal points at a button, so a site without a booking page never makes
+    it; a visitor whose email is known is never asked for it again (💌)."""
     chosen = [skill for skill in ENDING_SKILLS if skill in skills and skill in enabled]
+    if not has_booking_page:
+        chosen = [skill for skill in chosen if skill != "propose_demo"]
+    if email_known:
+        chosen = [skill for skill in chosen if skill != "collect_email"]
     for skill in chosen:
         if skill == "ask_profiling_question":
             found = next_profiling_question(forms, collected, language)
             if found is not None:
                 return f"{PROFILING_MARKER} {found[1]}"
             continue  # profiling complete: fall through to the next skill, if any
-        return say(f"skill.{skill}", language, site=site_name)
+        return say(f"skill.{skill}", language, overrides=texts, site=site_name)
     return ""
 
 
@@ -142,6 +153,9 @@ async def skill_ending_writer(state: ChatState, runtime: Runtime[TurnContext]) -
         collected=collected_values(state),
         language=language_of(state, runtime),
         site_name=site.name,
+        texts=site.texts,
+        has_booking_page=bool(site.skills.booking_url),
+        email_known=visitor_email(state) is not None,
     )
     if not ending:
         return {}

@@ -42,7 +42,7 @@ _COMPLEX = re.compile(
     re.IGNORECASE,
 )
 SKILL_ENDINGS = {
-    "propose_demo": "End by offering a short demo with the team.",
+    "propose_demo": "End by inviting the visitor to talk to the team (a button sits below).",
     "collect_email": "End by offering to send more details by email.",
     "ask_profiling_question": "End with one short question about the visitor's company.",
     "share_case_study": "Mention a relevant customer story if a passage has one.",
@@ -97,6 +97,8 @@ class LLMAnswerWriter:
 
     def messages(self, request: AnswerRequest, scrubber: PiiScrubber) -> list[BaseMessage]:
         endings = [SKILL_ENDINGS.get(skill, "") for skill in request.skills]
+        if request.pricing_reply:  # the site's own pricing policy, from its configuration
+            endings.insert(0, f"If asked about prices, reply with: {request.pricing_reply}")
         system = self.prompts.system(
             "answer_writer",
             language=request.language,

@@ -54,6 +54,10 @@ _INTEREST: Mapping[str, re.Pattern[str]] = {
     "demo_interest": compile_lexicon(
         r"\bdemo(?:s|nstrations?)?\b|\bwalk-?through\b|\bproduct tour\b|\bsee it in action\b",
         r"\b(?:book|schedule|set up|arrange) (?:a |an )?(?:call|meeting|demo|intro call)\b",
+        r"\b(?:talk|speak|chat|get in touch) (?:to|with) "
+        r"(?:your |the |a |an |someone (?:from|in) )?(?:sales|account executive)\w*",
+        r"\bcontact (?:your |the )?sales\b",
+        r"\bотдел\w* продаж|\bсвяза\w* с (?:вашими )?продаж\w*",
         r"\bдемо\w*|\bдемонстрац\w*|\bзаписаться на (?:звонок|встречу|демо)",
         r"\bdemonstration\b|\bprendre (?:un )?rendez-vous\b|\bplanifier un (?:appel|rendez-vous)",
         r"\bvorfuhr\w*|\bproduktdemo\b|\btermin (?:vereinbaren|buchen|ausmachen)\b",

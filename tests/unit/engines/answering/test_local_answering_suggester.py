@@ -51,11 +51,10 @@ async def test_suggestions_are_in_the_requested_language(language: str, marker: 
     assert all(re.search(marker, s) for s in suggestions), suggestions
 
 
-async def test_headings_in_the_visitor_script_come_first() -> None:
+async def test_headings_in_another_script_are_never_offered() -> None:
     suggestions = await LocalSuggester().follow_ups("Hello?", "", [RU_ERROR, SSO], "en")
-    cyrillic = [bool(re.search(r"[а-яё]", s, re.IGNORECASE)) for s in suggestions]
-    assert cyrillic == sorted(cyrillic)
-    assert not cyrillic[0]
+    assert suggestions
+    assert not any(re.search(r"[а-яё]", s, re.IGNORECASE) for s in suggestions), suggestions
 
 
 def test_heading_templates() -> None:

@@ -5,7 +5,7 @@ from local_answering_kb import ALL, PLANS, RATE_LIMIT, SALESFORCE, passage
 
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, LocalClaimVerifier
-from frontdesk.engines.local.answering.phrases import NOT_FOUND, PRICING
+from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN, NOT_FOUND, PARTS_UNKNOWN
 
 pytestmark = pytest.mark.unit
 
@@ -39,7 +39,8 @@ async def test_extractive_answer_is_fully_supported() -> None:
 
 async def test_framing_is_not_a_claim() -> None:
     verifier = LocalClaimVerifier()
-    for text in (NOT_FOUND["en"], PRICING["ru"], ""):
+    unknown = PARTS_UNKNOWN["en"].format(x="“do you offer on-premises hosting”")
+    for text in (NOT_FOUND["en"], FOREIGN_LEAD_IN["ru"], unknown, ""):
         result = await verifier.verify(text, [PLANS])
         assert result.claims == ()
         assert result.factuality_score == 1.0

@@ -17,17 +17,30 @@ from local_answering_kb import (
 
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, cited_indices
-from frontdesk.engines.local.answering.phrases import LEAD_IN, PRICING, WEAK_LEAD_IN
+from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN, LEAD_IN, WEAK_LEAD_IN
 from frontdesk.engines.local.answering.text import split_claims
 from frontdesk.knowledge.models import RetrievedChunk
 
 pytestmark = pytest.mark.unit
 
 
+# A site's own pricing copy (`pricing_reply` in its configuration); the product has none.
+PRICING_REPLY = "Prices depend on your plan — our team sends a quote."
+
+
 def request(
-    question: str, chunks: tuple[RetrievedChunk, ...], language: str = "en"
+    question: str,
+    chunks: tuple[RetrievedChunk, ...],
+    language: str = "en",
+    pricing_reply: str = "",
 ) -> AnswerRequest:
-    return AnswerRequest(question=question, search_query=question, language=language, chunks=chunks)
+    return AnswerRequest(
+        question=question,
+        search_query=question,
+        language=language,
+        chunks=chunks,
+        pricing_reply=pricing_reply,
+    )
 
 
 async def answer(req: AnswerRequest) -> str:
@@ -89,12 +102,12 @@ async def test_faq_answer_not_the_faq_question() -> None:
     assert "?" not in text
 
 
-async def test_framing_follows_the_visitor_language_over_the_passage_language() -> None:
+async def test_only_other_language_passages_are_quoted_under_a_lead_in_that_says_so() -> None:
     text = await answer(request("Does it support SSO?", (SSO,), "ru"))
-    assert text.startswith(LEAD_IN["ru"])
+    assert text.startswith(FOREIGN_LEAD_IN["ru"])
     assert "SSO can be made mandatory" in text
     russian = await answer(request("What does TF-1002 mean?", (RU_ERROR,), "de"))
-    assert russian.startswith(LEAD_IN["de"])
+    assert russian.startswith(FOREIGN_LEAD_IN["de"])
     assert "токен OAuth" in russian
 
 
@@ -110,15 +123,23 @@ async def test_framing_follows_the_visitor_language_over_the_passage_language() 
     ],
 )
 async def test_pricing_is_deflected_without_figures(question: str, language: str) -> None:
-    text = await answer(request(question, (PLANS, SALESFORCE), language))
-    assert text.startswith(PRICING[language])
+    text = await answer(request(question, (PLANS, SALESFORCE), language, PRICING_REPLY))
+    assert text.startswith(PRICING_REPLY)
     assert not re.search(r"\d|\$|€", without_citations(text)), text
-    assert "does not publish prices" in text  # the figure-free passage sentence, cited
+    if language == "en":  # the figure-free passage sentence, cited, in the visitor's language
+        assert "does not publish prices" in text
 
 
 async def test_pricing_without_a_usable_passage_is_only_the_deflection() -> None:
-    text = await answer(request("How much is it?", (SALESFORCE,)))
-    assert text == PRICING["en"]
+    text = await answer(request("How much is it?", (SALESFORCE,), pricing_reply=PRICING_REPLY))
+    assert text == PRICING_REPLY
+
+
+async def test_without_a_site_pricing_reply_prices_are_answered_from_the_passages() -> None:
+    text = await answer(request("How much does the Growth plan cost?", (PLANS, SALESFORCE)))
+    assert text.startswith(LEAD_IN["en"]), text
+    assert cited_indices(text) == {1}
+    assert "sales team" not in text and "demo" not in text
 
 
 async def test_internal_questions_are_deflected() -> None:
@@ -157,15 +178,17 @@ async def test_elliptical_follow_up_to_a_pricing_question_is_deflected() -> None
         search_query="and for Enterprise? Growth cost",
         language="en",
         chunks=(PLANS,),
+        pricing_reply=PRICING_REPLY,
     )
-    assert (await LocalAnswerWriter().compose(req)).startswith(PRICING["en"])
+    assert (await LocalAnswerWriter().compose(req)).startswith(PRICING_REPLY)
     req = AnswerRequest(
         question="Does the Growth plan include code steps?",
         search_query="Does the Growth plan include code steps? cost",
         language="en",
         chunks=(PLANS,),
+        pricing_reply=PRICING_REPLY,
     )
-    assert not (await LocalAnswerWriter().compose(req)).startswith(PRICING["en"])
+    assert not (await LocalAnswerWriter().compose(req)).startswith(PRICING_REPLY)
 
 
 def test_table_cut_mid_row_by_the_chunker_becomes_rows_not_one_long_sentence() -> None:

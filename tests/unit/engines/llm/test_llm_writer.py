@@ -63,7 +63,7 @@ async def test_prompt_has_passages_history_and_skills_and_no_visitor_pii() -> No
     assert "ann@acme.io" not in sent and "1234 5678" not in sent
     assert "support@tessellate.io" in sent  # knowledge-base content is not the visitor's PII
     assert '<passage number="1" title="Sync">' in sent
-    assert "offering a short demo" in sent
+    assert "inviting the visitor to talk to the team" in sent
 
 
 async def test_first_token_timeout_retries_then_fallback_model() -> None:

@@ -2,8 +2,9 @@
 
 - `LocalQueryRewriter` — follow-ups resolved from history; synonym expansion for retries.
 - `LocalDocumentGrader` — relevant or not, from term overlap and the retriever's cosine.
-- `LocalAnswerWriter` — extractive, cited answers with localized framing; pricing and
-  internal questions deflected.
+- `LocalAnswerWriter` — extractive, cited answers with localized framing: sentences by
+  relevance, one language, every part of a question; internal questions deflected,
+  prices deflected only with the site's own `pricing_reply`.
 - `LocalClaimVerifier` — claims checked against the passages; factuality score.
 - `LocalAnswerEvaluator` — self-critique: quality, relevance, coverage full/partial/none.
 - `LocalSuggester` — three follow-up questions from the passages' headings.

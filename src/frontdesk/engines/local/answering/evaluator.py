@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from frontdesk.engines.base import Evaluation
+from frontdesk.engines.local.answering.parts import names_missing
 from frontdesk.engines.local.answering.text import (
     chunk_terms,
     cited_indices,
@@ -65,12 +66,17 @@ class LocalAnswerEvaluator:
         )
         best_cited = max((chunks[n - 1].score for n in cited), default=0.0)
 
+        several_unknown = False
+        if missing_names and not names_missing(question, language, passages_text):
+            # Several questions, one about something the passages lack: the writer names
+            # it as unknown; the others still count (partial, not none).
+            missing_names, several_unknown = [], True
         label: Coverage
         if not chunks or not cited or missing_codes or missing_names:
             label = "none"
         elif key and passage_cover == 0.0:
             label = "partial" if best_cited >= CROSS_LANGUAGE_SCORE else "none"
-        elif passage_cover >= FULL_PASSAGES and answer_cover >= FULL_ANSWER:
+        elif passage_cover >= FULL_PASSAGES and answer_cover >= FULL_ANSWER and not several_unknown:
             label = "full"
         else:
             label = "partial"

@@ -1,8 +1,11 @@
 """Localized framing for the local answering jobs, in the eight languages Frontdesk speaks.
 
-Framing is the only text the extractive writer adds to quoted passages: a lead-in,
-the deflections for pricing and internal questions, and the "not found" reply. The
-verifier and evaluator recognise these strings and never count them as claims.
+Framing is the only text the extractive writer adds to quoted passages: a lead-in (also
+the one saying the passages are in another language), the deflection of internal
+questions, the "not found" reply and the line naming the parts of a question the
+documentation does not cover. The verifier and evaluator recognise these strings and
+never count them as claims. What a site says about its prices is the site's own copy
+(`pricing_reply` in its configuration), never a phrase of this module.
 """
 
 from __future__ import annotations
@@ -36,59 +39,51 @@ WEAK_LEAD_IN: dict[str, str] = {
     "nl": "Ik weet niet zeker of dit uw vraag volledig beantwoordt, maar onze documentatie zegt:",
 }
 
+# The graph adds one offer of a person after it (`offer_human`, or the high-stakes
+# escalation): the writer never offers one itself, so a reply never offers two.
 NOT_FOUND: dict[str, str] = {
-    "en": "I couldn't find this in our documentation. I can connect you with our team.",
-    "ru": "Я не нашёл этого в нашей документации. Могу связать вас с нашей командой.",
-    "fr": "Je n'ai pas trouvé cela dans notre documentation. "
-    "Je peux vous mettre en relation avec notre équipe.",
-    "de": "Das habe ich in unserer Dokumentation nicht gefunden. "
-    "Ich kann Sie mit unserem Team verbinden.",
-    "es": "No encontré esto en nuestra documentación. "
-    "Puedo ponerle en contacto con nuestro equipo.",
-    "it": "Non ho trovato questa informazione nella nostra documentazione. "
-    "Posso metterla in contatto con il nostro team.",
-    "pt": "Não encontrei isto na nossa documentação. "
-    "Posso colocá-lo em contato com a nossa equipe.",
-    "nl": "Ik heb dit niet in onze documentatie gevonden. "
-    "Ik kan u met ons team in contact brengen.",
+    "en": "I couldn't find this in our documentation.",
+    "ru": "Я не нашёл этого в нашей документации.",
+    "fr": "Je n'ai pas trouvé cela dans notre documentation.",
+    "de": "Das habe ich in unserer Dokumentation nicht gefunden.",
+    "es": "No encontré esto en nuestra documentación.",
+    "it": "Non ho trovato questa informazione nella nostra documentazione.",
+    "pt": "Não encontrei isto na nossa documentação.",
+    "nl": "Ik heb dit niet in onze documentatie gevonden.",
 }
 
-PRICING: dict[str, str] = {
-    "en": "Pricing is quoted by our sales team for your plan and usage, so I can't give you "
-    "figures here — I can connect you with them.",
-    "ru": "Стоимость рассчитывает наш отдел продаж под ваш тариф и объём использования, "
-    "поэтому я не могу назвать цифры — могу связать вас с ними.",
-    "fr": "Les tarifs sont établis par notre équipe commerciale selon votre offre et votre usage, "
-    "je ne peux donc pas donner de chiffres ici — je peux vous mettre en relation avec elle.",
-    "de": "Preise erstellt unser Vertriebsteam passend zu Ihrem Plan und Ihrer Nutzung, daher "
-    "kann ich hier keine Zahlen nennen — ich kann Sie gern mit dem Team verbinden.",
-    "es": "Los precios los prepara nuestro equipo comercial según su plan y uso, así que no puedo "
-    "darle cifras aquí — puedo ponerle en contacto con ellos.",
-    "it": "I prezzi vengono preparati dal nostro team commerciale in base al piano e all'utilizzo, "
-    "quindi non posso indicare cifre qui — posso metterla in contatto con loro.",
-    "pt": "Os preços são preparados pela nossa equipe comercial de acordo com o seu plano e uso, "
-    "por isso não posso indicar valores aqui — posso colocá-lo em contato com eles.",
-    "nl": "Prijzen worden door ons salesteam opgesteld op basis van uw abonnement en gebruik, dus "
-    "ik kan hier geen bedragen noemen — ik kan u met hen in contact brengen.",
+FOREIGN_LEAD_IN: dict[str, str] = {
+    "en": "Our documentation covers this only in another language; here is what it says:",
+    "ru": "В нашей документации это описано только на другом языке; вот что там сказано:",
+    "fr": "Notre documentation ne traite ce point que dans une autre langue ; voici ce "
+    "qu'elle dit :",
+    "de": "Unsere Dokumentation behandelt das nur in einer anderen Sprache; dort steht:",
+    "es": "Nuestra documentación trata esto solo en otro idioma; esto es lo que dice:",
+    "it": "La nostra documentazione tratta questo solo in un'altra lingua; ecco cosa dice:",
+    "pt": "A nossa documentação trata isto apenas noutro idioma; eis o que diz:",
+    "nl": "Onze documentatie behandelt dit alleen in een andere taal; dit staat erin:",
+}
+
+PARTS_UNKNOWN: dict[str, str] = {
+    "en": "I couldn't find this in our documentation: {x}.",
+    "ru": "Этого я не нашёл в нашей документации: {x}.",
+    "fr": "Je n'ai pas trouvé ceci dans notre documentation : {x}.",
+    "de": "Dazu habe ich in unserer Dokumentation nichts gefunden: {x}.",
+    "es": "No encontré esto en nuestra documentación: {x}.",
+    "it": "Non ho trovato questo nella nostra documentazione: {x}.",
+    "pt": "Não encontrei isto na nossa documentação: {x}.",
+    "nl": "Dit heb ik niet in onze documentatie gevonden: {x}.",
 }
 
 INTERNAL: dict[str, str] = {
-    "en": "I can't share internal or confidential information, but I can connect you with "
-    "our team.",
-    "ru": "Я не могу делиться внутренней или конфиденциальной информацией, но могу связать вас "
-    "с нашей командой.",
-    "fr": "Je ne peux pas partager d'informations internes ou confidentielles, mais je peux vous "
-    "mettre en relation avec notre équipe.",
-    "de": "Interne oder vertrauliche Informationen kann ich nicht teilen, aber ich kann Sie mit "
-    "unserem Team verbinden.",
-    "es": "No puedo compartir información interna o confidencial, pero puedo ponerle en contacto "
-    "con nuestro equipo.",
-    "it": "Non posso condividere informazioni interne o riservate, ma posso metterla in contatto "
-    "con il nostro team.",
-    "pt": "Não posso partilhar informações internas ou confidenciais, mas posso colocá-lo em "
-    "contato com a nossa equipe.",
-    "nl": "Ik kan geen interne of vertrouwelijke informatie delen, maar ik kan u met ons team in "
-    "contact brengen.",
+    "en": "I can't share internal or confidential information.",
+    "ru": "Я не могу делиться внутренней или конфиденциальной информацией.",
+    "fr": "Je ne peux pas partager d'informations internes ou confidentielles.",
+    "de": "Interne oder vertrauliche Informationen kann ich nicht teilen.",
+    "es": "No puedo compartir información interna o confidencial.",
+    "it": "Non posso condividere informazioni interne o riservate.",
+    "pt": "Não posso partilhar informações internas ou confidenciais.",
+    "nl": "Ik kan geen interne of vertrouwelijke informatie delen.",
 }
 
 # Word stems and phrases that make a question about prices (matched case-insensitively at a
@@ -106,6 +101,19 @@ _PRICING = (
     r"prijs|prijzen|kost\b|korting"
 )
 PRICING_PATTERN = re.compile(rf"(?<!\w)(?:{_PRICING})", re.IGNORECASE)
+
+# Plans and upgrades: a question about them is a question, not a wish to book a call.
+_PLANS = (
+    r"plans?\b|tiers?\b|upgrad|downgrad|subscription|membership|"
+    r"тариф|подписк|апгрейд|"
+    r"formule|abonnement|forfait|"
+    r"tarif|abo\b|mitgliedschaft|"
+    r"planes?\b|suscripci|membresía|"
+    r"piano|piani|abbonament|"
+    r"planos?\b|assinatura|"
+    r"abonnement|lidmaatschap"
+)
+PLANS_PATTERN = re.compile(rf"(?<!\w)(?:{_PLANS})", re.IGNORECASE)
 
 _INTERNAL = (
     r"confidential\b|internal[- ](?:only|documents?|information|info|data|roadmap|memos?|"
@@ -176,7 +184,7 @@ def normalise(text: str) -> str:
 
 def strip_framing(sentence: str) -> str:
     """`sentence` without a leading lead-in (the writer puts one before the first quote)."""
-    for table in (LEAD_IN, WEAK_LEAD_IN):
+    for table in (LEAD_IN, WEAK_LEAD_IN, FOREIGN_LEAD_IN):
         for text in table.values():
             if sentence.startswith(text):
                 return sentence[len(text) :].strip()
@@ -187,5 +195,29 @@ def asks_pricing(text: str) -> bool:
     return PRICING_PATTERN.search(text) is not None
 
 
+def mentions_plans(text: str) -> bool:
+    return PLANS_PATTERN.search(text) is not None
+
+
 def asks_internal(text: str) -> bool:
     return INTERNAL_PATTERN.search(text) is not None
+
+
+# Words of a grievance, a threat or alarm: a message with them is for a person even when it
+# ends with a question ("We are considering legal action. Who do I talk to?").
+_GRIEVANCE = (
+    r"legal action|lawyers?|attorney|lawsuit|sue\b|court|unacceptable|disgrace|outrage|"
+    r"furious|angry|disappointed|ridiculous|scam|fraud|breach|leak|stolen data|"
+    r"юрист|адвокат|суд\b|в суд|возмутительн|безобраз|недопустим|разочарован|мошен|утечк|"
+    r"avocat|poursuite|tribunal|inacceptable|scandaleu|furieux|fuite|"
+    r"anwalt|klage|gericht|inakzeptabel|unverschämt|wütend|datenleck|"
+    r"abogado|demanda|tribunal|inaceptable|indignante|fraude|filtración|"
+    r"avvocat|causa legale|tribunale|inaccettabile|vergogn|truffa|fuga di dati|"
+    r"advogad|processo|inaceitável|vergonh|fraude|vazamento|"
+    r"advocaat|rechtszaak|rechter|onacceptabel|schandalig|oplichting|datalek"
+)
+GRIEVANCE_PATTERN = re.compile(rf"(?<!\w)(?:{_GRIEVANCE})", re.IGNORECASE)
+
+
+def voices_grievance(text: str) -> bool:
+    return GRIEVANCE_PATTERN.search(text) is not None

@@ -221,6 +221,11 @@ def has_anaphora(question: str, language: str) -> bool:
     return False
 
 
+def refers_back(question: str, language: str) -> bool:
+    """The question points at an earlier turn itself ("their rollout", "and for …")."""
+    return has_anaphora(question, language) or _ELLIPSIS.match(question) is not None
+
+
 def is_follow_up(question: str, history: Sequence[Turn], language: str) -> bool:
     """Whether `question` leans on the previous turns for its subject."""
     if not history:

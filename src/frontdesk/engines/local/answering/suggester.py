@@ -28,6 +28,7 @@ from frontdesk.engines.local.answering.text import (
     CODE,
     cited_indices,
     guess_language,
+    in_other_script,
     passage_units,
     plain,
     term_set,
@@ -47,9 +48,15 @@ _GENERIC = frozenset(
         "domande frequenti", "panoramica", "perguntas frequentes", "visão geral",
         "veelgestelde vragen", "overzicht", "the challenge", "the solution", "the results",
         "challenge", "solution", "results", "background",
+        "learn more", "read more", "more", "see more", "find out more", "click here", "here",
+        "details", "more info", "more information", "next steps", "see also", "related",
+        "подробнее", "узнать больше", "читать далее", "en savoir plus", "lire la suite",
+        "mehr erfahren", "weiterlesen", "más información", "leer más", "scopri di più",
+        "leggi di più", "saiba mais", "leia mais", "meer informatie", "lees meer",
     )
 )  # fmt: skip
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
 _QUESTION_START = re.compile(
@@ -86,7 +93,8 @@ def _inline(text: str, content: str) -> str:
 
 def to_question(heading: str, language: str, content: str = "") -> str | None:
     """A follow-up question made from a heading, or None for an unusable heading."""
-    heading = plain(heading).strip().rstrip(":").strip()
+    heading = _LINK.sub(r"\1", plain(heading))
+    heading = re.sub(r"^#{1,6}\s*", "", heading.strip()).rstrip(":").strip()
     if not heading or len(heading.split()) > MAX_HEADING_WORDS:
         return None
     if normalise(heading) in _GENERIC:
@@ -133,7 +141,6 @@ class LocalSuggester:
         answered = term_set(answer, language)
         seen = {normalise(question)}
         suggestions: list[str] = []
-        foreign: list[str] = []  # a heading in another script: offered only when short of others
         for heading, content in self._candidates(chunks, cited):
             found = term_set(heading, language)
             if not words(heading) or (found and found <= answered):
@@ -146,10 +153,12 @@ class LocalSuggester:
             if term_set(text, language) == asked:
                 continue
             seen.add(normalise(text))
-            (suggestions if _same_script(heading, language) else foreign).append(text)
+            if in_other_script(heading, language):
+                continue  # a chip is in the visitor's language, like the answer
+            suggestions.append(text)
             if len(suggestions) >= self.count:
                 break
-        return (suggestions + foreign)[: self.count]
+        return suggestions[: self.count]
 
     @staticmethod
     def _candidates(chunks: Sequence[RetrievedChunk], cited: set[int]) -> Iterator[tuple[str, str]]:

@@ -85,6 +85,9 @@ _CITATION_STRIP = re.compile(r"\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _TABLE_SEPARATOR = re.compile(r"^:?-{3,}:?$")
 _MARKUP = re.compile(r"[*`_]{1,3}")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK_ONLY = re.compile(r"^\W*(?:!?\[[^\]]*\]\([^)]*\)\W*)+$")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"'»”)\]]*\s+(?=[*_`]*[\"'«“(\[]?[*_`]*[A-ZА-ЯЁÀ-ÖØ-Þ0-9¿¡])"
 )
@@ -114,8 +117,50 @@ def guess_language(text: str, default: str = "en") -> str:
     return winners[0]
 
 
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|can|could|do|does|did|is|are|"
+    r"was|will|would|should|shall|may|have|has|"
+    r"как|что|почему|где|когда|какие|какой|какая|каков\w*|можно|сколько|зачем|ли|есть ли|"
+    r"comment|pourquoi|quand|où|quel|quelle|quels|quelles|est-ce|combien|puis-je|peut-on|"
+    r"wie|was|warum|wann|wo|welche|welcher|welches|kann|können|gibt|ist|sind|"
+    r"cómo|qué|por qué|cuándo|dónde|cuál|cuáles|puedo|cuánto|hay|"
+    r"come|perché|quando|dove|quale|quali|posso|quanto|"
+    r"como|porque|onde|qual|quais|quanto|"
+    r"hoe|waarom|wanneer|waar|welke|kan|kunnen|is|zijn)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(text: str) -> bool:
+    """A question mark, or an opening question word ("how do I cancel" without one)."""
+    stripped = text.strip()
+    return stripped.endswith(("?", "？", "¿")) or _QUESTION_START.match(stripped) is not None
+
+
 def stem_language(language: str) -> str:
     return language if language in STEMMER_LANGUAGES else "en"
+
+
+@lru_cache(maxsize=1024)
+def passage_language(text: str, default: str) -> str:
+    """The language a passage is written in (`default` when its words do not tell)."""
+    return guess_language(text[:1500], default)
+
+
+def in_other_script(text: str, language: str) -> bool:
+    """A Cyrillic sentence for a visitor who writes in a Latin-script language, or a Latin
+    sentence (function words, not just product names) for a Russian-speaking one: never
+    quoted beside the visitor's own language."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return False
+    cyrillic = sum(1 for ch in letters if _CYRILLIC.match(ch))
+    if language != "ru":
+        return cyrillic * 2 > len(letters)
+    latin_function_words = sum(
+        1 for word in words(text) if word in ALL_STOPWORDS and not _CYRILLIC.search(word)
+    )
+    return cyrillic == 0 and latin_function_words >= 2
 
 
 @lru_cache(maxsize=4096)
@@ -279,7 +324,12 @@ def _passage_units(content: str) -> tuple[Unit, ...]:
             units.append(Unit(text, kind, len(units), context))
 
     for line in _join_table_lines(content.split("\n")):
-        if not line or line.startswith(("```", "~~~")):
+        if not line or line.startswith(("```", "~~~")) or _LINK_ONLY.match(line):
+            continue  # a bare link ("Learn more") is navigation, not content
+        line = _LINK.sub(r"\1", line)
+        if _MARKDOWN_HEADING.match(line):
+            context = _MARKDOWN_HEADING.sub("", line).strip()
+            add(context, "heading")
             continue
         if _is_table(line):
             rows = _table_rows(line)

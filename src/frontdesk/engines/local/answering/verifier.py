@@ -20,10 +20,11 @@ import numpy as np
 
 from frontdesk.engines.base import Claim, Verification
 from frontdesk.engines.local.answering.phrases import (
+    FOREIGN_LEAD_IN,
     INTERNAL,
     LEAD_IN,
     NOT_FOUND,
-    PRICING,
+    PARTS_UNKNOWN,
     WEAK_LEAD_IN,
     normalise,
     strip_framing,
@@ -60,9 +61,11 @@ NEGATIONS = frozenset(_NEGATION_WORDS.split())
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _FRAMING = tuple(
     normalise(text)
-    for table in (LEAD_IN, WEAK_LEAD_IN, NOT_FOUND, PRICING, INTERNAL)
+    for table in (LEAD_IN, WEAK_LEAD_IN, FOREIGN_LEAD_IN, NOT_FOUND, INTERNAL)
     for text in table.values()
 )
+# "I couldn't find this in our documentation: <the visitor's words>." frames, not claims.
+_FRAMING_PREFIXES = tuple(normalise(text.split("{x}")[0]) for text in PARTS_UNKNOWN.values())
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class DraftClaim:
 def is_framing(sentence: str) -> bool:
     """Whether `sentence` is (part of) a framing string rather than a statement of fact."""
     text = normalise(sentence)
+    if any(text.startswith(prefix) for prefix in _FRAMING_PREFIXES):
+        return True
     return not text or any(text in framing for framing in _FRAMING)
 
 

@@ -1,0 +1,160 @@
+"""How the local writer reads a message: its parts, examples asked for, and answers that
+read like answers (relevance order, one language, nothing carried over, case studies on
+request). Hand-built passages, no index, no model."""
+
+from __future__ import annotations
+
+import pytest
+from local_answering_kb import SSO, passage
+
+from frontdesk.engines.base import AnswerRequest
+from frontdesk.engines.local.answering import LocalAnswerWriter, LocalSuggester
+from frontdesk.engines.local.answering.parts import (
+    asks_for_examples,
+    is_customer_story,
+    names_missing,
+    question_parts,
+)
+from frontdesk.engines.local.answering.phrases import PARTS_UNKNOWN, voices_grievance
+from frontdesk.engines.local.answering.text import in_other_script, is_question
+from frontdesk.knowledge.models import RetrievedChunk
+
+pytestmark = pytest.mark.unit
+
+PROSPECT = (
+    "We are a 300-person company using Salesforce, HubSpot and Slack. Do you support SAML "
+    "with Okta, can we host our data in the EU region, and do you offer a 99.9% uptime SLA?"
+)
+SERVICE = passage(
+    10,
+    ("Service and support",),
+    "# Service and support\n\n## If your bike is stolen\n\nReport the theft to the police "
+    "within 24 hours. After that we deliver a replacement bike within three working days.\n\n"
+    "## Delivery\n\nWe deliver bikes in Amsterdam, Rotterdam and Utrecht. Delivery is free "
+    "in every city we serve.\n\n[Learn more](https://example.com/delivery)",
+)
+RU_SSO = passage(
+    11,
+    ("Безопасность", "Единый вход"),
+    "SAML 2.0 и OpenID Connect доступны на тарифе Enterprise. Единый вход можно сделать "
+    "обязательным для всех пользователей.",
+)
+STORY = RetrievedChunk(
+    chunk_id="s1",
+    doc_id="case-study-acme.md",
+    title="Case study: Acme rolls out SSO in a week",
+    url="",
+    content="Acme turned on SAML single sign-on for 4,000 staff in a week.",
+    score=0.7,
+    source="case-study-acme.md",
+    chunk_index=0,
+)
+REGIONS = passage(
+    12,
+    ("Data residency",),
+    "Customer data is hosted in the EU region in Frankfurt or in the US region.",
+)
+SLA = passage(13, ("SLA",), "The Growth plan has a 99.9% monthly uptime SLA.")
+
+
+def ask(question: str, chunks: tuple[RetrievedChunk, ...], query: str = "") -> AnswerRequest:
+    return AnswerRequest(
+        question=question, search_query=query or question, language="en", chunks=chunks
+    )
+
+
+async def compose(request: AnswerRequest) -> str:
+    return await LocalAnswerWriter().compose(request)
+
+
+def test_a_prospect_message_has_a_context_part_and_three_questions() -> None:
+    parts = question_parts(PROSPECT, "en")
+    assert [p.asks for p in parts] == [False, True, True, True]
+    assert parts[1].text == "Do you support SAML with Okta"
+    assert parts[3].text.startswith("do you offer a 99.9% uptime SLA")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "If my bike is stolen, what do I do?",
+        "Which cities do you deliver to?",
+        "Salesforce, HubSpot and Slack?",
+    ],
+)
+def test_one_question_stays_one_part(question: str) -> None:
+    assert len(question_parts(question, "en")) == 1
+
+
+def test_examples_are_asked_for_in_words_not_in_an_email_domain() -> None:
+    assert asks_for_examples("Do you have customer stories from retail?")
+    assert asks_for_examples("Есть примеры внедрения?")
+    assert not asks_for_examples("I'm maria@example.org, do you support SSO?")
+    assert is_customer_story(STORY) and not is_customer_story(SSO)
+
+
+def test_questions_and_grievances() -> None:
+    assert is_question("how do I cancel my subscription")
+    assert is_question("Как отменить подписку")
+    assert not is_question("I want my money back.")
+    assert voices_grievance("We are considering legal action. Who do I talk to?")
+    assert not voices_grievance("What is the refund policy?")
+
+
+def test_a_missing_name_rules_out_a_single_question_not_a_message_of_several() -> None:
+    passages = "Data is hosted in the EU region."
+    assert names_missing("Do you integrate with Odoo?", "en", passages)
+    assert not names_missing(
+        "Where is my data hosted, and do you integrate with Odoo?", "en", passages
+    )
+
+
+def test_scripts() -> None:
+    assert in_other_script("Единый вход можно сделать обязательным.", "en")
+    assert not in_other_script("SAML 2.0 and OIDC", "ru")  # names only
+    assert in_other_script("SSO can be made mandatory for all users.", "ru")
+
+
+async def test_the_section_on_the_subject_comes_first_and_the_rest_of_the_page_stays_out() -> None:
+    text = await compose(ask("Which cities do you deliver to?", (SERVICE,)))
+    assert text.index("Amsterdam") < len(text)
+    assert "theft" not in text and "replacement" not in text, text
+
+
+async def test_an_earlier_subject_in_the_search_query_brings_nothing_in_alone() -> None:
+    text = await compose(
+        ask("Which cities do you deliver to?", (SERVICE,), "cities deliver stolen police theft")
+    )
+    assert "police" not in text, text
+
+
+async def test_an_english_question_gets_no_russian_beside_english_passages() -> None:
+    text = await compose(ask("Can SSO be made mandatory?", (RU_SSO, SSO)))
+    assert "mandatory" in text
+    assert not any("\u0400" <= ch <= "\u04ff" for ch in text), text
+
+
+async def test_case_studies_only_when_examples_are_asked_for() -> None:
+    plain = await compose(ask("Do you support SAML single sign-on?", (STORY, SSO)))
+    assert "Acme" not in plain and "SAML" in plain
+    asked = await compose(ask("Any customer examples of SAML single sign-on?", (STORY, SSO)))
+    assert "Acme" in asked
+
+
+async def test_each_question_of_a_message_is_answered_or_named_unknown() -> None:
+    question = (
+        "Do you support SAML with Okta, can we host our data in the EU region, do you offer "
+        "a 99.9% uptime SLA, and do you integrate with Odoo?"
+    )
+    text = await compose(ask(question, (SSO, REGIONS, SLA)))
+    assert "Okta" in text and "Frankfurt" in text and "99.9%" in text
+    unknown = PARTS_UNKNOWN["en"].format(x="“do you integrate with Odoo”")
+    assert text.endswith(unknown), text
+    assert text.index("Okta") < text.index("Frankfurt") < text.index("99.9%")  # her order
+
+
+async def test_chips_have_no_markdown_and_no_navigation_labels() -> None:
+    chips = await LocalSuggester().follow_ups("How much is it?", "", [SERVICE], "en")
+    assert chips
+    for chip in chips:
+        assert "#" not in chip and "learn more" not in chip.lower() and "](" not in chip

@@ -22,6 +22,9 @@ RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking"
 HandoffReason = Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
+# The classifier's business-independent "not about any company" labels: before a message
+# with one of them is refused, the site's own content gets its say (`site_support_check`).
+SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC", "OTHER"})
 # A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
 # the classifier makes of it, unless it is support, a booking move or an attack.
 PROFILING_ANSWER_INTENTS = frozenset({"LEARN", "CONTEXT", "OTHER", "OFFTOPIC"})
@@ -53,6 +56,8 @@ class RouteInput:
     affirmative: bool = False
     # The previous reply proposed a demo (👇): "not now" declines it.
     demo_proposed_last_turn: bool = False
+    # The site's own content clearly supports the message (`site_support_check`).
+    site_supported: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,10 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("BOOKING", "interest_threshold", booking_status="collecting")
     if inp.intent in ANSWERABLE_INTENTS:
         return RouteDecision("ANSWER", inp.intent.lower())
+    if inp.intent in SUPPORT_CHECKED_INTENTS and inp.site_supported:
+        # What the site's pages answer is on-topic, however everyday its phrasing sounds
+        # ("can I take the bike on holiday?"); off-topic needs both signals.
+        return RouteDecision("ANSWER", "site_supported")
     if inp.intent == "OFFTOPIC":
         return RouteDecision("REDIRECT", "offtopic")
     if inp.intent in ("OTHER", "BOOKING"):
@@ -163,6 +172,11 @@ def handoff_routing(reason: HandoffReason) -> Routing:
     return "out_of_scope"
 
 
+def supported_by_site(status: str, top_score: float | None, bar: float | None) -> bool:
+    """The turn's search found the site's content at or above the site's own bar."""
+    return status == "ok" and bar is not None and top_score is not None and top_score >= bar
+
+
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:
     """Seed 003 confidence gate: relevant, but not enough to cite with confidence."""
     return top_score is None or top_score < threshold + margin
@@ -214,6 +228,18 @@ def after_abuse_gate(state: ChatState) -> Literal["detect_language", "__end__"]:
     if block in BLOCK_KINDS:
         return "__end__"
     raise ValueError(f"unknown block {block!r}")
+
+
+def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:
+    """An everyday request or small talk waits for the site's content before it is refused;
+    everything else is routed at once (keyboard mash needs no search)."""
+    intent = state.get("intent") or {}
+    label = intent.get("label")
+    if label is None:
+        raise ValueError("no intent before routing")
+    if label in SUPPORT_CHECKED_INTENTS and not intent.get("nonsense"):
+        return "site_support_check"
+    return "intent_router"
 
 
 def route_by_intent(

@@ -33,6 +33,7 @@ from frontdesk.knowledge.search import (
     Retriever,
     SearchOptions,
 )
+from frontdesk.knowledge.topic import TopicProfile, build_profile
 from frontdesk.sites.schema import KnowledgeConfig
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ class KnowledgeBase:
         self.result_cache_size = result_cache_size
         self._retrievers: dict[str, Retriever] = {}
         self._lock = threading.Lock()
+        # Per (site, index revision, model, languages): rebuilt when the content changes.
+        self._profiles: dict[tuple[object, ...], TopicProfile] = {}
 
     def embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
         return make_embedder(SiteKnowledge.of(site).config.embedding)
@@ -165,6 +168,36 @@ class KnowledgeBase:
         return self.ingestor(knowledge, progress=progress).ingest_documents(
             knowledge.site_id, documents
         )
+
+    def topic_profile(
+        self, site: SiteConfig | SiteKnowledge, languages: tuple[str, ...] = ()
+    ) -> TopicProfile:
+        """The site's own bar for "its content supports this question" (`topic.py`),
+        measured on its current content and kept until that content changes."""
+        knowledge = SiteKnowledge.of(site)
+        if not languages and not isinstance(site, SiteKnowledge):
+            languages = tuple(site.languages)
+        languages = languages or (knowledge.language,)
+        revision = getattr(self.index, "revision", None)
+        key = (
+            knowledge.site_id,
+            revision(knowledge.site_id) if revision is not None else None,
+            knowledge.config.embedding,
+            languages,
+        )
+        profile = self._profiles.get(key)
+        if profile is not None:
+            return profile
+        retriever = self.retriever(knowledge)
+        options = SearchOptions(top_k=1, relevance_threshold=0.0, language=knowledge.language)
+
+        def top_score(probe: str) -> float | None:
+            return retriever.search(knowledge.site_id, probe, options).top_score
+
+        titles = [document.title for document in self.list_documents(knowledge)]
+        profile = build_profile(top_score, languages, knowledge.relevance_threshold(), titles)
+        self._profiles[key] = profile
+        return profile
 
     # -- manage ----------------------------------------------------------------------
     def list_documents(self, site: SiteConfig | SiteKnowledge | str) -> list[StoredDocument]:

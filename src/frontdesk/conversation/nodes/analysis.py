@@ -143,6 +143,11 @@ async def skill_selector(state: ChatState, runtime: Runtime[TurnContext]) -> Upd
     return {"skill_selection": {"skills": list(choice.skills), "reasoning": choice.reasoning}}
 
 
+def _site_supported(state: ChatState) -> bool:
+    support = state.get("site_support")
+    return bool(support and support["supported"])
+
+
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Deterministic: the route is a function of intent, qualification, interest, booking
@@ -163,6 +168,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             interest_threshold=ctx.site.qualification.interest_threshold,
             booking_status=booking.get("status", "idle"),
             message_has_email=visitor_email(state) is not None and "@" in state["input"],
+            site_supported=_site_supported(state),
             **follow_up_context(state, ctx.site.qualification.forms),
         )
     )

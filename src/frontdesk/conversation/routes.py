@@ -22,9 +22,11 @@ RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking"
 HandoffReason = Literal["explicit_request", "hot_lead", "stall", "high_stakes", "llm_failure"]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
-# The classifier's business-independent "not about any company" labels: before a message
-# with one of them is refused, the site's own content gets its say (`site_support_check`).
-SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC", "OTHER"})
+# The classifier's business-independent "not about any company" label: before a message
+# with it is refused, the site's own content gets its say (`site_support_check`). OTHER
+# (greetings, thanks, chit-chat, jobs and press) is a conversation act, not a question
+# about content, and is not overruled.
+SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC"})
 # A short reply to a 👉 question ("about 200 people") is read as its answer, whatever
 # the classifier makes of it, unless it is support, a booking move or an attack.
 PROFILING_ANSWER_INTENTS = frozenset({"LEARN", "CONTEXT", "OTHER", "OFFTOPIC"})
@@ -231,8 +233,8 @@ def after_abuse_gate(state: ChatState) -> Literal["detect_language", "__end__"]:
 
 
 def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:
-    """An everyday request or small talk waits for the site's content before it is refused;
-    everything else is routed at once (keyboard mash needs no search)."""
+    """An everyday request waits for the site's content before it is refused; everything
+    else is routed at once (keyboard mash needs no search)."""
     intent = state.get("intent") or {}
     label = intent.get("label")
     if label is None:

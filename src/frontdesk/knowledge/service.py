@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -195,7 +195,10 @@ class KnowledgeBase:
             return retriever.search(knowledge.site_id, probe, options).top_score
 
         titles = [document.title for document in self.list_documents(knowledge)]
-        profile = build_profile(top_score, languages, knowledge.relevance_threshold(), titles)
+        default = DEFAULT_RELEVANCE_THRESHOLDS.get(knowledge.config.embedding)
+        profile = build_profile(
+            top_score, languages, knowledge.config.relevance_threshold, titles, default
+        )
         self._profiles[key] = profile
         return profile
 
@@ -219,7 +222,31 @@ class KnowledgeBase:
         except Exception:
             log.exception("embedding_failure site=%s (model not available)", knowledge.site_id)
             return RetrievalResult.error("embedding_failure")
-        return retriever.search(knowledge.site_id, query, knowledge.search_options(top_k))
+        return retriever.search(knowledge.site_id, query, self._options(site, knowledge, top_k))
+
+    def _options(
+        self, site: SiteConfig | SiteKnowledge, knowledge: SiteKnowledge, top_k: int | None
+    ) -> SearchOptions:
+        """The site's search options; a site without a calibrated threshold uses the one
+        its own content calibrates (`topic.calibrated_threshold`)."""
+        options = knowledge.search_options(top_k)
+        if knowledge.config.relevance_threshold is not None:
+            return options
+        try:
+            threshold = self.topic_profile(site).relevance_threshold
+        except Exception:  # the default threshold still applies
+            log.exception("topic_profile_failure site=%s", knowledge.site_id)
+            return options
+        if threshold is None:
+            return options
+        proactive = knowledge.config.proactive_threshold
+        return replace(
+            options,
+            relevance_threshold=threshold,
+            proactive_threshold=proactive
+            if proactive is not None
+            else min(1.0, threshold + PROACTIVE_MARGIN),
+        )
 
     async def asearch(
         self, site: SiteConfig | SiteKnowledge, query: str, *, top_k: int | None = None

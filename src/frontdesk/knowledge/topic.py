@@ -95,6 +95,7 @@ PROBES: dict[str, tuple[str, ...]] = {
 # The bar sits this far above the best everyday probe: an on-topic question beats
 # everything unrelated, not merely ties with it.
 SUPPORT_MARGIN = 0.03
+MIN_RELEVANCE = 0.15  # below this a cosine says nothing, whatever the probes scored
 TERMS = 12
 _WORD = re.compile(r"[^\W\d_]{4,}")
 
@@ -104,9 +105,11 @@ class TopicProfile:
     """A site's own bar for "its content supports this question" (see the module doc)."""
 
     support_threshold: float
-    off_topic_ceiling: float  # the second-best everyday probe's score on this site
+    off_topic_ceiling: float  # the best everyday probe's score on this site
     probes: int
     terms: tuple[str, ...] = ()
+    # The relevance threshold when the site has no calibrated one (`calibrated_threshold`).
+    relevance_threshold: float | None = None
 
     def supports(self, top_score: float | None) -> bool:
         return top_score is not None and top_score >= self.support_threshold
@@ -116,6 +119,7 @@ class TopicProfile:
             "support_threshold": round(self.support_threshold, 4),
             "off_topic_ceiling": round(self.off_topic_ceiling, 4),
             "probes": self.probes,
+            "relevance_threshold": self.relevance_threshold,
             "terms": list(self.terms),
         }
 
@@ -126,13 +130,20 @@ def probes_for(languages: Iterable[str]) -> list[str]:
     return [probe for lang in chosen for probe in PROBES.get(lang, ())]
 
 
-def support_threshold(probe_scores: Sequence[float], relevance_threshold: float | None) -> float:
-    """Pure: the bar from this site's probe scores. The second-best probe, not the best, so
-    that one probe that happens to touch the site (a clinic's page mentions the weather)
-    does not lift the bar for every question; never below the relevance threshold."""
-    ordered = sorted(probe_scores, reverse=True)
-    ceiling = ordered[1] if len(ordered) > 1 else (ordered[0] if ordered else 0.0)
-    return max(ceiling + SUPPORT_MARGIN, relevance_threshold or 0.0)
+def support_threshold(probe_scores: Sequence[float], floor: float | None) -> float:
+    """Pure: the bar from this site's probe scores: above every everyday probe, and never
+    below `floor` (the site's calibrated or the model's default relevance threshold)."""
+    ceiling = max(probe_scores, default=0.0)
+    return max(ceiling + SUPPORT_MARGIN, floor or 0.0)
+
+
+def calibrated_threshold(ceiling: float, default: float | None) -> float:
+    """Pure: the relevance threshold of a site nobody calibrated. Just above what everyday
+    requests score on this site, and never above the model's default: on a 3-page site
+    unrelated questions score ~0.1, so a real question at 0.349 is not lost to a default of
+    0.35 tuned on bigger sites; a model without a default gets a threshold at all."""
+    own = max(ceiling + SUPPORT_MARGIN, MIN_RELEVANCE)
+    return own if default is None else min(own, default)
 
 
 def title_terms(titles: Iterable[str], limit: int = TERMS) -> tuple[str, ...]:
@@ -146,14 +157,20 @@ def build_profile(
     languages: Iterable[str],
     relevance_threshold: float | None,
     titles: Iterable[str] = (),
+    default_threshold: float | None = None,
 ) -> TopicProfile:
-    """Search every probe (`top_score` returns the best cosine, None for no result)."""
+    """Search every probe (`top_score` returns the best cosine, None for no result).
+    `relevance_threshold` is the site's calibrated one, if any; `default_threshold` the
+    embedding model's default. The support bar never drops below the calibrated, else the
+    default, else the self-calibrated relevance threshold."""
     scores = [score for probe in probes_for(languages) if (score := top_score(probe)) is not None]
-    ordered = sorted(scores, reverse=True)
-    ceiling = ordered[1] if len(ordered) > 1 else (ordered[0] if ordered else 0.0)
+    ceiling = max(scores, default=0.0)
+    calibrated = calibrated_threshold(ceiling, default_threshold)
+    floor = relevance_threshold if relevance_threshold is not None else default_threshold
     return TopicProfile(
-        support_threshold=support_threshold(scores, relevance_threshold),
+        support_threshold=support_threshold(scores, calibrated if floor is None else floor),
         off_topic_ceiling=ceiling,
         probes=len(scores),
         terms=title_terms(titles),
+        relevance_threshold=calibrated,
     )

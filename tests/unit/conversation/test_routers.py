@@ -36,8 +36,8 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
     ],
     routes.after_skill_selector: [
         ({"intent": {"label": "OFFTOPIC", "confidence": 0.9}}, "site_support_check"),
-        ({"intent": {"label": "OTHER", "confidence": 0.9}}, "site_support_check"),
-        ({"intent": {"label": "OTHER", "nonsense": True}}, "intent_router"),
+        ({"intent": {"label": "OFFTOPIC", "nonsense": True}}, "intent_router"),
+        ({"intent": {"label": "OTHER", "confidence": 0.9}}, "intent_router"),
         ({"intent": {"label": "LEARN", "confidence": 0.9}}, "intent_router"),
         ({"intent": {"label": "HACK", "confidence": 0.9}}, "intent_router"),
     ],

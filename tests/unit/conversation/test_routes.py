@@ -32,8 +32,8 @@ pytestmark = pytest.mark.unit
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
         # off-topic needs both signals: what the site's own pages answer is on-topic
         (RouteInput("OFFTOPIC", site_supported=True), "ANSWER", "site_supported"),
-        (RouteInput("OTHER", site_supported=True), "ANSWER", "site_supported"),
-        (RouteInput("OTHER", nonsense=True, site_supported=True), "REDIRECT", "nonsense"),
+        (RouteInput("OTHER", site_supported=True), "REDIRECT", "other"),
+        (RouteInput("OFFTOPIC", nonsense=True, site_supported=True), "REDIRECT", "nonsense"),
         (RouteInput("HACK", site_supported=True), "REDIRECT", "hack"),
         (RouteInput("OFFTOPIC", high_stakes=True, site_supported=True), "HANDOFF", "high_stakes"),
         (

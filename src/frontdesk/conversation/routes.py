@@ -174,9 +174,19 @@ def handoff_routing(reason: HandoffReason) -> Routing:
     return "out_of_scope"
 
 
-def supported_by_site(status: str, top_score: float | None, bar: float | None) -> bool:
-    """The turn's search found the site's content at or above the site's own bar."""
-    return status == "ok" and bar is not None and top_score is not None and top_score >= bar
+LEXICAL_SUPPORT = 0.5  # half of the question's content words in one of the best passages
+
+
+def supported_by_site(
+    status: str, top_score: float | None, bar: float | None, lexical: float = 0.0
+) -> bool:
+    """The turn's search found the site's content: above the relevance threshold (status
+    ok) and either at the site's own bar (`knowledge/topic.py`) or sharing most of the
+    question's words — the second signal covers languages and slang the embedding model
+    reads poorly, where every score is high and the bar with them."""
+    if status != "ok" or bar is None or top_score is None:
+        return False
+    return top_score >= bar or lexical >= LEXICAL_SUPPORT
 
 
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:

@@ -137,6 +137,7 @@ class SiteSupport(TypedDict):
 
     score: float | None  # the best cosine of the turn's search
     threshold: float  # the site's bar (`knowledge/topic.py`)
+    lexical: float  # share of the question's content words in one of the best passages
     supported: bool
 
 

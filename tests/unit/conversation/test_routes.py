@@ -117,17 +117,19 @@ def test_confidence_gate_and_answer_routing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "score", "bar", "supported"),
+    ("status", "score", "bar", "lexical", "supported"),
     [
-        ("ok", 0.75, 0.40, True),  # the bike company's "What is Velotrove?" at 0.75
-        ("ok", 0.40, 0.40, True),
-        ("ok", 0.39, 0.40, False),
-        ("no_result", 0.75, 0.40, False),  # nothing passed the relevance threshold
-        ("error", None, 0.40, False),
-        ("ok", 0.9, None, False),  # no bar known: never overrule
+        ("ok", 0.75, 0.40, 0.0, True),  # the bike company's "What is Velotrove?" at 0.75
+        ("ok", 0.40, 0.40, 0.0, True),
+        ("ok", 0.39, 0.40, 0.0, False),
+        ("ok", 0.39, 0.40, 0.5, True),  # most of the question's words in a passage
+        ("ok", 0.39, 0.40, 0.49, False),
+        ("no_result", 0.75, 0.40, 1.0, False),  # nothing passed the relevance threshold
+        ("error", None, 0.40, 1.0, False),
+        ("ok", 0.9, None, 1.0, False),  # no bar known: never overrule
     ],
 )
 def test_supported_by_site(
-    status: str, score: float | None, bar: float | None, supported: bool
+    status: str, score: float | None, bar: float | None, lexical: float, supported: bool
 ) -> None:
-    assert supported_by_site(status, score, bar) is supported
+    assert supported_by_site(status, score, bar, lexical) is supported

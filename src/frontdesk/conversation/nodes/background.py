@@ -84,9 +84,22 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     result: RetrievalResult = found["retrieval"]
     profile = await ctx.topic_profile() if ctx.topic_profile is not None else None
     bar = profile.support_threshold if profile is not None else result.threshold
+    lexical = _word_support(state["input"], result)
     support = SiteSupport(
         score=result.top_score,
         threshold=round(bar if bar is not None else 1.0, 4),
-        supported=supported_by_site(result.status, result.top_score, bar),
+        lexical=round(lexical, 4),
+        supported=supported_by_site(result.status, result.top_score, bar, lexical),
     )
     return {"site_support": support}
+
+
+def _word_support(question: str, result: RetrievalResult) -> float:
+    """The best share of the question's content words found in one of the top passages."""
+    from frontdesk.engines.local.answering.grader import lexical_match
+    from frontdesk.engines.local.answering.text import guess_language
+
+    language = guess_language(question)
+    return max(
+        (lexical_match(question, chunk, language) for chunk in result.chunks[:3]), default=0.0
+    )

@@ -58,19 +58,22 @@ DATASETS_ENV = "FRONTDESK_DATASETS_DIR"
 EXTERNAL_PER_INTENT = 40
 # Everyday requests to a personal assistant (weather, recipes, alarms, travel, personal
 # banking...) are off-topic for a company's website; chit-chat and conversation control
-# are OTHER. A few CLINC intents are business acts somewhere (meetings, "cancel") or mean
-# what the previous turn asked ("yes", "no", "maybe"), and are left out.
+# are OTHER. A few CLINC intents are business acts somewhere (meetings, "cancel"), mean
+# what the previous turn asked ("yes", "no", "maybe") or, asked of a company's assistant,
+# are about the company ("who made you", "who do you work for"), and are left out.
 CLINC_OTHER = frozenset(
     {
         "greeting", "goodbye", "thank_you", "are_you_a_bot", "what_is_your_name",
-        "who_made_you", "how_old_are_you", "what_can_i_ask_you", "where_are_you_from",
-        "who_do_you_work_for", "do_you_have_pets", "what_are_your_hobbies", "repeat",
-        "change_language", "change_ai_name",
+        "how_old_are_you", "what_can_i_ask_you", "where_are_you_from", "do_you_have_pets",
+        "what_are_your_hobbies", "repeat", "change_language", "change_ai_name",
     }
 )  # fmt: skip
 CLINC_LEFT_OUT = frozenset(
-    {"schedule_meeting", "meeting_schedule", "cancel", "yes", "no", "maybe", "oos"}
-)
+    {
+        "schedule_meeting", "meeting_schedule", "cancel", "yes", "no", "maybe",
+        "who_made_you", "who_do_you_work_for", "oos",
+    }
+)  # fmt: skip
 # banking77 intents that are support or questions at any company, not only at a bank.
 BANKING77_INTENTS: dict[str, Intent] = {
     "request_refund": "SUPPORT",

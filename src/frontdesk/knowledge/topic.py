@@ -137,13 +137,16 @@ def support_threshold(probe_scores: Sequence[float], floor: float | None) -> flo
     return max(ceiling + SUPPORT_MARGIN, floor or 0.0)
 
 
-def calibrated_threshold(ceiling: float, default: float | None) -> float:
+def calibrated_threshold(ceiling: float, default: float | None) -> float | None:
     """Pure: the relevance threshold of a site nobody calibrated. Just above what everyday
     requests score on this site, and never above the model's default: on a 3-page site
     unrelated questions score ~0.1, so a real question at 0.349 is not lost to a default of
-    0.35 tuned on bigger sites; a model without a default gets a threshold at all."""
-    own = max(ceiling + SUPPORT_MARGIN, MIN_RELEVANCE)
-    return own if default is None else min(own, default)
+    0.35 tuned on bigger sites. A model without a measured default keeps no threshold
+    (calibrate it with `frontdesk kb calibrate`): probes alone cannot tell whether an
+    unknown model's scores separate anything."""
+    if default is None:
+        return None
+    return min(max(ceiling + SUPPORT_MARGIN, MIN_RELEVANCE), default)
 
 
 def title_terms(titles: Iterable[str], limit: int = TERMS) -> tuple[str, ...]:
@@ -162,13 +165,13 @@ def build_profile(
     """Search every probe (`top_score` returns the best cosine, None for no result).
     `relevance_threshold` is the site's calibrated one, if any; `default_threshold` the
     embedding model's default. The support bar never drops below the calibrated, else the
-    default, else the self-calibrated relevance threshold."""
+    default, relevance threshold."""
     scores = [score for probe in probes_for(languages) if (score := top_score(probe)) is not None]
     ceiling = max(scores, default=0.0)
     calibrated = calibrated_threshold(ceiling, default_threshold)
     floor = relevance_threshold if relevance_threshold is not None else default_threshold
     return TopicProfile(
-        support_threshold=support_threshold(scores, calibrated if floor is None else floor),
+        support_threshold=support_threshold(scores, floor),
         off_topic_ceiling=ceiling,
         probes=len(scores),
         terms=title_terms(titles),

@@ -56,8 +56,8 @@ def test_a_small_site_calibrates_its_relevance_threshold_below_the_default() -> 
     assert profile.relevance_threshold == pytest.approx(max(0.1 + SUPPORT_MARGIN, MIN_RELEVANCE))
     assert profile.relevance_threshold < 0.349
     assert profile.support_threshold == 0.35  # the support bar keeps the model's default
-    assert calibrated_threshold(0.9, None) == pytest.approx(0.9 + SUPPORT_MARGIN)  # no default
-    assert calibrated_threshold(0.0, None) == MIN_RELEVANCE
+    assert calibrated_threshold(0.0, 0.35) == MIN_RELEVANCE
+    assert calibrated_threshold(0.9, None) is None  # an unmeasured model: calibrate it
 
 
 def test_title_terms_skip_short_words_and_numbers() -> None:

@@ -92,7 +92,7 @@ eval-sites: $(STAMP)
 
 eval-full: $(STAMP)
 	$(BIN)/frontdesk eval all --site demo
-	$(BIN)/frontdesk eval sites --full
+	$(BIN)/frontdesk eval sites --full --acceptance
 
 clean:
 	rm -rf $(VENV) .frontdesk .pytest_cache .mypy_cache .ruff_cache test-artifacts

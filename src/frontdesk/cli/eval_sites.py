@@ -36,11 +36,16 @@ def eval_sites(
         "reports"
     ),
     as_json: Annotated[bool, typer.Option("--json", help="End with one JSON line.")] = False,
+    acceptance: Annotated[
+        bool,
+        typer.Option("--acceptance", help="Gate on issue #17's bar instead of each site's floors."),
+    ] = False,
 ) -> None:
     """Answered / refused / abstention / everyday-request gates per site (issue #17)."""
-    from frontdesk.evals.cross_site import SiteGates, run_site
+    from frontdesk.evals.cross_site import run_site
     from frontdesk.evals.report import overall, print_summary, write_report
     from frontdesk.evals.sites import (
+        ACCEPTANCE,
         CI_SAMPLE,
         FULL,
         SITES,
@@ -69,7 +74,15 @@ def eval_sites(
     for site in chosen:
         try:
             result, dumped = asyncio.run(
-                run_site(site, root, sample, settings, errors, SiteGates(), progress=not as_json)
+                run_site(
+                    site,
+                    root,
+                    sample,
+                    settings,
+                    errors,
+                    ACCEPTANCE if acceptance else site.floors,
+                    progress=not as_json,
+                )
             )
         except SiteDataError as exc:
             errors.print(f"[bold red]error:[/] {exc}", highlight=False)
@@ -79,6 +92,7 @@ def eval_sites(
     meta = {
         "sites": ", ".join(s.id for s in chosen),
         "sample": "full" if full else f"{sample}",
+        "gates": "issue #17 acceptance" if acceptance else "per-site floors",
         "datasets": str(root),
     }
     report = write_report(output / "sites", "Frontdesk evaluation: sites", results, meta, items)

@@ -18,7 +18,6 @@ site built with the product's defaults (`evals/sites.py`). Per site:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from frontdesk.evals.sites import (
     REFUSED_ROUTINGS,
     EvalSite,
     Sample,
+    SiteGates,
     load_documents,
     load_queries,
     site_file,
@@ -38,17 +38,6 @@ from frontdesk.evals.sites import (
 from frontdesk.evals.suites import Check, SuiteResult
 from frontdesk.evals.text_scores import reference_overlap
 from frontdesk.settings import Settings
-
-
-@dataclass(frozen=True)
-class SiteGates:
-    """The acceptance bar of issue #17, the same for every site (none is tuned)."""
-
-    answered: float = 0.90
-    not_refused: float = 0.98  # at most 2 % of answerable questions refused as off-topic
-    abstain_precision: float = 0.80
-    abstain_recall: float = 0.80
-    everyday_refused: float = 0.95
 
 
 def _kind(outcome: Outcome) -> str:

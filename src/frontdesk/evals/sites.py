@@ -64,6 +64,23 @@ CI_SAMPLE = Sample(answerable=40, unanswerable=30, everyday=40, pages=150)
 
 
 @dataclass(frozen=True)
+class SiteGates:
+    """Per-site gates. `ACCEPTANCE` is issue #17's bar, the same for every site; each site's
+    `floors` are today's CI-sample figures (local engine, MiniLM) minus about 0.1, so CI
+    fails on a regression without failing on the gap still open. Raise the floors as the
+    figures improve; `frontdesk eval sites --acceptance` gates on the bar itself."""
+
+    answered: float = 0.90
+    not_refused: float = 0.98  # at most 2 % of answerable questions refused as off-topic
+    abstain_precision: float = 0.80
+    abstain_recall: float = 0.80
+    everyday_refused: float = 0.95
+
+
+ACCEPTANCE = SiteGates()
+
+
+@dataclass(frozen=True)
 class EvalSite:
     id: str
     name: str
@@ -73,6 +90,7 @@ class EvalSite:
     about: str  # one line for reports
     clinc_domains: tuple[str, ...] = ()  # CLINC150 domains the organisation itself covers
     bundled: bool = False
+    floors: SiteGates = ACCEPTANCE
 
     def path(self, root: Path) -> Path:
         return (BUNDLED if self.bundled else root) / self.folder
@@ -86,6 +104,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "US government health pages, real consumer e-mails, 25 unanswerable",
+        floors=SiteGates(0.10, 0.70, 0.35, 0.80, 0.90),
     ),
     EvalSite(
         "rutube-support-ru",
@@ -94,6 +113,7 @@ SITES: tuple[EvalSite, ...] = (
         "ru",
         ("ru", "en"),
         "Russian video platform FAQ, real support questions",
+        floors=SiteGates(0.35, 0.65, 0.0, 0.0, 0.90),
     ),
     EvalSite(
         "covid-faq-en",
@@ -102,6 +122,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "public-health FAQ, real audience questions, 121 unanswerable",
+        floors=SiteGates(0.50, 0.90, 0.30, 0.20, 0.90),
     ),
     EvalSite(
         "stackfaq-en",
@@ -110,6 +131,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "web-app how-to FAQ, crowd-paraphrased questions",
+        floors=SiteGates(0.65, 0.90, 0.0, 0.0, 0.90),
     ),
     EvalSite(
         "clinica-dental-es",
@@ -119,6 +141,7 @@ SITES: tuple[EvalSite, ...] = (
         ("es", "en"),
         "bundled: a Spanish dental clinic, 12 pages, own questions of every kind",
         bundled=True,
+        floors=SiteGates(0.55, 0.80, 0.35, 0.60, 0.90),
     ),
 )
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from frontdesk.evals.cross_site import SiteGates, site_suite
+from frontdesk.evals.cross_site import site_suite
 from frontdesk.evals.dataset import EvalItem, Expected, ItemInput, Metadata
 from frontdesk.evals.runner import Outcome
 from frontdesk.evals.sites import (
+    ACCEPTANCE,
     CI_SAMPLE,
     FULL,
     SITES,
@@ -50,7 +51,7 @@ def test_answered_refused_and_abstained_are_counted_per_kind() -> None:
         _outcome("everyday", "irrelevant", route="REDIRECT"),
         _outcome("everyday", "followup"),
     ]
-    result = site_suite("x", outcomes, SiteGates())
+    result = site_suite("x", outcomes, ACCEPTANCE)
     assert result.metrics["answered"] == 0.5
     assert result.metrics["refused_offtopic"] == 0.25
     # Abstained: the refused and the cannot_answer answerable, one unanswerable.
@@ -68,7 +69,7 @@ def test_a_site_that_meets_every_bar_passes_and_abstention_is_not_gated_without_
     outcomes = [_outcome("answerable", "answered")] * 50 + [
         _outcome("everyday", "irrelevant", route="REDIRECT")
     ] * 20
-    result = site_suite("x", outcomes, SiteGates())
+    result = site_suite("x", outcomes, ACCEPTANCE)
     assert result.passed
     assert result.metrics["abstain_recall"] is None
     assert {c.metric for c in result.checks} == {
@@ -82,7 +83,7 @@ def test_one_refused_answerable_in_fifty_breaks_the_two_percent_bar() -> None:
     outcomes = [_outcome("answerable", "answered")] * 48 + [
         _outcome("answerable", "irrelevant", route="REDIRECT")
     ] * 2
-    result = site_suite("x", outcomes, SiteGates())
+    result = site_suite("x", outcomes, ACCEPTANCE)
     failed = {c.metric for c in result.checks if not c.passed}
     assert failed == {"answerable_not_refused"}
 
@@ -141,3 +142,9 @@ def test_samples_are_stable_subsets_and_keep_every_gold_page() -> None:
     assert len(pages) <= len(gold) + 20
     # Everyday requests never come from the out-of-scope rows.
     assert all(not i.id.endswith("oos") for i in items)
+
+
+def test_floors_never_exceed_the_acceptance_bar() -> None:
+    for site in SITES:
+        for name, floor in vars(site.floors).items():
+            assert floor <= getattr(ACCEPTANCE, name), (site.id, name)

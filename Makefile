@@ -15,12 +15,14 @@ LLAMA  := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 LLAMA_BUILT := $(WHEELS)/.built-llama-cpp-python-0.3.36
 
-.PHONY: run test lint typecheck unit eval bench clean help browser-deps llm-local
+.PHONY: run test lint typecheck unit eval eval-sites eval-full bench clean help browser-deps llm-local
 
 help:
 	@echo "make run    - set up and start the demo on http://127.0.0.1:8000/"
 	@echo "make test   - set up and run ruff, mypy, the test suite and the evaluation gate"
 	@echo "make eval   - run the evaluation suite on the demo site (report in reports/)"
+	@echo "make eval-sites - the gates on other companies' sites, CI sample (../shared/datasets)"
+	@echo "make eval-full  - the demo suite and every site with every question and page"
 	@echo "make clean  - remove the virtualenv and local data"
 
 $(BIN)/python:
@@ -79,9 +81,18 @@ unit: $(STAMP)
 test: $(STAMP) llm-local browser-deps lint typecheck
 	FRONTDESK_REQUIRE_LLM_LOCAL=1 $(BIN)/pytest -q
 	$(BIN)/frontdesk eval all --site demo
+	$(BIN)/frontdesk eval sites
 
 eval: $(STAMP)
 	$(BIN)/frontdesk eval all --site demo
+
+# Other organisations' sites built from ../shared/datasets (a deterministic sample in CI).
+eval-sites: $(STAMP)
+	$(BIN)/frontdesk eval sites
+
+eval-full: $(STAMP)
+	$(BIN)/frontdesk eval all --site demo
+	$(BIN)/frontdesk eval sites --full --acceptance
 
 clean:
 	rm -rf $(VENV) .frontdesk .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -11,10 +11,14 @@ from typing import Any
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Engines
 from frontdesk.knowledge.models import RetrievalResult
+from frontdesk.knowledge.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig
 
 Retriever = Callable[[str, str], Awaitable[RetrievalResult]]
 """(query, language) → RetrievalResult over the site's own knowledge base."""
+
+ProfileLoader = Callable[[], Awaitable[TopicProfile]]
+"""The site's topic profile (`knowledge/topic.py`): its own bar for on-topic support."""
 
 Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
 """Visitor enrichment (seed 000 priority pipeline); returns profile fields."""
@@ -30,6 +34,7 @@ class TurnContext:
     engines: Engines
     retrieve: Retriever
     enrich: Enricher = _no_enrichment
+    topic_profile: ProfileLoader | None = None  # None: the relevance threshold is the bar
     visitor: VisitorContext = field(default_factory=VisitorContext)
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     context_window_turns: int = 10

@@ -7,7 +7,9 @@ A turn, in LangGraph's own supersteps:
 - `abuse_gate` (a blocked turn ends here), then `detect_language`;
 - deferred execution (seed 000): the three task starters fire retrieval, enrichment
   and profiling and return at once, beside `intent_classifier` ‖ `signals_detector`;
-- `skill_selector` → `intent_router`, whose route picks the path. Only the ANSWER path
+- `skill_selector` → (`site_support_check`, for an everyday request or small talk: the
+  site's own content decides whether it is on-topic) → `intent_router`, whose route picks
+  the path. Only the ANSWER path
   awaits the background work; the others have it cancelled by `intent_router`;
 - every path closes through `stall_check` (except a handoff, its own ending) and the
   post-processing nodes, down to `finalize`.
@@ -45,6 +47,7 @@ from frontdesk.conversation.nodes.background import (
     enricher_task_starter,
     retrieval_awaiter,
     retrieval_task_starter,
+    site_support_check,
     visitor_profile_awaiter,
     visitor_profile_task_starter,
 )
@@ -72,6 +75,7 @@ NODES = (
     *TASK_STARTERS,
     *ANALYSIS,
     skill_selector,
+    site_support_check,
     intent_router,
     # ANSWER
     enricher_awaiter,
@@ -119,7 +123,9 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     for starter in TASK_STARTERS:
         graph.add_edge(starter.__name__, END)
     graph.add_edge([classifier.__name__ for classifier in ANALYSIS], "skill_selector")
-    graph.add_edge("skill_selector", "intent_router")
+    # Off-topic needs two signals: the classifier's and no support in the site's content.
+    graph.add_conditional_edges("skill_selector", routes.after_skill_selector)
+    graph.add_edge("site_support_check", "intent_router")
     graph.add_conditional_edges("intent_router", routes.route_by_intent)
 
     # ANSWER: collect the background work, grade, retry once, write and check.

@@ -70,6 +70,7 @@ TURN_RESET: dict[str, Any] = {
     "block": None,
     "route": None,
     "route_reason": None,
+    "site_support": None,
     "search_query": None,
     "retrieval": None,
     "graded_chunks": [],

@@ -32,6 +32,11 @@ HandoffReason = Literal[
 ]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
+# The classifier's business-independent "not about any company" label: before a message
+# with it is refused, the site's own content gets its say (`site_support_check`). OTHER
+# (greetings, thanks, chit-chat, jobs and press) is a conversation act, not a question
+# about content, and is not overruled.
+SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC"})
 # A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
 # read as its answer, whatever the classifier makes of it (a reply naming a problem may
 # look like support, one about meetings like a booking), unless it declines, attacks,
@@ -76,6 +81,8 @@ class RouteInput:
     mentions_pricing: bool = False
     # An email of this visitor is already known (from any earlier turn).
     email_known: bool = False
+    # The site's own content clearly supports the message (`site_support_check`).
+    site_supported: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +144,10 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("BOOKING", "interest_threshold", booking_status="collecting")
     if inp.intent in ANSWERABLE_INTENTS:
         return RouteDecision("ANSWER", inp.intent.lower())
+    if inp.intent in SUPPORT_CHECKED_INTENTS and inp.site_supported:
+        # What the site's pages answer is on-topic, however everyday its phrasing sounds
+        # ("can I take the bike on holiday?"); off-topic needs both signals.
+        return RouteDecision("ANSWER", "site_supported")
     if inp.intent == "OFFTOPIC":
         return RouteDecision("REDIRECT", "offtopic")
     if inp.intent in ("OTHER", "BOOKING"):
@@ -196,6 +207,21 @@ def handoff_routing(reason: HandoffReason) -> Routing:
     return "out_of_scope"
 
 
+LEXICAL_SUPPORT = 0.5  # half of the question's content words in one of the best passages
+
+
+def supported_by_site(
+    status: str, top_score: float | None, bar: float | None, lexical: float = 0.0
+) -> bool:
+    """The turn's search found the site's content: above the relevance threshold (status
+    ok) and either at the site's own bar (`knowledge/topic.py`) or sharing most of the
+    question's words — the second signal covers languages and slang the embedding model
+    reads poorly, where every score is high and the bar with them."""
+    if status != "ok" or bar is None or top_score is None:
+        return False
+    return top_score >= bar or lexical >= LEXICAL_SUPPORT
+
+
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:
     """Seed 003 confidence gate: relevant, but not enough to cite with confidence."""
     return top_score is None or top_score < threshold + margin
@@ -247,6 +273,18 @@ def after_abuse_gate(state: ChatState) -> Literal["detect_language", "__end__"]:
     if block in BLOCK_KINDS:
         return "__end__"
     raise ValueError(f"unknown block {block!r}")
+
+
+def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:
+    """An everyday request waits for the site's content before it is refused; everything
+    else is routed at once (keyboard mash needs no search)."""
+    intent = state.get("intent") or {}
+    label = intent.get("label")
+    if label is None:
+        raise ValueError("no intent before routing")
+    if label in SUPPORT_CHECKED_INTENTS and not intent.get("nonsense"):
+        return "site_support_check"
+    return "intent_router"
 
 
 def route_by_intent(

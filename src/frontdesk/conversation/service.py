@@ -146,10 +146,14 @@ class ChatService:
         async def retrieve(query: str, language: str) -> Any:
             return await self.knowledge.asearch(config, query)
 
+        async def topic_profile() -> Any:
+            return await asyncio.to_thread(self.knowledge.topic_profile, config)
+
         return TurnContext(
             site=config,
             engines=self.engines_for(site),
             retrieve=retrieve,
+            topic_profile=topic_profile,
             enrich=self.enricher.for_site(config),
             visitor=visitor,
         )

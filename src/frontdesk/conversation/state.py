@@ -134,6 +134,15 @@ class Evaluation(TypedDict):
     after: Literal["auto", "human", "error"]
 
 
+class SiteSupport(TypedDict):
+    """How well the site's own content supports this turn's message (`site_support_check`)."""
+
+    score: float | None  # the best cosine of the turn's search
+    threshold: float  # the site's bar (`knowledge/topic.py`)
+    lexical: float  # share of the question's content words in one of the best passages
+    supported: bool
+
+
 class Handoff(TypedDict):
     reason: str
     status: Literal["proposed", "accepted"]
@@ -251,6 +260,7 @@ class ChatState(TypedDict):
     intent_history: NotRequired[Annotated[list[str], append_items]]
     route: NotRequired[Route | None]
     route_reason: NotRequired[str | None]
+    site_support: NotRequired[SiteSupport | None]  # this turn only, when it was checked
 
     # answer path (this turn only: reset by `TURN_RESET`)
     search_query: NotRequired[str | None]

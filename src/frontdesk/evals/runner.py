@@ -47,6 +47,7 @@ class Outcome:
     injected: dict[str, Any] | None = None  # the replayed state, for the report
     error: str | None = None
     judge: dict[str, Any] | None = None  # LLM-as-judge scores, when a judge ran
+    site_support: dict[str, Any] | None = None  # the on-topic check, when it ran
 
     @property
     def injection_detected(self) -> bool:
@@ -78,6 +79,7 @@ class Outcome:
             "injected": self.injected,
             "error": self.error,
             "judge": self.judge,
+            "site_support": self.site_support,
         }
 
 
@@ -111,6 +113,7 @@ def outcome_from_state(item: EvalItem, values: dict[str, Any], latency_ms: float
         cta=bool(values.get("cta")),
         collected={str(k): str(v) for k, v in collected.items()},
         latency_ms=latency_ms,
+        site_support=dict(values["site_support"]) if values.get("site_support") else None,
     )
 
 

@@ -13,7 +13,7 @@ import asyncio
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -23,7 +23,7 @@ from typing import Any
 from rich.console import Console
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.models import RetrievalResult
+from frontdesk.knowledge.models import Document, RetrievalResult
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import LoadedSite
@@ -72,8 +72,14 @@ def eval_cache_dir(settings: Settings) -> Path:
     return settings.data_dir / "eval" / "cache"
 
 
-def sync_knowledge(settings: Settings, site_id: str, console: Console) -> Path:
-    """Ingest the site's configured sources into the eval cache store; return its folder."""
+def sync_knowledge(
+    settings: Settings,
+    site_id: str,
+    console: Console,
+    documents: Sequence[Document] | None = None,
+) -> Path:
+    """Ingest the site's configured sources (or exactly `documents`, for sites built from
+    a dataset) into the eval cache store; return its folder."""
     from frontdesk.runtime import build_runtime
 
     cache = eval_cache_dir(settings)
@@ -81,6 +87,8 @@ def sync_knowledge(settings: Settings, site_id: str, console: Console) -> Path:
     try:
         site = runtime.site(site_id)
         knowledge = KnowledgeBase(runtime.engine, console=console)
+        if documents is not None:
+            _sync_documents(knowledge, site.config, documents, console)
         for source in site.config.knowledge.file_sources:
             path = (site.base_dir / source).resolve()
             report = knowledge.ingest_path(site.config, path, progress=False)
@@ -91,6 +99,19 @@ def sync_knowledge(settings: Settings, site_id: str, console: Console) -> Path:
     finally:
         runtime.close()
     return cache
+
+
+def _sync_documents(
+    knowledge: KnowledgeBase, site: SiteConfig, documents: Sequence[Document], console: Console
+) -> None:
+    """The site's index holds exactly `documents` (a sample today, all pages tomorrow)."""
+    wanted = {d.doc_id for d in documents}
+    for stored in knowledge.list_documents(site):
+        if stored.doc_id not in wanted:
+            knowledge.remove_document(site, stored.doc_id)
+    report = knowledge.ingest_documents(site, list(documents), progress=True)
+    if report.ingested or report.updated:
+        console.print(f"[dim]eval knowledge base {site.id}: {report.summary()}[/]")
 
 
 def _sqlite_settings(settings: Settings, folder: Path) -> Settings:
@@ -108,14 +129,17 @@ def _copy_sqlite(source: Path, target: Path) -> None:
 
 @asynccontextmanager
 async def open_workspace(
-    settings: Settings, site_id: str, console: Console | None = None
+    settings: Settings,
+    site_id: str,
+    console: Console | None = None,
+    documents: Sequence[Document] | None = None,
 ) -> AsyncIterator[Workspace]:
     """A ChatService on a scratch copy of the eval cache store (deleted afterwards)."""
     from frontdesk.conversation.service import ChatService
     from frontdesk.runtime import build_runtime
 
     console = console or Console(stderr=True)
-    cache = await asyncio.to_thread(sync_knowledge, settings, site_id, console)
+    cache = await asyncio.to_thread(sync_knowledge, settings, site_id, console, documents)
     run_dir = Path(tempfile.mkdtemp(prefix="frontdesk-eval-"))
     try:
         _copy_sqlite(cache / DB_NAME, run_dir / DB_NAME)

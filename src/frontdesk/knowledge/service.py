@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,7 @@ from frontdesk.knowledge.search import (
     Retriever,
     SearchOptions,
 )
+from frontdesk.knowledge.topic import TopicProfile, build_profile
 from frontdesk.sites.schema import KnowledgeConfig
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ class KnowledgeBase:
         self.result_cache_size = result_cache_size
         self._retrievers: dict[str, Retriever] = {}
         self._lock = threading.Lock()
+        # Per (site, index revision, model, languages): rebuilt when the content changes.
+        self._profiles: dict[tuple[object, ...], TopicProfile] = {}
 
     def embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
         return make_embedder(SiteKnowledge.of(site).config.embedding)
@@ -166,6 +169,39 @@ class KnowledgeBase:
             knowledge.site_id, documents
         )
 
+    def topic_profile(
+        self, site: SiteConfig | SiteKnowledge, languages: tuple[str, ...] = ()
+    ) -> TopicProfile:
+        """The site's own bar for "its content supports this question" (`topic.py`),
+        measured on its current content and kept until that content changes."""
+        knowledge = SiteKnowledge.of(site)
+        if not languages and not isinstance(site, SiteKnowledge):
+            languages = tuple(site.languages)
+        languages = languages or (knowledge.language,)
+        revision = getattr(self.index, "revision", None)
+        key = (
+            knowledge.site_id,
+            revision(knowledge.site_id) if revision is not None else None,
+            knowledge.config.embedding,
+            languages,
+        )
+        profile = self._profiles.get(key)
+        if profile is not None:
+            return profile
+        retriever = self.retriever(knowledge)
+        options = SearchOptions(top_k=1, relevance_threshold=0.0, language=knowledge.language)
+
+        def top_score(probe: str) -> float | None:
+            return retriever.search(knowledge.site_id, probe, options).top_score
+
+        titles = [document.title for document in self.list_documents(knowledge)]
+        default = DEFAULT_RELEVANCE_THRESHOLDS.get(knowledge.config.embedding)
+        profile = build_profile(
+            top_score, languages, knowledge.config.relevance_threshold, titles, default
+        )
+        self._profiles[key] = profile
+        return profile
+
     # -- manage ----------------------------------------------------------------------
     def list_documents(self, site: SiteConfig | SiteKnowledge | str) -> list[StoredDocument]:
         site_id = site if isinstance(site, str) else SiteKnowledge.of(site).site_id
@@ -186,7 +222,31 @@ class KnowledgeBase:
         except Exception:
             log.exception("embedding_failure site=%s (model not available)", knowledge.site_id)
             return RetrievalResult.error("embedding_failure")
-        return retriever.search(knowledge.site_id, query, knowledge.search_options(top_k))
+        return retriever.search(knowledge.site_id, query, self._options(site, knowledge, top_k))
+
+    def _options(
+        self, site: SiteConfig | SiteKnowledge, knowledge: SiteKnowledge, top_k: int | None
+    ) -> SearchOptions:
+        """The site's search options; a site without a calibrated threshold uses the one
+        its own content calibrates (`topic.calibrated_threshold`)."""
+        options = knowledge.search_options(top_k)
+        if knowledge.config.relevance_threshold is not None:
+            return options
+        try:
+            threshold = self.topic_profile(site).relevance_threshold
+        except Exception:  # the default threshold still applies
+            log.exception("topic_profile_failure site=%s", knowledge.site_id)
+            return options
+        if threshold is None:
+            return options
+        proactive = knowledge.config.proactive_threshold
+        return replace(
+            options,
+            relevance_threshold=threshold,
+            proactive_threshold=proactive
+            if proactive is not None
+            else min(1.0, threshold + PROACTIVE_MARGIN),
+        )
 
     async def asearch(
         self, site: SiteConfig | SiteKnowledge, query: str, *, top_k: int | None = None

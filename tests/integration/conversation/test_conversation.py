@@ -144,6 +144,9 @@ class SlowKnowledge:
         self.started = 0
         self.finished = 0
 
+    def __getattr__(self, name: str) -> Any:  # everything else is the real knowledge base
+        return getattr(self.inner, name)
+
     async def asearch(self, site: Any, query: str, **kw: Any) -> RetrievalResult:
         self.started += 1
         await asyncio.sleep(self.delay)
@@ -155,7 +158,7 @@ class SlowKnowledge:
 @pytest.mark.parametrize(
     ("message", "route"),
     [
-        ("What's the weather like in Paris today?", "REDIRECT"),
+        ("Thanks, that's all for today!", "REDIRECT"),
         ("I'd like to book a demo", "BOOKING"),
         ("Can I talk to a real person please?", "HANDOFF"),
     ],
@@ -170,6 +173,18 @@ async def test_background_retrieval_is_cancelled_on_fast_paths(
     await asyncio.sleep(0.7)  # long enough for an uncancelled search to finish
     assert slow.started == 1, "retrieval starts at START, before routing"
     assert slow.finished == 0, "the fast path must cancel the background search"
+
+
+async def test_an_everyday_request_waits_for_the_search_before_it_is_refused(
+    service: ChatService, session_id: str
+) -> None:
+    """Off-topic needs two signals: the classifier's and no support in the site's content,
+    so the search that started with the turn is awaited (not repeated) first."""
+    slow = SlowKnowledge(service.knowledge, delay=0.2)
+    service.knowledge = slow  # type: ignore[assignment]
+    result = await turn(service, session_id, "What's the weather like in Paris today?")
+    assert result.route == "REDIRECT"
+    assert (slow.started, slow.finished) == (1, 1)
 
 
 async def test_answer_path_awaits_the_background_retrieval(

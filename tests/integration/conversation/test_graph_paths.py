@@ -47,6 +47,8 @@ AWAIT_AND_GRADE: list[Step] = [
     "grade_docs",
 ]
 POST: list[Step] = ["dialog_state_extractor", "form_field_extractor"]
+# An everyday-sounding message waits for the site's content before it is routed.
+UNDERSTAND_OFFTOPIC: list[Step] = [*UNDERSTAND[:-1], "site_support_check", "intent_router"]
 
 
 class FailingWriter:
@@ -128,8 +130,24 @@ def flatten(path: list[Step], actual: list[str]) -> list[str]:
         ),
         pytest.param(
             "What's the weather like in Paris today?",
-            [*UNDERSTAND, "redirect_handler", "stall_check", *POST, "finalize"],
+            [*UNDERSTAND_OFFTOPIC, "redirect_handler", "stall_check", *POST, "finalize"],
             id="redirect",
+        ),
+        pytest.param(
+            "When was Tessellate founded and by whom?",  # phrased like trivia, in the KB
+            [
+                *UNDERSTAND_OFFTOPIC,
+                *AWAIT_AND_GRADE,
+                "answer_writer",
+                "verify_facts",
+                "evaluate_answer",
+                "stall_check",
+                "skill_ending_writer",
+                *POST,
+                "follow_up_suggester",
+                "finalize",
+            ],
+            id="offtopic-phrasing-supported-by-the-site",
         ),
         pytest.param(
             "I'd like to book a demo",

@@ -23,6 +23,7 @@ SEED_NODES = {
     "intent_classifier",
     "signals_detector",
     "skill_selector",
+    "site_support_check",
     "intent_router",
     "enricher_awaiter",
     "visitor_profile_awaiter",

@@ -34,6 +34,13 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"block": "spam"}, "__end__"),
         ({"block": "length"}, "__end__"),
     ],
+    routes.after_skill_selector: [
+        ({"intent": {"label": "OFFTOPIC", "confidence": 0.9}}, "site_support_check"),
+        ({"intent": {"label": "OFFTOPIC", "nonsense": True}}, "intent_router"),
+        ({"intent": {"label": "OTHER", "confidence": 0.9}}, "intent_router"),
+        ({"intent": {"label": "LEARN", "confidence": 0.9}}, "intent_router"),
+        ({"intent": {"label": "HACK", "confidence": 0.9}}, "intent_router"),
+    ],
     routes.route_by_intent: [
         ({"route": "ANSWER"}, "enricher_awaiter"),
         ({"route": "REDIRECT"}, "redirect_handler"),
@@ -109,6 +116,7 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
 
 RAISES: list[tuple[Router, dict[str, Any], str]] = [
     (routes.after_abuse_gate, {"block": "rude"}, "unknown block"),
+    (routes.after_skill_selector, {}, "no intent"),
     (routes.route_by_intent, {}, "unknown route"),
     (routes.route_by_intent, {"route": "DANCE"}, "unknown route"),
     (routes.relevance_gate, {"graded_chunks": [], "retries": 2}, "retries out of range"),

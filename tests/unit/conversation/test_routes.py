@@ -10,6 +10,7 @@ from frontdesk.conversation.routes import (
     is_low_confidence,
     redirect_routing,
     route_after_answer,
+    supported_by_site,
 )
 
 pytestmark = pytest.mark.unit
@@ -29,6 +30,17 @@ pytestmark = pytest.mark.unit
         (RouteInput("STOP_BOOKING", demo_proposed_last_turn=True), "REDIRECT", "stop_booking"),
         (RouteInput("STOP_BOOKING", booking_status="booked"), "REDIRECT", "stop_booking"),
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
+        # off-topic needs both signals: what the site's own pages answer is on-topic
+        (RouteInput("OFFTOPIC", site_supported=True), "ANSWER", "site_supported"),
+        (RouteInput("OTHER", site_supported=True), "REDIRECT", "other"),
+        (RouteInput("OFFTOPIC", nonsense=True, site_supported=True), "REDIRECT", "nonsense"),
+        (RouteInput("HACK", site_supported=True), "REDIRECT", "hack"),
+        (RouteInput("OFFTOPIC", high_stakes=True, site_supported=True), "HANDOFF", "high_stakes"),
+        (
+            RouteInput("OFFTOPIC", booking_status="collecting", site_supported=True),
+            "REDIRECT",
+            "exit_booking",
+        ),
         # people first: explicit request beats everything but an attack
         (RouteInput("OFFTOPIC", explicit_human_request=True), "HANDOFF", "explicit_request"),
         (RouteInput("HACK", explicit_human_request=True), "REDIRECT", "hack"),
@@ -120,3 +132,22 @@ def test_confidence_gate_and_answer_routing() -> None:
     )
     assert answer_routing(coverage="full", low_confidence=True, after="auto") == "low_confidence"
     assert answer_routing(coverage="full", low_confidence=False, after="human") == "cannot_answer"
+
+
+@pytest.mark.parametrize(
+    ("status", "score", "bar", "lexical", "supported"),
+    [
+        ("ok", 0.75, 0.40, 0.0, True),  # the bike company's "What is Velotrove?" at 0.75
+        ("ok", 0.40, 0.40, 0.0, True),
+        ("ok", 0.39, 0.40, 0.0, False),
+        ("ok", 0.39, 0.40, 0.5, True),  # most of the question's words in a passage
+        ("ok", 0.39, 0.40, 0.49, False),
+        ("no_result", 0.75, 0.40, 1.0, False),  # nothing passed the relevance threshold
+        ("error", None, 0.40, 1.0, False),
+        ("ok", 0.9, None, 1.0, False),  # no bar known: never overrule
+    ],
+)
+def test_supported_by_site(
+    status: str, score: float | None, bar: float | None, lexical: float, supported: bool
+) -> None:
+    assert supported_by_site(status, score, bar, lexical) is supported

@@ -8,8 +8,20 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import f1_score
 
-from frontdesk.engines.local.intent import IntentClassifier, IntentPrediction
-from frontdesk.engines.local.intent_data import INTENTS, LANGUAGES, IntentExample, load_examples
+from frontdesk.engines.local.intent import (
+    SHIPPED_MODEL,
+    IntentClassifier,
+    IntentPrediction,
+    load_shipped,
+    shipped_key,
+)
+from frontdesk.engines.local.intent_data import (
+    DATA_FILE,
+    INTENTS,
+    LANGUAGES,
+    IntentExample,
+    load_examples,
+)
 from frontdesk.engines.local.intent_rules import (
     high_stakes_hit,
     injection_score,
@@ -158,11 +170,21 @@ def test_prediction_shape(classifier: IntentClassifier) -> None:
 
 
 def test_model_is_cached_by_data_hash(tmp_path: Path) -> None:
-    first = IntentClassifier.load(tmp_path)
+    data = tmp_path / "my-intents.jsonl"  # not the shipped file: trained, then cached
+    data.write_text(DATA_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    first = IntentClassifier.load(tmp_path, data_path=data)
     files = list(tmp_path.glob("intent-*.pkl"))
     assert len(files) == 1
-    second = IntentClassifier.load(tmp_path)
+    second = IntentClassifier.load(tmp_path, data_path=data)
     assert second.predict("hi") == first.predict("hi")
+
+
+def test_the_shipped_model_is_built_from_the_shipped_rows(tmp_path: Path) -> None:
+    """A phrase file changed without `python -m frontdesk.engines.local.data.build_model`
+    would silently fall back to a model without the public rows: fail here instead."""
+    assert load_shipped() is not None, f"rebuild {SHIPPED_MODEL.name} (key {shipped_key()})"
+    IntentClassifier.load(tmp_path)
+    assert not list(tmp_path.glob("intent-*.pkl"))  # the shipped one was used, not trained
 
 
 # --- rule layers ---------------------------------------------------------------------

@@ -149,6 +149,11 @@ async def skill_selector(state: ChatState, runtime: Runtime[TurnContext]) -> Upd
     return {"skill_selection": {"skills": list(choice.skills), "reasoning": choice.reasoning}}
 
 
+def _site_supported(state: ChatState) -> bool:
+    support = state.get("site_support")
+    return bool(support and support["supported"])
+
+
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Deterministic: the route is a function of intent, qualification, interest, booking
@@ -178,6 +183,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             mentions_pricing="pricing_interest" in signals
             or asks_pricing(state["input"])
             or mentions_plans(state["input"]),
+            site_supported=_site_supported(state),
             **follow_up_context(state, ctx.site.qualification.forms),
         )
     )

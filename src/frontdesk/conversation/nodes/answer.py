@@ -77,10 +77,22 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
         # else the passages share with the question, they are about something else.
         return {"graded_chunks": []}
     verdicts = await runtime.context.engines.grader.grade(state["input"], result.chunks)
-    kept = [chunk for chunk, ok in zip(result.chunks, verdicts, strict=True) if ok]
+    # A passage that scores above every everyday request on this site is about the
+    # question here, whatever fixed cosine the grader was tuned with (`knowledge/topic.py`).
+    bar = await _support_bar(runtime)
+    kept = [
+        chunk
+        for chunk, ok in zip(result.chunks, verdicts, strict=True)
+        if ok or (bar is not None and chunk.score >= bar)
+    ]
     if kept and result.chunks[0] not in kept:
         kept.insert(0, result.chunks[0])
     return {"graded_chunks": [chunk.model_dump(mode="json") for chunk in kept]}
+
+
+async def _support_bar(runtime: Runtime[TurnContext]) -> float | None:
+    loader = runtime.context.topic_profile
+    return None if loader is None else (await loader()).support_threshold
 
 
 @timed

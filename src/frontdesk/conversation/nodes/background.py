@@ -12,7 +12,8 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
-from frontdesk.conversation.state import ChatState, collected_values
+from frontdesk.conversation.routes import supported_by_site
+from frontdesk.conversation.state import ChatState, SiteSupport, collected_values
 from frontdesk.engines.local.answering.parts import question_parts
 from frontdesk.knowledge.models import RetrievalResult
 
@@ -103,3 +104,36 @@ async def retrieval_awaiter(state: ChatState, runtime: Runtime[TurnContext]) -> 
         found = await _rewrite_and_search(state, runtime)
     result: RetrievalResult = found["retrieval"]
     return {"search_query": found["search_query"], "retrieval": result.model_dump(mode="json")}
+
+
+@timed
+async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Does the site's own content support this message? Asked only when the classifier
+    heard an everyday request or small talk (`routes.after_skill_selector`): the search
+    started with the turn, so this waits for it instead of searching again."""
+    ctx = runtime.context
+    found = await ctx.await_task("retrieval")
+    if found is None:  # never started (e.g. a replayed state): search now
+        found = await _rewrite_and_search(state, runtime)
+    result: RetrievalResult = found["retrieval"]
+    profile = await ctx.topic_profile() if ctx.topic_profile is not None else None
+    bar = profile.support_threshold if profile is not None else result.threshold
+    lexical = _word_support(state["input"], result)
+    support = SiteSupport(
+        score=result.top_score,
+        threshold=round(bar if bar is not None else 1.0, 4),
+        lexical=round(lexical, 4),
+        supported=supported_by_site(result.status, result.top_score, bar, lexical),
+    )
+    return {"site_support": support}
+
+
+def _word_support(question: str, result: RetrievalResult) -> float:
+    """The best share of the question's content words found in one of the top passages."""
+    from frontdesk.engines.local.answering.grader import lexical_match
+    from frontdesk.engines.local.answering.text import guess_language
+
+    language = guess_language(question)
+    return max(
+        (lexical_match(question, chunk, language) for chunk in result.chunks[:3]), default=0.0
+    )

@@ -11,6 +11,7 @@ the scikit-learn version; a stale cache is simply never looked up again.
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import re
@@ -32,6 +33,7 @@ from frontdesk.engines.local.intent_data import (
     Intent,
     IntentExample,
     data_hash,
+    external_examples,
     load_examples,
 )
 from frontdesk.engines.local.intent_rules import (
@@ -40,7 +42,10 @@ from frontdesk.engines.local.intent_rules import (
     looks_like_nonsense,
 )
 
-MODEL_VERSION = "2"
+MODEL_VERSION = "3"
+# The model the package ships: trained on DATA_FILE plus the public CLINC150/banking77 rows
+# (`python -m frontdesk.engines.local.data.build_model`), which the repository never holds.
+SHIPPED_MODEL = DATA_FILE.parent / "intent_model.pkl"
 # Intents a high-stakes message can carry; elsewhere the wording means something else
 # ("cancel my dinner reservation" is off-topic, "cancel the demo" is STOP_BOOKING).
 _HIGH_STAKES_INTENTS = frozenset({"SUPPORT", "LEARN", "CONTEXT", "OTHER"})
@@ -48,6 +53,7 @@ _HACK_WEAK_THRESHOLD = 0.2
 _HACK_MODEL_FLOOR = 0.5
 _MARGIN_SCALE = 4.0
 _WORDS = re.compile(r"[^\W\d_]+")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +179,18 @@ class IntentClassifier:
 
     @classmethod
     def load(cls, cache_dir: Path | None = None, data_path: Path = DATA_FILE) -> IntentClassifier:
-        """The model for `data_path`, from `cache_dir` if cached, else trained and cached."""
+        """The model for `data_path`: the shipped one when it was built from this data with
+        this scikit-learn; else from `cache_dir` if cached, else trained and cached (with
+        the public rows when ../shared/datasets is there, as the shipped one was)."""
+        shipped = load_shipped() if data_path == DATA_FILE else None
+        if shipped is not None:
+            return shipped
+        external = external_examples() if data_path == DATA_FILE else []
         directory = cache_dir or default_cache_dir()
-        name = f"intent-{data_hash(data_path)}-v{MODEL_VERSION}-sk{sklearn.__version__}.pkl"
+        name = (
+            f"intent-{data_hash(data_path)}-x{len(external)}-v{MODEL_VERSION}"
+            f"-sk{sklearn.__version__}.pkl"
+        )
         path = directory / name
         if path.exists():
             try:
@@ -185,7 +200,17 @@ class IntentClassifier:
                     return model
             except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
                 pass  # a corrupt or foreign cache file is rebuilt below
-        model = cls.train(load_examples(data_path))
+        if data_path == DATA_FILE:
+            log.warning(
+                "the shipped intent model %s does not match %s or scikit-learn %s: training "
+                "one (%d public rows found); rebuild it with "
+                "`python -m frontdesk.engines.local.data.build_model`",
+                SHIPPED_MODEL.name,
+                DATA_FILE.name,
+                sklearn.__version__,
+                len(external),
+            )
+        model = cls.train([*load_examples(data_path), *external])
         _save_atomically(model, path)
         return model
 
@@ -243,6 +268,37 @@ class IntentClassifier:
         )
 
 
+def shipped_key() -> str:
+    """What the shipped model must have been built from to be used as it is."""
+    return f"{data_hash(DATA_FILE)}-v{MODEL_VERSION}-sk{sklearn.__version__}"
+
+
+def load_shipped(path: Path = SHIPPED_MODEL) -> IntentClassifier | None:
+    """The packaged model, or None when absent, unreadable or built from other data."""
+    try:
+        with path.open("rb") as f:
+            packed = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+    if not isinstance(packed, dict) or packed.get("key") != shipped_key():
+        return None
+    model = packed.get("model")
+    return model if isinstance(model, IntentClassifier) else None
+
+
+def build_shipped(path: Path = SHIPPED_MODEL) -> IntentClassifier:
+    """Train on the shipped rows and the public datasets; write the packaged model."""
+    external = external_examples()
+    if not external:
+        raise FileNotFoundError(
+            "CLINC150/banking77 train splits not found: put ../shared/datasets beside the "
+            "repository or set FRONTDESK_DATASETS_DIR"
+        )
+    model = IntentClassifier.train([*load_examples(DATA_FILE), *external])
+    _save_atomically({"key": shipped_key(), "model": model}, path)
+    return model
+
+
 def _softmax(margins: np.ndarray) -> np.ndarray:
     """SVM margins to probability-like scores; the scale was chosen so that held-out
     predictions scoring 0.5 are right about half the time."""
@@ -269,7 +325,7 @@ def _as_intent(label: str) -> Intent:
     raise ValueError(f"unknown intent label {label!r}")
 
 
-def _save_atomically(model: IntentClassifier, path: Path) -> None:
+def _save_atomically(model: object, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

@@ -49,3 +49,85 @@ def load_examples(path: Path = DATA_FILE) -> list[IntentExample]:
 
 def data_hash(path: Path = DATA_FILE) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+# --- public data the shipped model also learns from (read at build time only) ----------
+# CLINC150 (CC BY 3.0, clinc/oos-eval) and banking77 (CC BY 4.0, PolyAI) train splits;
+# attribution in data/ATTRIBUTION.md. The repository keeps the trained model, never rows.
+DATASETS_ENV = "FRONTDESK_DATASETS_DIR"
+EXTERNAL_PER_INTENT = 40
+# Everyday requests to a personal assistant (weather, recipes, alarms, travel, personal
+# banking...) are off-topic for a company's website; chit-chat and conversation control
+# are OTHER. A few CLINC intents are business acts somewhere (meetings, "cancel"), mean
+# what the previous turn asked ("yes", "no", "maybe") or, asked of a company's assistant,
+# are about the company ("who made you", "who do you work for"), and are left out.
+CLINC_OTHER = frozenset(
+    {
+        "greeting", "goodbye", "thank_you", "are_you_a_bot", "what_is_your_name",
+        "how_old_are_you", "what_can_i_ask_you", "where_are_you_from", "do_you_have_pets",
+        "what_are_your_hobbies", "repeat", "change_language", "change_ai_name",
+    }
+)  # fmt: skip
+CLINC_LEFT_OUT = frozenset(
+    {
+        "schedule_meeting", "meeting_schedule", "cancel", "yes", "no", "maybe",
+        "who_made_you", "who_do_you_work_for", "oos",
+    }
+)  # fmt: skip
+# banking77 intents that are support or questions at any company, not only at a bank.
+BANKING77_INTENTS: dict[str, Intent] = {
+    "request_refund": "SUPPORT",
+    "Refund_not_showing_up": "SUPPORT",
+    "edit_personal_details": "SUPPORT",
+    "passcode_forgotten": "SUPPORT",
+    "terminate_account": "SUPPORT",
+    "verify_my_identity": "SUPPORT",
+    "unable_to_verify_identity": "SUPPORT",
+    "country_support": "LEARN",
+    "age_limit": "LEARN",
+}
+
+
+def shared_datasets_dir() -> Path:
+    """`$FRONTDESK_DATASETS_DIR`, else `../shared/datasets` beside the repository."""
+    import os
+
+    configured = os.environ.get(DATASETS_ENV)
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[4].parent / "shared" / "datasets"
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _every_nth(rows: list[dict[str, str]], label: str, limit: int) -> list[dict[str, str]]:
+    of_label = [row for row in rows if row["label"] == label]
+    step = max(1, len(of_label) // limit)
+    return of_label[::step][:limit]
+
+
+def external_examples(
+    root: Path | None = None, per_intent: int = EXTERNAL_PER_INTENT
+) -> list[IntentExample]:
+    """Training rows from the CLINC150 and banking77 train splits (empty when absent)."""
+    from frontdesk.engines.local.intent_rules import high_stakes_hit
+
+    root = root or shared_datasets_dir()
+    clinc = root / "intent" / "clinc150" / "train.jsonl"
+    banking = root / "intent" / "banking77" / "train.jsonl"
+    if not clinc.is_file() or not banking.is_file():
+        return []
+    examples: list[IntentExample] = []
+    clinc_rows = _rows(clinc)
+    for label in sorted({row["label"] for row in clinc_rows} - CLINC_LEFT_OUT):
+        intent: Intent = "OTHER" if label in CLINC_OTHER else "OFFTOPIC"
+        for row in _every_nth(clinc_rows, label, per_intent):
+            examples.append(IntentExample(row["text"], intent, "en", False, False, "train"))
+    banking_rows = _rows(banking)
+    for label, intent in BANKING77_INTENTS.items():
+        for row in _every_nth(banking_rows, label, per_intent):
+            hs = high_stakes_hit(row["text"])
+            examples.append(IntentExample(row["text"], intent, "en", hs, False, "train"))
+    return examples

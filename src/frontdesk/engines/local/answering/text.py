@@ -371,4 +371,6 @@ def proper_names(question: str) -> set[str]:
     A name that no retrieved passage mentions means the passages are about something
     else, however many ordinary words they share with the question.
     """
-    return {match.group(1) for match in _NAME.finditer(question.strip())}
+    # Every line starts a sentence: a subject line above the message ("Noonan syndrome\n
+    # What are...") must not make "What" a name.
+    return {m.group(1) for line in question.splitlines() for m in _NAME.finditer(line.strip())}

@@ -66,6 +66,20 @@ MinAnswerAccuracy = Annotated[float, typer.Option(help="Gate: answer accuracy.")
 MinRouteAccuracy = Annotated[float, typer.Option(help="Gate: route accuracy.")]
 MinHit5 = Annotated[float | None, typer.Option("--min-hit-at-5", help="Gate: retrieval hit@5.")]
 MinInjectionRecall = Annotated[float | None, typer.Option(help="Gate: injection recall.")]
+BySource = Annotated[
+    bool,
+    typer.Option(
+        "--by-source",
+        help="Leave whole sources out: retrain the local detector without each source of "
+        "--datasets-root and score it on that source, then on benign sets never trained on.",
+    ),
+]
+DatasetsRoot = Annotated[
+    Path, typer.Option(help="The shared datasets folder (README.md, injection/, intent/…).")
+]
+RowsPerSource = Annotated[
+    int | None, typer.Option(min=50, help="--by-source: at most N rows per source (fast run).")
+]
 
 DEFAULTS = Thresholds()
 
@@ -219,8 +233,17 @@ def eval_injection(
     sites_dir: SitesDir = None,
     limit: Limit = None,
     min_injection_recall: MinInjectionRecall = None,
+    by_source: BySource = False,
+    datasets_root: DatasetsRoot = Path("../shared/datasets"),
+    rows_per_source: RowsPerSource = None,
 ) -> None:
-    """Prompt-injection precision/recall (items, or rows {text, label: injection|benign})."""
+    """Prompt-injection precision/recall (items, or rows {text, label: injection|benign});
+    with --by-source, recall and false-positive rate per held-out source."""
+    if by_source:
+        from frontdesk.cli.eval_injection import run_by_source
+
+        run_by_source(datasets_root, output, as_json, rows_per_source, min_injection_recall)
+        return
     run_command(
         ["injection"],
         site=site,

@@ -1,6 +1,7 @@
 """Visitor intent for the local engine: a TF-IDF + linear SVM model over the
-shipped multilingual training set, with rule layers for nonsense, injection and
-high-stakes wording (see `intent_rules`).
+shipped multilingual training set, with rule layers for nonsense and high-stakes
+wording (see `intent_rules`). Whether a message is an attack (HACK) is the injection
+detector's call (`injection.py`), not this model's.
 
 Character n-grams carry most of the signal: they survive typos, inflection and the
 eight languages without stemmers. Word n-grams add phrase-level cues ("cancel the
@@ -26,6 +27,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from frontdesk.engines.local.injection import SUSPECT_AT, get_injection_detector
 from frontdesk.engines.local.intent_data import (
     DATA_FILE,
     INTENTS,
@@ -34,18 +36,12 @@ from frontdesk.engines.local.intent_data import (
     data_hash,
     load_examples,
 )
-from frontdesk.engines.local.intent_rules import (
-    high_stakes_hit,
-    injection_score,
-    looks_like_nonsense,
-)
+from frontdesk.engines.local.intent_rules import high_stakes_hit, looks_like_nonsense
 
 MODEL_VERSION = "2"
 # Intents a high-stakes message can carry; elsewhere the wording means something else
 # ("cancel my dinner reservation" is off-topic, "cancel the demo" is STOP_BOOKING).
 _HIGH_STAKES_INTENTS = frozenset({"SUPPORT", "LEARN", "CONTEXT", "OTHER"})
-_HACK_WEAK_THRESHOLD = 0.2
-_HACK_MODEL_FLOOR = 0.5
 _MARGIN_SCALE = 4.0
 _WORDS = re.compile(r"[^\W\d_]+")
 
@@ -193,7 +189,8 @@ class IntentClassifier:
         columns, values = self._features.transform_one(text)
         margins = values @ self._weights[columns] + self._bias
         hs_margin = float(values @ self._hs_weights[columns]) + self._hs_bias
-        return self._decide(text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0)
+        injection = get_injection_detector().score(text)
+        return self._decide(text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0, injection)
 
     def predict_many(self, texts: Sequence[str]) -> list[IntentPrediction]:
         if not texts:
@@ -203,29 +200,37 @@ class IntentClassifier:
             matrix = self._features.transform(list(texts))
         intent_probs = _softmax(np.asarray(matrix @ self._weights) + self._bias)
         hs_margins = np.asarray(matrix @ self._hs_weights).reshape(-1) + self._hs_bias
+        injection = get_injection_detector().scores(list(texts))
         return [
-            self._decide(text, probs, float(margin) > 0)
-            for text, probs, margin in zip(texts, intent_probs, hs_margins, strict=True)
+            self._decide(text, probs, float(margin) > 0, float(score))
+            for text, probs, margin, score in zip(
+                texts, intent_probs, hs_margins, injection, strict=True
+            )
         ]
 
-    def _decide(self, text: str, probs: np.ndarray, hs_model: bool) -> IntentPrediction:
+    def _decide(
+        self, text: str, probs: np.ndarray, hs_model: bool, injection: float
+    ) -> IntentPrediction:
         probabilities = {label: float(p) for label, p in zip(self._labels, probs, strict=True)}
         intent: str = max(probabilities, key=lambda label: probabilities[label])
         confidence = probabilities[intent]
         nonsense = False
-        hack = injection_score(text)
-        if hack >= 1.0 or (hack > 0 and probabilities.get("HACK", 0.0) >= _HACK_WEAK_THRESHOLD):
-            intent, confidence = "HACK", max(confidence if intent == "HACK" else 0.0, 0.9)
-        elif intent == "HACK" and confidence < _HACK_MODEL_FLOOR:
-            # Two HACK turns block a session for good, so an unsure model with no
-            # pattern behind it does not get to call a visitor an attacker.
-            intent = max(
-                (label for label in probabilities if label != "HACK"),
-                key=lambda label: probabilities[label],
-            )
-            confidence = probabilities[intent]
-        elif looks_like_nonsense(text, self._vocabulary):
-            intent, confidence, nonsense = "OTHER", max(probabilities.get("OTHER", 0.0), 0.9), True
+        if injection >= SUSPECT_AT:
+            # The detector's score is the confidence: only a confident one counts toward
+            # the session block (`guard.abuse.counts_toward_block`).
+            intent, confidence = "HACK", injection
+        else:
+            if intent == "HACK":
+                # The intent phrases' HACK rows mix in abuse that is no injection (SQL in
+                # a message); without the detector behind it the label goes to the runner-up.
+                intent = max(
+                    (label for label in probabilities if label != "HACK"),
+                    key=lambda label: probabilities[label],
+                )
+                confidence = probabilities[intent]
+            if looks_like_nonsense(text, self._vocabulary):
+                intent, confidence = "OTHER", max(probabilities.get("OTHER", 0.0), 0.9)
+                nonsense = True
         high_stakes = False
         if intent in _HIGH_STAKES_INTENTS and (high_stakes_hit(text) or hs_model):
             high_stakes = True

@@ -141,7 +141,11 @@ _QUALIFIERS = (
     r"vorige|eerdere|alle|je|jouw|bovenstaande"
 )
 
-_STRONG_INJECTION = [
+# Families of cues, each a feature of the injection model (`injection_cues`): words in
+# eight languages carry over to phrasings and languages the model's n-grams never saw.
+# Code, SQL and markup are not among them: a visitor pasting `DROP TABLE` or `<script>`
+# into a support question is asking about their code, not attacking the assistant.
+_OVERRIDE = [
     re.compile(
         rf"\b(?:{_IGNORE_VERBS})\b[^.?!\n]{{0,40}}?\b(?:{_QUALIFIERS})\w*\b[^.?!\n]{{0,40}}?"
         rf"(?:{_RULE_NOUNS})",
@@ -152,6 +156,13 @@ _STRONG_INJECTION = [
         r"what (?:i|you) (?:have |was |were )?(?:said|told|been told))",
         re.IGNORECASE,
     ),
+    re.compile(
+        r"\b(?:instructions|rules|directives) (?:you (?:were|have been|got|received)|"
+        r"(?:that )?you(?:'ve| have)? (?:been )?(?:given|received|told))",
+        re.IGNORECASE,
+    ),
+]
+_PROMPT_REVEAL = [
     re.compile(
         r"(?:system|initial|original|hidden|secret|pre)[ -]?(?:prompt|message|instructions)|"
         r"системн\w* (?:промпт|сообщени|инструкци|запрос)|prompt (?:système|systeme)|"
@@ -164,21 +175,13 @@ _STRONG_INJECTION = [
         r"(?:\w+\s+)?(?:instructions|directives|rules you|prompt)\b",
         re.IGNORECASE,
     ),
-    re.compile(
-        r"\b(?:instructions|rules|directives) (?:you (?:were|have been|got|received)|"
-        r"(?:that )?you(?:'ve| have)? (?:been )?(?:given|received|told))",
-        re.IGNORECASE,
-    ),
+]
+_NO_RULES_PERSONA = [
     re.compile(
         r"\bdo anything now\b|\bdan mode\b|\bjail ?brea?k|developer mode|dev mode|god mode|"
         r"\bpwned\b|режим (?:разработчика|бога|dan)|mode développeur|entwicklermodus|"
         r"modo (?:desarrollador|desenvolvedor)|modalità sviluppatore|ontwikkelaarsmodus",
         re.IGNORECASE,
-    ),
-    re.compile(
-        r"<\|im_(?:start|end)\|>|</?system>|\[/?inst\]|\[system\]|^#+\s*system|"
-        r"<script|' or 1=1|\bdrop table\b|rm -rf|/etc/passwd|\{\{.*\}\}",
-        re.IGNORECASE | re.MULTILINE,
     ),
     re.compile(
         r"\b(?:no|without|free (?:of|from)|unrestricted|unfiltered|uncensored)\s+"
@@ -191,6 +194,12 @@ _STRONG_INJECTION = [
         r"sem (?:restrições|regras|limites|censura|filtros)|"
         r"zonder (?:beperkingen|regels|filters|censuur)",
         re.IGNORECASE,
+    ),
+]
+_FORGED_ROLE = [
+    re.compile(
+        r"<\|im_(?:start|end)\|>|</?system>|\[/?inst\]|\[system\]|^#+\s*system\b",
+        re.IGNORECASE | re.MULTILINE,
     ),
 ]
 
@@ -232,16 +241,19 @@ _WEAK_INJECTION = [
 ]
 
 
-def injection_score(text: str) -> float:
-    """1.0 or more means an injection pattern matched outright; 0.5 a weak hint."""
-    score = 0.0
-    if any(p.search(text) for p in _STRONG_INJECTION):
-        score += 1.0
-    if _SECRET_REQUEST.search(text) and not _OWN_ACCOUNT.search(text):
-        score += 1.0
-    if any(p.search(text) for p in _WEAK_INJECTION):
-        score += 0.5
-    return score
+INJECTION_CUES = ("override", "prompt_reveal", "no_rules_persona", "forged_role", "secret", "weak")
+
+
+def injection_cues(text: str) -> tuple[float, ...]:
+    """1.0 per family of INJECTION_CUES found in `text`, else 0.0 (features, not verdicts)."""
+    return (
+        float(any(p.search(text) for p in _OVERRIDE)),
+        float(any(p.search(text) for p in _PROMPT_REVEAL)),
+        float(any(p.search(text) for p in _NO_RULES_PERSONA)),
+        float(any(p.search(text) for p in _FORGED_ROLE)),
+        float(bool(_SECRET_REQUEST.search(text)) and not _OWN_ACCOUNT.search(text)),
+        float(any(p.search(text) for p in _WEAK_INJECTION)),
+    )
 
 
 # --- high stakes -----------------------------------------------------------------

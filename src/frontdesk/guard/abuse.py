@@ -3,7 +3,7 @@
 Priority: hack > spam > length. `spam_count` counts consecutive identical messages and
 resets on a different one (temporary block); an oversized message blocks only itself.
 
-The hack block (docs/security.md, "Prompt injection"): only confident detections count
+The hack block (docs/injection.md): only confident detections count
 (`counts_toward_block`), a suspected one gets the refusal and nothing more. The count
 belongs to a time window: attacks older than `HACK_BLOCK_MINUTES` are forgotten
 (`active_hack_count`), so a blocked session recovers by itself after that long without

@@ -8,7 +8,7 @@ from other places (public injection collections, everyday requests, benign look-
 than the intent phrases. `data/build_injection.py` trains it from `../shared/datasets`
 and the hand-written files in `data/injection/`; the attribution is recorded beside it.
 
-Two thresholds (see `docs/security.md`, "Prompt injection"): a score at or above
+Two thresholds (docs/injection.md): a score at or above
 `SUSPECT_AT` makes the turn an attack for the reply ("I can't help with that"); only
 `CONFIDENT_AT` and above counts toward the session block.
 """

@@ -164,9 +164,18 @@ _OVERRIDE = [
 ]
 _PROMPT_REVEAL = [
     re.compile(
-        r"(?:system|initial|original|hidden|secret|pre)[ -]?(?:prompt|message|instructions)|"
-        r"системн\w* (?:промпт|сообщени|инструкци|запрос)|prompt (?:système|systeme)|"
-        r"system-?(?:prompt|nachricht|anweisung)|prompt (?:del|di|do) sistema|systeemprompt",
+        # The assistant's own prompt ("your", "the … above"); a visitor's own bot's prompt
+        # ("the system prompt of my bot") is a product question.
+        r"\b(?:your|ur|the|print|show|reveal|repeat|output|dump)\s+(?:\w+\s+)?"
+        r"(?:system|initial|original|hidden|secret|pre)[ -]?(?:prompt|message|instructions)"
+        r"(?!\s+(?:of|for|in)\s+(?:my|our|the)\b)|"
+        r"(?:твой|свой|ваш|твои|свои)\s+(?:\w+\s+)?(?:системн\w*|скрыт\w*|исходн\w*)\s+"
+        r"(?:промпт|сообщени|инструкци|запрос)|"
+        r"(?:ton|votre|tes|vos)\s+(?:prompt|instructions) (?:système|systeme|initial|cachées)|"
+        r"(?:deinen|ihren|den|deine)\s+(?:system-?prompt|systemnachricht|ursprünglichen prompt|"
+        r"versteckten anweisungen)|(?:tu|su)\s+(?:prompt (?:del sistema|inicial)|"
+        r"instrucciones ocultas)|(?:il tuo|tuo)\s+(?:prompt (?:di sistema|iniziale))|"
+        r"(?:seu|o seu)\s+(?:prompt (?:do sistema|inicial))|(?:je|jouw)\s+systeemprompt",
         re.IGNORECASE,
     ),
     re.compile(
@@ -178,9 +187,10 @@ _PROMPT_REVEAL = [
 ]
 _NO_RULES_PERSONA = [
     re.compile(
-        r"\bdo anything now\b|\bdan mode\b|\bjail ?brea?k|developer mode|dev mode|god mode|"
-        r"\bpwned\b|режим (?:разработчика|бога|dan)|mode développeur|entwicklermodus|"
-        r"modo (?:desarrollador|desenvolvedor)|modalità sviluppatore|ontwikkelaarsmodus",
+        # Not a bare "developer mode" or "jailbreak": phones and browsers have those.
+        r"\bdo anything now\b|\bdan mode\b|developer mode (?:enabled|output)|god mode|"
+        r"jailbreak mode|\bpwned\b|режим (?:бога|dan)|режиме разработчика|"
+        r"mode développeur activé|entwicklermodus aktiviert",
         re.IGNORECASE,
     ),
     re.compile(
@@ -219,6 +229,7 @@ _SECRET_REQUEST = re.compile(
 # A visitor's own password is a support matter, not an attack.
 _OWN_ACCOUNT = re.compile(
     r"\b(?:policy|policies|manager|requirements?|complexity|strength|length|sso|login|log in|"
+    r"wi-?fi|guest|network|router|default|device|"
     r"sign in|my|our|forgot|forgotten|reset|change|changing|update|recover|expired|lost|new|wrong|"
     r"incorrect|mon|notre|oublié|réinitialiser|changer|mein|unser|vergessen|zurücksetzen|ändern|"
     r"mi|nuestra|olvidé|restablecer|cambiar|mia|dimenticato|reimpostare|minha|esqueci|redefinir|"
@@ -228,8 +239,9 @@ _OWN_ACCOUNT = re.compile(
 )
 _WEAK_INJECTION = [
     re.compile(
-        r"\b(?:you are now|you're now|from now on,? you|act as|pretend (?:to be|you are|you're)|"
-        r"role-?play|new instructions|new rules|obey|you must answer|"
+        # Not "act as" or "role-play": a visitor may ask for a harmless role-play.
+        r"\b(?:you are now|you're now|from now on,? you|pretend (?:to be|you are|you're)|"
+        r"new instructions|new rules|obey|you must answer|"
         r"ты теперь|притворись|представь,? что ты|tu es maintenant|fais comme si|"
         r"du bist jetzt|tu eres ahora|tú eres ahora|finge que|ora sei|fingi di|"
         r"você agora é|finja que|je bent nu|doe alsof)\b",

@@ -36,7 +36,7 @@ def attribution(counts: Counter[str]) -> str:
         "# The local prompt-injection detector's training data",
         "",
         "Built by `src/frontdesk/engines/local/data/build_injection.py`; measured by",
-        "`frontdesk eval injection --by-source` (see docs/security.md).",
+        "`frontdesk eval injection --by-source` (see docs/injection.md).",
         "",
         "| source | rows | origin |",
         "|---|---|---|",

@@ -14,13 +14,15 @@ from rich.table import Table
 from frontdesk.evals.injection_sources import MIN_RECALL
 
 
-def _table(title: str, rows: list[dict[str, object]]) -> Table:
+def _table(title: str, rows: list[dict[str, object]], mark_measured: bool = True) -> Table:
     table = Table(title=title)
-    for column in ("source", "injections", "recall", "benign", "false-positive rate"):
-        table.add_column(column, justify="left" if column == "source" else "right")
+    table.add_column("source", no_wrap=True)
+    for column in ("attacks", "recall", "benign", "flagged"):
+        table.add_column(column, justify="right")
     for row in rows:
+        measured_only = mark_measured and not row["trained_on_others"]
         table.add_row(
-            str(row["source"]) + ("" if row["trained_on_others"] else " *"),
+            str(row["source"]) + (" *" if measured_only else ""),
             str(row["injections"]),
             "—" if row["recall"] is None else f"{row['recall']:.3f}",
             str(row["benign"]),
@@ -75,7 +77,8 @@ def run_by_source(
     console.print(
         _table("held out (* measured only, never trained on)", result.metrics["held_out"])
     )
-    console.print(_table("benign sets never trained on", result.metrics["external"]))
+    external = result.metrics["external"]
+    console.print(_table("benign sets never trained on", external, mark_measured=False))
     report = write_report(
         output / "injection_sources",
         "Frontdesk evaluation: injection by source",

@@ -184,6 +184,19 @@ _PROMPT_REVEAL = [
         r"(?:\w+\s+)?(?:instructions|directives|rules you|prompt)\b",
         re.IGNORECASE,
     ),
+    # "Which instructions were you given?" in the other seven languages: the rules the
+    # assistant received, asked of the assistant (тебе, te, dir, ti, você, je).
+    re.compile(
+        r"(?:инструкци|правил|указани)\w*\s+(?:\w+\s+)?тебе\s+(?:дали|задали|запретили)|"
+        r"тебе\s+(?:дали|задали)\s+(?:\w+\s+)?(?:инструкци|правил)|"
+        r"(?:instructions|consignes|règles)\s+(?:t'a-t-on|t'ont été|que tu as reçu|te sont)|"
+        r"(?:anweisungen|regeln|instruktionen)\s+(?:hast du|wurden dir|die du bekommen)|"
+        r"(?:instrucciones|reglas)\s+(?:te (?:dieron|han dado)|que recibiste)|"
+        r"(?:istruzioni|regole)\s+(?:ti hanno dato|che hai ricevuto)|"
+        r"(?:instruções|regras)\s+(?:você recebeu|te deram)|"
+        r"(?:instructies|regels)\s+(?:heb je gekregen|zijn je gegeven)",
+        re.IGNORECASE,
+    ),
 ]
 _NO_RULES_PERSONA = [
     re.compile(
@@ -215,14 +228,16 @@ _FORGED_ROLE = [
 
 _SECRET = (
     r"password|passphrase|pass ?word|secret (?:word|key|code|phrase)|access code|magic word|"
-    r"hidden word|drowssap|пароль|секретн\w* слов|mot de passe|passwort|kennwort|contraseña|"
+    r"hidden word|drowssap|пароль|секретн\w* слов|mot de passe|mot secret|passwort|kennwort|"
+    r"geheime\w* wort|contraseña|palabra secreta|parola segreta|palavra secreta|geheime woord|"
     r"parola (?:segreta|d'ordine)|senha|wachtwoord"
 )
 _SECRET_REQUEST = re.compile(
     rf"\b(?:the|your|ton|votre|das|dein|ihr|tu|su|il|tua|sua|het|jouw|твой|ваш|этот)\s+"
     rf"(?:secret\s+|hidden\s+|секретный\s+)?(?:{_SECRET})|"
     rf"\b(?:what|tell|give|reveal|spell|share|say|print|show|write|hint|letter|encode|translate|"
-    rf"скажи|назови|покажи|dis|donne|révèle|sag|nenne|verrate|gib|dime|dame|revela|dimmi|dammi|"
+    rf"скажи|назови|покажи|напиши|выведи|раскрой|выдай|dis|donne|révèle|quel est|sag|nenne|"
+    rf"verrate|gib|wie lautet|dime|dame|revela|cuál es|dimmi|dammi|qual è|qual é|"
     rf"rivela|diga|mostre|revele|zeg|geef|onthul|vertel)\b[^.?!\n]{{0,40}}(?:{_SECRET})",
     re.IGNORECASE,
 )

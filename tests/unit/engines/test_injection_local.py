@@ -77,6 +77,8 @@ def test_a_saved_detector_scores_exactly_as_the_trained_one(tmp_path: Path) -> N
     loaded = InjectionDetector.load(tmp_path / "model.json.gz")
     texts = [*ATTACKS, *TECHNICAL_QUESTIONS]
     assert loaded.scores(texts) == pytest.approx(model.scores(texts), abs=1e-3)
+    # The one-message path of a chat turn gives the batch path's numbers.
+    assert [loaded.score(t) for t in texts] == pytest.approx(loaded.scores(texts), abs=1e-5)
 
 
 def test_thresholds_agree_with_the_block_policy() -> None:

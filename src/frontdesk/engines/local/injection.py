@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from frontdesk.engines.local.intent_rules import INJECTION_CUES, injection_cues
+from frontdesk.engines.local.tfidf import tfidf_one
 
 MODEL_FILE = Path(__file__).resolve().parent / "data" / "injection_model.json.gz"
 FORMAT_VERSION = 1
@@ -206,7 +208,17 @@ class InjectionDetector:
         return result
 
     def score(self, text: str) -> float:
-        return float(self.scores([text])[0])
+        """`scores([text])[0]` without building sparse matrices (~0.1 ms, not ~1 ms)."""
+        clipped = text[:MAX_SCORED_CHARS]
+        margin = self._bias
+        offset = 0
+        for vectorizer in (self._chars, self._words):
+            index, values = tfidf_one(vectorizer, clipped)
+            margin += float(values @ self._weights[index + offset])
+            offset += len(vectorizer.vocabulary_)
+        cues = np.asarray(injection_cues(clipped), dtype=np.float32)
+        margin += float(cues @ self._weights[offset:])
+        return 1.0 / (1.0 + math.exp(-margin))
 
     def verdict(self, text: str) -> InjectionVerdict:
         return InjectionVerdict(score=round(self.score(text), 4))

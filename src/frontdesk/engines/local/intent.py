@@ -37,6 +37,7 @@ from frontdesk.engines.local.intent_data import (
     load_examples,
 )
 from frontdesk.engines.local.intent_rules import high_stakes_hit, looks_like_nonsense
+from frontdesk.engines.local.tfidf import tfidf_one
 
 MODEL_VERSION = "2"
 # Intents a high-stakes message can carry; elsewhere the wording means something else
@@ -101,34 +102,11 @@ class _Features:
         values: list[np.ndarray] = []
         offset = 0
         for vectorizer in (self.chars, self.words):
-            index, weights = _tfidf_one(vectorizer, text)
+            index, weights = tfidf_one(vectorizer, text)
             columns.append(index + offset)
             values.append(weights)
             offset += len(vectorizer.vocabulary_)
         return np.concatenate(columns), np.concatenate(values)
-
-
-def _tfidf_one(vectorizer: TfidfVectorizer, text: str) -> tuple[np.ndarray, np.ndarray]:
-    """sklearn's TF-IDF of one document (sublinear tf, idf, l2 norm) as index/value arrays."""
-    analyzer = vectorizer.__dict__.get("_frontdesk_analyzer")
-    if analyzer is None:  # built once per loaded model; not part of the pickle's contract
-        analyzer = vectorizer.build_analyzer()
-        vectorizer.__dict__["_frontdesk_analyzer"] = analyzer
-    vocabulary = vectorizer.vocabulary_
-    counts: dict[int, int] = {}
-    for gram in analyzer(text):
-        column = vocabulary.get(gram)
-        if column is not None:
-            counts[column] = counts.get(column, 0) + 1
-    if not counts:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    index = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-    tf: np.ndarray = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-    if vectorizer.sublinear_tf:
-        tf = np.log(tf) + 1.0
-    weights = (tf * vectorizer.idf_[index]).astype(np.float32)
-    norm = float(np.sqrt(np.dot(weights, weights)))
-    return index, weights / norm if norm > 0 else weights
 
 
 def _linear_svm(features: sparse.csr_matrix, labels: Sequence[str | int]) -> LinearSVC:

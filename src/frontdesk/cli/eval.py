@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from frontdesk.cli.common import settings_for
+from frontdesk.cli.eval_injection import BySource, DatasetsRoot, RowsPerSource
 from frontdesk.evals.suites import Thresholds
 
 EXIT_FAILED = 1
@@ -66,20 +67,6 @@ MinAnswerAccuracy = Annotated[float, typer.Option(help="Gate: answer accuracy.")
 MinRouteAccuracy = Annotated[float, typer.Option(help="Gate: route accuracy.")]
 MinHit5 = Annotated[float | None, typer.Option("--min-hit-at-5", help="Gate: retrieval hit@5.")]
 MinInjectionRecall = Annotated[float | None, typer.Option(help="Gate: injection recall.")]
-BySource = Annotated[
-    bool,
-    typer.Option(
-        "--by-source",
-        help="Leave whole sources out: retrain the local detector without each source of "
-        "--datasets-root and score it on that source, then on benign sets never trained on.",
-    ),
-]
-DatasetsRoot = Annotated[
-    Path, typer.Option(help="The shared datasets folder (README.md, injection/, intent/…).")
-]
-RowsPerSource = Annotated[
-    int | None, typer.Option(min=50, help="--by-source: at most N rows per source (fast run).")
-]
 
 DEFAULTS = Thresholds()
 

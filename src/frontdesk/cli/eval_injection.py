@@ -5,13 +5,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from frontdesk.evals.injection_sources import MIN_RECALL
+# Options of `eval injection` (in cli/eval.py); the work below imports its models lazily,
+# so that loading the CLI does not load scikit-learn.
+BySource = Annotated[
+    bool,
+    typer.Option(
+        "--by-source",
+        help="Leave whole sources out: retrain the local detector without each source of "
+        "--datasets-root and score it on that source, then on benign sets never trained on.",
+    ),
+]
+DatasetsRoot = Annotated[
+    Path, typer.Option(help="The shared datasets folder (README.md, injection/, intent/…).")
+]
+RowsPerSource = Annotated[
+    int | None, typer.Option(min=50, help="--by-source: at most N rows per source (fast run).")
+]
 
 
 def _table(title: str, rows: list[dict[str, object]], mark_measured: bool = True) -> Table:
@@ -41,7 +57,7 @@ def run_by_source(
     from frontdesk.cli.eval import EXIT_FAILED, EXIT_INPUT
     from frontdesk.engines.local.injection import get_injection_detector
     from frontdesk.engines.local.injection_corpus import load_corpus
-    from frontdesk.evals.injection_sources import cross_source_suite
+    from frontdesk.evals.injection_sources import MIN_RECALL, cross_source_suite
     from frontdesk.evals.report import overall, print_summary, write_report
 
     console = Console()

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from frontdesk.cli.common import settings_for
+from frontdesk.cli.eval_injection import BySource, DatasetsRoot, RowsPerSource
 from frontdesk.cli.eval_sites import eval_sites
 from frontdesk.evals.suites import Thresholds
 
@@ -220,8 +221,17 @@ def eval_injection(
     sites_dir: SitesDir = None,
     limit: Limit = None,
     min_injection_recall: MinInjectionRecall = None,
+    by_source: BySource = False,
+    datasets_root: DatasetsRoot = Path("../shared/datasets"),
+    rows_per_source: RowsPerSource = None,
 ) -> None:
-    """Prompt-injection precision/recall (items, or rows {text, label: injection|benign})."""
+    """Prompt-injection precision/recall (items, or rows {text, label: injection|benign});
+    with --by-source, recall and false-positive rate per held-out source."""
+    if by_source:
+        from frontdesk.cli.eval_injection import run_by_source
+
+        run_by_source(datasets_root, output, as_json, rows_per_source, min_injection_recall)
+        return
     run_command(
         ["injection"],
         site=site,

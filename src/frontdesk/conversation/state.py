@@ -286,7 +286,8 @@ class ChatState(TypedDict):
 
     # abuse counters (seed 000), kept across turns; `block` is this turn's (hack|spam|length)
     block: NotRequired[str | None]
-    hack_count: NotRequired[int]
+    hack_count: NotRequired[int]  # confident attacks in the block window (guard/abuse.py)
+    last_hack_at: NotRequired[float]  # epoch seconds of the last one
     spam_count: NotRequired[int]
     last_input: NotRequired[str]
 

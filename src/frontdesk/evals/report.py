@@ -21,7 +21,8 @@ from frontdesk.evals.suites import SuiteResult
 HEADLINE = (
     "macro_f1", "min_class_f1", "accuracy", "route_accuracy", "routing_accuracy",
     "skill_recall", "intent_accuracy", "item_pass_rate", "hit@5", "mrr", "context_recall",
-    "precision", "recall", "answer_accuracy", "reference_recall", "groundedness",
+    "precision", "recall", "specificity", "external_specificity", "answer_accuracy",
+    "reference_recall", "groundedness",
     "answered", "refused_offtopic", "abstain_precision", "abstain_recall", "everyday_refused",
     "p50_ms", "p95_ms",
 )  # fmt: skip

@@ -430,6 +430,10 @@ class EnrichmentConfig(_Strict):
 class AbuseLimits(_Strict):
     max_message_chars: int = Field(default=15_000, ge=100)
     hack_block_after: int = Field(default=2, ge=1)
+    # A hack block lifts this long after the last confident attack (docs/injection.md).
+    hack_block_minutes: int = Field(default=60, ge=1)
+    # The confidence an attack needs to count toward the block; below it, only a refusal.
+    hack_confident_at: float = Field(default=0.85, gt=0.0, le=1.0)
     spam_block_after: int = Field(default=3, ge=2)
 
 

@@ -231,7 +231,7 @@ async def test_spam_sequence_blocks_turn_four_and_unblocks_on_a_new_message(
     assert len(stored) == 5, "blocked turns are remembered too"
 
 
-async def test_two_attacks_block_the_session_for_good_without_model_calls(
+async def test_two_attacks_block_the_session_without_model_calls(
     service: ChatService, session_id: str
 ) -> None:
     first = await turn(

@@ -24,7 +24,7 @@ from frontdesk.engines.local.intent_data import (
 )
 from frontdesk.engines.local.intent_rules import (
     high_stakes_hit,
-    injection_score,
+    injection_cues,
     looks_like_nonsense,
 )
 from frontdesk.engines.local.language import detect_language
@@ -215,7 +215,7 @@ def test_short_real_words_are_not_nonsense(text: str) -> None:
     ],
 )
 def test_injection_patterns(classifier: IntentClassifier, text: str) -> None:
-    assert injection_score(text) >= 1.0
+    assert any(injection_cues(text))
     assert classifier.predict(text).intent == "HACK"
 
 

@@ -29,6 +29,7 @@ from frontdesk.engines.local.answering.phrases import (
     voices_grievance,
 )
 from frontdesk.engines.local.answering.text import is_question
+from frontdesk.guard.abuse import counts_toward_block
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 
 log = logging.getLogger(__name__)
@@ -191,8 +192,11 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         # Only the ANSWER path reads the background work: stop it before it costs a search.
         ctx.cancel_pending()
     update: Update = {"route": decision.route, "route_reason": decision.reason}
-    if decision.hack:
+    if decision.hack and counts_toward_block(intent.confidence, ctx.site.abuse.hack_confident_at):
+        # Only confident detections count toward the block; the gate has already
+        # forgotten attacks older than the block window.
         update["hack_count"] = int(state.get("hack_count", 0)) + 1
+        update["last_hack_at"] = ctx.now.timestamp()
     if decision.booking_status is not None:
         update["booking"] = {**booking, "status": decision.booking_status}
     return update

@@ -1,6 +1,7 @@
 """Visitor intent for the local engine: a TF-IDF + linear SVM model over the
-shipped multilingual training set, with rule layers for nonsense, injection and
-high-stakes wording (see `intent_rules`).
+shipped multilingual training set, with rule layers for nonsense and high-stakes
+wording (see `intent_rules`). Whether a message is an attack (HACK) is the injection
+detector's call (`injection.py`), not this model's.
 
 Character n-grams carry most of the signal: they survive typos, inflection and the
 eight languages without stemmers. Word n-grams add phrase-level cues ("cancel the
@@ -27,6 +28,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.svm import LinearSVC
 
+from frontdesk.engines.local.injection import SUSPECT_AT, get_injection_detector
 from frontdesk.engines.local.intent_data import (
     DATA_FILE,
     INTENTS,
@@ -36,11 +38,8 @@ from frontdesk.engines.local.intent_data import (
     external_examples,
     load_examples,
 )
-from frontdesk.engines.local.intent_rules import (
-    high_stakes_hit,
-    injection_score,
-    looks_like_nonsense,
-)
+from frontdesk.engines.local.intent_rules import high_stakes_hit, looks_like_nonsense
+from frontdesk.engines.local.tfidf import tfidf_one
 
 MODEL_VERSION = "3"
 # The model the package ships: trained on DATA_FILE plus the public CLINC150/banking77 rows
@@ -49,8 +48,6 @@ SHIPPED_MODEL = DATA_FILE.parent / "intent_model.pkl"
 # Intents a high-stakes message can carry; elsewhere the wording means something else
 # ("cancel my dinner reservation" is off-topic, "cancel the demo" is STOP_BOOKING).
 _HIGH_STAKES_INTENTS = frozenset({"SUPPORT", "LEARN", "CONTEXT", "OTHER"})
-_HACK_WEAK_THRESHOLD = 0.2
-_HACK_MODEL_FLOOR = 0.5
 _MARGIN_SCALE = 4.0
 _WORDS = re.compile(r"[^\W\d_]+")
 log = logging.getLogger(__name__)
@@ -111,34 +108,11 @@ class _Features:
         values: list[np.ndarray] = []
         offset = 0
         for vectorizer in (self.chars, self.words):
-            index, weights = _tfidf_one(vectorizer, text)
+            index, weights = tfidf_one(vectorizer, text)
             columns.append(index + offset)
             values.append(weights)
             offset += len(vectorizer.vocabulary_)
         return np.concatenate(columns), np.concatenate(values)
-
-
-def _tfidf_one(vectorizer: TfidfVectorizer, text: str) -> tuple[np.ndarray, np.ndarray]:
-    """sklearn's TF-IDF of one document (sublinear tf, idf, l2 norm) as index/value arrays."""
-    analyzer = vectorizer.__dict__.get("_frontdesk_analyzer")
-    if analyzer is None:  # built once per loaded model; not part of the pickle's contract
-        analyzer = vectorizer.build_analyzer()
-        vectorizer.__dict__["_frontdesk_analyzer"] = analyzer
-    vocabulary = vectorizer.vocabulary_
-    counts: dict[int, int] = {}
-    for gram in analyzer(text):
-        column = vocabulary.get(gram)
-        if column is not None:
-            counts[column] = counts.get(column, 0) + 1
-    if not counts:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    index = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-    tf: np.ndarray = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-    if vectorizer.sublinear_tf:
-        tf = np.log(tf) + 1.0
-    weights = (tf * vectorizer.idf_[index]).astype(np.float32)
-    norm = float(np.sqrt(np.dot(weights, weights)))
-    return index, weights / norm if norm > 0 else weights
 
 
 def _linear_svm(features: sparse.csr_matrix, labels: Sequence[str | int]) -> LinearSVC:
@@ -218,7 +192,8 @@ class IntentClassifier:
         columns, values = self._features.transform_one(text)
         margins = values @ self._weights[columns] + self._bias
         hs_margin = float(values @ self._hs_weights[columns]) + self._hs_bias
-        return self._decide(text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0)
+        injection = get_injection_detector().score(text)
+        return self._decide(text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0, injection)
 
     def predict_many(self, texts: Sequence[str]) -> list[IntentPrediction]:
         if not texts:
@@ -228,29 +203,37 @@ class IntentClassifier:
             matrix = self._features.transform(list(texts))
         intent_probs = _softmax(np.asarray(matrix @ self._weights) + self._bias)
         hs_margins = np.asarray(matrix @ self._hs_weights).reshape(-1) + self._hs_bias
+        injection = get_injection_detector().scores(list(texts))
         return [
-            self._decide(text, probs, float(margin) > 0)
-            for text, probs, margin in zip(texts, intent_probs, hs_margins, strict=True)
+            self._decide(text, probs, float(margin) > 0, float(score))
+            for text, probs, margin, score in zip(
+                texts, intent_probs, hs_margins, injection, strict=True
+            )
         ]
 
-    def _decide(self, text: str, probs: np.ndarray, hs_model: bool) -> IntentPrediction:
+    def _decide(
+        self, text: str, probs: np.ndarray, hs_model: bool, injection: float
+    ) -> IntentPrediction:
         probabilities = {label: float(p) for label, p in zip(self._labels, probs, strict=True)}
         intent: str = max(probabilities, key=lambda label: probabilities[label])
         confidence = probabilities[intent]
         nonsense = False
-        hack = injection_score(text)
-        if hack >= 1.0 or (hack > 0 and probabilities.get("HACK", 0.0) >= _HACK_WEAK_THRESHOLD):
-            intent, confidence = "HACK", max(confidence if intent == "HACK" else 0.0, 0.9)
-        elif intent == "HACK" and confidence < _HACK_MODEL_FLOOR:
-            # Two HACK turns block a session for good, so an unsure model with no
-            # pattern behind it does not get to call a visitor an attacker.
-            intent = max(
-                (label for label in probabilities if label != "HACK"),
-                key=lambda label: probabilities[label],
-            )
-            confidence = probabilities[intent]
-        elif looks_like_nonsense(text, self._vocabulary):
-            intent, confidence, nonsense = "OTHER", max(probabilities.get("OTHER", 0.0), 0.9), True
+        if injection >= SUSPECT_AT:
+            # The detector's score is the confidence: only a confident one counts toward
+            # the session block (`guard.abuse.counts_toward_block`).
+            intent, confidence = "HACK", injection
+        else:
+            if intent == "HACK":
+                # The intent phrases' HACK rows mix in abuse that is no injection (SQL in
+                # a message); without the detector behind it the label goes to the runner-up.
+                intent = max(
+                    (label for label in probabilities if label != "HACK"),
+                    key=lambda label: probabilities[label],
+                )
+                confidence = probabilities[intent]
+            if looks_like_nonsense(text, self._vocabulary):
+                intent, confidence = "OTHER", max(probabilities.get("OTHER", 0.0), 0.9)
+                nonsense = True
         high_stakes = False
         if intent in _HIGH_STAKES_INTENTS and (high_stakes_hit(text) or hs_model):
             high_stakes = True

@@ -141,7 +141,11 @@ _QUALIFIERS = (
     r"vorige|eerdere|alle|je|jouw|bovenstaande"
 )
 
-_STRONG_INJECTION = [
+# Families of cues, each a feature of the injection model (`injection_cues`): words in
+# eight languages carry over to phrasings and languages the model's n-grams never saw.
+# Code, SQL and markup are not among them: a visitor pasting `DROP TABLE` or `<script>`
+# into a support question is asking about their code, not attacking the assistant.
+_OVERRIDE = [
     re.compile(
         rf"\b(?:{_IGNORE_VERBS})\b[^.?!\n]{{0,40}}?\b(?:{_QUALIFIERS})\w*\b[^.?!\n]{{0,40}}?"
         rf"(?:{_RULE_NOUNS})",
@@ -153,9 +157,25 @@ _STRONG_INJECTION = [
         re.IGNORECASE,
     ),
     re.compile(
-        r"(?:system|initial|original|hidden|secret|pre)[ -]?(?:prompt|message|instructions)|"
-        r"системн\w* (?:промпт|сообщени|инструкци|запрос)|prompt (?:système|systeme)|"
-        r"system-?(?:prompt|nachricht|anweisung)|prompt (?:del|di|do) sistema|systeemprompt",
+        r"\b(?:instructions|rules|directives) (?:you (?:were|have been|got|received)|"
+        r"(?:that )?you(?:'ve| have)? (?:been )?(?:given|received|told))",
+        re.IGNORECASE,
+    ),
+]
+_PROMPT_REVEAL = [
+    re.compile(
+        # The assistant's own prompt ("your", "the … above"); a visitor's own bot's prompt
+        # ("the system prompt of my bot") is a product question.
+        r"\b(?:your|ur|the|print|show|reveal|repeat|output|dump)\s+(?:\w+\s+)?"
+        r"(?:system|initial|original|hidden|secret|pre)[ -]?(?:prompt|message|instructions)"
+        r"(?!\s+(?:of|for|in)\s+(?:my|our|the)\b)|"
+        r"(?:твой|свой|ваш|твои|свои)\s+(?:\w+\s+)?(?:системн\w*|скрыт\w*|исходн\w*)\s+"
+        r"(?:промпт|сообщени|инструкци|запрос)|"
+        r"(?:ton|votre|tes|vos)\s+(?:prompt|instructions) (?:système|systeme|initial|cachées)|"
+        r"(?:deinen|ihren|den|deine)\s+(?:system-?prompt|systemnachricht|ursprünglichen prompt|"
+        r"versteckten anweisungen)|(?:tu|su)\s+(?:prompt (?:del sistema|inicial)|"
+        r"instrucciones ocultas)|(?:il tuo|tuo)\s+(?:prompt (?:di sistema|iniziale))|"
+        r"(?:seu|o seu)\s+(?:prompt (?:do sistema|inicial))|(?:je|jouw)\s+systeemprompt",
         re.IGNORECASE,
     ),
     re.compile(
@@ -164,21 +184,27 @@ _STRONG_INJECTION = [
         r"(?:\w+\s+)?(?:instructions|directives|rules you|prompt)\b",
         re.IGNORECASE,
     ),
+    # "Which instructions were you given?" in the other seven languages: the rules the
+    # assistant received, asked of the assistant (тебе, te, dir, ti, você, je).
     re.compile(
-        r"\b(?:instructions|rules|directives) (?:you (?:were|have been|got|received)|"
-        r"(?:that )?you(?:'ve| have)? (?:been )?(?:given|received|told))",
+        r"(?:инструкци|правил|указани)\w*\s+(?:\w+\s+)?тебе\s+(?:дали|задали|запретили)|"
+        r"тебе\s+(?:дали|задали)\s+(?:\w+\s+)?(?:инструкци|правил)|"
+        r"(?:instructions|consignes|règles)\s+(?:t'a-t-on|t'ont été|que tu as reçu|te sont)|"
+        r"(?:anweisungen|regeln|instruktionen)\s+(?:hast du|wurden dir|die du bekommen)|"
+        r"(?:instrucciones|reglas)\s+(?:te (?:dieron|han dado)|que recibiste)|"
+        r"(?:istruzioni|regole)\s+(?:ti hanno dato|che hai ricevuto)|"
+        r"(?:instruções|regras)\s+(?:você recebeu|te deram)|"
+        r"(?:instructies|regels)\s+(?:heb je gekregen|zijn je gegeven)",
         re.IGNORECASE,
     ),
+]
+_NO_RULES_PERSONA = [
     re.compile(
-        r"\bdo anything now\b|\bdan mode\b|\bjail ?brea?k|developer mode|dev mode|god mode|"
-        r"\bpwned\b|режим (?:разработчика|бога|dan)|mode développeur|entwicklermodus|"
-        r"modo (?:desarrollador|desenvolvedor)|modalità sviluppatore|ontwikkelaarsmodus",
+        # Not a bare "developer mode" or "jailbreak": phones and browsers have those.
+        r"\bdo anything now\b|\bdan mode\b|developer mode (?:enabled|output)|god mode|"
+        r"jailbreak mode|\bpwned\b|режим (?:бога|dan)|режиме разработчика|"
+        r"mode développeur activé|entwicklermodus aktiviert",
         re.IGNORECASE,
-    ),
-    re.compile(
-        r"<\|im_(?:start|end)\|>|</?system>|\[/?inst\]|\[system\]|^#+\s*system|"
-        r"<script|' or 1=1|\bdrop table\b|rm -rf|/etc/passwd|\{\{.*\}\}",
-        re.IGNORECASE | re.MULTILINE,
     ),
     re.compile(
         r"\b(?:no|without|free (?:of|from)|unrestricted|unfiltered|uncensored)\s+"
@@ -193,23 +219,32 @@ _STRONG_INJECTION = [
         re.IGNORECASE,
     ),
 ]
+_FORGED_ROLE = [
+    re.compile(
+        r"<\|im_(?:start|end)\|>|</?system>|\[/?inst\]|\[system\]|^#+\s*system\b",
+        re.IGNORECASE | re.MULTILINE,
+    ),
+]
 
 _SECRET = (
     r"password|passphrase|pass ?word|secret (?:word|key|code|phrase)|access code|magic word|"
-    r"hidden word|drowssap|пароль|секретн\w* слов|mot de passe|passwort|kennwort|contraseña|"
+    r"hidden word|drowssap|пароль|секретн\w* слов|mot de passe|mot secret|passwort|kennwort|"
+    r"geheime\w* wort|contraseña|palabra secreta|parola segreta|palavra secreta|geheime woord|"
     r"parola (?:segreta|d'ordine)|senha|wachtwoord"
 )
 _SECRET_REQUEST = re.compile(
     rf"\b(?:the|your|ton|votre|das|dein|ihr|tu|su|il|tua|sua|het|jouw|твой|ваш|этот)\s+"
     rf"(?:secret\s+|hidden\s+|секретный\s+)?(?:{_SECRET})|"
     rf"\b(?:what|tell|give|reveal|spell|share|say|print|show|write|hint|letter|encode|translate|"
-    rf"скажи|назови|покажи|dis|donne|révèle|sag|nenne|verrate|gib|dime|dame|revela|dimmi|dammi|"
+    rf"скажи|назови|покажи|напиши|выведи|раскрой|выдай|dis|donne|révèle|quel est|sag|nenne|"
+    rf"verrate|gib|wie lautet|dime|dame|revela|cuál es|dimmi|dammi|qual è|qual é|"
     rf"rivela|diga|mostre|revele|zeg|geef|onthul|vertel)\b[^.?!\n]{{0,40}}(?:{_SECRET})",
     re.IGNORECASE,
 )
 # A visitor's own password is a support matter, not an attack.
 _OWN_ACCOUNT = re.compile(
     r"\b(?:policy|policies|manager|requirements?|complexity|strength|length|sso|login|log in|"
+    r"wi-?fi|guest|network|router|default|device|"
     r"sign in|my|our|forgot|forgotten|reset|change|changing|update|recover|expired|lost|new|wrong|"
     r"incorrect|mon|notre|oublié|réinitialiser|changer|mein|unser|vergessen|zurücksetzen|ändern|"
     r"mi|nuestra|olvidé|restablecer|cambiar|mia|dimenticato|reimpostare|minha|esqueci|redefinir|"
@@ -219,8 +254,9 @@ _OWN_ACCOUNT = re.compile(
 )
 _WEAK_INJECTION = [
     re.compile(
-        r"\b(?:you are now|you're now|from now on,? you|act as|pretend (?:to be|you are|you're)|"
-        r"role-?play|new instructions|new rules|obey|you must answer|"
+        # Not "act as" or "role-play": a visitor may ask for a harmless role-play.
+        r"\b(?:you are now|you're now|from now on,? you|pretend (?:to be|you are|you're)|"
+        r"new instructions|new rules|obey|you must answer|"
         r"ты теперь|притворись|представь,? что ты|tu es maintenant|fais comme si|"
         r"du bist jetzt|tu eres ahora|tú eres ahora|finge que|ora sei|fingi di|"
         r"você agora é|finja que|je bent nu|doe alsof)\b",
@@ -232,16 +268,19 @@ _WEAK_INJECTION = [
 ]
 
 
-def injection_score(text: str) -> float:
-    """1.0 or more means an injection pattern matched outright; 0.5 a weak hint."""
-    score = 0.0
-    if any(p.search(text) for p in _STRONG_INJECTION):
-        score += 1.0
-    if _SECRET_REQUEST.search(text) and not _OWN_ACCOUNT.search(text):
-        score += 1.0
-    if any(p.search(text) for p in _WEAK_INJECTION):
-        score += 0.5
-    return score
+INJECTION_CUES = ("override", "prompt_reveal", "no_rules_persona", "forged_role", "secret", "weak")
+
+
+def injection_cues(text: str) -> tuple[float, ...]:
+    """1.0 per family of INJECTION_CUES found in `text`, else 0.0 (features, not verdicts)."""
+    return (
+        float(any(p.search(text) for p in _OVERRIDE)),
+        float(any(p.search(text) for p in _PROMPT_REVEAL)),
+        float(any(p.search(text) for p in _NO_RULES_PERSONA)),
+        float(any(p.search(text) for p in _FORGED_ROLE)),
+        float(bool(_SECRET_REQUEST.search(text)) and not _OWN_ACCOUNT.search(text)),
+        float(any(p.search(text) for p in _WEAK_INJECTION)),
+    )
 
 
 # --- high stakes -----------------------------------------------------------------

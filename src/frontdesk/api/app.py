@@ -35,6 +35,7 @@ from frontdesk.api.routes import (
 from frontdesk.api.security import any_site_allows
 from frontdesk.api.sse import DEFAULT_PING_S
 from frontdesk.api.turns import TurnGuard
+from frontdesk.console.app import install_console
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.limits import InMemoryRateLimiter, RateLimiter
 from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
@@ -202,6 +203,7 @@ def create_app(
         demo,
     ):
         app.include_router(module.router)
+    install_console(app)
 
     def origin_allowed(origin: str) -> bool:
         state_runtime: Runtime | None = getattr(app.state, "runtime", None)

@@ -138,7 +138,7 @@ def seed_failed_handoff(
         handoff = HandoffRepository(session).create(
             site_id=site_id,
             session_id=session_id,
-            reason="human_request",
+            reason="explicit_request",
             packet={"summary": "Visitor asked for a human", "visitor": {"name": "Ada"}},
             status="total_failure",
         )

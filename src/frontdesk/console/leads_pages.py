@@ -19,11 +19,15 @@ from frontdesk.store.models import Lead
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
+# The newest ones; the admin API (`/v1/admin/sites/{site}/leads`, `/handoffs`) lists more.
+LEADS_SHOWN = 100
+HANDOFFS_SHOWN = 30
+
 
 def _load(runtime: Runtime, site_id: str) -> tuple[list[Lead], list[HandoffDeliveries]]:
     with runtime.sessions() as session:
         desk = DeskRepository(session)
-        return list(desk.leads(site_id)), desk.handoffs(site_id)
+        return list(desk.leads(site_id, limit=LEADS_SHOWN)), desk.handoffs(site_id, HANDOFFS_SHOWN)
 
 
 @router.get("/leads")
@@ -32,7 +36,14 @@ async def leads_page(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep
     return render(
         request,
         "leads.html",
-        {"leads": leads, "handoffs": handoffs, "statuses": LEAD_STATUSES, "page": "leads"},
+        {
+            "leads": leads,
+            "handoffs": handoffs,
+            "statuses": LEAD_STATUSES,
+            "page": "leads",
+            "leads_shown": LEADS_SHOWN,
+            "handoffs_shown": HANDOFFS_SHOWN,
+        },
         site=site,
     )
 

@@ -18,7 +18,7 @@ from frontdesk.store.models import Conversation, Handoff, Lead, Message, Trace
 ANSWERED = ("answered", "partially_answered", "followup")
 CANNOT_ANSWER = ("cannot_answer", "low_confidence", "high_stakes")
 REFUSED = ("out_of_scope", "irrelevant", "nonsense")
-TTFT_SAMPLE = 2000
+TTFT_SAMPLE = 1000
 
 
 @dataclass

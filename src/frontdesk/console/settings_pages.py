@@ -15,7 +15,7 @@ from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
-from frontdesk.sites.registry import SiteConfigError, load_site_file, load_sites
+from frontdesk.sites.registry import SiteConfigError, deployment_sites, load_site_file
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import ROLES, OperatorRepository
@@ -103,7 +103,7 @@ async def validate(
 def reload_sites(runtime: Runtime) -> None:
     """Read every site file again; all valid → they replace the served sites (mirrored
     into the store), else nothing changes and the error says which file and field."""
-    sites = load_sites(runtime.settings.sites_dir)
+    sites = deployment_sites(runtime.settings)
     with transaction(runtime.sessions) as session:
         repo = SiteRepository(session)
         for loaded in sites.values():

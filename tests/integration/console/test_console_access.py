@@ -177,8 +177,18 @@ def test_the_login_form_itself_needs_its_token(console_app: Console, team: Any) 
 
 
 def test_repeated_bad_passwords_are_throttled(console_app: Console, team: Any) -> None:
-    client = console_app.client()
+    from frontdesk.guard.admin_lockout import AdminLockout
+    from frontdesk.guard.limits import InMemoryRateLimiter
+
+    # A fixed clock: the failure counter's minute window must not roll over mid-test.
     limit = console_app.settings.admin_auth_max_failures
+    console_app.app.state.admin_lockout = AdminLockout(
+        InMemoryRateLimiter(clock=lambda: 1_000_000.0),
+        limit,
+        console_app.settings.admin_lockout_s,
+        clock=lambda: 1000.0,
+    )
+    client = console_app.client()
     statuses = [
         sign_in(client, team["owner"], f"wrong password {n}").status_code for n in range(limit + 1)
     ]

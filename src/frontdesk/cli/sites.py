@@ -16,7 +16,6 @@ from frontdesk.sites.registry import (
     SiteConfigError,
     deployment_sites,
     load_site_file,
-    load_sites,
     site_files,
 )
 

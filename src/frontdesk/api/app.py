@@ -49,8 +49,10 @@ DESCRIPTION = """Self-hosted AI assistant for company websites.
 
 Widget routes (`/v1/chat`, `/v1/ask`, `/v1/sessions/…`) need the site's public key in
 `X-Frontdesk-Key` (or `site_key` in the body) and a page `Origin` the site allows.
-Admin routes (`/v1/admin/…`) need `Authorization: Bearer <admin key>`. Every error is
-JSON: `{"error": {"code": "…", "message": "…"}}`.
+Admin routes (`/v1/admin/…`) need `Authorization: Bearer <admin key or site token>`, or
+an operator's console session (cookie; changes also need its `X-CSRF-Token`). Every
+error is JSON: `{"error": {"code": "…", "message": "…"}}`. The operator console is at
+`/console`.
 """
 
 

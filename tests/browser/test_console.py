@@ -156,6 +156,8 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         expect(console.locator("h1")).to_contain_text("Conversation")
         turn = console.locator("article.turn").first
         expect(turn.locator(".bubble.visitor")).to_contain_text(question)
+        # The page the visitor chatted from (the widget sends it with the message).
+        expect(console.locator(".pages-seen")).to_contain_text(f"{console_server.url}/")
         expect(turn.locator(".bubble.assistant")).not_to_be_empty()
         expect(turn.locator(".labels .tag").first).to_be_visible()
         expect(turn.locator("ol.sources li").first).to_be_visible()

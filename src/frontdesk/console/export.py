@@ -44,6 +44,7 @@ def transcript_document(site_id: str, transcript: Transcript) -> dict[str, Any]:
             {
                 "turn": turn.number,
                 "at": _iso(turn.at),
+                "page": turn.page or None,
                 "visitor": turn.visitor,
                 "assistant": turn.assistant,
                 "route": turn.route,

@@ -67,6 +67,7 @@ class TranscriptTurn:
     details: dict[str, Any]
     at: datetime
     trace: Trace | None = None
+    page: str = ""  # the page the visitor wrote from
 
 
 @dataclass
@@ -75,6 +76,10 @@ class Transcript:
     turns: list[TranscriptTurn] = field(default_factory=list)
     handoffs: Sequence[Handoff] = ()
     leads: Sequence[Lead] = ()
+
+    def pages(self) -> list[str]:
+        """The pages the visitor wrote from, first seen first."""
+        return list(dict.fromkeys(turn.page for turn in self.turns if turn.page))
 
 
 def _day_start(day: date) -> datetime:
@@ -239,6 +244,7 @@ class InboxRepository:
             )
             if message.role == "user":
                 turn.visitor = message.content
+                turn.page = str((message.details or {}).get("page") or "")
             else:
                 turn.assistant = message.content
                 turn.route, turn.routing, turn.intent = (

@@ -193,7 +193,7 @@ def demo(
 def _print_console_link(settings: Settings) -> None:
     """The console's address, and while nobody can sign in yet, the link that creates
     the first owner (once; it expires in 7 days)."""
-    from frontdesk.cli.operators import first_owner_link
+    from frontdesk.cli.operators import console_url, first_owner_link
     from frontdesk.runtime import build_runtime
 
     runtime = build_runtime(settings)
@@ -201,7 +201,7 @@ def _print_console_link(settings: Settings) -> None:
         link = first_owner_link(runtime)
     finally:
         runtime.close()
-    console.print(f"Console: [bold]http://{settings.host}:{settings.port}/console[/]")
+    console.print(f"Console: [bold]{console_url(settings)}[/]")
     if link:
         console.print("Create the first owner (one-time link):")
         console.print(f"  [bold]{link}[/]", soft_wrap=True)

@@ -141,8 +141,15 @@ def remove(
         runtime.close()
 
 
+def console_url(settings: Settings) -> str:
+    """Where operators open the console: FRONTDESK_PUBLIC_URL when set, else the address
+    `frontdesk serve` binds."""
+    base = settings.public_url.rstrip("/") or f"http://{settings.host}:{settings.port}"
+    return f"{base}/console"
+
+
 def _link(settings: Settings, token: str) -> str:
-    return f"http://{settings.host}:{settings.port}/console/invite/{token}"
+    return f"{console_url(settings)}/invite/{token}"
 
 
 def first_owner_link(runtime: Runtime) -> str | None:

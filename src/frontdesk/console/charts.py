@@ -6,6 +6,7 @@ Pure functions: numbers in, escaped SVG markup out. Colours are presentation att
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import date
 from html import escape
@@ -21,7 +22,7 @@ def percentile(values: Sequence[float], share: float) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(share * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(share * len(ordered))))
     return ordered[rank - 1]
 
 

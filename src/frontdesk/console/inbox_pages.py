@@ -4,6 +4,7 @@ each turn's trace, and exports."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from typing import Annotated
 
@@ -34,6 +35,12 @@ ROUTINGS = (
 )
 LEAD_LEVELS = ("cold", "warm", "hot")
 Param = Annotated[str, Query(max_length=200)]
+
+
+def download_name(session_id: str, suffix: str) -> str:
+    """A Content-Disposition value that no session id can break out of."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id)[:64] or "conversation"
+    return f'attachment; filename="{safe}.{suffix}"'
 
 
 def _date(value: str) -> date | None:
@@ -138,7 +145,7 @@ async def export_json(runtime: RuntimeDep, site: ConsoleSiteDep, session_id: str
     return Response(
         body,
         media_type="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{session_id[:64]}.json"'},
+        headers={"Content-Disposition": download_name(session_id, "json")},
     )
 
 
@@ -148,5 +155,5 @@ async def export_markdown(runtime: RuntimeDep, site: ConsoleSiteDep, session_id:
     return Response(
         transcript_markdown(site.id, transcript),
         media_type="text/markdown; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{session_id[:64]}.md"'},
+        headers={"Content-Disposition": download_name(session_id, "md")},
     )

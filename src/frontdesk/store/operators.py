@@ -112,6 +112,12 @@ class OperatorRepository:
     # -- sessions ------------------------------------------------------------------------
     def open_session(self, operator: Operator, lifetime: timedelta) -> tuple[OperatorSession, str]:
         """A new signed-in session: the row and its cookie token (never stored)."""
+        # Expired sessions of this operator go when they sign in again (rows stay bounded).
+        self.session.execute(
+            delete(OperatorSession).where(
+                OperatorSession.operator_id == operator.id, OperatorSession.expires_at <= utcnow()
+            )
+        )
         token = secrets.token_urlsafe(32)
         row = OperatorSession(
             token_hash=hash_token(token),

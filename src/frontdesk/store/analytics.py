@@ -1,7 +1,7 @@
 """What the console's analytics page counts for one site over a period.
 
 Every figure is one aggregate query over the site's rows in the period (indexed by site
-and time), except the time to first token, read from the newest turns' traces.
+and time); turn outcomes and the time to first token come from the turns' traces.
 """
 
 from __future__ import annotations
@@ -65,13 +65,25 @@ class AnalyticsRepository:
             found.days.append((day, per_day.get(day, 0)))
             day += timedelta(days=1)
 
+        # Turns by their traces (one per graph turn, indexed by site and time); blocked
+        # turns never reach the graph, so they are counted from their stored replies.
         replies = (
-            select(Message.route, Message.routing, func.count())
-            .join(Conversation, Conversation.id == Message.conversation_id)
-            .where(*in_period, Message.role == "assistant")
-            .group_by(Message.route, Message.routing)
+            select(Trace.route, Trace.routing, func.count())
+            .where(Trace.site_id == site_id, Trace.created_at >= start, Trace.created_at < end)
+            .group_by(Trace.route, Trace.routing)
         )
-        outcomes = {"answered": 0, "refused": 0, "cannot answer": 0, "handed off": 0, "other": 0}
+        site_conversations = select(Conversation.id).where(Conversation.site_id == site_id)
+        blocked = self.session.scalar(
+            select(func.count()).where(
+                Message.route == "BLOCKED",  # ix_messages_route: a rare value
+                Message.created_at >= start,
+                Message.created_at < end,
+                Message.conversation_id.in_(site_conversations),
+            )
+        )
+        outcomes = {"answered": 0, "refused": int(blocked or 0), "cannot answer": 0}
+        outcomes.update({"handed off": 0, "other": 0})
+        found.turns = outcomes["refused"]
         for route, routing, count in self.session.execute(replies):
             found.turns += int(count)
             if route == "HANDOFF":
@@ -130,8 +142,11 @@ class AnalyticsRepository:
             (str(text), int(count))
             for text, count in self.session.execute(
                 select(question, func.count())
-                .join(Conversation, Conversation.id == Message.conversation_id)
-                .where(*in_period, Message.role == "user", Message.turn == 1)
+                .where(
+                    Message.role == "user",
+                    Message.turn == 1,
+                    Message.conversation_id.in_(select(Conversation.id).where(*in_period)),
+                )
                 .group_by(question)
                 .order_by(func.count().desc())
                 .limit(10)

@@ -1,9 +1,9 @@
 """What the console's inbox reads: a site's conversations, filtered and searched, newest
 first, and one conversation with its turns, traces, handoffs and leads.
 
-Filters that look inside turns (route, routing value, lead level, text) are `EXISTS`
-subqueries on the conversation's messages, so a page costs one indexed scan of the
-site's conversations (`ix_conversations_site_activity`) plus one query per shown page.
+Filters that look inside turns (route, routing value, lead level, text) are `IN`
+subqueries on the messages, read once; the site's conversations are walked newest first
+(`ix_conversations_site_activity`), and the shown page's details take three queries.
 """
 
 from __future__ import annotations
@@ -87,7 +87,10 @@ def _day_start(day: date) -> datetime:
 
 
 def _has_message(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
-    return exists(select(Message.id).where(Message.conversation_id == Conversation.id, *conditions))
+    """Conversations with a message that matches: an uncorrelated `IN (SELECT …)`, so the
+    database reads the matching messages once (PostgreSQL: a hash semi-join) instead of
+    probing each conversation's messages while it walks the newest-first index."""
+    return Conversation.id.in_(select(Message.conversation_id).where(*conditions))
 
 
 def _conditions(site_id: str, filters: InboxFilters) -> list[ColumnElement[bool]]:

@@ -127,6 +127,8 @@ def seed_conversation(
             assert conversation is not None
             conversation.started_at = utcnow() - timedelta(days=days_ago)
             conversation.last_activity_at = conversation.started_at
+            for trace in TraceRepository(session).for_session(site_id, session_id):
+                trace.created_at = conversation.started_at
     return session_id
 
 

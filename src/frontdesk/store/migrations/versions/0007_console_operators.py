@@ -76,9 +76,12 @@ def upgrade() -> None:
         "ix_conversations_site_activity", "conversations", ["site_id", "last_activity_at"]
     )
     op.create_index("ix_traces_site_created", "traces", ["site_id", "created_at"])
+    # Inbox route filter and analytics' count of blocked turns (a rare route).
+    op.create_index("ix_messages_route", "messages", ["route"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_messages_route", table_name="messages")
     op.drop_index("ix_traces_site_created", table_name="traces")
     op.drop_index("ix_conversations_site_activity", table_name="conversations")
     with op.batch_alter_table("leads") as batch:

@@ -1,9 +1,9 @@
 """What the console's inbox reads: a site's conversations, filtered and searched, newest
 first, and one conversation with its turns, traces, handoffs and leads.
 
-Filters that look inside turns (route, routing value, lead level, text) are `IN`
-subqueries on the messages, read once; the site's conversations are walked newest first
-(`ix_conversations_site_activity`), and the shown page's details take three queries.
+The site's conversations are walked newest first (`ix_conversations_site_activity`);
+filters on turns are `IN` subqueries read once (route: indexed; text: one scan) or
+`EXISTS` probes (routing value, lead level); the shown page's details take three queries.
 """
 
 from __future__ import annotations
@@ -86,17 +86,23 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
-def _has_message(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
-    """Conversations with a message that matches: an uncorrelated `IN (SELECT …)`, so the
-    database reads the matching messages once (PostgreSQL: a hash semi-join) instead of
-    probing each conversation's messages while it walks the newest-first index."""
+def _any_message(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+    """Conversations with a matching message, as an uncorrelated `IN (SELECT …)`: the
+    matching messages are read once (an index for the route, one scan for text)."""
     return Conversation.id.in_(select(Message.conversation_id).where(*conditions))
+
+
+def _has_message(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+    """The same as a correlated `EXISTS`, probed per conversation while the newest-first
+    walk fills a page: cheaper for common values, and for JSON fields it parses only the
+    probed conversations' messages."""
+    return exists(select(Message.id).where(Message.conversation_id == Conversation.id, *conditions))
 
 
 def _conditions(site_id: str, filters: InboxFilters) -> list[ColumnElement[bool]]:
     found: list[ColumnElement[bool]] = [Conversation.site_id == site_id]
     if filters.route:
-        found.append(_has_message(Message.route == filters.route))
+        found.append(_any_message(Message.route == filters.route))
     if filters.routing:
         found.append(_has_message(Message.routing == filters.routing))
     if filters.lead_level:
@@ -124,7 +130,7 @@ def _conditions(site_id: str, filters: InboxFilters) -> list[ColumnElement[bool]
         found.append(
             or_(
                 Conversation.session_id.like(filters.text.strip() + "%"),
-                _has_message(Message.content.ilike(pattern)),
+                _any_message(Message.content.ilike(pattern)),
             )
         )
     return found

@@ -154,7 +154,8 @@ def _link(settings: Settings, token: str) -> str:
 
 def first_owner_link(runtime: Runtime) -> str | None:
     """A one-time link that creates the first owner (of every site), while the
-    deployment has no operator at all; None once it has one."""
+    deployment has no operator at all; None once it has one. Printing a new link
+    withdraws the earlier ones."""
     from frontdesk.console.access import INVITE_LIFETIME
     from frontdesk.store.db import transaction
     from frontdesk.store.operators import ALL_SITES, OperatorRepository
@@ -163,5 +164,6 @@ def first_owner_link(runtime: Runtime) -> str | None:
         operators = OperatorRepository(session)
         if operators.count():
             return None
+        operators.withdraw_first_owner_invites()  # only the newest link works
         _row, token = operators.invite(ALL_SITES, "owner", INVITE_LIFETIME)
     return _link(runtime.settings, token)

@@ -169,6 +169,17 @@ class OperatorRepository:
             return None
         return row
 
+    def withdraw_first_owner_invites(self) -> int:
+        """Unused invitations for every site stop working (a newer link replaces them)."""
+        rows = self.session.scalars(
+            select(OperatorInvite).where(
+                OperatorInvite.site_id.is_(None), OperatorInvite.used_at.is_(None)
+            )
+        ).all()
+        for row in rows:
+            row.expires_at = utcnow()
+        return len(rows)
+
     def pending_invites(self, site_id: str) -> Sequence[OperatorInvite]:
         return self.session.scalars(
             select(OperatorInvite)

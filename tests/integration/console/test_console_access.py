@@ -234,8 +234,9 @@ def test_viewers_read_but_cannot_change(console_app: Console, team: Any) -> None
 def test_first_owner_link_works_once_and_covers_every_site(console_app: Console) -> None:
     from frontdesk.cli.operators import first_owner_link
 
+    earlier = first_owner_link(console_app.runtime)
     link = first_owner_link(console_app.runtime)
-    assert link is not None
+    assert earlier is not None and link is not None and link != earlier
     path = link.split("8000", 1)[1]
     client = console_app.client()
     form = client.get(path)
@@ -266,6 +267,7 @@ def test_first_owner_link_works_once_and_covers_every_site(console_app: Console)
     assert client.get("/console/sites/demo/settings").status_code == 200
     assert client.get("/console/sites/acme/settings").status_code == 200
     assert client.get(path).status_code == 404  # used
+    assert client.get(earlier.split("8000", 1)[1]).status_code == 404  # replaced
     assert first_owner_link(console_app.runtime) is None  # someone can sign in now
 
 

@@ -165,8 +165,9 @@ async def require_admin(
 
 
 async def _console_admin(request: Request, runtime: Runtime, site_id: str | None) -> None:
-    """An operator's browser session on the admin API: any role reads its sites, changes
-    need agent or owner and the session's CSRF token; other sites answer 404."""
+    """An operator's browser session on the admin API: any role reads its sites; changes
+    (uploading knowledge) need the owner role, as in the console, and the session's CSRF
+    token; other sites answer 404."""
     user = await run_in_threadpool(session_user, runtime, request.cookies.get(SESSION_COOKIE))
     if user is None:
         raise ApiError(401, "session_expired", "The console session has expired; sign in again.")
@@ -174,8 +175,8 @@ async def _console_admin(request: Request, runtime: Runtime, site_id: str | None
     if role is None:
         raise ApiError(404, "unknown_site", f"No site with id {site_id!r}.")
     if request.method not in ("GET", "HEAD"):
-        if role == "viewer":
-            raise ApiError(403, "role_too_low", "Viewers cannot change anything.")
+        if role != "owner":
+            raise ApiError(403, "role_too_low", "Only the site's owners can change this.")
         if not csrf_matches(user.csrf_token, request.headers.get("X-CSRF-Token")):
             raise ApiError(403, "csrf_rejected", "Send the console's CSRF token in X-CSRF-Token.")
 

@@ -108,8 +108,15 @@ def test_an_agent_of_acme_gets_404_for_every_url_of_demo(console_app: Console, t
         f"/console/sites/acme/deliveries/{demo['outbox']}/retry", data={"csrf_token": csrf}
     )
     assert response.status_code == 404
-    # The admin JSON API with the same session: acme yes, demo 404.
+    # The admin JSON API with the same session: acme yes, demo 404; an agent reads
+    # but does not upload knowledge (owners do).
     assert client.get("/v1/admin/sites/acme/leads").status_code == 200
+    upload = client.post(
+        "/v1/admin/sites/acme/documents",
+        files={"files": ("a.md", b"# A\n\ntext")},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert upload.status_code == 403 and upload.json()["error"]["code"] == "role_too_low"
     assert client.get("/v1/admin/sites/demo/leads").status_code == 404
     assert client.get(f"/v1/admin/sites/demo/traces/{demo['session']}").status_code == 404
     with console_app.runtime.sessions() as session:

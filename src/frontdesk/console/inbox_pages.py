@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -17,7 +18,13 @@ from frontdesk.console.access import ConsoleNotFound
 from frontdesk.console.export import transcript_document, transcript_markdown
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
-from frontdesk.store.inbox import InboxFilters, InboxRepository, InboxRow, Transcript
+from frontdesk.store.inbox import (
+    PAGE_SIZE,
+    InboxFilters,
+    InboxRepository,
+    InboxRow,
+    Transcript,
+)
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
@@ -75,11 +82,27 @@ def parse_filters(
 
 
 def _load_rows(
-    runtime: Runtime, site_id: str, filters: InboxFilters
+    runtime: Runtime, site_id: str, filters: InboxFilters, before: datetime | None
 ) -> tuple[list[InboxRow], list[str]]:
     with runtime.sessions() as session:
         inbox = InboxRepository(session)
-        return inbox.conversations(site_id, filters), inbox.languages(site_id)
+        return inbox.conversations(site_id, filters, before=before), inbox.languages(site_id)
+
+
+def _before(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def older_url(site_id: str, params: dict[str, str], rows: list[InboxRow]) -> str | None:
+    """The next page (older conversations) with the same filters; None on the last page."""
+    if len(rows) < PAGE_SIZE:
+        return None
+    query = {k: v for k, v in params.items() if k not in ("rows", "before") and v}
+    query["before"] = rows[-1].last_activity_at.isoformat()
+    return f"/console/sites/{site_id}/inbox?{urlencode(query)}"
 
 
 @router.get("/inbox")
@@ -95,9 +118,11 @@ async def inbox_page(
     since: Param = "",
     until: Param = "",
     q: Param = "",
+    before: Param = "",
 ) -> Response:
     filters = parse_filters(route, routing, lead, handoff, language, since, until, q)
-    rows, languages = await run_in_threadpool(_load_rows, runtime, site.id, filters)
+    older_than = _before(before)
+    rows, languages = await run_in_threadpool(_load_rows, runtime, site.id, filters, older_than)
     fragment = request.headers.get("HX-Request") == "true" and request.query_params.get("rows")
     return render(
         request,
@@ -111,6 +136,8 @@ async def inbox_page(
             "lead_levels": LEAD_LEVELS,
             "languages": languages,
             "page": "inbox",
+            "live": older_than is None,  # only the newest page follows new conversations
+            "older_url": older_url(site.id, dict(request.query_params), rows),
         },
         site=site,
     )

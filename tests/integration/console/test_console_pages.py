@@ -5,6 +5,7 @@ retry carried out by the real dispatcher, and the bundled demo kept beside added
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,23 @@ def test_added_sites_keep_the_bundled_demo(tmp_path: Path) -> None:
         "Our demo"
     )
     json.dumps(sorted(with_demo))
+
+
+def test_the_inbox_pages_back_through_older_conversations(console_app: Console, team: Any) -> None:
+    from frontdesk.store.inbox import PAGE_SIZE
+
+    rt = console_app.runtime
+    sessions = [
+        seed_conversation(rt, "demo", question=f"Question {n}") for n in range(PAGE_SIZE + 3)
+    ]
+    client = console_app.client()
+    sign_in(client, team["owner"])
+    first = client.get("/console/sites/demo/inbox?q=Question").text
+    assert first.count('class="conversation"') == PAGE_SIZE and 'hx-trigger="every 3s"' in first
+    older = re.search(r'href="([^"]+)" id="older"', first)
+    assert older and "q=Question" in older.group(1)
+    second = client.get(older.group(1).replace("&amp;", "&")).text
+    assert second.count('class="conversation"') == 3
+    assert 'hx-trigger="every 3s"' not in second and 'id="older"' not in second
+    shown = set(re.findall(r'data-session="([^"]+)"', first + second))
+    assert shown == set(sessions)

@@ -38,13 +38,19 @@ def knowledge_base(request: Request) -> Any:
     return knowledge
 
 
+def file_sources(site: ConsoleSite) -> list[str]:
+    """The site file's folders and files (its `knowledge.sources` that are paths)."""
+    return [s for s in site.site.config.knowledge.sources if isinstance(s, str)]
+
+
 def web_sources(site: ConsoleSite) -> list[str] | None:
-    """The site file's web addresses, once the site schema has them (the crawler's
-    `knowledge.web`); None while it does not, so the page says where they will appear."""
-    web = getattr(site.site.config.knowledge, "web", None)
-    if web is None:
+    """The start URLs of the site's web sources (`knowledge.sources` entries that are not
+    paths, crawled by `frontdesk kb crawl`), or None while the site schema cannot have
+    any, so the page says where they will appear."""
+    knowledge = site.site.config.knowledge
+    if not hasattr(knowledge, "web_sources"):
         return None
-    return [str(getattr(entry, "url", entry)) for entry in web]
+    return [str(getattr(s, "url", s)) for s in knowledge.sources if not isinstance(s, str)]
 
 
 async def _page(
@@ -61,7 +67,7 @@ async def _page(
         "knowledge.html",
         {
             "documents": sorted(documents, key=lambda d: d.title.lower()),
-            "sources": site.site.config.knowledge.sources,
+            "sources": file_sources(site),
             "web": web_sources(site),
             "threshold": _threshold(site),
             "notice": notice,
@@ -158,7 +164,7 @@ async def resync(request: Request, site: ConsoleSiteDep) -> Response:
 
     def run() -> dict[str, Any]:
         reports = []
-        for source in site.site.config.knowledge.sources:
+        for source in file_sources(site):  # web sources re-sync by crawling
             path = (site.site.base_dir / source).resolve()
             report = knowledge.ingest_path(site.site.config, path, progress=False)
             reports.append(

@@ -27,6 +27,9 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
         if name.startswith("FRONTDESK_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("FRONTDESK_DATA_DIR", str(tmp_path / "data"))
+    # Tests serve exactly the sites of their folder (the bundled demo is added only when a
+    # test asks for it: tests/integration/console/test_console_pages.py).
+    monkeypatch.setenv("FRONTDESK_DEMO_SITE", "false")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from frontdesk.settings import get_settings
 

@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.settings import Settings, get_settings
-from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_sites
+from frontdesk.sites.registry import LoadedSite, SiteConfigError, deployment_sites
 from frontdesk.store import migrate
 from frontdesk.store.db import make_engine, session_factory, transaction
 from frontdesk.store.repositories import SiteRepository
@@ -45,7 +45,7 @@ def build_runtime(settings: Settings | None = None, *, migrate_schema: bool = Tr
     """Open the store (migrating it), load and validate every site file, mirror them."""
     settings = settings or get_settings()
     settings.ensure_dirs()
-    sites = load_sites(settings.sites_dir)
+    sites = deployment_sites(settings)
     engine = make_engine(settings.database_url)
     if migrate_schema:
         migrate.upgrade(engine)

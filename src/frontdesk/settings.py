@@ -81,6 +81,11 @@ class Settings(BaseSettings):
         default=DEMO_DIR / "sites",
         description="Folder of site YAML files (one file per site).",
     )
+    demo_site: bool = Field(
+        default=True,
+        description="Also serve the bundled demo site when sites_dir is another folder "
+        "(unless that folder has a site with the same id or key). Set false in production.",
+    )
     host: str = Field(default="127.0.0.1", description="Interface `frontdesk serve` binds.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `frontdesk serve` binds.")
     workers: int = Field(

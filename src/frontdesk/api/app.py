@@ -38,6 +38,7 @@ from frontdesk.api.routes import (
 from frontdesk.api.security import any_site_allows
 from frontdesk.api.sse import DEFAULT_PING_S
 from frontdesk.api.turns import TurnGuard
+from frontdesk.console.app import install_console
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.limits import InMemoryRateLimiter, RateLimiter
 from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
@@ -51,8 +52,10 @@ DESCRIPTION = """Self-hosted AI assistant for company websites.
 
 Widget routes (`/v1/chat`, `/v1/ask`, `/v1/sessions/…`) need the site's public key in
 `X-Frontdesk-Key` (or `site_key` in the body) and a page `Origin` the site allows.
-Admin routes (`/v1/admin/…`) need `Authorization: Bearer <admin key>`. Every error is
-JSON: `{"error": {"code": "…", "message": "…"}}`.
+Admin routes (`/v1/admin/…`) need `Authorization: Bearer <admin key or site token>`, or
+an operator's console session (cookie; changes also need its `X-CSRF-Token`). Every
+error is JSON: `{"error": {"code": "…", "message": "…"}}`. The operator console is at
+`/console`.
 """
 
 
@@ -211,6 +214,7 @@ def create_app(
         demo_site,
     ):
         app.include_router(module.router)
+    install_console(app)
 
     def origin_allowed(origin: str) -> bool:
         state_runtime: Runtime | None = getattr(app.state, "runtime", None)

@@ -22,6 +22,17 @@ from frontdesk.api.security import (
     hash_ip,
 )
 from frontdesk.api.turns import TurnGuard
+from frontdesk.console.access import (
+    SESSION_COOKIE,
+    ConsoleSite,
+    ConsoleUser,
+    CsrfRejected,
+    SignInRequired,
+    csrf_matches,
+    sent_csrf,
+    session_user,
+    site_for,
+)
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.admin_lockout import AdminLockout
 from frontdesk.runtime import Runtime
@@ -135,11 +146,15 @@ def _token_lookup(
         return token_site, site_id is not None and tokens.has_live(site_id)
 
 
+AdminLockoutDep = Annotated[AdminLockout, Depends(get_admin_lockout)]
+"""Failed admin and console sign-ins per client IP (and per e-mail for the console)."""
+
+
 async def require_admin(
     request: Request,
     runtime: RuntimeDep,
     ip_hash: IpHashDep,
-    lockout: Annotated[AdminLockout, Depends(get_admin_lockout)],
+    lockout: AdminLockoutDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
     """The process-wide admin key, or an admin token of the route's site; a locked-out
@@ -149,12 +164,32 @@ async def require_admin(
         raise admin_failure(wait)
     bearer = credentials.credentials if credentials else None
     site_id = request.path_params.get("site")
+    if bearer is None and request.cookies.get(SESSION_COOKIE):
+        await _console_admin(request, runtime, site_id)
+        return
     if bearer and authorize_admin(runtime, bearer, site_id, site_has_tokens=True):
         return  # the process-wide key: no store lookup
     token_site, has_tokens = await run_in_threadpool(_token_lookup, runtime, bearer, site_id)
     if authorize_admin(runtime, bearer, site_id, token_site, has_tokens):
         return
     raise admin_failure(await lockout.failed(ip_hash))
+
+
+async def _console_admin(request: Request, runtime: Runtime, site_id: str | None) -> None:
+    """An operator's browser session on the admin API: any role reads its sites; changes
+    (uploading knowledge) need the owner role, as in the console, and the session's CSRF
+    token; other sites answer 404."""
+    user = await run_in_threadpool(session_user, runtime, request.cookies.get(SESSION_COOKIE))
+    if user is None:
+        raise ApiError(401, "session_expired", "The console session has expired; sign in again.")
+    role = user.role_on(site_id) if site_id else None
+    if role is None:
+        raise ApiError(404, "unknown_site", f"No site with id {site_id!r}.")
+    if request.method not in ("GET", "HEAD"):
+        if role != "owner":
+            raise ApiError(403, "role_too_low", "Only the site's owners can change this.")
+        if not csrf_matches(user.csrf_token, request.headers.get("X-CSRF-Token")):
+            raise ApiError(403, "csrf_rejected", "Send the console's CSRF token in X-CSRF-Token.")
 
 
 AdminDep = Depends(require_admin)
@@ -171,3 +206,36 @@ def get_admin_site(
 
 
 AdminSiteDep = Annotated[LoadedSite, Depends(get_admin_site)]
+
+
+# -- console -------------------------------------------------------------------------------
+async def get_console_user(request: Request, runtime: RuntimeDep) -> ConsoleUser:
+    user = await run_in_threadpool(session_user, runtime, request.cookies.get(SESSION_COOKIE))
+    if user is None:
+        raise SignInRequired()
+    return user
+
+
+ConsoleUserDep = Annotated[ConsoleUser, Depends(get_console_user)]
+"""The signed-in operator (else a redirect to the sign-in form)."""
+
+
+def get_console_site(
+    runtime: RuntimeDep,
+    user: ConsoleUserDep,
+    site: Annotated[str, Path(description="Site id.", max_length=63)],
+) -> ConsoleSite:
+    return site_for(runtime, user, site)
+
+
+ConsoleSiteDep = Annotated[ConsoleSite, Depends(get_console_site)]
+"""A site the operator has a role on (404 for any other, known or not)."""
+
+
+async def require_csrf(request: Request, user: ConsoleUserDep) -> None:
+    if not csrf_matches(user.csrf_token, await sent_csrf(request)):
+        raise CsrfRejected()
+
+
+CsrfDep = Depends(require_csrf)
+"""Every console POST: the session's CSRF token in X-CSRF-Token (htmx) or the form."""

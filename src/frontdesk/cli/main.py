@@ -14,6 +14,7 @@ from frontdesk.cli.db import db_app
 from frontdesk.cli.eval import eval_app
 from frontdesk.cli.handoff import leads_app, worker_command
 from frontdesk.cli.kb import kb_app
+from frontdesk.cli.operators import operators_app
 from frontdesk.cli.sites import sites_app
 from frontdesk.cli.traces import traces_command
 from frontdesk.settings import Settings, get_settings
@@ -32,6 +33,7 @@ app.add_typer(kb_app, name="kb")
 app.command("chat")(chat_command)
 app.command("graph")(graph_command)
 app.add_typer(leads_app, name="leads")
+app.add_typer(operators_app, name="operators")
 app.command("worker")(worker_command)
 app.command("traces")(traces_command)
 eval_app.command("classify")(classify_command)
@@ -75,7 +77,7 @@ def serve(
         application = create_app(settings)
         console.print(
             f"Frontdesk on [bold]http://{settings.host}:{settings.port}/[/] "
-            f"(demo page), API docs at /docs"
+            f"(demo page), console at /console, API docs at /docs"
         )
         uvicorn.run(application, host=settings.host, port=settings.port, log_config=None, **proxies)
     except SiteConfigError as exc:
@@ -181,10 +183,28 @@ def demo(
     settings = get_settings()
     try:
         prepare_demo(settings, console)
+        _print_console_link(settings)
     except SiteConfigError as exc:
         raise fail(str(exc)) from exc
     if serve_after:
         serve(host=None, port=None, sites_dir=None)
+
+
+def _print_console_link(settings: Settings) -> None:
+    """The console's address, and while nobody can sign in yet, the link that creates
+    the first owner (once; it expires in 7 days)."""
+    from frontdesk.cli.operators import console_url, first_owner_link
+    from frontdesk.runtime import build_runtime
+
+    runtime = build_runtime(settings)
+    try:
+        link = first_owner_link(runtime)
+    finally:
+        runtime.close()
+    console.print(f"Console: [bold]{console_url(settings)}[/]")
+    if link:
+        console.print("Create the first owner (one-time link):")
+        console.print(f"  [bold]{link}[/]", soft_wrap=True)
 
 
 def main() -> None:  # pragma: no cover - console entry point

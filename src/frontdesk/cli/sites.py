@@ -12,7 +12,12 @@ from rich.table import Table
 
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.settings import get_settings
-from frontdesk.sites.registry import SiteConfigError, load_site_file, load_sites, site_files
+from frontdesk.sites.registry import (
+    SiteConfigError,
+    deployment_sites,
+    load_site_file,
+    site_files,
+)
 
 if TYPE_CHECKING:
     from frontdesk.runtime import Runtime
@@ -25,7 +30,7 @@ def sites_list(sites_dir: SitesDirOption = None) -> None:
     """List the sites in the sites folder."""
     settings = settings_for(sites_dir)
     try:
-        sites = load_sites(settings.sites_dir)
+        sites = deployment_sites(settings)
     except SiteConfigError as exc:
         raise fail(str(exc)) from exc
     table = Table("id", "name", "languages", "engine", "file")
@@ -40,7 +45,7 @@ def sites_show(site_id: str, sites_dir: SitesDirOption = None) -> None:
     """Print one site's full configuration (with defaults filled in) as JSON."""
     settings = settings_for(sites_dir)
     try:
-        site = load_sites(settings.sites_dir).get(site_id)
+        site = deployment_sites(settings).get(site_id)
     except SiteConfigError as exc:
         raise fail(str(exc)) from exc
     if site is None:

@@ -107,7 +107,9 @@ class TurnWriter:
         return (site_id, session_id) in self._backlog
 
     # -- before the answer -------------------------------------------------------------
-    def open_turn(self, site: SiteConfig, session_id: str, message: str, key: str) -> OpenedTurn:
+    def open_turn(
+        self, site: SiteConfig, session_id: str, message: str, key: str, page_url: str = ""
+    ) -> OpenedTurn:
         """Keep the visitor's message (store, else spool) before anything is answered.
 
         A session with turns still in the spool spools its next ones too, so the replay
@@ -116,7 +118,9 @@ class TurnWriter:
             if self._spooled_before(site.id, session_id):
                 raise StoreBacklogError("earlier turns of this session wait in the spool")
             with transaction(self.sessions) as session:
-                turn = TurnLogRepository(session).open_turn(site.id, session_id, message, key)
+                turn = TurnLogRepository(session).open_turn(
+                    site.id, session_id, message, key, page_url=page_url
+                )
         except Exception as exc:
             if not isinstance(exc, StoreBacklogError):
                 store_writes.failed(exc)

@@ -207,7 +207,12 @@ class ChatService:
         # first token: nothing is answered that is not kept.
         opening = asyncio.ensure_future(
             asyncio.to_thread(
-                self.writer.open_turn, site.config, session_id, message, uuid.uuid4().hex
+                self.writer.open_turn,
+                site.config,
+                session_id,
+                message,
+                uuid.uuid4().hex,
+                visitor.page_url,
             )
         )
         opening.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -236,8 +236,9 @@ class Dispatcher:
                 self._finish(session, row, gone, (), number)
                 return None
             delays = tuple(site.config.handoff.retry_delays_s)
-            if row.attempts > len(delays):
+            if row.attempts > len(delays) and outbox.has_unfinished(row):
                 # Every attempt was made and the last had no outcome (crashes): give up.
+                # (Past the budget with every outcome known: a retry from the console.)
                 outbox.interrupt_unfinished(row)
                 lost = DeliveryError(
                     f"no outcome after {row.attempts} attempts (interrupted)", permanent=True

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from frontdesk.settings import get_settings
+from frontdesk.settings import DEMO_DIR, Settings, get_settings
 from frontdesk.sites.schema import SiteConfig
 
 
@@ -75,6 +75,24 @@ def load_sites(sites_dir: Path | None = None) -> dict[str, LoadedSite]:
             raise SiteConfigError(f"{path}: widget.public_key: already used by site {keys[key]!r}")
         keys[key] = site.config.id
         sites[site.config.id] = site
+    return sites
+
+
+BUNDLED_SITES_DIR = DEMO_DIR / "sites"
+
+
+def deployment_sites(settings: Settings) -> dict[str, LoadedSite]:
+    """The sites a deployment serves: every file in `sites_dir`, plus the bundled demo
+    (`settings.demo_site`), so adding a site folder no longer hides the demo. A site of
+    the folder with the demo's id or widget key wins over the bundled one."""
+    sites = load_sites(settings.sites_dir)
+    if not settings.demo_site or settings.sites_dir.resolve() == BUNDLED_SITES_DIR.resolve():
+        return sites
+    keys = {site.config.widget.public_key for site in sites.values()}
+    for path in site_files(BUNDLED_SITES_DIR):
+        demo = load_site_file(path)
+        if demo.config.id not in sites and demo.config.widget.public_key not in keys:
+            sites[demo.config.id] = demo
     return sites
 
 

@@ -93,6 +93,8 @@ class Lead(Base):
     capture_context: Mapped[str | None] = mapped_column(String(64))
     details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Where the team is with this lead (console): new, contacted, won, lost.
+    status: Mapped[str] = mapped_column(String(16), default="new", server_default="new")
 
 
 class Handoff(Base):
@@ -214,3 +216,60 @@ class AdminToken(Base):
     label: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Operator(Base):
+    """A person of the team who signs in to the console (`frontdesk operators add`)."""
+
+    __tablename__ = "operators"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    # argon2id hash; None until the operator accepts an invitation and sets a password.
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class OperatorRole(Base):
+    """What an operator may do on one site: owner, agent or viewer (nothing on others)."""
+
+    __tablename__ = "operator_roles"
+    __table_args__ = (UniqueConstraint("operator_id", "site_id", name="uq_operator_role_site"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id", ondelete="CASCADE"), index=True
+    )
+    site_id: Mapped[str] = mapped_column(String(63), index=True)
+    role: Mapped[str] = mapped_column(String(16))
+
+
+class OperatorSession(Base):
+    """A signed-in browser: the cookie holds a random token, the table only its SHA-256."""
+
+    __tablename__ = "operator_sessions"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    operator_id: Mapped[str] = mapped_column(
+        ForeignKey("operators.id", ondelete="CASCADE"), index=True
+    )
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class OperatorInvite(Base):
+    """A one-time link that creates an operator (or the first owner: `site_id` None means
+    every site the deployment serves). Kept only as the SHA-256 of its token."""
+
+    __tablename__ = "operator_invites"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    site_id: Mapped[str | None] = mapped_column(String(63))
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -299,6 +299,17 @@ class OutboxRepository:
         self.interrupt_unfinished(item)
         return self.record_attempt(item, "sending")
 
+    def has_unfinished(self, item: OutboxItem) -> bool:
+        """Whether an attempt of `item` started and never got an outcome."""
+        return (
+            self.session.scalar(
+                select(HandoffAttempt.id)
+                .where(HandoffAttempt.outbox_id == item.id, HandoffAttempt.status == "sending")
+                .limit(1)
+            )
+            is not None
+        )
+
     def interrupt_unfinished(
         self,
         item: OutboxItem,

@@ -26,9 +26,16 @@ class TurnLogRepository:
         self.session = session
 
     def open_turn(
-        self, site_id: str, session_id: str, text: str, turn_key: str, language: str | None = None
+        self,
+        site_id: str,
+        session_id: str,
+        text: str,
+        turn_key: str,
+        language: str | None = None,
+        page_url: str = "",
     ) -> int:
-        """Store the visitor's message as the next turn; its number (1-based)."""
+        """Store the visitor's message as the next turn; its number (1-based). The page
+        the visitor wrote from is kept with it (the console shows it)."""
         now = utcnow()
         conversation_id, number = ConversationRepository(self.session).next_turn(
             site_id, session_id, language, now
@@ -45,7 +52,7 @@ class TurnLogRepository:
                     "route": None,
                     "routing": None,
                     "intent": None,
-                    "details": {"turn_key": turn_key},
+                    "details": {"turn_key": turn_key, **({"page": page_url} if page_url else {})},
                 }
             ],
         )

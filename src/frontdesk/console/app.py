@@ -1,0 +1,71 @@
+"""Mounting the console on the Frontdesk app: page routers, static files, error pages."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from frontdesk.console import (
+    analytics_pages,
+    auth_pages,
+    inbox_pages,
+    knowledge_pages,
+    leads_pages,
+    settings_pages,
+)
+from frontdesk.console.access import (
+    ConsoleForbidden,
+    ConsoleNotFound,
+    CsrfRejected,
+    SignInRequired,
+)
+from frontdesk.console.templating import STATIC, render
+
+
+def _error(request: Request, status: int, heading: str, message: str) -> Response:
+    return render(
+        request, "error.html", {"heading": heading, "message": message}, status_code=status
+    )
+
+
+async def _sign_in(request: Request, _exc: Exception) -> Response:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    login = "/console/login?next=" + quote(target, safe="/")
+    if request.headers.get("HX-Request") == "true":
+        return Response(status_code=401, headers={"HX-Redirect": login})
+    return RedirectResponse(login, status_code=303)
+
+
+async def _not_found(request: Request, _exc: Exception) -> Response:
+    return _error(request, 404, "Not found", "There is nothing here, or it is not yours to see.")
+
+
+async def _forbidden(request: Request, exc: Exception) -> Response:
+    needed = exc.needed if isinstance(exc, ConsoleForbidden) else "owner"
+    return _error(request, 403, "Not allowed", f"This needs the {needed} role on this site.")
+
+
+async def _csrf(request: Request, _exc: Exception) -> Response:
+    return _error(
+        request, 403, "Form expired", "The form was missing its security token. Reload the page."
+    )
+
+
+def install_console(app: FastAPI) -> None:
+    for module in (
+        auth_pages,
+        inbox_pages,
+        leads_pages,
+        knowledge_pages,
+        analytics_pages,
+        settings_pages,
+    ):
+        app.include_router(module.router)
+    app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")
+    app.add_exception_handler(SignInRequired, _sign_in)
+    app.add_exception_handler(ConsoleNotFound, _not_found)
+    app.add_exception_handler(ConsoleForbidden, _forbidden)
+    app.add_exception_handler(CsrfRejected, _csrf)

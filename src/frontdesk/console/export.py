@@ -1,0 +1,108 @@
+"""A conversation as a JSON document or Markdown (pure: a `Transcript` in, text out)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from frontdesk.store.inbox import Transcript, TranscriptTurn
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return aware.isoformat()
+
+
+def _trace(turn: TranscriptTurn) -> dict[str, Any] | None:
+    trace = turn.trace
+    if trace is None:
+        return None
+    return {
+        "engine": trace.engine,
+        "model": trace.model,
+        "prompt_version": trace.prompt_version,
+        "latency_ms": trace.latency_ms,
+        "tokens_in": trace.tokens_in,
+        "tokens_out": trace.tokens_out,
+        "cost_usd": trace.cost_usd,
+        "nodes": trace.nodes,
+        "retrieval": trace.retrieval,
+    }
+
+
+def transcript_document(site_id: str, transcript: Transcript) -> dict[str, Any]:
+    conversation = transcript.conversation
+    return {
+        "site_id": site_id,
+        "session_id": conversation.session_id,
+        "language": conversation.language,
+        "started_at": _iso(conversation.started_at),
+        "last_activity_at": _iso(conversation.last_activity_at),
+        "turns": [
+            {
+                "turn": turn.number,
+                "at": _iso(turn.at),
+                "page": turn.page or None,
+                "visitor": turn.visitor,
+                "assistant": turn.assistant,
+                "route": turn.route,
+                "routing": turn.routing,
+                "intent": turn.intent,
+                "lead_level": turn.details.get("lead"),
+                "citations": turn.details.get("citations") or [],
+                "trace": _trace(turn),
+            }
+            for turn in transcript.turns
+        ],
+        "handoffs": [
+            {
+                "id": h.id,
+                "reason": h.reason,
+                "status": h.status,
+                "created_at": _iso(h.created_at),
+                "packet": h.packet,
+            }
+            for h in transcript.handoffs
+        ],
+        "leads": [
+            {
+                "id": lead.id,
+                "email": lead.email,
+                "name": lead.name,
+                "company": lead.company,
+                "level": lead.level,
+                "status": lead.status,
+            }
+            for lead in transcript.leads
+        ],
+    }
+
+
+def transcript_markdown(site_id: str, transcript: Transcript) -> str:
+    document = transcript_document(site_id, transcript)
+    lines = [
+        f"# Conversation {document['session_id']}",
+        "",
+        f"- Site: {site_id}",
+        f"- Started: {document['started_at']}",
+        f"- Language: {document['language'] or 'unknown'}",
+        "",
+    ]
+    for turn in document["turns"]:
+        labels = ", ".join(
+            f"{name} {turn[name]}" for name in ("route", "routing", "intent") if turn[name]
+        )
+        lines += [f"## Turn {turn['turn']}" + (f" ({labels})" if labels else ""), ""]
+        lines += [f"**Visitor:** {turn['visitor']}", "", f"**Assistant:** {turn['assistant']}", ""]
+        for citation in turn["citations"]:
+            title = citation.get("title") or citation.get("doc_id") or "source"
+            url = citation.get("url")
+            shown = f"[{title}]({url})" if url else title
+            lines.append(f"- [{citation.get('index', '?')}] {shown}")
+        if turn["citations"]:
+            lines.append("")
+    for handoff in document["handoffs"]:
+        lines.append(f"Handoff ({handoff['reason']}): {handoff['status']}")
+    return "\n".join(lines).rstrip() + "\n"

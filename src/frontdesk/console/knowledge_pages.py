@@ -1,0 +1,185 @@
+"""Knowledge: the site's documents with their sync state, upload, remove, re-sync from
+the site file's sources, and "what would the assistant find" (retrieval with scores and
+the site's threshold)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
+from frontdesk.api.ingestion import (
+    IngestionUnavailable,
+    ingest_upload,
+    merge_reports,
+    open_knowledge_base,
+)
+from frontdesk.console.access import ConsoleSite
+from frontdesk.console.templating import render
+from frontdesk.guard.charset import clean_text
+
+log = logging.getLogger(__name__)
+
+router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
+
+MAX_FILES = 20
+
+
+def knowledge_base(request: Request) -> Any:
+    """The app's knowledge base (one per process, shared with the upload API)."""
+    knowledge: Any = getattr(request.app.state, "knowledge", None)
+    if knowledge is None:
+        knowledge = open_knowledge_base(request.app.state.runtime)
+        request.app.state.knowledge = knowledge
+    return knowledge
+
+
+def file_sources(site: ConsoleSite) -> list[str]:
+    """The site file's folders and files (its `knowledge.sources` that are paths)."""
+    return [s for s in site.site.config.knowledge.sources if isinstance(s, str)]
+
+
+def web_sources(site: ConsoleSite) -> list[str] | None:
+    """The start URLs of the site's web sources (`knowledge.sources` entries that are not
+    paths, crawled by `frontdesk kb crawl`), or None while the site schema cannot have
+    any, so the page says where they will appear."""
+    knowledge = site.site.config.knowledge
+    if not hasattr(knowledge, "web_sources"):
+        return None
+    return [str(getattr(s, "url", s)) for s in knowledge.sources if not isinstance(s, str)]
+
+
+async def _page(
+    request: Request, site: ConsoleSite, *, notice: str = "", error: str = "", status: int = 200
+) -> Response:
+    documents: list[Any] = []
+    try:
+        knowledge = knowledge_base(request)
+        documents = await run_in_threadpool(knowledge.list_documents, site.id)
+    except IngestionUnavailable as exc:
+        error = error or str(exc)
+    return render(
+        request,
+        "knowledge.html",
+        {
+            "documents": sorted(documents, key=lambda d: d.title.lower()),
+            "sources": file_sources(site),
+            "web": web_sources(site),
+            "threshold": _threshold(site),
+            "notice": notice,
+            "error": error,
+            "page": "knowledge",
+        },
+        site=site,
+        status_code=status,
+    )
+
+
+def _threshold(site: ConsoleSite) -> float | None:
+    from frontdesk.knowledge.service import SiteKnowledge
+
+    return SiteKnowledge.of(site.site.config).relevance_threshold()
+
+
+@router.get("/knowledge")
+async def knowledge_page(request: Request, site: ConsoleSiteDep) -> Response:
+    return await _page(request, site)
+
+
+@router.get("/knowledge/search")
+async def search(
+    request: Request, site: ConsoleSiteDep, q: Annotated[str, Query(max_length=500)] = ""
+) -> Response:
+    result = None
+    if q.strip():
+        result = await knowledge_base(request).asearch(site.site.config, q.strip())
+    return render(
+        request,
+        "knowledge_search.html",
+        {"query": q, "result": result, "threshold": _threshold(site)},
+        site=site,
+    )
+
+
+@router.post("/knowledge/upload", dependencies=[CsrfDep])
+async def upload(
+    request: Request,
+    site: ConsoleSiteDep,
+    files: Annotated[list[UploadFile], File()],
+) -> Response:
+    site.require("owner")
+    files = [f for f in files if f.filename]
+    if not files or len(files) > MAX_FILES:
+        return await _page(
+            request, site, error=f"Choose between 1 and {MAX_FILES} files.", status=422
+        )
+    knowledge = knowledge_base(request)
+    reports: list[dict[str, Any]] = []
+    for upload_file in files:
+        raw = clean_text(upload_file.filename or "upload")
+        name = raw.replace("\\", "/").rsplit("/", 1)[-1][:255] or "upload"
+        data = await upload_file.read()
+        try:
+            reports.append(await run_in_threadpool(ingest_upload, knowledge, site.site, data, name))
+        except Exception:
+            log.exception("console upload of %s into site %s failed", name, site.id)
+            reports.append({"failed": {name: "ingestion failed; see the server log"}})
+    summary = merge_reports(reports)
+    failed = summary.get("failed") or {}
+    notice = _summary_text(summary)
+    error = "; ".join(f"{name}: {why}" for name, why in failed.items())
+    return await _page(request, site, notice=notice, error=error, status=200 if not failed else 422)
+
+
+def _summary_text(summary: dict[str, Any]) -> str:
+    parts = [
+        f"{len(summary.get(key) or [])} {key}"
+        for key in ("ingested", "updated", "skipped", "removed")
+        if summary.get(key)
+    ]
+    return ("Done: " + ", ".join(parts) + ".") if parts else ""
+
+
+@router.post("/knowledge/documents/remove", dependencies=[CsrfDep])
+async def remove(
+    request: Request, site: ConsoleSiteDep, doc_id: Annotated[str, Form(max_length=500)]
+) -> Response:
+    site.require("owner")
+    removed = await run_in_threadpool(knowledge_base(request).remove_document, site.id, doc_id)
+    if not removed:
+        return await _page(request, site, error=f"No document {doc_id!r} to remove.", status=404)
+    return RedirectResponse(f"/console/sites/{site.id}/knowledge", status_code=303)
+
+
+@router.post("/knowledge/resync", dependencies=[CsrfDep])
+async def resync(request: Request, site: ConsoleSiteDep) -> Response:
+    """Ingest the site file's sources again: unchanged documents are skipped by their
+    fingerprint, changed ones re-embedded, deleted files removed."""
+    site.require("owner")
+    knowledge = knowledge_base(request)
+
+    def run() -> dict[str, Any]:
+        reports = []
+        for source in file_sources(site):  # web sources re-sync by crawling
+            path = (site.site.base_dir / source).resolve()
+            report = knowledge.ingest_path(site.site.config, path, progress=False)
+            reports.append(
+                {
+                    "ingested": report.ingested,
+                    "updated": report.updated,
+                    "skipped": report.skipped,
+                    "removed": report.removed,
+                    "failed": report.failed,
+                }
+            )
+        return merge_reports(reports)
+
+    summary = await run_in_threadpool(run)
+    failed = summary.get("failed") or {}
+    error = "; ".join(f"{name}: {why}" for name, why in failed.items())
+    notice = _summary_text(summary) or "Nothing to sync: the site file lists no sources."
+    return await _page(request, site, notice=notice, error=error)

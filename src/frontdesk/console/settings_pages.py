@@ -1,0 +1,186 @@
+"""Site settings: the site file (shown, validated like `frontdesk sites validate`,
+reloaded without a restart), the team (roles, invitations) and admin API tokens."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
+from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
+from frontdesk.console.templating import render
+from frontdesk.runtime import Runtime
+from frontdesk.sites.registry import SiteConfigError, deployment_sites, load_site_file
+from frontdesk.store.admin_tokens import AdminTokenRepository
+from frontdesk.store.db import transaction
+from frontdesk.store.operators import ROLES, OperatorRepository
+from frontdesk.store.repositories import SiteRepository
+
+router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
+
+Label = Annotated[str, Form(max_length=200)]
+
+
+def _team(runtime: Runtime, site_id: str) -> dict[str, Any]:
+    with runtime.sessions() as session:
+        operators = OperatorRepository(session)
+        return {
+            "members": [(op.email, op.id, role) for op, role in operators.members(site_id)],
+            "invites": list(operators.pending_invites(site_id)),
+            "tokens": list(AdminTokenRepository(session).list(site_id)),
+        }
+
+
+async def _page(
+    request: Request, runtime: Runtime, site: ConsoleSite, status: int = 200, **extra: Any
+) -> Response:
+    path = site.site.path
+    try:
+        text = path.read_text(encoding="utf-8") if site.can("owner") else ""
+    except OSError as exc:
+        text = f"# cannot read {path}: {exc.strerror}"
+    team = await run_in_threadpool(_team, runtime, site.id)
+    return render(
+        request,
+        "settings.html",
+        {
+            "page": "settings",
+            "path": str(path),
+            "text": extra.pop("text", text),
+            "roles": ROLES,
+            "origin": f"{request.url.scheme}://{request.url.netloc}",
+            **team,
+            **extra,
+        },
+        site=site,
+        status_code=status,
+    )
+
+
+@router.get("/settings")
+async def settings_page(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> Response:
+    return await _page(request, runtime, site)
+
+
+def validate_text(site: ConsoleSite, text: str) -> str | None:
+    """The errors `frontdesk sites validate` prints for this text saved as the site's
+    file (None: valid). Checked in a scratch folder; the real file is not touched."""
+    with tempfile.TemporaryDirectory() as scratch:
+        candidate = Path(scratch) / site.site.path.name
+        candidate.write_text(text, encoding="utf-8")
+        try:
+            load_site_file(candidate)
+        except SiteConfigError as exc:
+            return str(exc).replace(str(candidate), str(site.site.path))
+    return None
+
+
+@router.post("/settings/validate", dependencies=[CsrfDep])
+async def validate(
+    request: Request,
+    runtime: RuntimeDep,
+    site: ConsoleSiteDep,
+    text: Annotated[str, Form(max_length=200_000)],
+) -> Response:
+    site.require("owner")
+    problem = validate_text(site, text)
+    return await _page(
+        request,
+        runtime,
+        site,
+        status=422 if problem else 200,
+        text=text,
+        validation=problem or "Valid: this file would load.",
+        valid=problem is None,
+    )
+
+
+def reload_sites(runtime: Runtime) -> None:
+    """Read every site file again; all valid → they replace the served sites (mirrored
+    into the store), else nothing changes and the error says which file and field."""
+    sites = deployment_sites(runtime.settings)
+    with transaction(runtime.sessions) as session:
+        repo = SiteRepository(session)
+        for loaded in sites.values():
+            repo.upsert(loaded.config)
+    runtime.sites = sites
+
+
+@router.post("/settings/reload", dependencies=[CsrfDep])
+async def reload(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> Response:
+    site.require("owner")
+    try:
+        await run_in_threadpool(reload_sites, runtime)
+    except SiteConfigError as exc:
+        return await _page(request, runtime, site, status=422, reload_error=str(exc))
+    return await _page(request, runtime, site, notice="Site files reloaded.")
+
+
+@router.post("/settings/invite", dependencies=[CsrfDep])
+async def invite(
+    request: Request,
+    runtime: RuntimeDep,
+    site: ConsoleSiteDep,
+    role: Annotated[str, Form(max_length=16)],
+    email: Annotated[str, Form(max_length=320)] = "",
+) -> Response:
+    site.require("owner")
+    if role not in ROLES:
+        return await _page(request, runtime, site, status=422, notice="Choose a role.")
+
+    def create() -> str:
+        with transaction(runtime.sessions) as session:
+            _row, token = OperatorRepository(session).invite(
+                site.id, role, INVITE_LIFETIME, email.strip() or None
+            )
+            return token
+
+    token = await run_in_threadpool(create)
+    link = f"{request.url.scheme}://{request.url.netloc}/console/invite/{token}"
+    return await _page(request, runtime, site, invite_link=link)
+
+
+@router.post("/settings/members/{operator_id}/remove", dependencies=[CsrfDep])
+async def remove_member(runtime: RuntimeDep, site: ConsoleSiteDep, operator_id: str) -> Response:
+    site.require("owner")
+
+    def revoke() -> None:
+        with transaction(runtime.sessions) as session:
+            OperatorRepository(session).revoke(operator_id, site.id)
+
+    await run_in_threadpool(revoke)
+    return RedirectResponse(f"/console/sites/{site.id}/settings#team", status_code=303)
+
+
+@router.post("/settings/tokens", dependencies=[CsrfDep])
+async def create_token(
+    request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, label: Label = ""
+) -> Response:
+    site.require("owner")
+
+    def create() -> str:
+        with transaction(runtime.sessions) as session:
+            _row, token = AdminTokenRepository(session).create(
+                site.id, label.strip() or f"console ({site.user.email})"
+            )
+            return token
+
+    token = await run_in_threadpool(create)
+    return await _page(request, runtime, site, new_token=token)
+
+
+@router.post("/settings/tokens/{token_id}/revoke", dependencies=[CsrfDep])
+async def revoke_token(runtime: RuntimeDep, site: ConsoleSiteDep, token_id: str) -> Response:
+    site.require("owner")
+
+    def revoke() -> None:
+        with transaction(runtime.sessions) as session:
+            AdminTokenRepository(session).revoke(site.id, token_id)
+
+    await run_in_threadpool(revoke)
+    return RedirectResponse(f"/console/sites/{site.id}/settings#tokens", status_code=303)

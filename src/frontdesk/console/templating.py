@@ -1,0 +1,76 @@
+"""Rendering console pages: one Jinja2 environment, the page chrome's context, and the
+Content-Security-Policy (scripts and styles from our own static files only)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import HTMLResponse
+
+from frontdesk.console.access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+
+CONSOLE_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+templates = Jinja2Templates(directory=str(TEMPLATES))
+
+
+def _when(value: datetime | None) -> str:
+    if value is None:
+        return ""
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+templates.env.filters["when"] = _when
+templates.env.filters["pretty_json"] = _pretty_json
+
+
+def render(
+    request: Request,
+    name: str,
+    context: dict[str, Any],
+    *,
+    user: ConsoleUser | None = None,
+    site: ConsoleSite | None = None,
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+) -> HTMLResponse:
+    """A page (or an htmx fragment) with the chrome's context: who, which site, CSRF."""
+    user = user or (site.user if site else None)
+    runtime = getattr(request.app.state, "runtime", None)
+    sites = runtime.sites if runtime is not None else {}
+    visible = [
+        (site_id, sites[site_id].config.name)
+        for site_id in sorted(user.roles if user else {})
+        if site_id in sites
+    ]
+    page: dict[str, Any] = {
+        "user": user,
+        "site": site,
+        "sites": visible,
+        "csrf_field": CSRF_FIELD,
+        "csrf_token": user.csrf_token if user else "",
+        "csrf_header": CSRF_HEADER,
+        **context,
+    }
+    response = templates.TemplateResponse(
+        request, name, page, status_code=status_code, headers=headers
+    )
+    response.headers["Content-Security-Policy"] = CONSOLE_CSP
+    response.headers["Cache-Control"] = "no-store"
+    return response

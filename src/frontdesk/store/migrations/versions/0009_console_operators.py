@@ -1,8 +1,8 @@
 """console: operators, their per-site roles, sessions and invitations; lead status;
 indexes for the inbox and analytics pages
 
-Revision ID: 0007_console
-Revises: 0006
+Revision ID: 0009
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_console"
-down_revision: str | None = "0006"
+revision: str = "0009"
+down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -24,12 +24,11 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
-
-from frontdesk.knowledge.evaluate import evaluate_retrieval
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = REPO.parent / "shared" / "datasets"
@@ -129,18 +128,56 @@ def folder_task(name: str, folder: Path, lang: str, limit: int) -> Iterable[Task
     yield name, _jsonl(folder / "corpus.jsonl"), queries, lang
 
 
-def run(task: Task, model: str, threshold: str) -> dict[str, Any]:
-    from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS
+class Bench:
+    """One SQLite store for the whole run: every task is its own site, and the embedding
+    cache (keyed by model and text) embeds each page once per model across tasks."""
 
-    name, docs, queries, _lang = task
-    with tempfile.TemporaryDirectory(prefix="frontdesk-ml-") as folder:
-        corpus, questions = Path(folder) / "corpus.jsonl", Path(folder) / "queries.jsonl"
+    def __init__(self, folder: Path) -> None:
+        from frontdesk.knowledge.service import KnowledgeBase
+        from frontdesk.store.db import make_engine
+        from frontdesk.store.migrate import upgrade
+
+        self.engine = make_engine(f"sqlite:///{folder / 'bench.db'}")
+        upgrade(self.engine)
+        self.kb = KnowledgeBase(self.engine)
+        self.sites = 0
+
+    def run(self, task: Task, model: str, threshold: str) -> dict[str, Any]:
+        from frontdesk.knowledge.evaluate import (
+            QueryOutcome,
+            RetrievalReport,
+            document_ranking,
+            read_corpus,
+            read_queries,
+        )
+        from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
+        from frontdesk.sites.schema import SUPPORTED_LANGUAGES, KnowledgeConfig
+
+        name, docs, queries, lang = task
+        cut = DEFAULT_RELEVANCE_THRESHOLDS.get(model) if threshold == "default" else None
+        folder = Path(tempfile.mkdtemp(prefix="frontdesk-ml-"))
+        corpus, questions = folder / "corpus.jsonl", folder / "queries.jsonl"
         corpus.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n")
         questions.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in queries) + "\n")
-        cut = DEFAULT_RELEVANCE_THRESHOLDS.get(model) if threshold == "default" else None
-        report = evaluate_retrieval(corpus, questions, k=10, threshold=cut, embedding=model)
-    metrics = report.metrics()
-    return {"task": name, "model": model, "threshold": cut, **metrics}
+        self.sites += 1
+        config = KnowledgeConfig(embedding=model, relevance_threshold=cut)
+        language = lang if lang in SUPPORTED_LANGUAGES else "en"
+        site = SiteKnowledge(f"bench-{self.sites}", config, language=language)
+        started = time.perf_counter()
+        self.kb.ingest_documents(site, read_corpus(corpus), progress=False)
+        ingest_s = time.perf_counter() - started
+        report = RetrievalReport(k=10)
+        for item in read_queries(questions):
+            started = time.perf_counter()
+            result = self.kb.search(site, item.query, top_k=30)
+            elapsed = (time.perf_counter() - started) * 1000.0
+            report.outcomes.append(
+                QueryOutcome(
+                    item, document_ranking(result), result.status, result.top_score, elapsed
+                )
+            )
+        metrics = report.metrics()
+        return {"task": name, "model": model, "threshold": cut, "ingest_s": ingest_s, **metrics}
 
 
 def main() -> None:
@@ -166,13 +203,14 @@ def main() -> None:
         tasks += folder_task("stackfaq/en", DATASETS / "retrieval" / "stackfaq", "en", 2000)
     if "covid" in wanted:
         tasks += folder_task("covid_faq/en", DATASETS / "retrieval" / "covid_faq", "en", 2000)
+    bench = Bench(Path(tempfile.mkdtemp(prefix="frontdesk-ml-bench-")))
     rows = []
     header = f"{'task':28} {'model':30} {'hit@5':>6} {'mrr':>6} {'n':>5} {'abst.rec':>8}"
     if not args.json:
         print(header)
     for task in tasks:
         for model in args.models.split(","):
-            row = run(task, model, args.threshold)
+            row = bench.run(task, model, args.threshold)
             rows.append(row)
             if args.json:
                 continue

@@ -31,7 +31,7 @@ def test_bundled_model_loads_offline() -> None:
 
 
 def test_hybrid_search_with_minilm(kb: KnowledgeBase) -> None:
-    site = SiteKnowledge("demo", KnowledgeConfig(), language="en")
+    site = SiteKnowledge("demo", KnowledgeConfig(embedding="local:all-MiniLM-L6-v2"), language="en")
     docs = [
         Document(
             "password.md",

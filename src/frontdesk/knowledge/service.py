@@ -52,10 +52,12 @@ _Write = Callable[[Ingestor, str], IngestReport]
 # Used when a site has no calibrated threshold. Calibrate per site with
 # `frontdesk kb calibrate`; see docs/knowledge.md for how this value was chosen.
 DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {
-    "local:multilingual-e5-small": 0.80,
+    "local:multilingual-e5-small": 0.79,
     "local:all-MiniLM-L6-v2": 0.35,
 }
 PROACTIVE_MARGIN = 0.10
+# e5's cosines span a third of MiniLM's range (0.75–0.93 vs 0.1–0.8): a smaller margin.
+PROACTIVE_MARGINS: dict[str, float] = {"local:multilingual-e5-small": 0.05}
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ class SiteKnowledge:
         if self.config.proactive_threshold is not None:
             return self.config.proactive_threshold
         threshold = self.relevance_threshold()
-        return None if threshold is None else min(1.0, threshold + PROACTIVE_MARGIN)
+        margin = PROACTIVE_MARGINS.get(self.config.embedding, PROACTIVE_MARGIN)
+        return None if threshold is None else min(1.0, threshold + margin)
 
     def search_options(self, top_k: int | None = None) -> SearchOptions:
         return SearchOptions(

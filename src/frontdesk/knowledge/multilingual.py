@@ -30,6 +30,9 @@ from frontdesk.knowledge.embeddings import EmbeddingError, Matrix, normalise
 E5_MODEL = "multilingual-e5-small"
 E5_WINDOW = 512  # XLM-RoBERTa positions the model was trained with
 _LOCK = threading.Lock()
+# The engine is not documented as thread-safe and there is one per process; searches run
+# in worker threads, ingests in others: every call holds this lock.
+_CALLS = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -57,8 +60,7 @@ class E5Embedder:
 
     def __init__(self) -> None:
         self._engine = _engine()
-        # The engine is not documented as thread-safe; searches run in worker threads.
-        self._lock = threading.Lock()
+        self._lock = _CALLS
 
     @property
     def name(self) -> str:

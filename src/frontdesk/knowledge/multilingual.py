@@ -33,6 +33,7 @@ _LOCK = threading.Lock()
 # The engine is not documented as thread-safe and there is one per process; searches run
 # in worker threads, ingests in others: every call holds this lock.
 _CALLS = threading.Lock()
+_GROUP = 4
 
 
 @lru_cache(maxsize=1)
@@ -74,9 +75,13 @@ class E5Embedder:
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        with self._lock:
-            rows = self._engine.passage(list(texts))
-        return normalise(rows)
+        # A few passages per turn of the lock, so a visitor's query waits for at most one
+        # small group during a long ingest or re-embed, not for the whole batch.
+        rows = []
+        for start in range(0, len(texts), _GROUP):
+            with self._lock:
+                rows.append(self._engine.passage(list(texts[start : start + _GROUP])))
+        return normalise(np.vstack(rows))
 
     def embed_query(self, text: str) -> Matrix:
         with self._lock:

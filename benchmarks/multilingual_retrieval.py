@@ -154,7 +154,10 @@ class Bench:
         from frontdesk.sites.schema import SUPPORTED_LANGUAGES, KnowledgeConfig
 
         name, docs, queries, lang = task
-        cut = DEFAULT_RELEVANCE_THRESHOLDS.get(model) if threshold == "default" else None
+        if threshold == "default":
+            cut = DEFAULT_RELEVANCE_THRESHOLDS.get(model)
+        else:
+            cut = None if threshold == "none" else float(threshold)
         folder = Path(tempfile.mkdtemp(prefix="frontdesk-ml-"))
         corpus, questions = folder / "corpus.jsonl", folder / "queries.jsonl"
         corpus.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n")
@@ -184,7 +187,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="local:multilingual-e5-small,local:all-MiniLM-L6-v2")
     parser.add_argument("--tasks", default="xsid,demo,rutube,stackfaq,covid")
-    parser.add_argument("--threshold", choices=("default", "none"), default="default")
+    parser.add_argument(
+        "--threshold", default="default", help="default (the model's), none, or a number"
+    )
     parser.add_argument("--limit", type=int, default=300, help="questions per set (max)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--xsid-languages", default=",".join(XSID_LANGUAGES))

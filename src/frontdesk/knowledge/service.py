@@ -7,6 +7,11 @@
 
 `site` is a `SiteConfig` or a `SiteKnowledge` (site id + knowledge config + language),
 so throwaway sites (evaluation, tests) need no site file.
+
+Changing a site's `knowledge.embedding` re-embeds its documents in the background
+(`start_reembed`, started by the first search or ingest that sees the change): searches
+keep using the old model and index until the new generation is complete, then switch to
+it atomically (`generations.py`, `reembed.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,11 +28,13 @@ from rich.console import Console
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
+from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult
 from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
+from frontdesk.knowledge.reembed import ReembedReport, rebuild
 from frontdesk.knowledge.search import (
     DEFAULT_RESULT_CACHE_SIZE,
     Reranker,
@@ -40,11 +48,17 @@ if TYPE_CHECKING:
     from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
+_Write = Callable[[Ingestor, str], IngestReport]
 
 # Used when a site has no calibrated threshold. Calibrate per site with
 # `frontdesk kb calibrate`; see docs/knowledge.md for how this value was chosen.
-DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {"local:all-MiniLM-L6-v2": 0.35}
+DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {
+    "local:multilingual-e5-small": 0.79,
+    "local:all-MiniLM-L6-v2": 0.35,
+}
 PROACTIVE_MARGIN = 0.10
+# e5's cosines span a third of MiniLM's range (0.75–0.93 vs 0.1–0.8): a smaller margin.
+PROACTIVE_MARGINS: dict[str, float] = {"local:multilingual-e5-small": 0.05}
 
 
 @dataclass(frozen=True)
@@ -70,7 +84,8 @@ class SiteKnowledge:
         if self.config.proactive_threshold is not None:
             return self.config.proactive_threshold
         threshold = self.relevance_threshold()
-        return None if threshold is None else min(1.0, threshold + PROACTIVE_MARGIN)
+        margin = PROACTIVE_MARGINS.get(self.config.embedding, PROACTIVE_MARGIN)
+        return None if threshold is None else min(1.0, threshold + margin)
 
     def search_options(self, top_k: int | None = None) -> SearchOptions:
         return SearchOptions(
@@ -79,6 +94,15 @@ class SiteKnowledge:
             proactive_threshold=self.proactive_threshold(),
             language=self.language,
         )
+
+    def with_model(self, model: str) -> SiteKnowledge:
+        """The site searched with another model (its serving generation's, during a
+        re-embed): the site's threshold was set for its configured model, so that model's
+        default threshold applies."""
+        config = self.config.model_copy(
+            update={"embedding": model, "relevance_threshold": None, "proactive_threshold": None}
+        )
+        return replace(self, config=config)
 
     def ingest_options(self, *, progress: bool = True) -> IngestOptions:
         return IngestOptions(
@@ -118,6 +142,11 @@ class KnowledgeBase:
         self._lock = threading.Lock()
         # Per (site, index revision, model, languages): rebuilt when the content changes.
         self._profiles: dict[tuple[object, ...], TopicProfile] = {}
+        self._engine = engine if engine is not None else getattr(index, "engine", None)
+        self.generations: GenerationStore | MemoryGenerationStore = (
+            GenerationStore(self._engine) if self._engine is not None else MemoryGenerationStore()
+        )
+        self._reembeds: dict[str, threading.Thread] = {}
 
     def embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
         return make_embedder(SiteKnowledge.of(site).config.embedding)
@@ -146,27 +175,156 @@ class KnowledgeBase:
             console=self.console,
         )
 
+    # -- generations -----------------------------------------------------------------
+    def index_key(self, site: SiteConfig | SiteKnowledge | str) -> str:
+        """Where the site's serving chunks live in the index (see `generations.py`)."""
+        site_id = site if isinstance(site, str) else SiteKnowledge.of(site).site_id
+        generation = self.generations.get(site_id)
+        return generation.index_key if generation is not None else site_id
+
+    def _serving(self, knowledge: SiteKnowledge) -> tuple[str, SiteKnowledge]:
+        """The index key and model that answer now; a changed model starts a re-embed."""
+        generation = self.generations.get(knowledge.site_id)
+        if generation is None or generation.embedding_model == knowledge.config.embedding:
+            key = generation.index_key if generation is not None else knowledge.site_id
+            return key, knowledge
+        self._start_quietly(knowledge)
+        return generation.index_key, knowledge.with_model(generation.embedding_model)
+
+    def _write_targets(self, knowledge: SiteKnowledge) -> list[tuple[str, SiteKnowledge]]:
+        """Where an ingest writes: the serving generation, and during a re-embed also the
+        generation being built (so nothing ingested meanwhile is missing after the switch)."""
+        configured = knowledge.config.embedding
+        generation = self.generations.get(knowledge.site_id) or self.generations.register(
+            knowledge.site_id, configured
+        )
+        if generation.embedding_model == configured:
+            return [(generation.index_key, knowledge)]
+        self._start_quietly(knowledge)
+        current = self.generations.get(knowledge.site_id) or generation
+        targets = []
+        if current.pending_key is not None and current.pending_model == configured:
+            targets.append((current.pending_key, knowledge))
+        targets.append((current.index_key, knowledge.with_model(current.embedding_model)))
+        return targets
+
+    def _ingest(
+        self, site: SiteConfig | SiteKnowledge, progress: bool, write: _Write
+    ) -> IngestReport:
+        reports: list[IngestReport] = []
+        for key, knowledge in self._write_targets(SiteKnowledge.of(site)):
+            try:
+                reports.append(write(self.ingestor(knowledge, progress=progress), key))
+            except Exception:
+                if not reports:
+                    raise
+                # The old generation's model may be gone (e.g. torch uninstalled): the new
+                # generation has the document, which is what will answer after the switch.
+                log.exception("ingest_old_generation_failed site=%s", knowledge.site_id)
+        return reports[0]
+
+    def start_reembed(self, site: SiteConfig | SiteKnowledge) -> threading.Thread | None:
+        """Re-embed the site with its configured model in a background thread, unless
+        nothing changed or another thread or process is already doing it."""
+        knowledge = SiteKnowledge.of(site)
+        with self._lock:
+            running = self._reembeds.get(knowledge.site_id)
+            if running is not None and running.is_alive():
+                return running
+            claimed = self._claim(knowledge)
+            if claimed is None:
+                return None
+            thread = threading.Thread(
+                target=self._reembed,
+                args=(knowledge, claimed, False),
+                name=f"reembed-{knowledge.site_id}",
+                daemon=True,
+            )
+            self._reembeds[knowledge.site_id] = thread
+            thread.start()
+            return thread
+
+    def reembed(
+        self, site: SiteConfig | SiteKnowledge, *, progress: bool = True
+    ) -> ReembedReport | None:
+        """Re-embed now, in this thread (CLI); None when there is nothing to do or another
+        process holds the re-embed (a thread of this process is waited for)."""
+        knowledge = SiteKnowledge.of(site)
+        with self._lock:
+            running = self._reembeds.get(knowledge.site_id)
+            claimed = None if running is not None and running.is_alive() else self._claim(knowledge)
+        if claimed is None:
+            if running is not None:
+                running.join()
+            return None
+        return self._reembed(knowledge, claimed, progress)
+
+    def _claim(self, knowledge: SiteKnowledge) -> Generation | None:
+        generation = self.generations.get(knowledge.site_id)
+        if generation is None or generation.embedding_model == knowledge.config.embedding:
+            return None
+        return self.generations.claim(knowledge.site_id, knowledge.config.embedding)
+
+    def _start_quietly(self, knowledge: SiteKnowledge) -> None:
+        try:
+            self.start_reembed(knowledge)
+        except Exception:  # the serving generation keeps answering
+            log.exception("reembed_start_failed site=%s", knowledge.site_id)
+
+    def _reembed(
+        self, knowledge: SiteKnowledge, claimed: Generation, progress: bool
+    ) -> ReembedReport:
+        assert claimed.pending_key is not None and claimed.pending_model is not None
+        report = ReembedReport(knowledge.site_id, claimed.embedding_model, claimed.pending_model)
+        log.info(
+            "reembed_started site=%s from=%s to=%s",
+            knowledge.site_id,
+            claimed.embedding_model,
+            claimed.pending_model,
+        )
+        try:
+            ingestor = self.ingestor(knowledge, progress=progress)
+            rebuild(
+                self.index, self._engine, claimed.index_key, claimed.pending_key, ingestor, report
+            )
+            if report.ingest.failed:
+                raise RuntimeError(f"documents failed: {sorted(report.ingest.failed)[:5]}")
+            report.switched = self.generations.switch(claimed)
+        except Exception:
+            log.exception("reembed_failed site=%s (the old index keeps answering)", claimed.site_id)
+            self.generations.release(claimed)
+            return report
+        if report.switched:
+            old = [doc.doc_id for doc in self.index.list_documents(claimed.index_key)]
+            self.index.remove_documents(claimed.index_key, old)
+        log.info(
+            "reembed_finished site=%s model=%s switched=%s documents=%d chunks=%d",
+            claimed.site_id,
+            claimed.pending_model,
+            report.switched,
+            len(report.ingest.ingested) + len(report.ingest.updated),
+            report.ingest.chunks_total,
+        )
+        return report
+
     # -- ingest ----------------------------------------------------------------------
     def ingest_path(
         self, site: SiteConfig | SiteKnowledge, path: Path, *, progress: bool = True
     ) -> IngestReport:
-        knowledge = SiteKnowledge.of(site)
-        return self.ingestor(knowledge, progress=progress).ingest_path(knowledge.site_id, path)
+        return self._ingest(site, progress, lambda ingestor, key: ingestor.ingest_path(key, path))
 
     def ingest_upload(
         self, site: SiteConfig | SiteKnowledge, data: bytes, filename: str
     ) -> IngestReport:
-        knowledge = SiteKnowledge.of(site)
-        return self.ingestor(knowledge, progress=False).ingest_upload(
-            knowledge.site_id, data, filename
+        return self._ingest(
+            site, False, lambda ingestor, key: ingestor.ingest_upload(key, data, filename)
         )
 
     def ingest_documents(
         self, site: SiteConfig | SiteKnowledge, documents: list[Document], *, progress: bool = True
     ) -> IngestReport:
-        knowledge = SiteKnowledge.of(site)
-        return self.ingestor(knowledge, progress=progress).ingest_documents(
-            knowledge.site_id, documents
+        return self._ingest(
+            site, progress, lambda ingestor, key: ingestor.ingest_documents(key, documents)
         )
 
     def topic_profile(
@@ -178,10 +336,12 @@ class KnowledgeBase:
         if not languages and not isinstance(site, SiteKnowledge):
             languages = tuple(site.languages)
         languages = languages or (knowledge.language,)
+        # Probed on the generation that answers now, with the model that built it.
+        index_key, knowledge = self._serving(knowledge)
         revision = getattr(self.index, "revision", None)
         key = (
-            knowledge.site_id,
-            revision(knowledge.site_id) if revision is not None else None,
+            index_key,
+            revision(index_key) if revision is not None else None,
             knowledge.config.embedding,
             languages,
         )
@@ -192,7 +352,7 @@ class KnowledgeBase:
         options = SearchOptions(top_k=1, relevance_threshold=0.0, language=knowledge.language)
 
         def top_score(probe: str) -> float | None:
-            return retriever.search(knowledge.site_id, probe, options).top_score
+            return retriever.search(index_key, probe, options).top_score
 
         titles = [document.title for document in self.list_documents(knowledge)]
         default = DEFAULT_RELEVANCE_THRESHOLDS.get(knowledge.config.embedding)
@@ -204,25 +364,27 @@ class KnowledgeBase:
 
     # -- manage ----------------------------------------------------------------------
     def list_documents(self, site: SiteConfig | SiteKnowledge | str) -> list[StoredDocument]:
-        site_id = site if isinstance(site, str) else SiteKnowledge.of(site).site_id
-        return self.index.list_documents(site_id)
+        return self.index.list_documents(self.index_key(site))
 
     def remove_document(self, site: SiteConfig | SiteKnowledge | str, doc_id: str) -> bool:
         site_id = site if isinstance(site, str) else SiteKnowledge.of(site).site_id
-        return self.index.remove_documents(site_id, [doc_id]) > 0
+        generation = self.generations.get(site_id)
+        if generation is not None and generation.pending_key is not None:
+            self.index.remove_documents(generation.pending_key, [doc_id])
+        return self.index.remove_documents(self.index_key(site_id), [doc_id]) > 0
 
     # -- search ----------------------------------------------------------------------
     def search(
         self, site: SiteConfig | SiteKnowledge, query: str, *, top_k: int | None = None
     ) -> RetrievalResult:
         """Seed 004 RAG triage: the site's best chunks above its threshold, or why not."""
-        knowledge = SiteKnowledge.of(site)
+        key, knowledge = self._serving(SiteKnowledge.of(site))
         try:
             retriever = self.retriever(knowledge)
         except Exception:
             log.exception("embedding_failure site=%s (model not available)", knowledge.site_id)
             return RetrievalResult.error("embedding_failure")
-        return retriever.search(knowledge.site_id, query, self._options(site, knowledge, top_k))
+        return retriever.search(key, query, self._options(site, knowledge, top_k))
 
     def _options(
         self, site: SiteConfig | SiteKnowledge, knowledge: SiteKnowledge, top_k: int | None

@@ -153,8 +153,9 @@ class KnowledgeConfig(_Strict):
     chunk_size: int = Field(default=512, ge=64, le=4096, description="Chunk size in tokens.")
     chunk_overlap: int = Field(default=64, ge=0, le=1024, description="Overlap in tokens.")
     embedding: str = Field(
-        default="local:all-MiniLM-L6-v2",
-        description="Embedding model as provider:model (local, openai, ollama).",
+        default="local:multilingual-e5-small",
+        description="Embedding model as provider:model (local, openai, ollama); changing it "
+        "re-embeds in the background (docs/knowledge.md).",
     )
 
     @model_validator(mode="after")

@@ -273,3 +273,29 @@ def test_crawl_learns_a_site_keeps_it_as_a_source_and_fails_cleanly(
     assert code == 1 and "did not answer" in out and "nothing was changed" in out
     code, listed_after = invoke("list", "kbtest", sites_dir=sites_dir)
     assert listed_after == listed
+
+
+def test_a_changed_embedding_model_is_re_embedded_by_kb_reembed(
+    kb_site: tuple[Path, Path], sites_dir: Path
+) -> None:
+    site_file, kb = kb_site
+    code, out = invoke("ingest", "kbtest", "--no-progress", sites_dir=sites_dir)
+    assert code == 0, out
+    code, out = invoke("reembed", "kbtest", sites_dir=sites_dir)
+    assert code == 0 and "nothing to re-embed" in out
+    # The file that was ingested from the folder is gone: its text comes from its chunks.
+    (kb / "shipping.txt").unlink()
+    config = yaml.safe_load(site_file.read_text("utf-8"))
+    config["knowledge"]["embedding"] = "hash:128"
+    site_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+
+    code, out = invoke("reembed", "kbtest", "--no-progress", sites_dir=sites_dir)
+    assert code == 0, out
+    assert "now answers with hash:128" in out and "kb calibrate kbtest" in out
+    code, out = invoke("list", "kbtest", sites_dir=sites_dir)
+    for doc_id in ("refunds.md", "shipping.txt", "case-study-bank.html"):
+        assert doc_id in out
+    code, out = invoke("search", "kbtest", "how fast do orders ship", "--json", sites_dir=sites_dir)
+    payload = json.loads(out)
+    assert payload["status"] == "ok" and payload["chunks"][0]["doc_id"] == "shipping.txt"
+    assert "warehouse within two days" in payload["chunks"][0]["content"]

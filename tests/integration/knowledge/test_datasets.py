@@ -21,18 +21,38 @@ def dataset(name: str) -> Path:
     return folder
 
 
+MINILM = "local:all-MiniLM-L6-v2"
+E5 = "local:multilingual-e5-small"
+
+
 def test_stackfaq_beats_plain_whole_document_cosine() -> None:
     folder = dataset("stackfaq")
-    metrics = evaluate_retrieval(folder / "corpus.jsonl", folder / "queries.jsonl").metrics()
+    metrics = evaluate_retrieval(
+        folder / "corpus.jsonl", folder / "queries.jsonl", embedding=MINILM
+    ).metrics()
     # Plain whole-document MiniLM cosine: hit@5 0.994, MRR 0.942 on this set.
     assert metrics["hit@5"] >= 0.98
     assert metrics["mrr"] >= 0.942
     assert metrics["queries"] == 1249
 
 
+def test_stackfaq_with_the_multilingual_default() -> None:
+    folder = dataset("stackfaq")
+    metrics = evaluate_retrieval(
+        folder / "corpus.jsonl", folder / "queries.jsonl", embedding=E5
+    ).metrics()
+    # Measured 0.978 hit@5 / 0.909 MRR (benchmarks/multilingual_retrieval.py): 1.7 and 4.8
+    # points under MiniLM on English crowd paraphrases, the price of one multilingual
+    # space (docs/knowledge.md). This floor catches a regression from there.
+    assert metrics["hit@5"] >= 0.97
+    assert metrics["mrr"] >= 0.90
+
+
 def test_covid_faq_reports_abstention() -> None:
     folder = dataset("covid_faq")
-    metrics = evaluate_retrieval(folder / "corpus.jsonl", folder / "queries.jsonl").metrics()
+    metrics = evaluate_retrieval(
+        folder / "corpus.jsonl", folder / "queries.jsonl", embedding=MINILM
+    ).metrics()
     assert metrics["unanswerable"] == 121
     assert metrics["abstain_precision"] is not None and metrics["abstain_precision"] >= 0.8
     assert metrics["abstain_recall"] is not None and metrics["abstain_recall"] > 0.0

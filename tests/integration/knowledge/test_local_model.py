@@ -31,7 +31,7 @@ def test_bundled_model_loads_offline() -> None:
 
 
 def test_hybrid_search_with_minilm(kb: KnowledgeBase) -> None:
-    site = SiteKnowledge("demo", KnowledgeConfig(), language="en")
+    site = SiteKnowledge("demo", KnowledgeConfig(embedding="local:all-MiniLM-L6-v2"), language="en")
     docs = [
         Document(
             "password.md",
@@ -73,3 +73,32 @@ def test_hybrid_search_with_minilm(kb: KnowledgeBase) -> None:
     off_topic = kb.search(site, "best lasagne recipe with spinach")
     assert off_topic.status == "no_result"
     assert off_topic.reason == "below_threshold"
+
+
+def test_minilm_chunks_fit_its_256_word_piece_window(kb: KnowledgeBase) -> None:
+    embedder = make_embedder("local:all-MiniLM-L6-v2")
+    assert isinstance(embedder, LocalEmbedder)
+    russian = " ".join(
+        f"Шаг {n}: откройте раздел «Оплата», выберите счёт и подтвердите перевод."
+        for n in range(80)
+    )
+    site = SiteKnowledge("minilm-window", KnowledgeConfig(embedding="local:all-MiniLM-L6-v2"))
+    kb.ingest_documents(
+        site,
+        [Document("ru-pay.md", "Оплата счетов", russian, "markdown", "kb/ru-pay.md")],
+        progress=False,
+    )
+    [stored] = kb.list_documents(site)
+    assert stored.chunk_count > 3  # ~980 word pieces of Russian did not fit in one chunk
+    ingestor = kb.ingestor(site, progress=False)
+    assert ingestor.max_tokens == 256 and ingestor.token_counter is not None
+    from frontdesk.knowledge.chunker import chunk_document
+
+    chunks = chunk_document(
+        Document("ru-pay.md", "Оплата счетов", russian, "markdown", "kb/ru-pay.md"),
+        chunk_size=ingestor.options.chunk_size,
+        chunk_overlap=ingestor.options.chunk_overlap,
+        tokens=ingestor.token_counter,
+        max_tokens=ingestor.max_tokens,
+    )
+    assert max(embedder.count_tokens(c.indexed_text) for c in chunks) <= 256

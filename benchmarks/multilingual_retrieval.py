@@ -1,0 +1,240 @@
+"""Retrieval per language and across languages, for one or more embedding models.
+
+    .venv/bin/python benchmarks/multilingual_retrieval.py \
+        [--models local:multilingual-e5-small,local:all-MiniLM-L6-v2] [--threshold default|none]
+        [--tasks xsid,demo,rutube,stackfaq,covid] [--limit 300] [--json]
+
+Development sets are assembled at run time from ../shared/datasets (never copied):
+- xsid-intent/L: xSID holds the same 300 utterances in many languages. Odd-numbered
+  utterances are the pages, even-numbered ones the questions; a page answers a question of
+  the same intent. `L→L` is monolingual, `L→en` asks in L over English pages (the pages
+  are the same utterances in English, so every language is scored on the same items).
+- xsid-translation/L→en: each question's page is its own English original among all 300.
+- demo/L: the demo site's questions in language L over its pages (English and Russian);
+  demo/L→en drops the Russian pages and expects the English page on the same topic.
+- rutube: real Russian questions over a Russian help centre (first `--limit` questions).
+- stackfaq, covid: the English regression sets of `frontdesk eval retrieval`.
+hit@5 and MRR@10 are over answerable questions; a search below the model's relevance
+threshold is a miss (`--threshold none` ranks without one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = REPO.parent / "shared" / "datasets"
+DEMO = REPO / "src" / "frontdesk" / "demo"
+XSID_LANGUAGES = ("en", "de", "it", "nl")
+DEMO_LANGUAGES = ("en", "ru", "de", "es", "fr", "it", "pt", "nl")
+
+Task = tuple[str, list[dict[str, Any]], list[dict[str, Any]], str]
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def xsid_tasks(limit: int, languages: Iterable[str] = XSID_LANGUAGES) -> Iterable[Task]:
+    rows = _jsonl(DATASETS / "intent" / "xsid" / "valid.jsonl")
+    by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_lang[row["lang"]].append(row)
+    english = by_lang["en"]
+
+    def pages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {"doc_id": f"u{i}", "title": "", "text": row["text"]}
+            for i, row in enumerate(items)
+            if i % 2 == 1
+        ]
+
+    def questions(items: list[dict[str, Any]], gold: Callable[[int], list[str]]) -> list[Any]:
+        return [
+            {"query_id": f"q{i}", "query": row["text"], "gold_doc_ids": gold(i)}
+            for i, row in enumerate(items)
+            if i % 2 == 0
+        ]
+
+    intents = [row["intent"] for row in english]
+    same_intent: dict[str, list[str]] = defaultdict(list)
+    for i, intent in enumerate(intents):
+        if i % 2 == 1:
+            same_intent[intent].append(f"u{i}")
+    for lang in languages:
+        items = by_lang.get(lang, [])[:limit]
+        if len(items) < 20 or [r["intent"] for r in items] != intents[: len(items)]:
+            continue  # not aligned with the English utterances
+        gold = lambda i: same_intent[intents[i]]  # noqa: E731
+        yield f"xsid-intent/{lang}", pages(items), questions(items, gold), lang
+        if lang != "en":
+            en_pages = pages(english[: len(items)])
+            yield f"xsid-intent/{lang}→en", en_pages, questions(items, gold), lang
+            every = [
+                {"doc_id": f"e{i}", "title": "", "text": row["text"]}
+                for i, row in enumerate(english[: len(items)])
+            ]
+            translation = [
+                {"query_id": f"q{i}", "query": row["text"], "gold_doc_ids": [f"e{i}"]}
+                for i, row in enumerate(items)
+            ]
+            yield f"xsid-translation/{lang}→en", every, translation, lang
+
+
+def demo_tasks() -> Iterable[Task]:
+    pages = []
+    for path in sorted((DEMO / "kb").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        pages.append({"doc_id": path.name, "title": "", "text": text})
+    english_only = [page for page in pages if not page["doc_id"].startswith("ru-")]
+    names = {page["doc_id"] for page in pages}
+    by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in _jsonl(DEMO / "evals" / "single_turn.jsonl"):
+        expected = item.get("expected_output", {})
+        gold = [g for g in expected.get("gold_doc_ids") or [] if g in names]
+        if gold:
+            by_lang[expected.get("language", "en")].append(
+                {"query_id": item["id"], "query": item["input"]["query"], "gold_doc_ids": gold}
+            )
+    for lang in DEMO_LANGUAGES:
+        questions = by_lang.get(lang, [])
+        if not questions:
+            continue
+        yield f"demo/{lang}", pages, questions, lang
+        if lang != "en":
+            # The English page on the same topic: ru-faq.md → faq.md (when it exists).
+            english = [
+                {**q, "gold_doc_ids": sorted({g.removeprefix("ru-") for g in q["gold_doc_ids"]})}
+                for q in questions
+            ]
+            english = [q for q in english if set(q["gold_doc_ids"]) & names]
+            yield f"demo/{lang}→en", english_only, english, lang
+
+
+def folder_task(name: str, folder: Path, lang: str, limit: int) -> Iterable[Task]:
+    if not (folder / "corpus.jsonl").is_file():
+        print(f"skipped {name}: {folder} not found", file=sys.stderr)
+        return
+    queries = _jsonl(folder / "queries.jsonl")[:limit]
+    yield name, _jsonl(folder / "corpus.jsonl"), queries, lang
+
+
+class Bench:
+    """One SQLite store for the whole run: every task is its own site, and the embedding
+    cache (keyed by model and text) embeds each page once per model across tasks."""
+
+    def __init__(self, database: Path) -> None:
+        from frontdesk.knowledge.service import KnowledgeBase
+        from frontdesk.store.db import make_engine
+        from frontdesk.store.migrate import upgrade
+
+        self.engine = make_engine(f"sqlite:///{database}")
+        upgrade(self.engine)
+        self.kb = KnowledgeBase(self.engine)
+        self.sites = 0
+        self.run_id = uuid.uuid4().hex[:8]
+
+    def run(self, task: Task, model: str, threshold: str) -> dict[str, Any]:
+        from frontdesk.knowledge.evaluate import (
+            QueryOutcome,
+            RetrievalReport,
+            document_ranking,
+            read_corpus,
+            read_queries,
+        )
+        from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
+        from frontdesk.sites.schema import SUPPORTED_LANGUAGES, KnowledgeConfig
+
+        name, docs, queries, lang = task
+        if threshold == "default":
+            cut = DEFAULT_RELEVANCE_THRESHOLDS.get(model)
+        else:
+            cut = None if threshold == "none" else float(threshold)
+        folder = Path(tempfile.mkdtemp(prefix="frontdesk-ml-"))
+        corpus, questions = folder / "corpus.jsonl", folder / "queries.jsonl"
+        corpus.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n")
+        questions.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in queries) + "\n")
+        self.sites += 1
+        config = KnowledgeConfig(embedding=model, relevance_threshold=cut)
+        language = lang if lang in SUPPORTED_LANGUAGES else "en"
+        # Unique per run: a kept database (--db) already holds earlier runs' sites.
+        site = SiteKnowledge(f"bench-{self.run_id}-{self.sites}", config, language=language)
+        started = time.perf_counter()
+        self.kb.ingest_documents(site, read_corpus(corpus), progress=False)
+        ingest_s = time.perf_counter() - started
+        report = RetrievalReport(k=10)
+        for item in read_queries(questions):
+            started = time.perf_counter()
+            result = self.kb.search(site, item.query, top_k=30)
+            elapsed = (time.perf_counter() - started) * 1000.0
+            report.outcomes.append(
+                QueryOutcome(
+                    item, document_ranking(result), result.status, result.top_score, elapsed
+                )
+            )
+        metrics = report.metrics()
+        return {"task": name, "model": model, "threshold": cut, "ingest_s": ingest_s, **metrics}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="local:multilingual-e5-small,local:all-MiniLM-L6-v2")
+    parser.add_argument("--tasks", default="xsid,demo,rutube,stackfaq,covid")
+    parser.add_argument(
+        "--threshold", default="default", help="default (the model's), none, or a number"
+    )
+    parser.add_argument("--limit", type=int, default=300, help="questions per set (max)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--xsid-languages", default=",".join(XSID_LANGUAGES))
+    parser.add_argument(
+        "--db", type=Path, default=None, help="SQLite file to keep (reruns reuse its vectors)"
+    )
+    args = parser.parse_args()
+    if not DATASETS.is_dir():
+        sys.exit(f"skipped: {DATASETS} not found (the shared datasets live beside the repo)")
+    wanted = set(args.tasks.split(","))
+    tasks: list[Task] = []
+    if "xsid" in wanted:
+        tasks += xsid_tasks(args.limit, args.xsid_languages.split(","))
+    if "demo" in wanted:
+        tasks += demo_tasks()
+    if "rutube" in wanted:
+        rutube = DATASETS / "sites" / "rutube_support_ru"
+        tasks += folder_task("rutube/ru", rutube, "ru", args.limit)
+    if "stackfaq" in wanted:
+        tasks += folder_task("stackfaq/en", DATASETS / "retrieval" / "stackfaq", "en", 2000)
+    if "covid" in wanted:
+        tasks += folder_task("covid_faq/en", DATASETS / "retrieval" / "covid_faq", "en", 2000)
+    database = args.db or Path(tempfile.mkdtemp(prefix="frontdesk-ml-bench-")) / "bench.db"
+    bench = Bench(database)
+    rows = []
+    header = f"{'task':28} {'model':30} {'hit@5':>6} {'mrr':>6} {'n':>5} {'abst.rec':>8}"
+    if not args.json:
+        print(header)
+    for task in tasks:
+        for model in args.models.split(","):
+            row = bench.run(task, model, args.threshold)
+            rows.append(row)
+            if args.json:
+                continue
+            print(
+                f"{row['task']:28} {model:30} {row['hit@5'] or 0:6.3f} {row['mrr'] or 0:6.3f}"
+                f" {row['answerable']:5d} {row['abstain_recall'] or 0:8.2f}",
+                flush=True,
+            )
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()

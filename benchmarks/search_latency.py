@@ -15,7 +15,8 @@ Reported:
   fusion + threshold + chunk fetch, given the query vector;
 - recall@10 of the index's dense search against an exact scan of the same vectors;
 - worker memory: a fresh process that opens the index and runs 200 searches — VmRSS
-  (which counts the shared, memory-mapped vector pages it touched) and RssAnon (its own);
+  (which counts the shared, memory-mapped vector pages it touched), RssAnon (its own),
+  and its VmRSS before opening the index (Python, numpy, lingua's language models);
 - during re-ingestion of `--reingest` chunks by another process: search p99, and how
   long after its write a new page is found by lexical and by dense search.
 """
@@ -36,7 +37,7 @@ import numpy as np
 
 from frontdesk.knowledge.embeddings import HashingEmbedder
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
-from frontdesk.knowledge.lexical import lexical_text, query_terms
+from frontdesk.knowledge.lexical import lexical_text, query_terms, text_language
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search import Retriever, SearchOptions
 from frontdesk.store.db import make_engine
@@ -153,13 +154,21 @@ def worker_memory(path: Path, chunks: int, seed: int) -> dict[str, float]:
     return dict(json.loads(output.strip().splitlines()[-1]))
 
 
+def memory_mb() -> dict[str, float]:
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
+
+
 def run_worker(path: Path, chunks: int, seed: int) -> None:
+    work = queries(Corpus(seed), chunks, 200, seed + 5)
+    text_language("Wie finde ich meine alte Rechnung im Kundenkonto?")  # lingua's models
+    baseline = memory_mb()  # what a worker holds before it opens the index
     index = open_index(path)
     retriever = Retriever(index, HashingEmbedder(DIM))
-    timed_searches(retriever, queries(Corpus(seed), chunks, 200, seed + 5))
-    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
-    mb = {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
-    print(json.dumps({f"worker_{k.lower()}_mb": round(v, 1) for k, v in mb.items()}))
+    timed_searches(retriever, work)
+    report = {f"worker_{k.lower()}_mb": round(v, 1) for k, v in memory_mb().items()}
+    report["worker_baseline_rss_mb"] = round(baseline["VmRSS"], 1)
+    print(json.dumps(report))
 
 
 def run_writer(path: Path, chunks: int, reingest: int, seed: int) -> None:

@@ -31,11 +31,13 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from frontdesk.knowledge.embeddings import HashingEmbedder
+from frontdesk.knowledge.index.base import upsert_document
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.lexical import lexical_text, query_terms, text_language
 from frontdesk.knowledge.models import Chunk, Document
@@ -95,6 +97,48 @@ class Corpus:
         index.replace_document(SITE, document, "bench", chunks, vectors, lexical, MODEL)
 
 
+def bulk_write(index: SqliteKnowledgeIndex, corpus: Corpus, docs: int) -> None:
+    """The initial site in transactions of 500 documents (`--bulk`): the same rows, FTS
+    rows and change log as `replace_document` writes, minutes faster at 1M chunks. Only
+    the build uses it; the timed re-ingestion goes through `replace_document`."""
+    now = datetime.now(UTC)
+    for start in range(0, docs, 500):
+        with index.engine.begin() as conn:
+            for number in range(start, min(docs, start + 500)):
+                doc_id = f"doc-{number:07d}.md"
+                document = Document(doc_id, f"Document {number}", "", "markdown", "bench")
+                upsert_document(conn, SITE, document, "bench", PER_DOC, now)
+                first = number * PER_DOC
+                vectors = corpus.vectors(first, PER_DOC)
+                rows = []
+                for i in range(PER_DOC):
+                    body = corpus.text(first + i)
+                    cursor = conn.exec_driver_sql(
+                        "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index,"
+                        " title, heading_path, content, url, source, content_hash,"
+                        " embedding_model, embedding) VALUES (?, ?, ?, ?, ?, '[]', ?, '', ?,"
+                        " '', ?, ?)",
+                        (
+                            SITE,
+                            doc_id,
+                            f"{number:07d}-{i:02d}",
+                            i,
+                            doc_id,
+                            body,
+                            "bench",
+                            MODEL,
+                            vectors[i].astype("<f4").tobytes(),
+                        ),
+                    )
+                    rows.append((int(cursor.lastrowid or 0), lexical_text(body)))
+                index.lexicon.add(conn, SITE, rows)
+            conn.exec_driver_sql(
+                "INSERT INTO knowledge_sites (site_id, revision, updated_at) VALUES (?, 1, ?)"
+                " ON CONFLICT (site_id) DO UPDATE SET revision = knowledge_sites.revision + 1",
+                (SITE, now.isoformat()),
+            )
+
+
 def open_index(path: Path) -> SqliteKnowledgeIndex:
     return SqliteKnowledgeIndex(make_engine(f"sqlite:///{path}"))
 
@@ -123,12 +167,33 @@ def timed_searches(retriever: Retriever, work: list[tuple[str, np.ndarray]]) -> 
 
 
 def recall_at_10(index: SqliteKnowledgeIndex, work: list[tuple[str, np.ndarray]]) -> float:
+    """Overlap of the index's dense top 10 with an exact scan (one blocked pass over the
+    base for all queries: the truth at 1M chunks would otherwise take minutes)."""
     base = index.vectors.live(SITE, MODEL).base
+    vectors = np.stack([vector for _, vector in work])
+    best_scores = np.full((len(work), 10), -np.inf, dtype=np.float32)
+    best_rows = np.zeros((len(work), 10), dtype=np.int64)
+    for start in range(0, len(base.ids), 65_536):
+        scores = np.asarray(base.matrix[start : start + 65_536]) @ vectors.T  # (block, q)
+        merged_scores = np.concatenate([best_scores, scores.T], axis=1)
+        merged_rows = np.concatenate(
+            [best_rows, np.broadcast_to(np.arange(start, start + len(scores)), scores.T.shape)],
+            axis=1,
+        )
+        keep = np.argsort(-merged_scores, axis=1)[:, :10]
+        best_scores = np.take_along_axis(merged_scores, keep, axis=1)
+        best_rows = np.take_along_axis(merged_rows, keep, axis=1)
     with index.engine.connect() as conn:
-        names = dict(conn.exec_driver_sql("SELECT id, chunk_id FROM knowledge_chunks").all())
+        truth_ids = sorted({int(base.ids[r]) for r in best_rows.ravel()})
+        placeholders = ",".join(map(str, truth_ids))  # integers from the base
+        names = dict(
+            conn.exec_driver_sql(
+                f"SELECT id, chunk_id FROM knowledge_chunks WHERE id IN ({placeholders})"
+            ).all()
+        )
     recalls = []
-    for _, vector in work:
-        truth = {names[int(base.ids[i])] for i in np.argsort(-(base.matrix @ vector))[:10]}
+    for q, (_, vector) in enumerate(work):
+        truth = {names[int(base.ids[r])] for r in best_rows[q]}
         found = {hit.chunk_id for hit in index.dense_search(SITE, MODEL, vector, 10)}
         recalls.append(len(truth & found) / 10)
     return round(float(np.mean(recalls)), 4)
@@ -258,6 +323,9 @@ def main() -> None:
     parser.add_argument("--reingest", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="End with one JSON line.")
+    parser.add_argument(
+        "--bulk", action="store_true", help="Write the initial site in large transactions."
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -272,8 +340,11 @@ def main() -> None:
         index = open_index(path)
         corpus = Corpus(args.seed)
         started = time.perf_counter()
-        for number in range(args.chunks // PER_DOC):
-            corpus.write_doc(index, number)
+        if args.bulk:
+            bulk_write(index, corpus, args.chunks // PER_DOC)
+        else:
+            for number in range(args.chunks // PER_DOC):
+                corpus.write_doc(index, number)
         write_s = time.perf_counter() - started
         started = time.perf_counter()
         index.rebuild_vectors(SITE)

@@ -117,7 +117,7 @@ def test_writes_are_searched_through_the_log_and_compacted_into_new_bases(
     engine: Engine,
 ) -> None:
     rng = np.random.default_rng(3)
-    index = small_index(engine, compaction_rows=6, ann_min_rows=10_000)
+    index = small_index(engine, compaction_rows=4, ann_min_rows=10_000)
     other = small_index(engine, compaction_rows=10_000)  # a second worker, never compacts
     for n in range(4):
         write(index, f"d{n}", unit(rng, 3))
@@ -144,6 +144,29 @@ def test_writes_are_searched_through_the_log_and_compacted_into_new_bases(
     other._checked_at.clear()
     assert [h.chunk_id for h in other.dense_search("s", MODEL, query, 8)] == exact(index, query, 8)
     assert all(not h.chunk_id.startswith("d1-") for h in other.dense_search("s", MODEL, query, 30))
+
+
+def test_the_writing_process_compacts_so_searchers_need_not(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("frontdesk.knowledge.index.vectors.WRITE_CHECK_S", 0.0)
+    rng = np.random.default_rng(9)
+    writer = small_index(engine, compaction_rows=5)
+    searcher = small_index(engine, compaction_rows=1_000)
+    write(writer, "d0", unit(rng, 3))
+    query = unit(rng, 1)[0]
+    searcher.dense_search("s", MODEL, query, 3)  # the first search builds generation 1
+    folder = vector_folder(engine)
+    assert folder is not None
+    manifest = folder / digest("s") / digest(MODEL) / "manifest.json"
+    assert json.loads(manifest.read_text())["generation"] == 1
+    for n in range(1, 4):
+        write(writer, f"d{n}", unit(rng, 3))  # 9 logged rows > 5: the writer compacts
+    assert json.loads(manifest.read_text())["generation"] == 2
+    assert json.loads(manifest.read_text())["rows"] >= 6
+    searcher._checked_at.clear()
+    hits = [h.chunk_id for h in searcher.dense_search("s", MODEL, query, 12)]
+    assert hits == exact(searcher, query, 12)
 
 
 def test_lost_or_half_written_files_are_rebuilt_from_sqlite(engine: Engine) -> None:

@@ -106,6 +106,7 @@ class SqliteKnowledgeIndex:
                 yield conn
         finally:
             self._checked_at.pop(site_id, None)
+        self.vectors.after_write(site_id)
 
     def _bump(self, conn: Connection, site_id: str) -> None:
         conn.execute(

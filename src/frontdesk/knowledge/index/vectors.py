@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 ANN_MIN_ROWS = 20_000  # below this an exact scan of the mapped matrix is faster
 MIN_COMPACTION_ROWS = 2_000
+SEARCHER_COMPACTION_FACTOR = 4
+WRITE_CHECK_S = 2.0
 COMPACTION_FRACTION = 0.05
 EXPANSION_SEARCH = 128
 CONNECTIVITY = 16
@@ -76,10 +79,27 @@ class Base:
     ids: Ids
     matrix: Vector
     ann: Any | None = None  # usearch.index.Index (a view of the file), keys = row ids
+    file: Any | None = None  # the matrix file, for reading single rows
 
     @property
     def dim(self) -> int:
         return int(self.matrix.shape[1]) if self.matrix.ndim == 2 else 0
+
+    def rows(self, positions: Ids) -> Vector:
+        """Rows at `positions`. From a file they are read with pread rather than through
+        the mapping: a fault maps the pages around it too (fault-around), and a worker
+        would soon count the whole shared matrix in its RSS for a few rows per search."""
+        if self.file is None:
+            return np.asarray(self.matrix[positions], dtype=np.float32)
+        width = self.dim * 4
+        start = int(getattr(self.matrix, "offset", 0))
+        found = np.empty((len(positions), self.dim), dtype=np.float32)
+        descriptor = self.file.fileno()
+        for i, position in enumerate(positions):
+            found[i] = np.frombuffer(
+                os.pread(descriptor, width, start + int(position) * width), dtype="<f4"
+            )
+        return found
 
 
 @dataclass
@@ -136,6 +156,7 @@ class VectorStore:
         self._live: dict[tuple[str, str], Live] = {}
         self._lock = threading.RLock()
         self._compacting: set[tuple[str, str]] = set()
+        self._write_checks: dict[str, float] = {}
 
     # -- search ----------------------------------------------------------------------
     def search(
@@ -179,7 +200,7 @@ class VectorStore:
         rows = np.searchsorted(base.ids, keys)
         order = np.argsort(rows)  # read the mapped rows in file order
         scores = np.empty(len(rows), dtype=np.float32)
-        scores[order] = dot(base.matrix[rows[order]], vector)
+        scores[order] = dot(base.rows(rows[order]), vector)
         return top(keys, scores, limit)
 
     def vectors(self, site_id: str, model: str, row_ids: Ids) -> dict[int, Vector]:
@@ -192,7 +213,7 @@ class VectorStore:
             rows = np.minimum(rows, len(live.base.ids) - 1)
             for row_id, row in zip(rest, rows, strict=True):
                 if live.base.ids[row] == row_id:
-                    found[int(row_id)] = np.asarray(live.base.matrix[row], dtype=np.float32)
+                    found[int(row_id)] = live.base.rows(np.array([row]))[0]
         return found
 
     # -- keeping up ----------------------------------------------------------------------
@@ -219,17 +240,46 @@ class VectorStore:
                 with self.engine.connect() as conn:
                     floor = _log_floor(conn, site_id)
                     fresh = self._newer_base(site_id, model, live.base, floor)
-                    if fresh is not None:
-                        live = Live(base=fresh, applied_seq=fresh.seq)
+                    if fresh is not None:  # another process compacted: map its base
+                        live = _applied(conn, site_id, model, Live(fresh, fresh.seq))
                     elif live.base.seq < floor or live.applied_seq < floor:
                         live = self._open(site_id, model, conn=conn)
                     else:
                         live = _applied(conn, site_id, model, live)
                 self._live[(site, model)] = live
-                if live.pending() > self._threshold(live):
+                # Writers compact (`after_write`); a searcher only when none did.
+                if live.pending() > SEARCHER_COMPACTION_FACTOR * self._threshold(live):
                     due.append(model)
         for model in due:
             self._compact_later(site_id, model)
+
+    def after_write(self, site_id: str) -> None:
+        """Called by the writing process after a commit (checked every `WRITE_CHECK_S`):
+        a base whose logged changes outgrew the threshold is compacted here, in a
+        background thread of the writer (which the process waits for at exit), so
+        serving workers never spend their CPU on it."""
+        if self.folder is None:
+            return
+        now = time.monotonic()
+        if now - self._write_checks.get(site_id, 0.0) < WRITE_CHECK_S:
+            return
+        self._write_checks[site_id] = now
+        with self.engine.connect() as conn:
+            for path in (self.folder / digest(site_id)).glob("*/manifest.json"):
+                try:
+                    manifest = json.loads(path.read_text())
+                except (OSError, ValueError):
+                    continue
+                pending = conn.execute(
+                    text(
+                        "SELECT count(*) FROM knowledge_changes WHERE site_id = :site"
+                        " AND seq > :seq"
+                    ),
+                    {"site": site_id, "seq": int(manifest["seq"])},
+                ).scalar_one()
+                threshold = max(self.compaction_rows, int(manifest["rows"] * COMPACTION_FRACTION))
+                if pending > threshold:
+                    self._compact_later(site_id, str(manifest["model"]), daemon=False)
 
     def forget(self) -> None:
         with self._lock:
@@ -310,6 +360,7 @@ class VectorStore:
         try:
             ids = np.load(f"{stem}.ids.npy", mmap_mode="r")
             matrix = np.load(f"{stem}.f32.npy", mmap_mode="r")
+            file = open(f"{stem}.f32.npy", "rb")  # noqa: SIM115 - lives as long as the base
             ann = None
             if manifest.get("ann"):
                 from usearch.index import Index
@@ -318,16 +369,15 @@ class VectorStore:
         except (OSError, ValueError) as exc:
             log.warning("vector_base_unreadable site=%s model=%s error=%s", site_id, model, exc)
             return None
-        return Base(int(manifest["generation"]), int(manifest["seq"]), ids, matrix, ann)
+        return Base(int(manifest["generation"]), int(manifest["seq"]), ids, matrix, ann, file)
 
     # -- building ----------------------------------------------------------------------
     def build(self, site_id: str, model: str) -> Base:
         """Rebuild the base of (site, model) from SQLite, graph included (the rebuild path:
         `frontdesk kb reindex`, benchmarks, or after deleting the vector folder)."""
         with self._file_lock(site_id, model):
-            base = self._build(
-                site_id, model, ann=len(self._ids(site_id, model)) >= self.ann_min_rows
-            )
+            large = len(self._ids(site_id, model)) >= self.ann_min_rows
+            base = self._build(site_id, model, ann=large, threads=0)  # asked for: all cores
         with self._lock:
             self._live.pop((site_id, model), None)
         return base
@@ -344,7 +394,7 @@ class VectorStore:
                 ).scalars()
             )
 
-    def _build(self, site_id: str, model: str, *, ann: bool) -> Base:
+    def _build(self, site_id: str, model: str, *, ann: bool, threads: int = 1) -> Base:
         with self.engine.connect() as conn:
             seq = _max_seq(conn)  # same read transaction as the rows
             rows = conn.execute(
@@ -433,7 +483,7 @@ class VectorStore:
             )
 
     # -- compaction --------------------------------------------------------------------
-    def _compact_later(self, site_id: str, model: str) -> None:
+    def _compact_later(self, site_id: str, model: str, *, daemon: bool = True) -> None:
         key = (site_id, model)
         if key in self._compacting:
             return
@@ -442,7 +492,7 @@ class VectorStore:
             self._compact(site_id, model)
             return
         threading.Thread(
-            target=self._compact, args=(site_id, model), name="vector-compaction", daemon=True
+            target=self._compact, args=(site_id, model), name="vector-compaction", daemon=daemon
         ).start()
 
     def _compact(self, site_id: str, model: str) -> None:
@@ -495,7 +545,7 @@ class VectorStore:
         return live.base if live is not None and live.base.seq >= floor else None
 
 
-def _graph(ids: Ids, matrix: Vector) -> Any:
+def _graph(ids: Ids, matrix: Vector, threads: int = 1) -> Any:
     from usearch.index import Index
 
     graph = Index(
@@ -506,7 +556,7 @@ def _graph(ids: Ids, matrix: Vector) -> Any:
         expansion_search=EXPANSION_SEARCH,
     )
     if len(ids):
-        graph.add(ids, np.ascontiguousarray(matrix, dtype=np.float32), threads=1)
+        graph.add(ids, np.ascontiguousarray(matrix, dtype=np.float32), threads=threads)
     return graph
 
 

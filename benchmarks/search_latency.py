@@ -24,6 +24,7 @@ Reported:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import subprocess
@@ -67,14 +68,16 @@ class Corpus:
         while len(words) < 5000:
             words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
         self.words = sorted(words)
-        self.weights = [1.0 / (rank + 1) for rank in range(len(self.words))]
+        # Cumulative once: `choices(weights=...)` would re-add 5,000 weights per chunk.
+        self.cumulative = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(5000)))
         centres = np.random.default_rng(seed).standard_normal((CENTRES, DIM)).astype(np.float32)
         self.centres = centres / np.linalg.norm(centres, axis=1, keepdims=True)
         self.seed = seed
 
     def text(self, n: int, version: int = 0) -> str:
         rng = random.Random(self.seed * 1_000_003 + n * 7 + version)
-        return " ".join(rng.choices(self.words, weights=self.weights, k=rng.randint(60, 120)))
+        count = rng.randint(60, 120)
+        return " ".join(rng.choices(self.words, cum_weights=self.cumulative, k=count))
 
     def vectors(self, first: int, count: int, version: int = 0) -> np.ndarray:
         rng = np.random.default_rng([self.seed, first, version])

@@ -116,12 +116,10 @@ class Lexicon:
         chosen = self.chosen_terms(conn, table, distinct)
         if not chosen:
             return []
-        rows = conn.execute(
-            text(
-                f"SELECT rowid, bm25({table}) AS rank FROM {table} WHERE {table} MATCH :match"
-                " ORDER BY rank LIMIT :limit"
-            ),
-            {"match": " OR ".join(quoted(term) for term in chosen), "limit": limit},
+        rows = conn.exec_driver_sql(
+            f"SELECT rowid, bm25({table}) AS rank FROM {table} WHERE {table} MATCH ?"
+            " ORDER BY rank LIMIT ?",
+            (" OR ".join(quoted(term) for term in chosen), limit),
         ).all()
         # FTS5's bm25() is negative: more negative is better.
         return [(int(row[0]), -float(row[1])) for row in rows]

@@ -73,6 +73,12 @@ def vector_folder(engine: Engine) -> Path | None:
     return path.with_name(path.name + ".vectors")
 
 
+def _marks(values: Sequence[object]) -> str:
+    """`?, ?, …` for an IN list. The hot search queries go to the driver directly:
+    SQLAlchemy's compile of an expanding IN list cost more than the query itself."""
+    return ", ".join("?" * len(values))
+
+
 def _expanding(sql: str, name: str) -> TextClause:
     return text(sql).bindparams(bindparam(name, expanding=True))
 
@@ -255,12 +261,11 @@ class SqliteKnowledgeIndex:
             return {}
         # By primary key only: with `site_id = :site` in the WHERE clause SQLite walks
         # the site's index instead (milliseconds on a large site); the site is checked here.
-        statement = _expanding(
+        found = conn.exec_driver_sql(
             "SELECT id, chunk_id, site_id, trim(content) <> '' FROM knowledge_chunks"
-            " WHERE id IN :ids",
-            "ids",
-        )
-        found = conn.execute(statement, {"ids": list(rows)}).all()
+            f" WHERE id IN ({_marks(rows)})",
+            tuple(rows),
+        ).all()
         return {row[0]: row[1] for row in found if row[2] == site_id and row[3]}
 
     def cosine_scores(
@@ -268,14 +273,11 @@ class SqliteKnowledgeIndex:
     ) -> dict[str, float]:
         if not chunk_ids:
             return {}
-        statement = _expanding(
-            "SELECT chunk_id, embedding FROM knowledge_chunks WHERE site_id = :site"
-            " AND embedding_model = :model AND chunk_id IN :ids",
-            "ids",
-        )
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                statement, {"site": site_id, "model": embedding_model, "ids": list(chunk_ids)}
+            rows = conn.exec_driver_sql(
+                "SELECT chunk_id, embedding FROM knowledge_chunks WHERE site_id = ?"
+                f" AND embedding_model = ? AND chunk_id IN ({_marks(chunk_ids)})",
+                (site_id, embedding_model, *chunk_ids),
             ).all()
         scores: dict[str, float] = {}
         for chunk_id, blob in rows:
@@ -291,13 +293,12 @@ class SqliteKnowledgeIndex:
     def get_chunks(self, site_id: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
         if not chunk_ids:
             return {}
-        statement = _expanding(
-            "SELECT chunk_id, doc_id, chunk_index, title, url, source, content, heading_path"
-            " FROM knowledge_chunks WHERE site_id = :site AND chunk_id IN :ids",
-            "ids",
-        )
         with self.engine.connect() as conn:
-            rows = conn.execute(statement, {"site": site_id, "ids": list(chunk_ids)}).all()
+            rows = conn.exec_driver_sql(
+                "SELECT chunk_id, doc_id, chunk_index, title, url, source, content, heading_path"
+                f" FROM knowledge_chunks WHERE site_id = ? AND chunk_id IN ({_marks(chunk_ids)})",
+                (site_id, *chunk_ids),
+            ).all()
         found: dict[str, StoredChunk] = {}
         for row in rows:
             if not row[6] or not row[6].strip():

@@ -210,3 +210,41 @@ def test_hnsw_candidates_rescored_exactly_keep_recall(engine: Engine, tmp_path: 
     # A page written after the graph was built is found at once, from the delta.
     write(index, "new", np.array([query]))
     assert index.dense_search("s", MODEL, query, 1)[0].chunk_id == "new-0"
+
+
+def test_upgrade_moves_each_sites_lexical_rows_into_its_own_table(tmp_path: Path) -> None:
+    from alembic import command
+
+    from frontdesk.knowledge.index.lexicon import site_key
+    from frontdesk.store.db import make_engine
+    from frontdesk.store.migrate import alembic_config, upgrade
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    config = alembic_config(engine.url.render_as_string(hide_password=False))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0006")
+    with engine.begin() as conn:  # a site written by the previous version
+        conn.exec_driver_sql(
+            "INSERT INTO knowledge_documents (site_id, doc_id, title, kind, source, url,"
+            " fingerprint, chunk_count, created_at, updated_at) VALUES ('old', 'a.md', 'a',"
+            " 'markdown', 's', '', 'f', 1, '2026-01-01', '2026-01-01')"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO knowledge_chunks (id, site_id, doc_id, chunk_id, chunk_index, title,"
+            " heading_path, content, url, source, content_hash, embedding_model, embedding)"
+            " VALUES (7, 'old', 'a.md', 'a-0', 0, 'a', '[]', 'zebra crossing', '', 's', 'h',"
+            " ?, ?)",
+            (MODEL, np.ones(16, dtype="<f4").tobytes()),
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO knowledge_fts (rowid, site_key, body) VALUES (7, ?, 'zebra cross')",
+            (site_key("old"),),
+        )
+    upgrade(engine)
+    index = SqliteKnowledgeIndex(engine)
+    assert [h.chunk_id for h in index.lexical_search("old", ["zebra"], 5)] == ["a-0"]
+    assert [h.chunk_id for h in index.dense_search("old", MODEL, np.ones(16, "f4"), 5)] == ["a-0"]
+    index.remove_documents("old", ["a.md"])  # the migrated row is deleted with its chunk
+    assert index.lexical_search("old", ["zebra"], 5) == []
+    engine.dispose()

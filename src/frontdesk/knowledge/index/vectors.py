@@ -352,24 +352,21 @@ class VectorStore:
         return self._read_base(site_id, model, floor)
 
     def _read_base(self, site_id: str, model: str, floor: int) -> Base | None:
-        manifest = self._manifest(site_id, model)
+        """The base the manifest names, mapped; None when there is none usable. A
+        generation replaced (and its files deleted) while being opened is retried."""
         folder = self._dir(site_id, model)
-        if manifest is None or folder is None or int(manifest["seq"]) < floor:
-            return None
-        stem = folder / f"gen-{int(manifest['generation'])}"
-        try:
-            ids = np.load(f"{stem}.ids.npy", mmap_mode="r")
-            matrix = np.load(f"{stem}.f32.npy", mmap_mode="r")
-            file = open(f"{stem}.f32.npy", "rb")  # noqa: SIM115 - lives as long as the base
-            ann = None
-            if manifest.get("ann"):
-                from usearch.index import Index
-
-                ann = Index.restore(f"{stem}.usearch", view=True, expansion_search=EXPANSION_SEARCH)
-        except (OSError, ValueError) as exc:
-            log.warning("vector_base_unreadable site=%s model=%s error=%s", site_id, model, exc)
-            return None
-        return Base(int(manifest["generation"]), int(manifest["seq"]), ids, matrix, ann, file)
+        for _attempt in range(3):
+            manifest = self._manifest(site_id, model)
+            if manifest is None or folder is None or int(manifest["seq"]) < floor:
+                return None
+            try:
+                return _open_generation(folder, manifest)
+            except (OSError, ValueError) as exc:
+                if self._manifest(site_id, model) != manifest:
+                    continue  # a newer generation was published meanwhile
+                log.warning("vector_base_unreadable site=%s model=%s error=%s", site_id, model, exc)
+                return None
+        return None
 
     # -- building ----------------------------------------------------------------------
     def build(self, site_id: str, model: str) -> Base:
@@ -543,6 +540,25 @@ class VectorStore:
     def _live_base(self, site_id: str, model: str, floor: int) -> Base | None:
         live = self._live.get((site_id, model))
         return live.base if live is not None and live.base.seq >= floor else None
+
+
+def _open_generation(folder: Path, manifest: dict[str, Any]) -> Base:
+    stem = folder / f"gen-{int(manifest['generation'])}"
+    ids = np.load(f"{stem}.ids.npy", mmap_mode="r")
+    matrix = np.load(f"{stem}.f32.npy", mmap_mode="r")
+    file = open(f"{stem}.f32.npy", "rb")  # noqa: SIM115 - lives as long as the base
+    ann = None
+    if manifest.get("ann"):
+        from usearch.index import Index
+
+        ann = Index.restore(f"{stem}.usearch", view=True, expansion_search=EXPANSION_SEARCH)
+        if ann is None:
+            raise ValueError(f"{stem}.usearch is not a usearch index")
+    if len(ids) != int(manifest["rows"]) or (len(ids) and matrix.shape[0] != len(ids)):
+        raise ValueError(
+            f"{stem}: {len(ids)} ids, {matrix.shape[0]} vectors, manifest says {manifest['rows']}"
+        )
+    return Base(int(manifest["generation"]), int(manifest["seq"]), ids, matrix, ann, file)
 
 
 def _graph(ids: Ids, matrix: Vector, threads: int = 1) -> Any:

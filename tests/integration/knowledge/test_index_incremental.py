@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex, vector_folder
-from frontdesk.knowledge.index.vectors import VectorStore, digest
+from frontdesk.knowledge.index.vector_base import digest
+from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.lexical import lexical_text, query_terms
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search import query_language

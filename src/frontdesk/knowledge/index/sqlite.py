@@ -36,7 +36,8 @@ from frontdesk.knowledge.index.base import (
     upsert_document,
 )
 from frontdesk.knowledge.index.lexicon import Lexicon
-from frontdesk.knowledge.index.vectors import VectorStore, as_vector
+from frontdesk.knowledge.index.vector_base import as_vector
+from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.models import Chunk, Document
 
 _IN_BATCH = 500

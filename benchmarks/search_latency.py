@@ -142,6 +142,51 @@ def bulk_write(index: SqliteKnowledgeIndex, corpus: Corpus, docs: int) -> None:
             )
 
 
+def dense_write(index: SqliteKnowledgeIndex, corpus: Corpus, chunks: int) -> None:
+    """`--dense-only`: chunk rows with vectors and a one-word text, no lexical rows — to
+    measure the vector index at sizes where writing a million texts takes an hour here."""
+    now = datetime.now(UTC)
+    for start in range(0, chunks, 10_000):
+        with index.engine.begin() as conn:
+            doc_id = f"block-{start:07d}"
+            document = Document(doc_id, doc_id, "", "markdown", "bench")
+            upsert_document(conn, SITE, document, "bench", 10_000, now)
+            count = min(10_000, chunks - start)
+            vectors = np.vstack(
+                [corpus.vectors(first, PER_DOC) for first in range(start, start + count, PER_DOC)]
+            )
+            conn.exec_driver_sql(
+                "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index, title,"
+                " heading_path, content, url, source, content_hash, embedding_model, embedding)"
+                " VALUES (?, ?, ?, ?, '', '[]', 'text', '', 'bench', '', ?, ?)",
+                [
+                    (
+                        SITE,
+                        doc_id,
+                        f"{n // PER_DOC:07d}-{n % PER_DOC:02d}",
+                        n,
+                        MODEL,
+                        vectors[n - start].astype("<f4").tobytes(),
+                    )
+                    for n in range(start, start + count)
+                ],
+            )
+            conn.exec_driver_sql(
+                "INSERT INTO knowledge_sites (site_id, revision, updated_at) VALUES (?, 1, ?)"
+                " ON CONFLICT (site_id) DO UPDATE SET revision = knowledge_sites.revision + 1",
+                (SITE, now.isoformat()),
+            )
+
+
+def dense_searches(index: SqliteKnowledgeIndex, work: list[tuple[str, np.ndarray]]) -> list[float]:
+    times = []
+    for _, vector in work:
+        started = time.perf_counter()
+        assert index.dense_search(SITE, MODEL, vector, 50)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def open_index(path: Path) -> SqliteKnowledgeIndex:
     return SqliteKnowledgeIndex(make_engine(f"sqlite:///{path}"))
 
@@ -202,7 +247,7 @@ def recall_at_10(index: SqliteKnowledgeIndex, work: list[tuple[str, np.ndarray]]
     return round(float(np.mean(recalls)), 4)
 
 
-def worker_memory(path: Path, chunks: int, seed: int) -> dict[str, float]:
+def worker_memory(path: Path, chunks: int, seed: int, dense_only: bool) -> dict[str, float]:
     """A fresh process, as a serving worker: open, search 200 times, report memory."""
     output = subprocess.run(
         [
@@ -214,6 +259,7 @@ def worker_memory(path: Path, chunks: int, seed: int) -> dict[str, float]:
             str(chunks),
             "--seed",
             str(seed),
+            *(["--dense-only"] if dense_only else []),
         ],
         check=True,
         capture_output=True,
@@ -227,13 +273,15 @@ def memory_mb() -> dict[str, float]:
     return {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
 
 
-def run_worker(path: Path, chunks: int, seed: int) -> None:
+def run_worker(path: Path, chunks: int, seed: int, dense_only: bool) -> None:
     work = queries(Corpus(seed), chunks, 200, seed + 5)
     text_language("Wie finde ich meine alte Rechnung im Kundenkonto?")  # lingua's models
     baseline = memory_mb()  # what a worker holds before it opens the index
     index = open_index(path)
-    retriever = Retriever(index, HashingEmbedder(DIM))
-    timed_searches(retriever, work)
+    if dense_only:
+        dense_searches(index, work)
+    else:
+        timed_searches(Retriever(index, HashingEmbedder(DIM)), work)
     report = {f"worker_{k.lower()}_mb": round(v, 1) for k, v in memory_mb().items()}
     report["worker_baseline_rss_mb"] = round(baseline["VmRSS"], 1)
     print(json.dumps(report))
@@ -329,11 +377,16 @@ def main() -> None:
     parser.add_argument(
         "--bulk", action="store_true", help="Write the initial site in large transactions."
     )
+    parser.add_argument(
+        "--dense-only",
+        action="store_true",
+        help="Only the vector index: no texts, no lexical search, no re-ingestion.",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        return run_worker(args.worker, args.chunks, args.seed)
+        return run_worker(args.worker, args.chunks, args.seed, args.dense_only)
     if args.writer:
         return run_writer(args.writer, args.chunks, args.reingest, args.seed)
 
@@ -343,7 +396,9 @@ def main() -> None:
         index = open_index(path)
         corpus = Corpus(args.seed)
         started = time.perf_counter()
-        if args.bulk:
+        if args.dense_only:
+            dense_write(index, corpus, args.chunks)
+        elif args.bulk:
             bulk_write(index, corpus, args.chunks // PER_DOC)
         else:
             for number in range(args.chunks // PER_DOC):
@@ -354,23 +409,27 @@ def main() -> None:
         base_s = time.perf_counter() - started
         retriever = Retriever(index, HashingEmbedder(DIM))
         work = queries(corpus, args.chunks, args.queries, args.seed + 1)
-        timed_searches(retriever, work[:20])  # warm the page cache and statement cache
-        search_ms = timed_searches(retriever, work)
+        search = dense_searches if args.dense_only else timed_searches
+        target = index if args.dense_only else retriever
+        search(target, work[:20])  # type: ignore[arg-type]  # warm the caches
+        search_ms = search(target, work)  # type: ignore[arg-type]
         report: dict[str, float | int | str] = {
             "chunks": args.chunks,
             "write_s": round(write_s, 1),
             "vector_base_s": round(base_s, 1),
             "ann": "hnsw" if index.vectors.live(SITE, MODEL).base.ann is not None else "exact",
+            "search": "dense (top 50)" if args.dense_only else "hybrid",
             "search_p50_ms": percentile(search_ms, 50),
             "search_p95_ms": percentile(search_ms, 95),
         }
-        report.update(worker_memory(path, args.chunks, args.seed))
+        report.update(worker_memory(path, args.chunks, args.seed, args.dense_only))
         report["recall_at_10"] = recall_at_10(index, work[:100])
-        report.update(
-            during_reingestion(
-                path, index, retriever, corpus, work, args.chunks, args.reingest, args.seed
+        if not args.dense_only:
+            report.update(
+                during_reingestion(
+                    path, index, retriever, corpus, work, args.chunks, args.reingest, args.seed
+                )
             )
-        )
     for key, value in report.items():
         print(f"{key:>28}: {value}")
     if args.json:

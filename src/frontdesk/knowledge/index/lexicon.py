@@ -12,8 +12,9 @@ on a large site would score most of it. Like Lucene's common-terms query (cutoff
 frequency), the rarest terms are searched first and a term is left out once the matched
 postings would exceed `POSTINGS_BUDGET`; the rarest term is always kept. A left-out term
 occurs in so many chunks that its BM25 weight is small; chunks it alone matches rank
-last anyway. Document frequencies for that choice come from `fts5vocab` and are cached
-per process (`DF_TTL_S`): they steer which terms are asked, not the scores.
+last anyway. Document frequencies for that choice are counted up to the budget (a term
+past it is "common", however common) and cached per process (`DF_TTL_S`): they steer
+which terms are asked, not the scores.
 """
 
 from __future__ import annotations
@@ -42,11 +43,8 @@ def site_key(site_id: str) -> str:
 
 
 def create_statements(table: str) -> list[str]:
-    """The site's FTS5 table and its document-frequency view (`fts5vocab`)."""
-    return [
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(body, {FTS_OPTIONS})",
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table}_vocab USING fts5vocab({table}, 'row')",
-    ]
+    """The site's FTS5 table."""
+    return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(body, {FTS_OPTIONS})"]
 
 
 def quoted(term: str) -> str:
@@ -148,10 +146,14 @@ class Lexicon:
             else:
                 missing.append(term)
         for term in missing:
-            value = conn.execute(
-                text(f"SELECT doc FROM {table}_vocab WHERE term = :term"), {"term": term}
-            ).scalar()
-            found[term] = int(value or 0)
+            # Counted up to the budget only: fts5vocab's exact count walks the whole
+            # posting list, milliseconds for a common word on a large site.
+            found[term] = int(
+                conn.exec_driver_sql(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                    (quoted(term), self.budget + 1),
+                ).scalar_one()
+            )
         if missing:
             with self._lock:
                 if len(self._df) > _DF_CACHE_SIZE:

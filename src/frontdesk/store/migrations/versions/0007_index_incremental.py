@@ -95,7 +95,6 @@ def downgrade() -> None:
         )
     ).scalars()
     for table in [t for t in tables if re.fullmatch(r"knowledge_fts_[0-9a-f]{16}", t)]:
-        op.execute(f"DROP TABLE IF EXISTS {table}_vocab")
         op.execute(f"DROP TABLE IF EXISTS {table}")
     op.execute("DROP TRIGGER IF EXISTS knowledge_chunks_added")
     op.execute("DROP TRIGGER IF EXISTS knowledge_chunks_removed")

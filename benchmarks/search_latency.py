@@ -269,8 +269,16 @@ def worker_memory(path: Path, chunks: int, seed: int, dense_only: bool) -> dict[
 
 
 def memory_mb() -> dict[str, float]:
+    """VmRSS, RssAnon, RssFile and Pss (shared pages divided among the processes
+    mapping them) of this process, in MB."""
     status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
-    return {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
+    found = {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
+    rollup = Path("/proc/self/smaps_rollup")
+    if rollup.exists():
+        for line in rollup.read_text().splitlines():
+            if line.startswith("Pss:"):
+                found["Pss"] = int(line.split()[1]) / 1024
+    return found
 
 
 def run_worker(path: Path, chunks: int, seed: int, dense_only: bool) -> None:

@@ -192,6 +192,20 @@ def remove(
     console.print(f"removed {doc_id}")
 
 
+@kb_app.command("reindex")
+def reindex(site_id: SiteArg, sites_dir: SitesDirOption = None) -> None:
+    """Rebuild the site's vector files (and HNSW graph on large sites) from the database:
+    after restoring a backup without them, or if searches log an unreadable base."""
+    site, kb = _open(site_id, sites_dir)
+    rebuild = getattr(kb.index, "rebuild_vectors", None)
+    if rebuild is None:
+        console.print("nothing to rebuild: this index keeps its vectors in the database")
+        return
+    with err_console.status(f"rebuilding the vector index of {site_id}"):
+        rows = rebuild(site.config.id)
+    console.print(f"rebuilt the vector index of {site_id}: {rows} chunks")
+
+
 @kb_app.command("calibrate")
 def calibrate(
     site_id: SiteArg,

@@ -22,7 +22,7 @@ from frontdesk.knowledge.chunker import TokenCounter, chunk_document
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
 from frontdesk.knowledge.instructions import withhold_instructions
-from frontdesk.knowledge.lexical import lexical_text
+from frontdesk.knowledge.lexical import lexical_text, text_language
 from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 
@@ -30,6 +30,8 @@ from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_ha
 # 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
 log = logging.getLogger(__name__)
 CHUNKER_VERSION = "3"
+# Lexical rows are stemmed in each document's detected language (was: the site's).
+LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
 
 
@@ -62,6 +64,7 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 str(options.chunk_overlap),
                 options.language,
                 embedding_model,
+                LEXICAL_VERSION,
             ]
         )
     )
@@ -160,9 +163,8 @@ class Ingestor:
         for item in pending:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
             matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
-            lexical = [
-                lexical_text(chunk.indexed_text, self.options.language) for chunk in item.chunks
-            ]
+            language = text_language(item.document.text, self.options.language)
+            lexical = [lexical_text(chunk.indexed_text, language) for chunk in item.chunks]
             self.index.replace_document(
                 site_id, item.document, item.fingerprint, item.chunks, matrix, lexical, model
             )

@@ -1,9 +1,11 @@
 """Language-aware terms for the lexical index: lower-case words, stemmed with PyStemmer.
 
 Each word is stemmed by the language of its script: Cyrillic words with the Russian
-stemmer, Latin words with the site's language (English when the site's language is not
-written in Latin script). Indexed text and queries go through the same function, so a
-query for "pricing" finds "prices" and "запросы" finds "запрос".
+stemmer, Latin words with the text's language (English when that language is not
+written in Latin script). A document is stemmed in its own language
+(`text_language`, detected, the site's language when unsure) and a question in its own,
+so on a site with English, German and Russian pages "prices" finds "pricing",
+"Rechnungen" finds "Rechnung" and "запросы" finds "запрос".
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ _CYRILLIC_LANGUAGES = frozenset({"ru"})
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 MAX_TERM_LENGTH = 40
+_DETECT_CHARS = 2_000  # enough for a confident guess; detection cost grows with length
 
 
 @lru_cache(maxsize=16)
@@ -69,3 +72,13 @@ def lexical_text(text: str, language: str = "en") -> str:
 def query_terms(text: str, language: str = "en", max_terms: int = 32) -> list[str]:
     """Distinct stemmed terms of a query, in order, at most `max_terms`."""
     return list(dict.fromkeys(terms(text, language)))[:max_terms]
+
+
+def text_language(text: str, default: str = "en") -> str:
+    """The stemming language of a document or a question: detected among the stemmer
+    languages (lingua, see `engines.local.language`), `default` when it can't tell."""
+    from frontdesk.engines.local.language import detect_language
+
+    fallback = default if default in STEMMER_LANGUAGES else "en"
+    detected = detect_language(text[:_DETECT_CHARS], fallback)
+    return detected if detected in STEMMER_LANGUAGES else fallback

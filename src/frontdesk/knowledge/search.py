@@ -18,7 +18,7 @@ import numpy as np
 
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
-from frontdesk.knowledge.lexical import query_terms
+from frontdesk.knowledge.lexical import query_terms, text_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 from frontdesk.knowledge.query_cache import (
     DEFAULT_SIZE,
@@ -79,8 +79,11 @@ def rrf_fuse(
 
 
 def query_language(query: str, site_language: str) -> str:
-    """Cyrillic questions are Russian; otherwise assume the site's language."""
-    return "ru" if _CYRILLIC.search(query) else site_language
+    """The question's own language (detected; the site's when the question can't tell),
+    which stems its terms: each document was stemmed in its own language."""
+    if _CYRILLIC.search(query):
+        return "ru"
+    return text_language(query, site_language)
 
 
 def fusion_weights(
@@ -186,7 +189,7 @@ class Retriever:
         self, site_id: str, query: str, vector: Vector, options: SearchOptions
     ) -> RetrievalResult:
         model = self.embedder.name
-        words = query_terms(query, options.language)
+        words = query_terms(query, query_language(query, options.language))
         weights = fusion_weights(query, options, getattr(self.embedder, "languages", None))
         candidates = self._candidates(site_id, model, vector, words, options, weights)
         if candidates is None:

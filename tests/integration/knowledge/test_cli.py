@@ -85,6 +85,11 @@ def test_ingest_list_search_remove(kb_site: tuple[Path, Path], sites_dir: Path) 
     code, out = invoke("remove", "kbtest", "shipping.txt", sites_dir=sites_dir)
     assert code == 1 and "no document" in out
 
+    code, out = invoke("reindex", "kbtest", sites_dir=sites_dir)
+    assert code == 0 and "2 chunks" in out, out  # refunds + case study, shipping removed
+    code, out = invoke("search", "kbtest", "refunds original card", sites_dir=sites_dir)
+    assert code == 0 and "refunds.md" in out
+
 
 def test_ingest_reports_failures_and_exits_non_zero(
     kb_site: tuple[Path, Path], sites_dir: Path

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, inspect, text
 
+from frontdesk.knowledge.index.lexicon import fts_table
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 
 pytestmark = pytest.mark.integration
@@ -72,7 +73,7 @@ def test_reingest_is_incremental(
     result = kb.search(site, "team plan bills monthly")
     assert all(chunk.doc_id != "pricing.html" for chunk in result.chunks)
     with engine.connect() as conn:
-        fts = conn.execute(text("SELECT count(*) FROM knowledge_fts")).scalar_one()
+        fts = conn.execute(text(f"SELECT count(*) FROM {fts_table(site.site_id)}")).scalar_one()
         chunks = conn.execute(text("SELECT count(*) FROM knowledge_chunks")).scalar_one()
     assert fts == chunks  # no orphaned lexical rows
 
@@ -149,7 +150,7 @@ def test_migration_creates_and_drops_the_knowledge_tables(engine: Engine) -> Non
         "knowledge_chunks",
         "knowledge_embedding_cache",
         "knowledge_sites",
-        "knowledge_fts",
+        "knowledge_changes",
     } <= tables
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as connection:

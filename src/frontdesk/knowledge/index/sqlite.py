@@ -1,33 +1,31 @@
-"""The embedded index: SQLite tables, an FTS5 lexical index and in-memory vectors.
+"""The embedded index: SQLite tables, per-site FTS5 lexical tables and mapped vectors.
 
-- Lexical: FTS5 over pre-stemmed text (see `frontdesk.knowledge.lexical`), ranked by
-  BM25. Each row carries a per-site token (`site_key`) that the MATCH expression
-  requires, so a query walks only that site's postings; the join on
-  `knowledge_chunks.site_id` re-checks the exact site id.
-- Dense: vectors are stored as float32 blobs; on first use a site's vectors are loaded
-  into one normalised matrix (plus the chunks' text), and a search is one matrix-vector
-  product. The snapshot is rebuilt when the site's revision changes, which every write
-  bumps in the same transaction — so other processes' writes are seen too (within
-  `REVISION_RECHECK_S`: one search asks for the snapshot three or four times, and a
-  revision query each time was a third of its CPU; this process's own writes are seen
-  at once).
+- Lexical: one FTS5 table per site over pre-stemmed text, ranked by bm25()
+  (`frontdesk.knowledge.index.lexicon`), written in the chunk write's transaction: a
+  write costs its own postings, a search never rebuilds anything.
+- Dense: vectors are stored as float32 blobs (the source of truth) and searched through
+  `frontdesk.knowledge.index.vectors`: a memory-mapped base shared by every worker (exact
+  scan on small sites, HNSW on large ones) plus the rows written since, read from a
+  change log the chunk table's triggers append to.
+- Text of found chunks is read by id; nothing per site is held in RAM but the delta.
+- Every write bumps the site's revision in the same transaction; a process rereads it at
+  most every `REVISION_RECHECK_S` (its own writes at once), and a new revision applies
+  the logged changes to its vector view — so other processes' writes are seen too.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
-from sqlalchemy import Connection, Engine, bindparam, text
+from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
 from frontdesk.knowledge.index.base import (
     Hit,
@@ -37,7 +35,9 @@ from frontdesk.knowledge.index.base import (
     read_documents,
     upsert_document,
 )
-from frontdesk.knowledge.index.bm25 import Bm25Index
+from frontdesk.knowledge.index.lexicon import Lexicon
+from frontdesk.knowledge.index.vector_base import as_vector
+from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.models import Chunk, Document
 
 _IN_BATCH = 500
@@ -45,24 +45,12 @@ REVISION_RECHECK_S = 0.25
 log = logging.getLogger(__name__)
 
 
-def site_key(site_id: str) -> str:
-    """The FTS token of a site: a digest of the exact id, so ids never collide."""
-    return "k" + hashlib.sha256(site_id.encode("utf-8")).hexdigest()[:32]
-
-
 def _blob(vector: Vector) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
 
 
 def _vector(blob: bytes) -> Vector:
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
-
-
-def _dot(matrix: Vector, vector: Vector) -> Vector:
-    """Row-wise dot products without BLAS threads: a matrix-vector product is memory-bound,
-    and multi-threaded BLAS on a busy 2-core machine turns 0.2 ms into 20 ms at p95."""
-    scores: Vector = np.einsum("ij,j->i", matrix, vector)
-    return scores
+    return as_vector(blob)
 
 
 def read_revision(conn: Connection, site_id: str) -> int:
@@ -77,56 +65,36 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass
-class _Snapshot:
-    """One site's chunks in memory: text, BM25 postings and per-model vector matrices."""
+def vector_folder(engine: Engine) -> Path | None:
+    """Where a file database keeps its vector bases: `<db>.vectors/` beside it."""
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    path = Path(database)
+    return path.with_name(path.name + ".vectors")
 
-    revision: int
-    chunk_ids: list[str]
-    rows: dict[str, int]
-    chunks: dict[str, StoredChunk]
-    lexicon: Bm25Index
-    models: list[str]
-    blobs: list[bytes]
-    _matrices: dict[str, tuple[NDArray[np.int64], Vector]] = field(default_factory=dict)
-    _positions: dict[str, dict[int, int]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def vectors(self, model: str) -> tuple[NDArray[np.int64], Vector]:
-        """Rows embedded with `model` and their vectors as one contiguous matrix."""
-        cached = self._matrices.get(model)
-        if cached is not None:
-            return cached
-        with self._lock:
-            cached = self._matrices.get(model)
-            if cached is None:
-                rows = np.array(
-                    [i for i, m in enumerate(self.models) if m == model], dtype=np.int64
-                )
-                matrix = (
-                    np.vstack([_vector(self.blobs[i]) for i in rows])
-                    if len(rows)
-                    else np.zeros((0, 1), dtype=np.float32)
-                )
-                cached = (rows, np.ascontiguousarray(matrix, dtype=np.float32))
-                self._positions[model] = {int(row): p for p, row in enumerate(rows)}
-                self._matrices[model] = cached
-            return cached
+def _marks(values: Sequence[object]) -> str:
+    """`?, ?, …` for an IN list. The hot search queries go to the driver directly:
+    SQLAlchemy's compile of an expanding IN list cost more than the query itself."""
+    return ", ".join("?" * len(values))
 
-    def positions(self, model: str) -> dict[int, int]:
-        self.vectors(model)
-        return self._positions[model]
+
+def _expanding(sql: str, name: str) -> TextClause:
+    return text(sql).bindparams(bindparam(name, expanding=True))
 
 
 class SqliteKnowledgeIndex:
     """`KnowledgeIndex` on SQLite; create one per engine and keep it for the process."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, vectors: VectorStore | None = None) -> None:
         if engine.dialect.name != "sqlite":
             dialect = engine.dialect.name
             raise ValueError(f"SqliteKnowledgeIndex needs a SQLite engine, not {dialect}")
         self.engine = engine
-        self._snapshots: dict[str, _Snapshot] = {}
+        self.lexicon = Lexicon()
+        self.vectors = vectors or VectorStore(engine, vector_folder(engine))
+        self._revisions: dict[str, int] = {}  # site → revision this process has applied
         self._checked_at: dict[str, float] = {}  # site → when its revision was last read
         self._lock = threading.Lock()
 
@@ -145,6 +113,7 @@ class SqliteKnowledgeIndex:
                 yield conn
         finally:
             self._checked_at.pop(site_id, None)
+        self.vectors.after_write(site_id)
 
     def _bump(self, conn: Connection, site_id: str) -> None:
         conn.execute(
@@ -157,17 +126,19 @@ class SqliteKnowledgeIndex:
         )
 
     def _delete_chunks(self, conn: Connection, site_id: str, doc_ids: Sequence[str]) -> None:
-        statement_fts = text(
-            "DELETE FROM knowledge_fts WHERE rowid IN (SELECT id FROM knowledge_chunks"
-            " WHERE site_id = :site AND doc_id IN :docs)"
-        ).bindparams(bindparam("docs", expanding=True))
-        statement_chunks = text(
-            "DELETE FROM knowledge_chunks WHERE site_id = :site AND doc_id IN :docs"
-        ).bindparams(bindparam("docs", expanding=True))
+        """Chunk rows of the documents and their FTS rows (the change log records the
+        deletions through the chunk table's trigger)."""
+        select = _expanding(
+            "SELECT id FROM knowledge_chunks WHERE site_id = :site AND doc_id IN :docs", "docs"
+        )
+        delete = _expanding(
+            "DELETE FROM knowledge_chunks WHERE site_id = :site AND doc_id IN :docs", "docs"
+        )
         for start in range(0, len(doc_ids), _IN_BATCH):
             batch = list(doc_ids[start : start + _IN_BATCH])
-            conn.execute(statement_fts, {"site": site_id, "docs": batch})
-            conn.execute(statement_chunks, {"site": site_id, "docs": batch})
+            rows = list(conn.execute(select, {"site": site_id, "docs": batch}).scalars())
+            self.lexicon.remove(conn, site_id, rows)
+            conn.execute(delete, {"site": site_id, "docs": batch})
 
     def replace_document(
         self,
@@ -221,22 +192,19 @@ class SqliteKnowledgeIndex:
                     {"site": site_id, "doc": document.doc_id},
                 ).all()
             )
-            key = site_key(site_id)
-            conn.execute(
-                text("INSERT INTO knowledge_fts (rowid, site_key, body) VALUES (:id, :key, :body)"),
-                [
-                    {"id": ids[chunk.chunk_id], "key": key, "body": body}
-                    for chunk, body in zip(chunks, lexical, strict=True)
-                ],
+            self.lexicon.add(
+                conn,
+                site_id,
+                [(ids[chunk.chunk_id], body) for chunk, body in zip(chunks, lexical, strict=True)],
             )
 
     def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int:
         if not doc_ids:
             return 0
         removed = 0
-        statement = text(
-            "DELETE FROM knowledge_documents WHERE site_id = :site AND doc_id IN :docs"
-        ).bindparams(bindparam("docs", expanding=True))
+        statement = _expanding(
+            "DELETE FROM knowledge_documents WHERE site_id = :site AND doc_id IN :docs", "docs"
+        )
         with self._writing(site_id) as conn:
             self._delete_chunks(conn, site_id, doc_ids)
             for start in range(0, len(doc_ids), _IN_BATCH):
@@ -253,73 +221,91 @@ class SqliteKnowledgeIndex:
         return int(value)
 
     # -- search ----------------------------------------------------------------------
-    def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
-        snapshot = self._snapshot(site_id)
-        return [
-            Hit(snapshot.chunk_ids[row], score) for row, score in snapshot.lexicon.top(terms, limit)
-        ]
-
-    def fts_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
-        """The same query through SQLite FTS5 (persistent, no snapshot; slower on big sites)."""
-        if not terms:
-            return []
-        match = " OR ".join(f'"{term}"' for term in dict.fromkeys(terms))
-        expression = f'site_key : "{site_key(site_id)}" AND body : ({match})'
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT c.chunk_id, bm25(knowledge_fts, 0.0, 1.0) AS rank"
-                    " FROM knowledge_fts JOIN knowledge_chunks c ON c.id = knowledge_fts.rowid"
-                    " WHERE knowledge_fts MATCH :match AND c.site_id = :site"
-                    " ORDER BY rank LIMIT :limit"
-                ),
-                {"match": expression, "site": site_id, "limit": limit},
-            ).all()
-        # FTS5's bm25() is negative: more negative is better.
-        return [Hit(row[0], -float(row[1])) for row in rows]
-
     def revision(self, site_id: str) -> int:
-        """The revision of the snapshot searches use now (re-read at most every
-        `REVISION_RECHECK_S`; this process's own writes at once)."""
-        return self._snapshot(site_id).revision
-
-    def _snapshot(self, site_id: str) -> _Snapshot:
-        cached = self._snapshots.get(site_id)
+        """The revision searches see now (re-read at most every `REVISION_RECHECK_S`;
+        this process's own writes at once). A new one applies the logged vector changes."""
         checked_at = self._checked_at.get(site_id)
         now = time.monotonic()
-        if cached is not None and checked_at is not None and now - checked_at < REVISION_RECHECK_S:
-            return cached
+        known = self._revisions.get(site_id)
+        if known is not None and checked_at is not None and now - checked_at < REVISION_RECHECK_S:
+            return known
         with self.engine.connect() as conn:
             revision = read_revision(conn, site_id)
-            if cached is not None and cached.revision == revision:
-                self._checked_at[site_id] = now
-                return cached
-            with self._lock:
-                cached = self._snapshots.get(site_id)
-                if cached is None or cached.revision != revision:
-                    cached = self._load(conn, site_id, revision)
-                    self._snapshots[site_id] = cached
-                self._checked_at[site_id] = now
-                return cached
+        with self._lock:
+            if self._revisions.get(site_id) != revision:
+                self.vectors.refresh(site_id)
+                self._revisions[site_id] = revision
+            self._checked_at[site_id] = now
+        return revision
 
-    def _load(self, conn: Connection, site_id: str, revision: int) -> _Snapshot:
-        rows = conn.execute(
-            text(
-                "SELECT c.chunk_id, c.doc_id, c.chunk_index, c.title, c.url, c.source, c.content,"
-                " c.heading_path, c.embedding_model, c.embedding, f.body FROM knowledge_chunks c"
-                " JOIN knowledge_fts f ON f.rowid = c.id WHERE c.site_id = :site ORDER BY c.id"
-            ),
-            {"site": site_id},
+    def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
+        with self.engine.connect() as conn:
+            found = self.lexicon.search(conn, site_id, terms, limit)
+            names = self._chunk_ids(conn, site_id, [row for row, _ in found])
+        return [Hit(names[row], score) for row, score in found if row in names]
+
+    def dense_search(
+        self, site_id: str, embedding_model: str, vector: Vector, limit: int
+    ) -> list[Hit]:
+        self.revision(site_id)
+        found = self.vectors.search(site_id, embedding_model, vector, limit)
+        if not found:
+            return []
+        with self.engine.connect() as conn:
+            names = self._chunk_ids(conn, site_id, [row for row, _ in found])
+        return [Hit(names[row], score) for row, score in found if row in names]
+
+    def _chunk_ids(self, conn: Connection, site_id: str, rows: Sequence[int]) -> dict[int, str]:
+        """Chunk ids of row ids, re-checking the exact site; empty chunks are left out
+        (seed 004: an empty chunk is skipped, never returned)."""
+        if not rows:
+            return {}
+        # By primary key only: with `site_id = :site` in the WHERE clause SQLite walks
+        # the site's index instead (milliseconds on a large site); the site is checked here.
+        found = conn.exec_driver_sql(
+            "SELECT id, chunk_id, site_id, trim(content) <> '' FROM knowledge_chunks"
+            f" WHERE id IN ({_marks(rows)})",
+            tuple(rows),
         ).all()
-        chunks: dict[str, StoredChunk] = {}
-        models: list[str] = []
-        blobs: list[bytes] = []
-        bodies: list[str] = []
+        return {row[0]: row[1] for row in found if row[2] == site_id and row[3]}
+
+    def cosine_scores(
+        self, site_id: str, embedding_model: str, vector: Vector, chunk_ids: Sequence[str]
+    ) -> dict[str, float]:
+        if not chunk_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT chunk_id, embedding FROM knowledge_chunks WHERE site_id = ?"
+                f" AND embedding_model = ? AND chunk_id IN ({_marks(chunk_ids)})",
+                (site_id, embedding_model, *chunk_ids),
+            ).all()
+        scores: dict[str, float] = {}
+        for chunk_id, blob in rows:
+            stored = _vector(blob)
+            if stored.shape != vector.shape:
+                raise ValueError(
+                    f"query vector has {vector.shape[0]} dimensions, the index has "
+                    f"{stored.shape[0]} ({embedding_model})"
+                )
+            scores[chunk_id] = float(np.dot(stored, vector))
+        return scores
+
+    def get_chunks(self, site_id: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
+        if not chunk_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT chunk_id, doc_id, chunk_index, title, url, source, content, heading_path"
+                f" FROM knowledge_chunks WHERE site_id = ? AND chunk_id IN ({_marks(chunk_ids)})",
+                (site_id, *chunk_ids),
+            ).all()
+        found: dict[str, StoredChunk] = {}
         for row in rows:
             if not row[6] or not row[6].strip():
                 log.warning("corrupt_chunk_skipped site=%s chunk=%s", site_id, row[0])
                 continue  # seed 004: an empty chunk is skipped, never returned
-            chunks[row[0]] = StoredChunk(
+            found[row[0]] = StoredChunk(
                 chunk_id=row[0],
                 doc_id=row[1],
                 chunk_index=row[2],
@@ -329,57 +315,21 @@ class SqliteKnowledgeIndex:
                 content=row[6],
                 heading_path=tuple(json.loads(row[7])),
             )
-            models.append(row[8])
-            blobs.append(row[9])
-            bodies.append(row[10] or "")
-        chunk_ids = list(chunks)
-        return _Snapshot(
-            revision=revision,
-            chunk_ids=chunk_ids,
-            rows={chunk_id: row for row, chunk_id in enumerate(chunk_ids)},
-            chunks=chunks,
-            lexicon=Bm25Index.build(bodies),
-            models=models,
-            blobs=blobs,
-        )
+        return found
 
-    def dense_search(
-        self, site_id: str, embedding_model: str, vector: Vector, limit: int
-    ) -> list[Hit]:
-        snapshot = self._snapshot(site_id)
-        rows, matrix = snapshot.vectors(embedding_model)
-        if not len(rows) or limit <= 0:
-            return []
-        if matrix.shape[1] != vector.shape[0]:
-            raise ValueError(
-                f"query vector has {vector.shape[0]} dimensions, the index has "
-                f"{matrix.shape[1]} ({embedding_model})"
+    def rebuild_vectors(self, site_id: str) -> int:
+        """Rebuild the site's vector bases from SQLite (graph included on large sites);
+        the rows they hold. For `frontdesk kb reindex`, benchmarks, or after a lost folder."""
+        with self.engine.connect() as conn:
+            models = list(
+                conn.execute(
+                    text(
+                        "SELECT DISTINCT embedding_model FROM knowledge_chunks WHERE site_id = :s"
+                    ),
+                    {"s": site_id},
+                ).scalars()
             )
-        scores = _dot(matrix, vector)
-        count = min(limit, len(scores))
-        top = np.argpartition(-scores, count - 1)[:count]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [Hit(snapshot.chunk_ids[rows[i]], float(scores[i])) for i in top]
-
-    def cosine_scores(
-        self, site_id: str, embedding_model: str, vector: Vector, chunk_ids: Sequence[str]
-    ) -> dict[str, float]:
-        snapshot = self._snapshot(site_id)
-        _rows, matrix = snapshot.vectors(embedding_model)
-        position = snapshot.positions(embedding_model)
-        wanted = [
-            (c, position[snapshot.rows[c]])
-            for c in chunk_ids
-            if c in snapshot.rows and snapshot.rows[c] in position
-        ]
-        if not wanted:
-            return {}
-        scores = _dot(matrix[[p for _, p in wanted]], vector)
-        return {c: float(s) for (c, _), s in zip(wanted, scores, strict=True)}
-
-    def get_chunks(self, site_id: str, chunk_ids: Sequence[str]) -> dict[str, StoredChunk]:
-        snapshot = self._snapshot(site_id)
-        return {c: snapshot.chunks[c] for c in chunk_ids if c in snapshot.chunks}
+        return sum(len(self.vectors.build(site_id, model).ids) for model in models)
 
     # -- embedding cache -------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:

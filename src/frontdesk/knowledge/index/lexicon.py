@@ -1,0 +1,164 @@
+"""The embedded lexical index: one SQLite FTS5 table per site, ranked by FTS5's bm25().
+
+Rows are the chunks' pre-stemmed text (`frontdesk.knowledge.lexical`, each document
+stemmed in its own language), written in the same transaction as the chunk rows, with
+rowid = `knowledge_chunks.id`. A write costs only its own postings: nothing is rebuilt.
+
+A table per site keeps a query on that site's postings and its BM25 statistics (document
+count, average length, document frequencies) the site's own.
+
+FTS5 scores every row an OR query matches, so a query of common words ("how", "do", "i")
+on a large site would score most of it. Like Lucene's common-terms query (cutoff
+frequency), the rarest terms are searched first and a term is left out once the matched
+postings would exceed `POSTINGS_BUDGET`; the rarest term is always kept. A left-out term
+occurs in so many chunks that its BM25 weight is small; chunks it alone matches rank
+last anyway. Document frequencies for that choice are counted up to the budget (a term
+past it is "common", however common) and cached per process (`DF_TTL_S`): they steer
+which terms are asked, not the scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, bindparam, text
+
+FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
+POSTINGS_BUDGET = 2_000
+DF_TTL_S = 60.0
+_DF_CACHE_SIZE = 200_000
+
+
+def fts_table(site_id: str) -> str:
+    """The site's FTS5 table name: a digest of the exact id, so ids never collide."""
+    return "knowledge_fts_" + hashlib.sha256(site_id.encode("utf-8")).hexdigest()[:16]
+
+
+def site_key(site_id: str) -> str:
+    """The per-site token of the shared FTS table before revision 0007 (downgrades)."""
+    return "k" + hashlib.sha256(site_id.encode("utf-8")).hexdigest()[:32]
+
+
+def create_statements(table: str) -> list[str]:
+    """The site's FTS5 table."""
+    return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(body, {FTS_OPTIONS})"]
+
+
+def quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+class Lexicon:
+    """Writes and searches the per-site FTS5 tables of one SQLite database."""
+
+    def __init__(self, budget: int = POSTINGS_BUDGET) -> None:
+        self.budget = budget
+        self._tables: set[str] = set()
+        self._df: dict[tuple[str, str], tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def ensure_table(self, conn: Connection, site_id: str) -> str:
+        table = fts_table(site_id)
+        if table not in self._tables:
+            for statement in create_statements(table):
+                conn.execute(text(statement))
+            self._tables.add(table)
+        return table
+
+    def _exists(self, conn: Connection, site_id: str) -> str | None:
+        table = fts_table(site_id)
+        if table in self._tables:
+            return table
+        found = conn.execute(
+            text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
+            {"name": table},
+        ).scalar()
+        if found is None:
+            return None
+        self._tables.add(table)
+        return table
+
+    def add(self, conn: Connection, site_id: str, rows: Sequence[tuple[int, str]]) -> None:
+        if not rows:
+            return
+        table = self.ensure_table(conn, site_id)
+        conn.execute(
+            text(f"INSERT INTO {table} (rowid, body) VALUES (:id, :body)"),
+            [{"id": row_id, "body": body} for row_id, body in rows],
+        )
+
+    def remove(self, conn: Connection, site_id: str, row_ids: Sequence[int]) -> None:
+        """Delete the FTS rows of these chunk rows (in the transaction deleting them)."""
+        table = self._exists(conn, site_id)
+        if table is None or not row_ids:
+            return
+        statement = text(f"DELETE FROM {table} WHERE rowid IN :ids").bindparams(
+            bindparam("ids", expanding=True)
+        )
+        for start in range(0, len(row_ids), 500):
+            conn.execute(statement, {"ids": list(row_ids[start : start + 500])})
+
+    def search(
+        self, conn: Connection, site_id: str, terms: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
+        """(chunk row id, BM25 score: higher is better) of the best `limit` rows."""
+        distinct = list(dict.fromkeys(terms))
+        if not distinct or limit <= 0:
+            return []
+        table = self._exists(conn, site_id)
+        if table is None:
+            return []
+        chosen = self.chosen_terms(conn, table, distinct)
+        if not chosen:
+            return []
+        rows = conn.exec_driver_sql(
+            f"SELECT rowid, bm25({table}) AS rank FROM {table} WHERE {table} MATCH ?"
+            " ORDER BY rank LIMIT ?",
+            (" OR ".join(quoted(term) for term in chosen), limit),
+        ).all()
+        # FTS5's bm25() is negative: more negative is better.
+        return [(int(row[0]), -float(row[1])) for row in rows]
+
+    def chosen_terms(self, conn: Connection, table: str, terms: list[str]) -> list[str]:
+        """The rarest terms whose postings fit the budget (at least one); unknown terms
+        are dropped (they match nothing)."""
+        frequencies = self._frequencies(conn, table, terms)
+        chosen: list[str] = []
+        total = 0
+        for term in sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t]):
+            if chosen and total + frequencies[term] > self.budget:
+                break
+            chosen.append(term)
+            total += frequencies[term]
+        return chosen
+
+    def _frequencies(self, conn: Connection, table: str, terms: list[str]) -> dict[str, int]:
+        now = time.monotonic()
+        found: dict[str, int] = {}
+        missing: list[str] = []
+        for term in terms:
+            cached = self._df.get((table, term))
+            if cached is not None and now - cached[0] < DF_TTL_S:
+                found[term] = cached[1]
+            else:
+                missing.append(term)
+        for term in missing:
+            # Counted up to the budget only: fts5vocab's exact count walks the whole
+            # posting list, milliseconds for a common word on a large site.
+            found[term] = int(
+                conn.exec_driver_sql(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                    (quoted(term), self.budget + 1),
+                ).scalar_one()
+            )
+        if missing:
+            with self._lock:
+                if len(self._df) > _DF_CACHE_SIZE:
+                    self._df.clear()
+                for term in missing:
+                    if found[term]:  # a term no row has yet may arrive with the next write
+                        self._df[(table, term)] = (now, found[term])
+        return found

@@ -104,7 +104,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "US government health pages, real consumer e-mails, 25 unanswerable",
-        floors=SiteGates(0.10, 0.70, 0.35, 0.80, 0.90),
+        floors=SiteGates(0.50, 0.70, 0.40, 0.80, 0.90),
     ),
     EvalSite(
         "rutube-support-ru",
@@ -113,7 +113,7 @@ SITES: tuple[EvalSite, ...] = (
         "ru",
         ("ru", "en"),
         "Russian video platform FAQ, real support questions",
-        floors=SiteGates(0.35, 0.65, 0.0, 0.0, 0.90),
+        floors=SiteGates(0.50, 0.65, 0.0, 0.0, 0.90),
     ),
     EvalSite(
         "covid-faq-en",

@@ -104,7 +104,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "US government health pages, real consumer e-mails, 25 unanswerable",
-        floors=SiteGates(0.10, 0.70, 0.35, 0.80, 0.90),
+        floors=SiteGates(0.50, 0.70, 0.40, 0.80, 0.90),
     ),
     EvalSite(
         "rutube-support-ru",
@@ -113,7 +113,7 @@ SITES: tuple[EvalSite, ...] = (
         "ru",
         ("ru", "en"),
         "Russian video platform FAQ, real support questions",
-        floors=SiteGates(0.35, 0.65, 0.0, 0.0, 0.90),
+        floors=SiteGates(0.50, 0.65, 0.0, 0.0, 0.90),
     ),
     EvalSite(
         "covid-faq-en",
@@ -122,7 +122,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "public-health FAQ, real audience questions, 121 unanswerable",
-        floors=SiteGates(0.50, 0.90, 0.30, 0.20, 0.90),
+        floors=SiteGates(0.85, 0.90, 0.65, 0.20, 0.90),
     ),
     EvalSite(
         "stackfaq-en",
@@ -131,7 +131,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "web-app how-to FAQ, crowd-paraphrased questions",
-        floors=SiteGates(0.65, 0.90, 0.0, 0.0, 0.90),
+        floors=SiteGates(0.85, 0.90, 0.0, 0.0, 0.90),
     ),
     EvalSite(
         "clinica-dental-es",
@@ -141,7 +141,7 @@ SITES: tuple[EvalSite, ...] = (
         ("es", "en"),
         "bundled: a Spanish dental clinic, 12 pages, own questions of every kind",
         bundled=True,
-        floors=SiteGates(0.55, 0.80, 0.35, 0.60, 0.90),
+        floors=SiteGates(0.60, 0.80, 0.40, 0.60, 0.90),
     ),
 )
 

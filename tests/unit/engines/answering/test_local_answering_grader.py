@@ -29,3 +29,19 @@ async def test_high_cosine_alone_is_relevant() -> None:
 
 async def test_no_chunks() -> None:
     assert await LocalDocumentGrader().grade("anything", []) == []
+
+
+async def test_a_longer_form_of_the_asked_word_counts() -> None:
+    # Spanish "blanquearme" (whiten myself) and "blanqueamiento" (whitening) stem apart;
+    # the page on whitening during pregnancy is still about the question.
+    whitening = passage(
+        9,
+        ("Tratamientos", "Blanqueamiento"),
+        "No realizamos blanqueamiento a embarazadas; lo posponemos hasta después del parto.",
+        0.41,
+    )
+    unrelated = passage(10, ("Horarios",), "Abrimos de lunes a viernes de 9 a 20 h.", 0.41)
+    grades = await LocalDocumentGrader().grade(
+        "¿Puedo blanquearme los dientes si estoy embarazada?", [whitening, unrelated]
+    )
+    assert grades == [True, False]

@@ -16,7 +16,7 @@ from frontdesk.engines.local.answering.parts import (
     question_parts,
 )
 from frontdesk.engines.local.answering.phrases import PARTS_UNKNOWN, voices_grievance
-from frontdesk.engines.local.answering.text import in_other_script, is_question
+from frontdesk.engines.local.answering.text import in_other_script, is_question, proper_names
 from frontdesk.knowledge.models import RetrievedChunk
 
 pytestmark = pytest.mark.unit
@@ -158,3 +158,27 @@ async def test_chips_have_no_markdown_and_no_navigation_labels() -> None:
     assert chips
     for chip in chips:
         assert "#" not in chip and "learn more" not in chip.lower() and "](" not in chip
+
+
+# Real visitors' e-mails: a subject line, capitals for emphasis, redacted placeholders.
+# None of those capitals names something the passages must mention.
+@pytest.mark.parametrize(
+    "message",
+    [
+        "CAN LYMPH NODES OR LIVER CANCER BE DETECTED IN AN UPPER GI?",
+        "Customer Service Request\nHow much urine does an average human bladder hold?",
+        "Ear Ache\nMy son was treated for otitis media on [DATE]. Pains started last night.",
+    ],
+)
+def test_capitals_of_style_are_not_names(message: str) -> None:
+    assert proper_names(message) == set()
+    passages = "Otitis media and the bladder: what a lymph node biopsy or an upper GI shows."
+    assert not names_missing(message, "en", passages)
+
+
+def test_names_in_an_ordinary_sentence_still_count() -> None:
+    assert proper_names("We use HubSpot.\nDo you integrate with Odoo?") == {"HubSpot", "Odoo"}
+    assert proper_names("Do you support SAML with Okta?") == {"SAML", "Okta"}
+    # Title Case is not shouting: three names in a short question.
+    assert proper_names("Are you SOC 2 Type II certified?") == {"SOC", "Type", "II"}
+    assert names_missing("Do you integrate with Odoo?", "en", "We integrate with HubSpot.")

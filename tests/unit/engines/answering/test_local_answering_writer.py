@@ -11,13 +11,20 @@ from local_answering_kb import (
     RU_ERROR,
     SALESFORCE,
     SSO,
+    passage,
     without_citations,
     words_of,
 )
 
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, cited_indices
-from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN, LEAD_IN, WEAK_LEAD_IN
+from frontdesk.engines.local.answering.phrases import (
+    FOREIGN_LEAD_IN,
+    LEAD_IN,
+    NOT_FOUND,
+    WEAK_LEAD_IN,
+    phrase,
+)
 from frontdesk.engines.local.answering.text import split_claims
 from frontdesk.knowledge.models import RetrievedChunk
 
@@ -202,3 +209,30 @@ def test_table_cut_mid_row_by_the_chunker_becomes_rows_not_one_long_sentence() -
     assert [(u.kind, u.text) for u in units] == [
         ("row", "Uptime commitment — 99.5% target — 99.9% SLA — 99.95% SLA")
     ]
+
+
+# Real visitors word things their own way: no sentence of the right page shares many of
+# their words ("going to last", "people who already had"), while the page as a whole does.
+DURATION = passage(
+    40,
+    ("Vaccine effectiveness", "Duration"),
+    "Experts do not yet know how many months the protection lasts. Studies of people "
+    "vaccinated in the first trials continue. Boosters may be offered later.",
+    0.61,
+)
+
+
+async def test_a_page_covering_the_question_is_quoted_though_no_sentence_matches_well() -> None:
+    question = (
+        "How long is the vaccine protection going to last for people who already had the virus?"
+    )
+    text = await answer(request(question, (DURATION,)))
+    assert text.startswith(WEAK_LEAD_IN["en"])  # hedged: no sentence matches it well
+    assert "Experts do not yet know how many months the protection lasts [1]." in text
+
+
+async def test_one_shared_word_with_a_page_is_still_not_found() -> None:
+    # "long" alone: the page is about something else, however close its embedding.
+    question = "How long is the waiting list for a hip replacement surgery?"
+    text = await answer(request(question, (DURATION,)))
+    assert text == phrase(NOT_FOUND, "en")

@@ -1,7 +1,9 @@
 """Document grading for the local engine (seed 001 grade_docs, Corrective RAG).
 
 A passage is relevant when enough of the question's content terms occur in it (title,
-heading path and text), when the retriever's cosine is high, or when both are moderate.
+heading path and text; a longer or shorter form of a word counts, as "blanquearme" asked
+and "blanqueamiento" written: stemmers of inflected languages leave them apart), when the
+retriever's cosine is high, or when both are moderate.
 A product code in the question (`ERR-1004`, `E20`) must occur in the passage: a page
 about a neighbouring code is not an answer. Booleans are honest; keeping the top hit
 as a fallback is the graph's decision.
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from frontdesk.engines.local.answering.quoting import passage_support
 from frontdesk.engines.local.answering.text import (
     chunk_terms,
     codes,
@@ -57,7 +60,10 @@ class LocalDocumentGrader:
         if not mentions_codes(question, chunk):
             return False
         limits = self.thresholds
-        lexical = lexical_match(question, chunk, language)
+        lexical = max(
+            lexical_match(question, chunk, language),
+            passage_support(question_terms(question, language), chunk, language),
+        )
         dense = max(chunk.score, 0.0)
         return (
             lexical >= limits.lexical

@@ -7,7 +7,12 @@ about ERR-1004; a longer or shorter form of a stem, "deliver"/"delivery", counts
 rarer terms weigh more, product codes weigh triple; plus small bonuses for the
 passage's rank and cosine and for the first unit of a passage. When a passage has a
 section whose heading names the question's subject, its other sections count less.
-`select_picks` keeps the best few that say different things; `by_relevance` orders
+`select_picks` keeps the best few that say different things: at least one must match
+the question well (`MIN_MATCH`), unless its passage as a whole covers much of the question
+(`passage_support`): real visitors word things their own way ("what is the lasting time
+for the shots?", a filler clause, a typo), so no single sentence of the right page shares
+many of their words, while the page does; then a weaker sentence of that page is quoted
+(under the hedged lead-in) rather than "I couldn't find this"; `by_relevance` orders
 them best first (runs of nearby units keep their order); `render` writes them out with
 their `[n]` citations.
 """
@@ -25,6 +30,7 @@ from frontdesk.engines.local.answering.parts import QuestionPart
 from frontdesk.engines.local.answering.phrases import PARTS_UNKNOWN, phrase
 from frontdesk.engines.local.answering.text import (
     Unit,
+    chunk_terms,
     codes,
     heading_terms,
     in_other_script,
@@ -45,6 +51,10 @@ HEADING_CREDIT = 0.7
 SEARCH_ONLY_WEIGHT = 0.5
 CODE_WEIGHT = 3.0
 MIN_MATCH = 0.3  # below: nothing in the passages answers the question
+# ...unless the unit's passage covers this share of the question's terms (with its title,
+# headings and word variants): then a unit matching this much of it is still quoted.
+PASSAGE_SUPPORT = 0.4
+SUPPORTED_MIN_MATCH = 0.15
 WEAK_MATCH = 0.5  # below: answer with the hedged lead-in
 MAX_PARTS = 6  # parts of one message answered one by one
 VARIANT_CREDIT = 0.8  # "deliver" asked, "delivery" written: stems that differ in their ending
@@ -201,13 +211,40 @@ def score_units(
     return picks
 
 
-def select_picks(picks: list[Pick], max_units: int, max_chars: int) -> list[Pick]:
+def passage_support(terms: frozenset[str], chunk: RetrievedChunk, language: str) -> float:
+    """Share of the question's terms the whole passage has (title, headings, text; a
+    longer or shorter form of a word counts), in [0, 1]."""
+    if not terms:
+        return 0.0
+    present = chunk_terms(chunk, language)
+    return sum(1 for term in terms if shares({term}, present)) / len(terms)
+
+
+def supporting_passages(
+    terms: frozenset[str],
+    chunks: Sequence[RetrievedChunk],
+    indices: frozenset[int],
+    language: str,
+) -> frozenset[int]:
+    """The passages that cover the question as a whole (`PASSAGE_SUPPORT`)."""
+    return frozenset(
+        i for i in indices if passage_support(terms, chunks[i], language) >= PASSAGE_SUPPORT
+    )
+
+
+def select_picks(
+    picks: list[Pick],
+    max_units: int,
+    max_chars: int,
+    supported: frozenset[int] = frozenset(),
+) -> list[Pick]:
     ranked = sorted(
         (p for p in picks if p.own and p.lexical > 0), key=lambda p: p.score, reverse=True
     )
+    if ranked and max(p.lexical for p in ranked) < MIN_MATCH:
+        # No unit matches well: only the passages that cover the question may answer.
+        ranked = [p for p in ranked if p.index in supported and p.lexical >= SUPPORTED_MIN_MATCH]
     if not ranked:
-        return []
-    if max(p.lexical for p in ranked) < MIN_MATCH:
         return []
     floor = max(0.5 * ranked[0].score, 0.1)
     chosen: list[Pick] = []

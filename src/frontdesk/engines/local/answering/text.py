@@ -373,4 +373,39 @@ def proper_names(question: str) -> set[str]:
     """
     # Every line starts a sentence: a subject line above the message ("Noonan syndrome\n
     # What are...") must not make "What" a name.
-    return {m.group(1) for line in question.splitlines() for m in _NAME.finditer(line.strip())}
+    names: set[str] = set()
+    lines = [line.strip() for line in question.splitlines() if line.strip()]
+    if len(lines) > 1 and _is_subject_line(lines[0]):
+        lines = lines[1:]  # an e-mail's subject ("Ear Ache"): the body says what is asked
+    for line in lines:
+        line = _PLACEHOLDER.sub(" ", line)
+        if _shouted(line):
+            continue
+        names.update(m.group(1) for m in _NAME.finditer(line))
+    return names
+
+
+# Placeholders of redacted text ("treated on [DATE]", "{NAME}") name nothing.
+_PLACEHOLDER = re.compile(r"\[[A-Z_ ]+\]|\{[A-Z_ ]+\}|<[A-Z_ ]+>")
+_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
+SHOUTED_LINE = 0.7  # share of a line's words in capitals: the visitor shouts
+
+
+def _is_subject_line(line: str) -> bool:
+    """A short first line with no sentence end above a message body."""
+    return len(_LETTER_WORD.findall(line)) <= SUBJECT_WORDS and not line.rstrip().endswith(
+        (".", "?", "!", "？", ":")
+    )
+
+
+SUBJECT_WORDS = 8
+
+
+def _shouted(line: str) -> bool:
+    """A line in capitals ("CAUSE OF A COLD? WHY ARE SOME PEOPLE..."): its capitals are
+    the visitor's style, not names. Title Case is not enough ("Are you SOC 2 Type II
+    certified?" names three things)."""
+    found = _LETTER_WORD.findall(line)
+    if len(found) < 4:
+        return False  # "CVID", "Okta SSO?": too short to tell a style from names
+    return sum(1 for word in found if word.isupper()) >= SHOUTED_LINE * len(found)

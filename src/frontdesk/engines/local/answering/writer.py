@@ -66,6 +66,7 @@ from frontdesk.engines.local.answering.quoting import (
     score_units,
     select_picks,
     stream_pieces,
+    supporting_passages,
     unknown_line,
 )
 from frontdesk.engines.local.answering.rewrite import refers_back
@@ -185,7 +186,10 @@ class LocalAnswerWriter:
         unsure = bool(candidates) and max(pick.lexical for pick in candidates) < WEAK_MATCH
         if self.embedder is not None and unsure:  # the words alone find no good match
             candidates = await asyncio.to_thread(self._blend, request, candidates)
-        picks = select_picks(candidates, self.max_units, self.max_chars)
+        supported = supporting_passages(
+            question_terms(request.question, language), chunks, indices, language
+        )
+        picks = select_picks(candidates, self.max_units, self.max_chars, supported)
         if not picks:
             return None
         weak = max(pick.lexical for pick in picks) < WEAK_MATCH

@@ -53,6 +53,11 @@ def transcript_document(site_id: str, transcript: Transcript) -> dict[str, Any]:
                 "lead_level": turn.details.get("lead"),
                 "citations": turn.details.get("citations") or [],
                 "trace": _trace(turn),
+                "feedback": (
+                    {"rating": turn.feedback.rating, "comment": turn.feedback.comment}
+                    if turn.feedback is not None
+                    else None
+                ),
             }
             for turn in transcript.turns
         ],

@@ -41,6 +41,7 @@ ROUTINGS = (
     "nonsense",
 )
 LEAD_LEVELS = ("cold", "warm", "hot")
+FEEDBACK = {"up": "👍", "down": "👎", "any": "any vote", "none": "no vote"}
 Param = Annotated[str, Query(max_length=200)]
 
 
@@ -66,6 +67,7 @@ def parse_filters(
     since: str = "",
     until: str = "",
     q: str = "",
+    feedback: str = "",
 ) -> InboxFilters:
     """Unknown values are ignored rather than failing the page (the form only offers
     known ones; a hand-edited URL still shows the inbox)."""
@@ -78,6 +80,7 @@ def parse_filters(
         since=_date(since),
         until=_date(until),
         text=q.strip()[:200] or None,
+        feedback=feedback if feedback in FEEDBACK else None,
     )
 
 
@@ -118,9 +121,10 @@ async def inbox_page(
     since: Param = "",
     until: Param = "",
     q: Param = "",
+    feedback: Param = "",
     before: Param = "",
 ) -> Response:
-    filters = parse_filters(route, routing, lead, handoff, language, since, until, q)
+    filters = parse_filters(route, routing, lead, handoff, language, since, until, q, feedback)
     older_than = _before(before)
     rows, languages = await run_in_threadpool(_load_rows, runtime, site.id, filters, older_than)
     fragment = request.headers.get("HX-Request") == "true" and request.query_params.get("rows")
@@ -134,6 +138,7 @@ async def inbox_page(
             "routes": ROUTES,
             "routings": ROUTINGS,
             "lead_levels": LEAD_LEVELS,
+            "feedback_choices": FEEDBACK,
             "languages": languages,
             "page": "inbox",
             "live": older_than is None,  # only the newest page follows new conversations

@@ -23,6 +23,7 @@ from frontdesk.store.models import (
     Message,
     Trace,
 )
+from frontdesk.store.widget import AnswerFeedback, FeedbackRepository
 
 PAGE_SIZE = 50
 
@@ -37,6 +38,7 @@ class InboxFilters:
     since: date | None = None
     until: date | None = None
     text: str | None = None
+    feedback: str | None = None  # "up", "down", "any" (a vote of either kind) or "none"
 
     def active(self) -> bool:
         return any(value not in (None, "") for value in vars(self).values())
@@ -68,6 +70,7 @@ class TranscriptTurn:
     at: datetime
     trace: Trace | None = None
     page: str = ""  # the page the visitor wrote from
+    feedback: AnswerFeedback | None = None  # the visitor's vote on this answer
 
 
 @dataclass
@@ -99,6 +102,19 @@ def _has_message(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
     return exists(select(Message.id).where(Message.conversation_id == Conversation.id, *conditions))
 
 
+def _feedback_condition(site_id: str, wanted: str) -> ColumnElement[bool]:
+    """Conversations with (or without) a visitor's vote, probed per conversation through
+    the feedback table's session index."""
+    votes = [
+        AnswerFeedback.site_id == site_id,
+        AnswerFeedback.session_id == Conversation.session_id,
+    ]
+    if wanted in ("up", "down"):
+        votes.append(AnswerFeedback.rating == wanted)
+    voted = exists(select(AnswerFeedback.id).where(*votes))
+    return ~voted if wanted == "none" else voted
+
+
 def _conditions(site_id: str, filters: InboxFilters) -> list[ColumnElement[bool]]:
     found: list[ColumnElement[bool]] = [Conversation.site_id == site_id]
     if filters.route:
@@ -125,6 +141,8 @@ def _conditions(site_id: str, filters: InboxFilters) -> list[ColumnElement[bool]
         found.append(Conversation.last_activity_at >= _day_start(filters.since))
     if filters.until:
         found.append(Conversation.started_at < _day_start(filters.until + timedelta(days=1)))
+    if filters.feedback:
+        found.append(_feedback_condition(site_id, filters.feedback))
     if filters.text:
         pattern = "%" + filters.text.replace("%", "").replace("_", "").strip() + "%"
         found.append(
@@ -262,6 +280,9 @@ class InboxRepository:
                     message.intent,
                 )
                 turn.details = dict(message.details or {})
+        for vote in FeedbackRepository(self.session).for_session(site_id, session_id):
+            if vote.turn in turns:
+                turns[vote.turn].feedback = vote
         handoffs = self.session.scalars(
             select(Handoff)
             .where(Handoff.site_id == site_id, Handoff.session_id == session_id)

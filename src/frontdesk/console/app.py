@@ -15,6 +15,7 @@ from frontdesk.console import (
     knowledge_pages,
     leads_pages,
     settings_pages,
+    web_sources,
 )
 from frontdesk.console.access import (
     ConsoleForbidden,
@@ -62,6 +63,7 @@ def install_console(app: FastAPI) -> None:
         knowledge_pages,
         analytics_pages,
         settings_pages,
+        web_sources,
     ):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

@@ -20,6 +20,7 @@ from frontdesk.api.ingestion import (
 )
 from frontdesk.console.access import ConsoleSite
 from frontdesk.console.templating import render
+from frontdesk.console.web_sources import source_states, start_resync
 from frontdesk.guard.charset import clean_text
 
 log = logging.getLogger(__name__)
@@ -43,16 +44,6 @@ def file_sources(site: ConsoleSite) -> list[str]:
     return [s for s in site.site.config.knowledge.sources if isinstance(s, str)]
 
 
-def web_sources(site: ConsoleSite) -> list[str] | None:
-    """The start URLs of the site's web sources (`knowledge.sources` entries that are not
-    paths, crawled by `frontdesk kb crawl`), or None while the site schema cannot have
-    any, so the page says where they will appear."""
-    knowledge = site.site.config.knowledge
-    if not hasattr(knowledge, "web_sources"):
-        return None
-    return [str(getattr(s, "url", s)) for s in knowledge.sources if not isinstance(s, str)]
-
-
 async def _page(
     request: Request, site: ConsoleSite, *, notice: str = "", error: str = "", status: int = 200
 ) -> Response:
@@ -62,13 +53,14 @@ async def _page(
         documents = await run_in_threadpool(knowledge.list_documents, site.id)
     except IngestionUnavailable as exc:
         error = error or str(exc)
+    web = await run_in_threadpool(source_states, request.app.state.runtime, site)
     return render(
         request,
         "knowledge.html",
         {
             "documents": sorted(documents, key=lambda d: d.title.lower()),
             "sources": file_sources(site),
-            "web": web_sources(site),
+            "web": web,
             "threshold": _threshold(site),
             "notice": notice,
             "error": error,
@@ -157,7 +149,7 @@ async def remove(
 
 @router.post("/knowledge/resync", dependencies=[CsrfDep])
 async def resync(request: Request, site: ConsoleSiteDep) -> Response:
-    """Ingest the site file's sources again: unchanged documents are skipped by their
+    """Ingest the site file's file sources again: unchanged documents are skipped by their
     fingerprint, changed ones re-embedded, deleted files removed."""
     site.require("owner")
     knowledge = knowledge_base(request)
@@ -183,3 +175,13 @@ async def resync(request: Request, site: ConsoleSiteDep) -> Response:
     error = "; ".join(f"{name}: {why}" for name, why in failed.items())
     notice = _summary_text(summary) or "Nothing to sync: the site file lists no sources."
     return await _page(request, site, notice=notice, error=error)
+
+
+@router.post("/knowledge/web/resync", dependencies=[CsrfDep])
+async def resync_web_source(
+    request: Request, site: ConsoleSiteDep, url: Annotated[str, Form(max_length=2048)]
+) -> Response:
+    """Crawl one web source again now (in the background; the page polls its state)."""
+    site.require("owner")
+    notice, error, status = await start_resync(request, site, url)
+    return await _page(request, site, notice=notice, error=error, status=status)

@@ -23,6 +23,9 @@ class Console:
     app: FastAPI
     runtime: Runtime
     settings: Settings
+    # The client that runs the app's lifespan: its event loop lives for the whole test, so
+    # background work a request starts (a crawl) keeps running between requests.
+    live: TestClient | None = None
 
     def client(self) -> TestClient:
         return TestClient(self.app, raise_server_exceptions=False)
@@ -37,8 +40,8 @@ def console_app(tmp_path: Path, sites_dir: Path) -> Iterator[Console]:
     settings = Settings(data_dir=tmp_path / "data", sites_dir=sites_dir)
     runtime = build_runtime(settings)
     app = create_app(settings, runtime, ScriptedBackend())
-    with TestClient(app):  # runs the lifespan once (dispatcher, state)
-        yield Console(app=app, runtime=runtime, settings=settings)
+    with TestClient(app, raise_server_exceptions=False) as live:  # runs the lifespan once
+        yield Console(app=app, runtime=runtime, settings=settings, live=live)
     runtime.close()
 
 

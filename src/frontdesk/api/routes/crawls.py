@@ -17,7 +17,8 @@ from frontdesk.runtime import Runtime
 router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
 
 
-def _web_sync(request: Request, runtime: Runtime) -> Any:
+def web_sync(request: Request, runtime: Runtime) -> Any:
+    """The app's `WebSync` (one per process; the console's re-sync uses it too)."""
     web = getattr(request.app.state, "web_sync", None)
     if web is None:
         from frontdesk.knowledge.web.service import WebSync
@@ -60,7 +61,7 @@ async def start_crawl(
     from frontdesk.knowledge.web.service import SyncBusy
     from frontdesk.sites.schema import WebSource
 
-    web = _web_sync(request, runtime)
+    web = web_sync(request, runtime)
     site_id = site.config.id
     if body is not None and body.url:
         # Never `allow_private_network` from the API: that is for the site file to say.
@@ -92,7 +93,7 @@ async def list_crawls(
     runtime: RuntimeDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> CrawlRuns:
-    web = _web_sync(request, runtime)
+    web = web_sync(request, runtime)
     runs = await run_in_threadpool(web.store.runs, site.config.id, limit=limit)
     return CrawlRuns(site_id=site.config.id, runs=[CrawlRun(**run.as_dict()) for run in runs])
 
@@ -106,7 +107,7 @@ async def list_crawls(
 async def get_crawl(
     request: Request, site: AdminSiteDep, runtime: RuntimeDep, run_id: str
 ) -> CrawlRun:
-    web = _web_sync(request, runtime)
+    web = web_sync(request, runtime)
     run = await run_in_threadpool(web.store.run, site.config.id, run_id)
     if run is None:
         raise ApiError(404, "not_found", f"Site {site.config.id!r} has no sync {run_id!r}.")

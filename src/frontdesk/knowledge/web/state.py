@@ -219,6 +219,18 @@ class CrawlStore:
             ).first()
         return _run(row) if row is not None else None
 
+    def page_count(self, site_id: str, source_url: str) -> int:
+        """Pages the crawler knows of one source (what the console shows)."""
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                text(
+                    "SELECT count(*) FROM crawl_pages WHERE site_id = :site"
+                    " AND source_url = :source"
+                ),
+                {"site": site_id, "source": source_url},
+            ).scalar()
+        return int(found or 0)
+
     # -- start URLs added with `kb crawl SITE URL` -------------------------------------
     def add_source(self, site_id: str, url: str, *, allow_private_network: bool) -> None:
         with self.engine.begin() as conn:

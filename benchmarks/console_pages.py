@@ -42,6 +42,7 @@ from frontdesk.sites.registry import LoadedSite
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Conversation, Handoff, Lead, Message, OutboxItem, Trace
 from frontdesk.store.operators import OperatorRepository
+from frontdesk.store.widget import AnswerFeedback
 
 SITE = "demo"
 EMAIL, PASSWORD = "bench@console.test", "benchmark password"
@@ -79,6 +80,7 @@ def fill(runtime: Runtime, conversations: int, seed: int = 7) -> str:
     rng = random.Random(seed)
     now = datetime.now(UTC)
     convs, messages, traces, handoffs, outbox, leads = [], [], [], [], [], []
+    votes: list[dict[str, Any]] = []
     sample = ""
     for n in range(conversations):
         conv_id, session_id = str(uuid.uuid4()), str(uuid.uuid4())
@@ -180,6 +182,18 @@ def fill(runtime: Runtime, conversations: int, seed: int = 7) -> str:
                         "created_at": started,
                     }
                 )
+        if n % 10 == 0:  # one conversation in ten has a visitor's vote, a third of them 👎
+            votes.append(
+                {
+                    "site_id": SITE,
+                    "session_id": session_id,
+                    "turn": 1,
+                    "rating": "down" if n % 30 == 0 else "up",
+                    "comment": "Not what I asked." if n % 30 == 0 else None,
+                    "created_at": started,
+                    "updated_at": started,
+                }
+            )
         if n % 50 == 0:
             leads.append(
                 {
@@ -201,6 +215,7 @@ def fill(runtime: Runtime, conversations: int, seed: int = 7) -> str:
         (Handoff, handoffs),
         (OutboxItem, outbox),
         (Lead, leads),
+        (AnswerFeedback, votes),
     ]
     with transaction(runtime.sessions) as session:
         for model, rows in tables:
@@ -235,6 +250,7 @@ def pages(sample: str) -> dict[str, str]:
         "inbox": f"{base}/inbox",
         "inbox live rows (htmx poll)": f"{base}/inbox?rows=1",
         "inbox filtered (route+lead)": f"{base}/inbox?route=HANDOFF&lead=hot",
+        "inbox filtered (feedback 👎)": f"{base}/inbox?feedback=down",
         "inbox search (text)": f"{base}/inbox?q=single+sign-on",
         "transcript": f"{base}/conversations/{sample}",
         "leads and handoffs": f"{base}/leads",

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from frontdesk.store.models import Conversation, Handoff, Lead, Message, Trace
+from frontdesk.store.widget import AnswerFeedback
 
 # Outcome groups of the routing values (seed 003) and routes.
 ANSWERED = ("answered", "partially_answered", "followup")
@@ -29,6 +30,7 @@ class SiteAnalytics:
     funnel: list[tuple[str, int]] = field(default_factory=list)
     ttft_ms: list[float] = field(default_factory=list)
     top_questions: list[tuple[str, int]] = field(default_factory=list)
+    feedback: dict[str, int] = field(default_factory=dict)  # visitors' votes: up, down
 
 
 def _as_date(value: object) -> date:
@@ -97,6 +99,18 @@ class AnalyticsRepository:
             else:
                 outcomes["other"] += int(count)
         found.outcomes = outcomes
+
+        found.feedback = {"up": 0, "down": 0}
+        for rating, count in self.session.execute(
+            select(AnswerFeedback.rating, func.count())
+            .where(
+                AnswerFeedback.site_id == site_id,
+                AnswerFeedback.created_at >= start,
+                AnswerFeedback.created_at < end,
+            )
+            .group_by(AnswerFeedback.rating)
+        ):
+            found.feedback[str(rating)] = int(count)
 
         conversations = sum(count for _day, count in found.days)
         engaged = self.session.scalar(

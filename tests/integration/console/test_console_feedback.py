@@ -3,6 +3,7 @@ the transcript shows each answer's vote and comment, the export carries them."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -59,6 +60,10 @@ def test_inbox_filters_by_feedback_and_transcript_shows_the_vote(
         "rating": "down",
         "comment": "It did not say when the refund arrives.",
     }
+    analytics = client.get("/console/sites/demo/analytics?days=7").text
+    assert re.search(
+        r'id="feedback-share"><b>50 %</b><span>👍 of 2 visitor votes \(1 👎\)', analytics
+    )
     # A changed vote replaces the first: the filters follow it.
     vote(rt, "demo", disliked, "up", None)
     assert shown("feedback=down") == [False, False, False, False]

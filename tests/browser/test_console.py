@@ -145,7 +145,13 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         question = "How does Data Sync handle conflicts?"
         widget(chat, "textarea").fill(question)
         widget(chat, "textarea").press("Enter")
-        expect(widget(chat, '.turn.assistant[data-state="complete"]')).to_be_visible(timeout=60_000)
+        answer = widget(chat, '.turn.assistant[data-state="complete"]')
+        expect(answer).to_be_visible(timeout=60_000)
+        # The visitor gives the answer a 👎 with a comment; the transcript shows both.
+        answer.locator(".vote.down").click()
+        answer.locator(".feedback input").fill("I wanted the merge rules")
+        answer.locator(".feedback input").press("Enter")
+        expect(answer.locator(".feedback .soft")).to_contain_text("Thanks")
 
         # No reload: the inbox polls and the new conversation shows up at the top.
         row = console.locator("tr.conversation", has_text=question)
@@ -162,6 +168,8 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         expect(turn.locator(".labels .tag").first).to_be_visible()
         expect(turn.locator("ol.sources li").first).to_be_visible()
         expect(turn.locator("ol.sources .score").first).to_contain_text("score 0.")
+        expect(turn.locator(".labels .feedback-down")).to_contain_text("visitor 👎")
+        expect(turn.locator(".feedback-comment")).to_contain_text("I wanted the merge rules")
         turn.locator("details.trace summary").click()
         expect(turn.locator("details.trace")).to_contain_text("Retrieved passages")
         expect(turn.locator("details.trace")).to_contain_text("first_token")

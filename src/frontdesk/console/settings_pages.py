@@ -118,6 +118,9 @@ async def reload(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) ->
         await run_in_threadpool(reload_sites, runtime)
     except SiteConfigError as exc:
         return await _page(request, runtime, site, status=422, reload_error=str(exc))
+    web = getattr(request.app.state, "web_sync", None)
+    if web is not None:  # re-syncs (console, admin API) read the reloaded web sources
+        web.sites = runtime.sites
     return await _page(request, runtime, site, notice="Site files reloaded.")
 
 

@@ -8,9 +8,11 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from console_support import page_csrf, sign_in
 
 from conftest import Console
@@ -120,3 +122,35 @@ def test_only_owners_resync_and_other_sites_see_nothing(
     assert CrawlStore(console_app.runtime.engine).runs("acme") == []
     # The agent has no role on demo: its web sources are a 404 like any other page.
     assert agent.get("/console/sites/demo/knowledge/web").status_code == 404
+
+
+def test_a_web_source_added_to_the_site_file_resyncs_after_a_reload(
+    console_app: Console, team: Any, website: LoopbackWebsite, sites_dir: Path
+) -> None:
+    client = console_app.live
+    assert client is not None
+    sign_in(client, team["owner"])
+    token = page_csrf(client, KNOWLEDGE)
+    start_url = f"{website.url}/"
+    resync = f"{KNOWLEDGE}/web/resync"
+    # The first re-sync sets up the process's WebSync (acme has no web sources yet).
+    assert client.post(resync, data={"url": start_url, "csrf_token": token}).status_code == 404
+    acme_file = sites_dir / "acme.yaml"
+    acme = yaml.safe_load(acme_file.read_text(encoding="utf-8"))
+    acme["knowledge"] = {
+        "embedding": "hash:256",
+        "sources": [{"url": start_url, "allow_private_network": True}],
+    }
+    acme_file.write_text(yaml.safe_dump(acme), encoding="utf-8")
+    reload = client.post("/console/sites/acme/settings/reload", data={"csrf_token": token})
+    assert reload.status_code == 200, reload.text
+    assert "never" in source_row(client.get(KNOWLEDGE).text, start_url)
+    started = client.post(resync, data={"url": start_url, "csrf_token": token})
+    assert started.status_code == 202, started.text
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        runs = CrawlStore(console_app.runtime.engine).runs("acme")
+        if runs and runs[0].status != "running":
+            break
+        time.sleep(0.3)
+    assert runs and runs[0].status == "succeeded", runs

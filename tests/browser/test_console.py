@@ -168,7 +168,7 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         expect(turn.locator(".labels .tag").first).to_be_visible()
         expect(turn.locator("ol.sources li").first).to_be_visible()
         expect(turn.locator("ol.sources .score").first).to_contain_text("score 0.")
-        expect(turn.locator(".labels .feedback-down")).to_contain_text("visitor 👎")
+        expect(turn.locator(".labels .feedback-down")).to_contain_text("visitor: not helpful")
         expect(turn.locator(".feedback-comment")).to_contain_text("I wanted the merge rules")
         turn.locator("details.trace summary").click()
         expect(turn.locator("details.trace")).to_contain_text("Retrieved passages")
@@ -272,6 +272,12 @@ def test_upload_a_document_and_find_it_in_the_search_box(
         context.close()
 
 
+# The elements that reach past the window's right edge, to name in a failure.
+WIDEST_ELEMENTS = """[...document.querySelectorAll('main *')]
+  .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+  .filter(e => ![...e.children].some(
+    c => c.getBoundingClientRect().right >= e.getBoundingClientRect().right - 1))
+  .slice(0, 5).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 40))"""
 PAGES = ["inbox", "conversation", "leads", "knowledge", "analytics", "settings"]
 
 
@@ -311,7 +317,8 @@ def test_every_page_renders_on_desktop_and_phone(
                 overflow = page.evaluate(
                     "document.documentElement.scrollWidth - document.documentElement.clientWidth"
                 )
-                assert overflow <= 1, f"{page_name} overflows {viewport} by {overflow}px"
+                wide = page.evaluate(WIDEST_ELEMENTS) if overflow > 1 else []
+                assert overflow <= 1, f"{page_name} overflows {viewport} by {overflow}px: {wide}"
                 page.screenshot(
                     path=str(SCREENSHOTS / f"console-{page_name}-{name}.png"),
                     full_page=name == "desktop",

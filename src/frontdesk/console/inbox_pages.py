@@ -41,7 +41,7 @@ ROUTINGS = (
     "nonsense",
 )
 LEAD_LEVELS = ("cold", "warm", "hot")
-FEEDBACK = {"up": "👍", "down": "👎", "any": "any vote", "none": "no vote"}
+FEEDBACK = {"up": "👍 helpful", "down": "👎 not helpful", "any": "any vote", "none": "no vote"}
 Param = Annotated[str, Query(max_length=200)]
 
 

@@ -62,7 +62,9 @@ def test_inbox_filters_by_feedback_and_transcript_shows_the_vote(
     }
     analytics = client.get("/console/sites/demo/analytics?days=7").text
     assert re.search(
-        r'id="feedback-share"><b>50 %</b><span>👍 of 2 visitor votes \(1 👎\)', analytics
+        r'id="feedback-share"><b>50 %</b><span>helpful \(👍\) of 2 visitor votes'
+        r" \(1 not helpful\)",
+        analytics,
     )
     # A changed vote replaces the first: the filters follow it.
     vote(rt, "demo", disliked, "up", None)

@@ -66,8 +66,10 @@ CI_SAMPLE = Sample(answerable=40, unanswerable=30, everyday=40, pages=150)
 @dataclass(frozen=True)
 class SiteGates:
     """Per-site gates. `ACCEPTANCE` is issue #17's bar, the same for every site; each site's
-    `floors` are today's CI-sample figures (local engine, MiniLM) minus about 0.1, so CI
-    fails on a regression without failing on the gap still open. Raise the floors as the
+    `floors` are today's CI-sample figures (local engine, the multilingual-e5-small default)
+    minus about 0.05-0.1, so CI fails on a regression without failing on the gap still
+    open. They were lowered when e5 replaced MiniLM as the default (on-topic decisions on
+    English sites got worse; see docs/evaluation.md). Raise the floors as the
     figures improve; `frontdesk eval sites --acceptance` gates on the bar itself."""
 
     answered: float = 0.90
@@ -104,7 +106,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "US government health pages, real consumer e-mails, 25 unanswerable",
-        floors=SiteGates(0.50, 0.70, 0.40, 0.80, 0.90),
+        floors=SiteGates(0.35, 0.40, 0.40, 0.80, 0.80),
     ),
     EvalSite(
         "rutube-support-ru",
@@ -122,7 +124,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "public-health FAQ, real audience questions, 121 unanswerable",
-        floors=SiteGates(0.85, 0.90, 0.65, 0.20, 0.90),
+        floors=SiteGates(0.80, 0.90, 0.45, 0.15, 0.85),
     ),
     EvalSite(
         "stackfaq-en",
@@ -131,7 +133,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "web-app how-to FAQ, crowd-paraphrased questions",
-        floors=SiteGates(0.85, 0.90, 0.0, 0.0, 0.90),
+        floors=SiteGates(0.85, 0.85, 0.0, 0.0, 0.45),
     ),
     EvalSite(
         "clinica-dental-es",
@@ -141,7 +143,7 @@ SITES: tuple[EvalSite, ...] = (
         ("es", "en"),
         "bundled: a Spanish dental clinic, 12 pages, own questions of every kind",
         bundled=True,
-        floors=SiteGates(0.60, 0.80, 0.40, 0.60, 0.90),
+        floors=SiteGates(0.60, 0.75, 0.35, 0.40, 0.90),
     ),
 )
 

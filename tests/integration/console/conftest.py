@@ -4,31 +4,16 @@ served by a TestClient (the store is real SQLite in the test's folder)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import add_operator  # also puts the API test helpers on the path
-from fastapi import FastAPI
+from console_support import Console, add_operator  # also puts the API test helpers on the path
 from fastapi.testclient import TestClient
 
 from frontdesk.api.app import create_app
-from frontdesk.runtime import Runtime, build_runtime
+from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
-
-
-@dataclass
-class Console:
-    app: FastAPI
-    runtime: Runtime
-    settings: Settings
-    # The client that runs the app's lifespan: its event loop lives for the whole test, so
-    # background work a request starts (a crawl) keeps running between requests.
-    live: TestClient | None = None
-
-    def client(self) -> TestClient:
-        return TestClient(self.app, raise_server_exceptions=False)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sys
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,12 @@ API_TESTS = Path(__file__).resolve().parents[1] / "api"
 if str(API_TESTS) not in sys.path:
     sys.path.insert(0, str(API_TESTS))
 
+from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from frontdesk.console.passwords import hash_password  # noqa: E402
 from frontdesk.runtime import Runtime  # noqa: E402
+from frontdesk.settings import Settings  # noqa: E402
 from frontdesk.store.db import transaction  # noqa: E402
 from frontdesk.store.models import utcnow  # noqa: E402
 from frontdesk.store.operators import OperatorRepository  # noqa: E402
@@ -171,3 +174,16 @@ def seed_lead(runtime: Runtime, site_id: str, session_id: str) -> str:
             details={"form": {"team_size": "12"}},
         )
         return lead.id
+
+
+@dataclass
+class Console:
+    app: FastAPI
+    runtime: Runtime
+    settings: Settings
+    # The client that runs the app's lifespan: its event loop lives for the whole test, so
+    # background work a request starts (a crawl) keeps running between requests.
+    live: TestClient | None = None
+
+    def client(self) -> TestClient:
+        return TestClient(self.app, raise_server_exceptions=False)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from console_support import (
     PASSWORD,
+    Console,
     login_csrf,
     page_csrf,
     seed_conversation,
@@ -23,7 +24,6 @@ from console_support import (
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from conftest import Console
 from frontdesk.store.models import Lead, Operator, OutboxItem
 
 pytestmark = pytest.mark.integration

@@ -7,9 +7,8 @@ import re
 from typing import Any
 
 import pytest
-from console_support import seed_conversation, sign_in
+from console_support import Console, seed_conversation, sign_in
 
-from conftest import Console
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.widget import FeedbackRepository

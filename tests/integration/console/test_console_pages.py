@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 import yaml
 from console_support import (
+    Console,
     page_csrf,
     seed_conversation,
     seed_failed_handoff,
     sign_in,
 )
 
-from conftest import Console
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import deployment_sites
 from frontdesk.store.desk import DeskRepository

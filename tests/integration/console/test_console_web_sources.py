@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
-from console_support import page_csrf, sign_in
+from console_support import Console, page_csrf, sign_in
 
-from conftest import Console
 from frontdesk.knowledge.web import CrawlStore
 from frontdesk.sites.schema import KnowledgeConfig
 from tests.support.website import LoopbackWebsite

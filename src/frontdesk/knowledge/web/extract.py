@@ -10,6 +10,7 @@ page reads as well as a UTF-8 one.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field, replace
 from email.message import Message
 from urllib.parse import urlsplit
@@ -87,7 +88,19 @@ def decode_body(body: bytes, content_type: str, *, html: bool) -> str:
     return str(best) if best is not None else body.decode("cp1252", errors="replace")
 
 
+# trafilatura parses with module-level lxml parsers, which are not safe to share between
+# threads: several crawl workers extracting at once aborted the process (seen in the test
+# suite). Extraction holds the GIL for most of its time anyway, so one at a time costs little.
+_EXTRACTION_LOCK = threading.Lock()
+
+
 def extract_page(url: str, body: bytes, content_type: str) -> Page:
+    """The page's document and links (see `_extract_page`), one extraction at a time."""
+    with _EXTRACTION_LOCK:
+        return _extract_page(url, body, content_type)
+
+
+def _extract_page(url: str, body: bytes, content_type: str) -> Page:
     """The page's document and links; raises `UnsupportedContent` or `LoaderError`."""
     kind = content_kind(content_type, url)
     if not body.strip():

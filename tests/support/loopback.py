@@ -17,7 +17,7 @@ from email import message_from_bytes, policy
 from email.message import Message
 from typing import Any, Literal
 
-from tests.support.ports import ThreadedServer, free_port
+from tests.support.ports import ThreadedServer, free_port, serve_on_loopback
 
 Fault = Literal["ok", "500", "timeout"]
 
@@ -96,18 +96,7 @@ class HttpReceiver:
         return Starlette(routes=[Route("/{path:path}", receive, methods=["POST"])])
 
     def start(self) -> HttpReceiver:
-        import uvicorn
-
-        config = uvicorn.Config(
-            self._app(),
-            host="127.0.0.1",
-            port=self.port,
-            log_level="error",
-            lifespan="off",
-            access_log=False,
-        )
-        self._server = ThreadedServer(config, "HTTP receiver")
-        self._server.start()
+        self._server = serve_on_loopback(self._app(), self.port, "HTTP receiver")
         return self
 
     def stop(self) -> None:

@@ -36,3 +36,14 @@ class ThreadedServer:
     def stop(self, timeout_s: float = 10) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=timeout_s)
+
+
+def serve_on_loopback(app: Any, port: int, name: str) -> ThreadedServer:
+    """Start `app` (ASGI) on 127.0.0.1:`port` on a daemon thread: the test peers' one way
+    to listen (no lifespan, no access log)."""
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="error", lifespan="off", access_log=False
+    )
+    server = ThreadedServer(config, name)
+    server.start()
+    return server

@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.support.ports import ThreadedServer, free_port
+from tests.support.ports import ThreadedServer, free_port, serve_on_loopback
 
 Structured = Callable[[str, dict[str, Any]], dict[str, Any] | None]
 _VISITOR = re.compile(r"<visitor_message>\\n(.*?)\\n</visitor_message>")
@@ -232,11 +232,7 @@ class SimulatedProvider:
 
     def start(self) -> SimulatedProvider:
         self.port = free_port()
-        config = uvicorn.Config(
-            self.app(), host="127.0.0.1", port=self.port, log_level="critical", lifespan="off"
-        )
-        self._server = ThreadedServer(config, "simulated provider")
-        self._server.start()
+        self._server = serve_on_loopback(self.app(), self.port, "simulated provider")
         return self
 
     def stop(self) -> None:

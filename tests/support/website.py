@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any
 
-from tests.support.ports import ThreadedServer, free_port
+from tests.support.ports import ThreadedServer, free_port, serve_on_loopback
 
 TOPICS = (
     "invoices", "webhooks", "backups", "exports", "permissions", "alerts", "reports",
@@ -276,18 +276,7 @@ class LoopbackWebsite:
         return Starlette(routes=[Route("/{path:path}", serve)])
 
     def start(self) -> LoopbackWebsite:
-        import uvicorn
-
-        config = uvicorn.Config(
-            self._app(),
-            host="127.0.0.1",
-            port=self.port,
-            log_level="error",
-            lifespan="off",
-            access_log=False,
-        )
-        self._server = ThreadedServer(config, "loopback website")
-        self._server.start()
+        self._server = serve_on_loopback(self._app(), self.port, "loopback website")
         return self
 
     def stop(self) -> None:

@@ -71,6 +71,11 @@ class TurnRequest(BaseModel):
     page_url: CleanText | None = Field(
         default=None, max_length=2048, description="The page the visitor is on."
     )
+    referrer: CleanText | None = Field(
+        default=None,
+        max_length=2048,
+        description="The page that led the visitor to the site (`document.referrer`).",
+    )
     reveal: dict[CleanText, CleanText] | None = Field(
         default=None,
         max_length=20,

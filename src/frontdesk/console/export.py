@@ -40,11 +40,18 @@ def transcript_document(site_id: str, transcript: Transcript) -> dict[str, Any]:
         "language": conversation.language,
         "started_at": _iso(conversation.started_at),
         "last_activity_at": _iso(conversation.last_activity_at),
+        "visitor": {
+            "pages": transcript.pages(),
+            "referrers": transcript.referrers(),
+            "enrichment": transcript.enrichment(),
+        },
         "turns": [
             {
                 "turn": turn.number,
                 "at": _iso(turn.at),
                 "page": turn.page or None,
+                "referrer": turn.referrer or None,
+                "enrichment": turn.details.get("enrichment") or None,
                 "visitor": turn.visitor,
                 "assistant": turn.assistant,
                 "route": turn.route,
@@ -93,8 +100,14 @@ def transcript_markdown(site_id: str, transcript: Transcript) -> str:
         f"- Site: {site_id}",
         f"- Started: {document['started_at']}",
         f"- Language: {document['language'] or 'unknown'}",
-        "",
     ]
+    visitor = document["visitor"]
+    for label, values in (("Page", visitor["pages"]), ("Referrer", visitor["referrers"])):
+        lines += [f"- {label}: {value}" for value in values]
+    if visitor["enrichment"]:
+        known = ", ".join(f"{key} {value}" for key, value in visitor["enrichment"].items())
+        lines.append(f"- Enrichment: {known}")
+    lines.append("")
     for turn in document["turns"]:
         labels = ", ".join(
             f"{name} {turn[name]}" for name in ("route", "routing", "intent") if turn[name]

@@ -108,4 +108,5 @@ class VisitorContext:
     ip_hash: str = ""
     user_agent: str = ""
     page_url: str = ""
+    referrer: str = ""  # the page that led the visitor to the site
     reveal: dict[str, str] = field(default_factory=dict)

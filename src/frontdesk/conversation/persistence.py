@@ -108,7 +108,13 @@ class TurnWriter:
 
     # -- before the answer -------------------------------------------------------------
     def open_turn(
-        self, site: SiteConfig, session_id: str, message: str, key: str, page_url: str = ""
+        self,
+        site: SiteConfig,
+        session_id: str,
+        message: str,
+        key: str,
+        page_url: str = "",
+        referrer: str = "",
     ) -> OpenedTurn:
         """Keep the visitor's message (store, else spool) before anything is answered.
 
@@ -119,7 +125,7 @@ class TurnWriter:
                 raise StoreBacklogError("earlier turns of this session wait in the spool")
             with transaction(self.sessions) as session:
                 turn = TurnLogRepository(session).open_turn(
-                    site.id, session_id, message, key, page_url=page_url
+                    site.id, session_id, message, key, page_url=page_url, referrer=referrer
                 )
         except Exception as exc:
             if not isinstance(exc, StoreBacklogError):
@@ -133,6 +139,8 @@ class TurnWriter:
                     "site_id": site.id,
                     "session_id": session_id,
                     "message": message,
+                    "page": page_url,
+                    "referrer": referrer,
                     "at": _now(),
                 },
                 exc,
@@ -154,6 +162,8 @@ class TurnWriter:
                 "citations": [c.model_dump() for c in result.citations],
                 "lead": result.lead.level,
                 "handoff": result.handoff.model_dump() if result.handoff else None,
+                # What enrichment knew of the visitor at this turn (the console shows it).
+                "enrichment": dict(record.values.get("visitor_profile") or {}) or None,
             },
         )
         return self._finish(

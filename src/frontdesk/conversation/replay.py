@@ -54,7 +54,14 @@ def _replay_one(writer: TurnWriter, site: SiteConfig, rec: dict[str, Any]) -> bo
             return False
         turn = stored.get("user") or rec.get("turn")
         if turn is None:
-            turn = log_repo.open_turn(site.id, session_id, rec["message"], key)
+            turn = log_repo.open_turn(
+                site.id,
+                session_id,
+                rec["message"],
+                key,
+                page_url=str(rec.get("page") or ""),
+                referrer=str(rec.get("referrer") or ""),
+            )
         if rec["kind"] == "turn":
             reply = StoredTurn(user_text=rec["message"], **rec["reply"])
             log_repo.add_reply(site.id, session_id, turn, reply)

@@ -213,6 +213,7 @@ class ChatService:
                 message,
                 uuid.uuid4().hex,
                 visitor.page_url,
+                visitor.referrer,
             )
         )
         opening.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -70,6 +70,7 @@ class TranscriptTurn:
     at: datetime
     trace: Trace | None = None
     page: str = ""  # the page the visitor wrote from
+    referrer: str = ""  # the page that led the visitor to the site (`document.referrer`)
     feedback: AnswerFeedback | None = None  # the visitor's vote on this answer
 
 
@@ -83,6 +84,22 @@ class Transcript:
     def pages(self) -> list[str]:
         """The pages the visitor wrote from, first seen first."""
         return list(dict.fromkeys(turn.page for turn in self.turns if turn.page))
+
+    def referrers(self) -> list[str]:
+        """The pages that led the visitor to the site, first seen first."""
+        return list(dict.fromkeys(turn.referrer for turn in self.turns if turn.referrer))
+
+    def enrichment(self) -> dict[str, Any]:
+        """What enrichment knew of the visitor at their latest answered turn."""
+        for turn in reversed(self.turns):
+            known = {
+                key: value
+                for key, value in (turn.details.get("enrichment") or {}).items()
+                if value not in (None, "", "unknown")
+            }
+            if known:
+                return known
+        return {}
 
 
 def _day_start(day: date) -> datetime:
@@ -272,6 +289,7 @@ class InboxRepository:
             if message.role == "user":
                 turn.visitor = message.content
                 turn.page = str((message.details or {}).get("page") or "")
+                turn.referrer = str((message.details or {}).get("referrer") or "")
             else:
                 turn.assistant = message.content
                 turn.route, turn.routing, turn.intent = (

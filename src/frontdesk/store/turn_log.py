@@ -33,9 +33,11 @@ class TurnLogRepository:
         turn_key: str,
         language: str | None = None,
         page_url: str = "",
+        referrer: str = "",
     ) -> int:
         """Store the visitor's message as the next turn; its number (1-based). The page
-        the visitor wrote from is kept with it (the console shows it)."""
+        the visitor wrote from, and the page that led them to the site, are kept with it
+        (the console shows both)."""
         now = utcnow()
         conversation_id, number = ConversationRepository(self.session).next_turn(
             site_id, session_id, language, now
@@ -52,7 +54,11 @@ class TurnLogRepository:
                     "route": None,
                     "routing": None,
                     "intent": None,
-                    "details": {"turn_key": turn_key, **({"page": page_url} if page_url else {})},
+                    "details": {
+                        "turn_key": turn_key,
+                        **({"page": page_url} if page_url else {}),
+                        **({"referrer": referrer} if referrer else {}),
+                    },
                 }
             ],
         )

@@ -55,6 +55,7 @@ def _visitor(request: Request, body: TurnRequest, ip_hash: str) -> VisitorContex
         ip_hash=ip_hash,
         user_agent=clean_text(request.headers.get("user-agent", ""))[:300],
         page_url=clean_text(body.page_url or request.headers.get("referer", ""))[:2048],
+        referrer=clean_text(body.referrer or "")[:2048],
         reveal=dict(body.reveal or {}),
     )
 

@@ -1552,6 +1552,7 @@
               session_secret: this.session ? this.session.secret : undefined,
               identity: this.identity || undefined,
               page_url: window.location.href,
+              referrer: document.referrer || undefined,
             }),
             signal: controller.signal,
             referrerPolicy: "origin",

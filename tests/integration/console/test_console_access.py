@@ -337,3 +337,26 @@ def test_operators_cli_add_list_remove(console_app: Console) -> None:
     with console_app.runtime.sessions() as session:
         assert session.scalars(select(Operator.email)).all() == []
     assert login_csrf(client)
+
+
+def test_make_run_prints_the_console_address_and_a_first_owner_link(
+    console_app: Console,
+) -> None:
+    """`make run` is `frontdesk demo`, which ends with this print (cli/main.py)."""
+    import importlib
+
+    # `frontdesk.cli.main` is also the name of the entry-point function the package exports.
+    cli_main = importlib.import_module("frontdesk.cli.main")
+
+    with cli_main.console.capture() as captured:
+        cli_main._print_console_link(console_app.settings)
+    printed = captured.get()
+    assert "Console: http://127.0.0.1:8000/console" in printed
+    link = re.search(r"http://127\.0\.0\.1:8000(/console/invite/\S+)", printed)
+    assert link and "Create the first owner (one-time link):" in printed
+    client = console_app.client()
+    assert client.get(link.group(1)).status_code == 200  # the invitation form
+    with cli_main.console.capture() as again:
+        cli_main._print_console_link(console_app.settings)
+    assert "/console/invite/" in again.get()  # nobody signed up yet: a fresh link
+    assert client.get(link.group(1)).status_code == 404  # and the earlier one is withdrawn

@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -176,6 +176,36 @@ class Settings(BaseSettings):
         default="",
         description="Public base URL of the API (e.g. https://chat.example.com), used by the "
         "demo page's widget; empty: the page's own origin. Never taken from the Host header.",
+    )
+    # Console sign-in with OpenID Connect (optional; needs the `oidc` extra). It only maps a
+    # provider's verified e-mail to an existing operator: it never creates an account.
+    oidc_issuer: str = Field(
+        default="",
+        description="Issuer URL of the OpenID Connect provider (e.g. https://login.example.com"
+        "/realms/acme); empty: the console has password sign-in only.",
+    )
+    oidc_discovery_url: str = Field(
+        default="",
+        description="Its discovery document; empty: ISSUER/.well-known/openid-configuration.",
+    )
+    oidc_client_id: str = Field(default="", description="Client id registered at the provider.")
+    oidc_client_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="Client secret (set FRONTDESK_OIDC_CLIENT_SECRET in the environment, never "
+        "in a file); empty: a public client (PKCE only).",
+    )
+    oidc_allowed_domains: str = Field(
+        default="",
+        description="Comma-separated e-mail domains that may sign in with the provider "
+        "(empty: any domain); the e-mail must also belong to an existing operator.",
+    )
+    oidc_redirect_url: str = Field(
+        default="",
+        description="Callback URL registered at the provider; empty: PUBLIC_URL (else the "
+        "request's origin) + /console/login/oidc/callback.",
+    )
+    oidc_button_label: str = Field(
+        default="Sign in with single sign-on", description="The console's sign-in button."
     )
     max_request_bytes: int = Field(
         default=64_000, ge=1_024, description="Largest request body the API accepts."

@@ -14,6 +14,7 @@ from frontdesk.console import (
     inbox_pages,
     knowledge_pages,
     leads_pages,
+    oidc_pages,
     settings_pages,
     web_sources,
 )
@@ -58,6 +59,7 @@ async def _csrf(request: Request, _exc: Exception) -> Response:
 def install_console(app: FastAPI) -> None:
     for module in (
         auth_pages,
+        oidc_pages,
         inbox_pages,
         leads_pages,
         knowledge_pages,

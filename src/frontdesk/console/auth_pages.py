@@ -27,6 +27,7 @@ from frontdesk.console.access import (
     session_user,
     set_session_cookie,
 )
+from frontdesk.console.oidc import OidcConfig
 from frontdesk.console.passwords import hash_password, password_problem, verify_password
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
@@ -48,14 +49,21 @@ def safe_next(target: str | None) -> str:
     return "/console"
 
 
-def _login_form(
+def login_form(
     request: Request, *, error: str = "", next_url: str = "/console", status: int = 200
 ) -> Response:
     token = request.cookies.get(LOGIN_CSRF_COOKIE) or secrets.token_urlsafe(24)
+    runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+    oidc = OidcConfig.from_settings(runtime.settings) if runtime is not None else None
     response = render(
         request,
         "login.html",
-        {"error": error, "next_url": next_url, "login_csrf": token},
+        {
+            "error": error,
+            "next_url": next_url,
+            "login_csrf": token,
+            "oidc_label": oidc.button_label if oidc else "",
+        },
         status_code=status,
     )
     response.set_cookie(
@@ -86,7 +94,7 @@ async def home(request: Request, runtime: RuntimeDep) -> Response:
 
 @router.get("/login")
 def login_page(request: Request, next: str = "/console") -> Response:
-    return _login_form(request, next_url=safe_next(next))
+    return login_form(request, next_url=safe_next(next))
 
 
 def _check_password(runtime: Runtime, email: str, password: str) -> str | None:
@@ -98,7 +106,7 @@ def _check_password(runtime: Runtime, email: str, password: str) -> str | None:
     return None
 
 
-def _open_session(runtime: Runtime, operator_id: str) -> str:
+def open_session(runtime: Runtime, operator_id: str) -> str:
     with transaction(runtime.sessions) as session:
         operators = OperatorRepository(session)
         operator = operators.get(operator_id)
@@ -124,7 +132,7 @@ async def login(
 ) -> Response:
     next_url = safe_next(next)
     if not _login_csrf_ok(request, csrf_token):
-        return _login_form(
+        return login_form(
             request, error="The form expired; please sign in again.", next_url=next_url, status=403
         )
     wait = max(lockout.retry_after_s(ip_hash), lockout.retry_after_s(_email_key(email)))
@@ -135,17 +143,17 @@ async def login(
         wait = max(await lockout.failed(ip_hash), await lockout.failed(_email_key(email)))
         if wait:
             return _throttled(request, wait, next_url)
-        return _login_form(
+        return login_form(
             request, error="Wrong e-mail or password.", next_url=next_url, status=401
         )
-    token = await run_in_threadpool(_open_session, runtime, operator_id)
+    token = await run_in_threadpool(open_session, runtime, operator_id)
     response = RedirectResponse(next_url, status_code=303)
     set_session_cookie(response, request, token)
     return response
 
 
 def _throttled(request: Request, wait: int, next_url: str) -> Response:
-    response = _login_form(
+    response = login_form(
         request,
         error=f"Too many failed sign-ins. Try again in {wait} seconds.",
         next_url=next_url,

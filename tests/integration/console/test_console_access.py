@@ -295,6 +295,18 @@ def test_tokens_made_in_the_console_open_the_admin_api_of_their_site(
     bearer = {"Authorization": f"Bearer {token.group(1)}"}
     assert bare.get("/v1/admin/sites/demo/leads", headers=bearer).status_code == 200
     assert bare.get("/v1/admin/sites/acme/leads", headers=bearer).status_code in (401, 403)
+    # Stored hashed: the table holds the token's SHA-256, never the token.
+    import hashlib
+
+    from frontdesk.store.models import AdminToken
+
+    with console_app.runtime.sessions() as session:
+        stored = session.scalars(select(AdminToken.token_hash)).all()
+    assert hashlib.sha256(token.group(1).encode()).hexdigest() in stored
+    assert token.group(1) not in stored
+    # The operator's session opens the admin API too (the process-wide key stays for
+    # automation: tests/integration/api).
+    assert client.get("/v1/admin/sites/demo/leads").status_code == 200
 
 
 def test_operators_cli_add_list_remove(console_app: Console) -> None:

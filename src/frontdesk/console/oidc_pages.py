@@ -126,7 +126,7 @@ async def callback(
             pending.next_url,
         )
     token = await run_in_threadpool(open_session, runtime, operator_id)
-    response = RedirectResponse(pending.next_url, status_code=303)
+    response = RedirectResponse(safe_next(pending.next_url), status_code=303)
     set_session_cookie(response, request, token)
     response.delete_cookie(FLOW_COOKIE, path=FLOW_PATH)
     return response

@@ -137,9 +137,12 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         sign_in(console, console_server.url)
         expect(console.locator("h1")).to_have_text("Inbox")
         before = console.locator("tr.conversation").count()
+        console.evaluate("window.__sameDocument = true")  # gone if the page reloads
 
         chat = visitor.new_page()
-        chat.goto(f"{console_server.url}/")
+        # The visitor arrives from a search engine: the widget sends `document.referrer`
+        # (trimmed to the origin by the browser's default referrer policy).
+        chat.goto(f"{console_server.url}/", referer="https://search.example.test/?q=sync")
         widget(chat, ".launcher").click()
         widget(chat, ".gdpr-ok").click()
         question = "How does Data Sync handle conflicts?"
@@ -157,13 +160,18 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         row = console.locator("tr.conversation", has_text=question)
         expect(row).to_be_visible(timeout=15_000)
         assert console.locator("tr.conversation").count() == before + 1
+        assert console.evaluate("window.__sameDocument === true"), "the inbox reloaded"
 
         row.locator("a").click()
         expect(console.locator("h1")).to_contain_text("Conversation")
         turn = console.locator("article.turn").first
         expect(turn.locator(".bubble.visitor")).to_contain_text(question)
-        # The page the visitor chatted from (the widget sends it with the message).
-        expect(console.locator(".pages-seen")).to_contain_text(f"{console_server.url}/")
+        # The visitor's context, three fields: the page they chatted from, the page that
+        # led them there, and what enrichment knew (nothing for a loopback visitor).
+        expect(console.locator(".field-page")).to_contain_text(f"{console_server.url}/")
+        expect(console.locator(".field-referrer")).to_contain_text("https://search.example.test")
+        expect(console.locator(".field-page")).not_to_contain_text("search.example.test")
+        expect(console.locator(".field-enrichment")).to_be_visible()
         expect(turn.locator(".bubble.assistant")).not_to_be_empty()
         expect(turn.locator(".labels .tag").first).to_be_visible()
         expect(turn.locator("ol.sources li").first).to_be_visible()
@@ -306,6 +314,11 @@ def test_every_page_renders_on_desktop_and_phone(
         context = new_context(browser, viewport)
         try:
             page = context.new_page()
+            # The pages before sign-in: the form, and an invitation (the first owner's link).
+            for public in ("/console/login", f"/console/invite/{_invitation(console_server)}"):
+                page.goto(f"{console_server.url}{public}")
+                expect(page.locator("main h1")).to_be_visible()
+                _assert_fits(page, public, viewport)
             page.goto(f"{console_server.url}/console/login")
             page.screenshot(path=str(SCREENSHOTS / f"console-login-{name}.png"))
             sign_in(page, console_server.url)
@@ -314,14 +327,29 @@ def test_every_page_renders_on_desktop_and_phone(
                 expect(page.locator("main h1")).to_be_visible()
                 if page_name == "conversation":
                     page.locator("details.trace summary").first.click()
-                overflow = page.evaluate(
-                    "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-                )
-                wide = page.evaluate(WIDEST_ELEMENTS) if overflow > 1 else []
-                assert overflow <= 1, f"{page_name} overflows {viewport} by {overflow}px: {wide}"
+                _assert_fits(page, page_name, viewport)
                 page.screenshot(
                     path=str(SCREENSHOTS / f"console-{page_name}-{name}.png"),
                     full_page=name == "desktop",
                 )
         finally:
             context.close()
+
+
+def _assert_fits(page: Any, page_name: str, viewport: tuple[int, int]) -> None:
+    overflow = page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    wide = page.evaluate(WIDEST_ELEMENTS) if overflow > 1 else []
+    assert overflow <= 1, f"{page_name} overflows {viewport} by {overflow}px: {wide}"
+
+
+def _invitation(server: ConsoleServer) -> str:
+    from datetime import timedelta
+
+    from frontdesk.store.db import transaction
+    from frontdesk.store.operators import OperatorRepository
+
+    with transaction(server.runtime.sessions) as session:
+        _row, token = OperatorRepository(session).invite("demo", "agent", timedelta(days=1))
+    return token

@@ -143,9 +143,7 @@ async def login(
         wait = max(await lockout.failed(ip_hash), await lockout.failed(_email_key(email)))
         if wait:
             return _throttled(request, wait, next_url)
-        return login_form(
-            request, error="Wrong e-mail or password.", next_url=next_url, status=401
-        )
+        return login_form(request, error="Wrong e-mail or password.", next_url=next_url, status=401)
     token = await run_in_threadpool(open_session, runtime, operator_id)
     response = RedirectResponse(next_url, status_code=303)
     set_session_cookie(response, request, token)

@@ -14,6 +14,7 @@ from frontdesk.console import (
     inbox_pages,
     knowledge_pages,
     leads_pages,
+    live_api,
     settings_pages,
     web_sources,
 )
@@ -64,6 +65,7 @@ def install_console(app: FastAPI) -> None:
         analytics_pages,
         settings_pages,
         web_sources,
+        live_api,
     ):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

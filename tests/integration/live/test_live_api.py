@@ -12,12 +12,17 @@ import httpx
 import pytest
 from live_support import (
     Replica,
+    ScriptedBackend,
+    add_operator,
     new_session,
     operator_stream,
     sign_in,
     visitor_stream,
     widget_headers,
 )
+
+from frontdesk.live.desk import LiveDesk
+from frontdesk.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -131,8 +136,6 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -
     empty = anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "   "})
     assert empty.status_code == 422 and empty.json()["error"]["code"] == "empty_message"
     # Another agent cannot take over a conversation someone owns.
-    from live_support import add_operator
-
     add_operator(replica.runtime, "bo@example.com", {"demo": "agent"})
     bo = sign_in(base, "bo@example.com")
     taken = bo.post(base, f"{LIVE}/{session_id}/join")
@@ -191,3 +194,45 @@ async def test_presence_and_ringing_on_the_site_stream(replica: Replica) -> None
     assert anna.get(base, LIVE).json()["online"] == []
     assert session_id  # a session existed throughout; nothing rang for it
     assert anna.get(base, LIVE).json()["conversations"] == []
+
+
+class DraftingBackend(ScriptedBackend):
+    """The scripted backend plus a drafter that records the question it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.questions: list[str] = []
+
+    async def draft_reply(self, site: object, session_id: str, question: str) -> dict[str, object]:
+        self.questions.append(question)
+        return {"draft": f"Draft for: {question}", "sources": []}
+
+
+async def test_suggest_returns_a_draft_for_the_visitors_last_question(
+    live_settings: Settings,
+) -> None:
+    backend = DraftingBackend()
+    server = Replica(live_settings, backend).start()
+    try:
+        add_operator(server.runtime, "anna.berg@example.com", {"demo": "agent"})
+        add_operator(server.runtime, "vic@example.com", {"demo": "viewer"})
+        base = server.url
+        session_id, _ = new_session(base)
+        anna = sign_in(base, "anna.berg@example.com")
+        none_yet = anna.post(base, f"{LIVE}/{session_id}/suggest")
+        assert none_yet.status_code == 404 and none_yet.json()["error"]["code"] == "no_question"
+        assert anna.post(base, f"{LIVE}/{session_id}/join").status_code == 200
+        # The visitor's message while Anna owns the conversation (what human_relay writes).
+        writer = LiveDesk(server.runtime.sessions)  # this loop's own desk on the same store
+        await writer.relay_visitor("demo", session_id, "Can I pay by invoice?")
+        drafted = anna.post(base, f"{LIVE}/{session_id}/suggest")
+        assert drafted.status_code == 200, drafted.text
+        assert drafted.json()["draft"] == "Draft for: Can I pay by invoice?"
+        assert backend.questions == ["Can I pay by invoice?"]
+        # Nothing was sent to the visitor by suggesting.
+        log = anna.get(base, f"{LIVE}/{session_id}").json()["events"]
+        assert [e["type"] for e in log] == ["operator_joined", "visitor_message"]
+        vic = sign_in(base, "vic@example.com")
+        assert vic.post(base, f"{LIVE}/{session_id}/suggest").status_code == 403
+    finally:
+        server.stop()

@@ -193,3 +193,24 @@ async def test_erasing_a_session_erases_its_live_log(chat: ChatService) -> None:
     assert await desk.session_log("demo", session_id) == []
     assert (await desk.ownership("demo", session_id)).state == "bot"
     assert str(uuid.UUID(session_id)) == session_id
+
+
+async def test_suggest_drafts_an_answer_from_the_knowledge_base(
+    ingested_demo: Settings, tmp_path: Path
+) -> None:
+    import shutil
+
+    data = tmp_path / "ingested"
+    shutil.copytree(ingested_demo.data_dir, data)
+    service = ChatService(build_runtime(Settings(data_dir=data, sites_dir=ingested_demo.sites_dir)))
+    try:
+        site = service.runtime.sites["demo"]
+        question = site.config.starter_questions["en"][0]  # a question the site's pages answer
+        draft = await service.draft_reply(site, str(uuid.uuid4()), question)
+        assert draft["draft"].strip()
+        assert draft["sources"] and all(source["title"] for source in draft["sources"])
+        # Drafting sends and stores nothing.
+        assert await service.history(site, str(uuid.uuid4())) == []
+    finally:
+        await service.close()
+        service.runtime.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -71,7 +72,7 @@ async def live_overview(site: ConsoleSiteDep, live: LiveDep) -> dict[str, Any]:
     return {
         "conversations": await live.active(site.id),
         "online": await live.online(site.id),
-        "you": operator_of(site).__dict__,
+        "you": dataclasses.asdict(operator_of(site)),
         "can_join": site.can("agent"),
     }
 

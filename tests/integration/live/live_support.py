@@ -11,6 +11,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,10 @@ class Replica:
         chat: ChatBackend | None = None,
         *,
         live_desk: LiveDesk | None = None,
+        chat_factory: Callable[[Runtime], ChatBackend] | None = None,
     ) -> None:
         self.runtime: Runtime = build_runtime(settings)
-        self.chat = chat or ScriptedBackend()
+        self.chat = chat_factory(self.runtime) if chat_factory else chat or ScriptedBackend()
         self.app = create_app(
             settings, self.runtime, self.chat, sse_ping_s=1.0, live_desk=live_desk
         )
@@ -86,6 +88,12 @@ class Replica:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=15)
+        closer = getattr(self.chat, "close", None)
+        if closer is not None and not isinstance(self.chat, ScriptedBackend):
+            # Its own loop on its own thread (the caller may be inside a running loop).
+            done = threading.Thread(target=asyncio.run, args=(closer(),))
+            done.start()
+            done.join(timeout=30)
         self.runtime.close()
 
 

@@ -236,3 +236,39 @@ async def test_suggest_returns_a_draft_for_the_visitors_last_question(
         assert vic.post(base, f"{LIVE}/{session_id}/suggest").status_code == 403
     finally:
         server.stop()
+
+
+async def test_chat_turn_while_a_person_owns_it_is_relayed_not_answered(
+    live_settings: Settings,
+) -> None:
+    from frontdesk.conversation.service import ChatService
+
+    server = Replica(live_settings, chat_factory=ChatService).start()
+    try:
+        add_operator(server.runtime, "anna.berg@example.com", {"demo": "agent"})
+        base = server.url
+        session_id, secret = new_session(base)
+        anna = sign_in(base, "anna.berg@example.com")
+        operator = await operator_stream(base, anna, f"{LIVE}/{session_id}/events").start()
+        visitor = await visitor_stream(base, session_id, secret).start()
+        try:
+            assert anna.post(base, f"{LIVE}/{session_id}/join").status_code == 200
+            body = {"message": "Is anyone there?", "session_id": session_id}
+            turn = httpx.post(
+                f"{base}/v1/chat", json=body, headers=widget_headers(secret), timeout=120
+            )
+            assert turn.status_code == 200, turn.text
+            kinds = [line[7:] for line in turn.text.splitlines() if line.startswith("event: ")]
+            assert kinds == ["relayed"]  # no token, no complete: the bot said nothing
+            await operator.wait_for(lambda events: bool(operator.of("visitor_message")))
+            relayed = operator.of("visitor_message")[0]
+            assert relayed.data["text"] == "Is anyone there?"
+            assert f'"event_id": {relayed.id}' in turn.text
+            # The visitor's own message is not echoed back on the widget's stream.
+            await visitor.wait_for(lambda events: bool(visitor.of("operator_joined")))
+            assert visitor.of("visitor_message") == []
+        finally:
+            await operator.close()
+            await visitor.close()
+    finally:
+        server.stop()

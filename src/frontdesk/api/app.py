@@ -102,8 +102,9 @@ def create_app(
     """Build the app; the runtime (store, sites) and the chat backend open at start-up
     unless given. `limiter` and `locks` default to in-memory (one process), or Redis when
     `redis_url` is set. `live_desk` (tests: a frozen clock) defaults to one whose bus
-    follows the settings (`frontdesk.live.setup`). `migrate_schema=False` skips the store's migrations at start-up
-    (a worker of `frontdesk serve --workers N`, whose parent ran them)."""
+    follows the settings (`frontdesk.live.setup`). `migrate_schema=False` skips the
+    store's migrations at start-up (a worker of `frontdesk serve --workers N`, whose
+    parent ran them)."""
     api_metrics = ApiMetrics()
 
     @asynccontextmanager

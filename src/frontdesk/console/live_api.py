@@ -124,22 +124,28 @@ async def _heartbeats(live: LiveDesk, site_id: str, operator: Operator) -> None:
 def _site_event(event: Published) -> ServerSentEvent:
     data = event.data
     if event.kind == "handoff_waiting":
-        name, payload = "ringing", {
-            "type": "ringing",
-            "session_id": data["session_id"],
-            "expected_wait_seconds": data.get("expected_wait_seconds"),
-            "at": data["at"],
-        }
+        name, payload = (
+            "ringing",
+            {
+                "type": "ringing",
+                "session_id": data["session_id"],
+                "expected_wait_seconds": data.get("expected_wait_seconds"),
+                "at": data["at"],
+            },
+        )
     else:
         reason = {"operator_joined": "joined", "handoff_async": "no_operator"}.get(
             event.kind, event.kind
         )
-        name, payload = "ringing_stopped", {
-            "type": "ringing_stopped",
-            "session_id": data["session_id"],
-            "reason": reason,
-            "name": data.get("name"),
-        }
+        name, payload = (
+            "ringing_stopped",
+            {
+                "type": "ringing_stopped",
+                "session_id": data["session_id"],
+                "reason": reason,
+                "name": data.get("name"),
+            },
+        )
     return ServerSentEvent(data=json.dumps(payload), event=name, id=str(event.id))
 
 

@@ -437,9 +437,7 @@ class ChatService:
         pieces = [piece async for piece in engines.writer.write(request)]
         return {
             "draft": "".join(pieces).strip(),
-            "sources": [
-                {"title": chunk.title, "url": chunk.url} for chunk in retrieval.chunks[:5]
-            ],
+            "sources": [{"title": chunk.title, "url": chunk.url} for chunk in retrieval.chunks[:5]],
         }
 
     async def ask(

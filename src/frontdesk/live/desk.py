@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -77,6 +78,10 @@ def as_published(event: LiveEvent) -> Published:
     return Published(event.id, event.kind, data)
 
 
+def _site_events(repo: LiveRepository, *, site_id: str, after: int) -> list[LiveEvent]:
+    return repo.site_events(site_id, after, SITE_KINDS)
+
+
 def _utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
@@ -120,9 +125,7 @@ class LiveDesk:
         self.presence_ttl_s = presence_ttl_s
 
     # -- writing -----------------------------------------------------------------------
-    async def _write(
-        self, work: Callable[[LiveRepository, datetime], tuple[T, list[str]]]
-    ) -> T:
+    async def _write(self, work: Callable[[LiveRepository, datetime], tuple[T, list[str]]]) -> T:
         """Run `work` in one transaction; publish its channels after the commit."""
         now = self.clock()
 
@@ -328,6 +331,7 @@ class LiveDesk:
                 in_hours=in_business_hours(site, now), operators_online=online
             )
             wait_s = site.handoff.live_wait_seconds
+            body: dict[str, Any]
             if decision == "ring":
                 row.state, row.wait_until, row.updated_at = (
                     "waiting",
@@ -433,8 +437,7 @@ class LiveDesk:
             last = await self._read(lambda repo: repo.last_id(site_id))
         with self.bus.waiters.waiter(site_channel(site_id)) as waiter:
             async for _ in wake_ups(waiter, self.poll_s):
-                start = last
-                rows = await self._read(lambda repo: repo.site_events(site_id, start, SITE_KINDS))
+                rows = await self._read(partial(_site_events, site_id=site_id, after=last))
                 for row in rows:
                     last = row.id
                     yield as_published(row)

@@ -153,7 +153,9 @@ class LiveRepository:
         transaction on PostgreSQL so two replicas change it one after the other."""
         row = self.conversation(site_id, session_id, for_update=True)
         if row is None:
-            row = LiveConversation(site_id=site_id, session_id=session_id, state="bot", updated_at=at)
+            row = LiveConversation(
+                site_id=site_id, session_id=session_id, state="bot", updated_at=at
+            )
             self.session.add(row)
             self.session.flush()
         return row
@@ -191,7 +193,9 @@ class LiveRepository:
         row = self.session.get(LivePresence, (site_id, operator_id))
         if row is None:
             self.session.add(
-                LivePresence(site_id=site_id, operator_id=operator_id, display_name=name, seen_at=at)
+                LivePresence(
+                    site_id=site_id, operator_id=operator_id, display_name=name, seen_at=at
+                )
             )
             return True
         row.seen_at = at
@@ -213,7 +217,9 @@ class LiveRepository:
 
     def erase_session(self, site_id: str, session_id: str) -> int:
         removed = self.session.execute(
-            delete(LiveEvent).where(LiveEvent.site_id == site_id, LiveEvent.session_id == session_id)
+            delete(LiveEvent).where(
+                LiveEvent.site_id == site_id, LiveEvent.session_id == session_id
+            )
         )
         self.session.execute(
             delete(LiveConversation).where(

@@ -115,13 +115,22 @@ class OperatorClient:
     def headers(self) -> dict[str, str]:
         return {"X-CSRF-Token": self.csrf}
 
-    def post(self, base: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
-        with httpx.Client(base_url=base, cookies=self.cookies, timeout=30) as client:
-            return client.post(path, json=body, headers=self.headers())
+    async def post(
+        self, base: str, path: str, body: dict[str, Any] | None = None, *, csrf: bool = True
+    ) -> httpx.Response:
+        headers = self.headers() if csrf else {}
+        async with httpx.AsyncClient(base_url=base, cookies=self.cookies, timeout=60) as client:
+            return await client.post(path, json=body, headers=headers)
 
-    def get(self, base: str, path: str) -> httpx.Response:
-        with httpx.Client(base_url=base, cookies=self.cookies, timeout=30) as client:
-            return client.get(path)
+    async def get(self, base: str, path: str) -> httpx.Response:
+        async with httpx.AsyncClient(base_url=base, cookies=self.cookies, timeout=60) as client:
+            return await client.get(path)
+
+
+async def http(method: str, url: str, **options: Any) -> httpx.Response:
+    """One request from async tests without blocking their loop (SSE readers run on it)."""
+    async with httpx.AsyncClient(timeout=120) as client:
+        return await client.request(method, url, **options)
 
 
 def sign_in(base: str, email: str, site: str = "demo") -> OperatorClient:
@@ -168,7 +177,7 @@ class SseReader:
 
     async def start(self) -> SseReader:
         self._task = asyncio.create_task(self._read())
-        await self.wait_for(lambda events: self.status is not None, timeout=15)
+        await self.wait_for(lambda events: self.status is not None)
         return self
 
     async def _read(self) -> None:
@@ -205,8 +214,8 @@ class SseReader:
                 else:
                     current[name] = value
 
-    async def wait_for(self, done: Any, timeout: float = 15) -> None:
-        deadline = time.monotonic() + timeout
+    async def wait_for(self, done: Any, within_s: float = 15) -> None:
+        deadline = time.monotonic() + within_s
         while not done(self.events):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -229,7 +238,9 @@ class SseReader:
                 await self._task
 
 
-def visitor_stream(base: str, session_id: str, secret: str, last_id: str | None = None) -> SseReader:
+def visitor_stream(
+    base: str, session_id: str, secret: str, last_id: str | None = None
+) -> SseReader:
     headers = widget_headers(secret)
     if last_id is not None:
         headers["Last-Event-ID"] = last_id

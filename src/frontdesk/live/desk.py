@@ -160,6 +160,18 @@ class LiveDesk:
         if not WidgetSessionRepository(db).keys(site_id, session_id):
             raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
 
+    def _owned(
+        self, repo: LiveRepository, site_id: str, session_id: str, operator: Operator
+    ) -> LiveConversation:
+        """The ownership row, locked, when `operator` owns the conversation (else a
+        clear error: unknown session, nobody joined, someone else did)."""
+        row = repo.conversation(site_id, session_id, for_update=True)
+        if row is None:
+            self._require_session(repo.session, site_id, session_id)
+            raise ApiError(409, "not_joined", "Join the conversation first.")
+        self._require_owner(row, operator)
+        return row
+
     @staticmethod
     def _require_owner(row: LiveConversation, operator: Operator) -> None:
         if row.state != "human":
@@ -215,9 +227,7 @@ class LiveDesk:
         body = clean_message(text)
 
         def work(repo: LiveRepository, now: datetime) -> tuple[Published, list[str]]:
-            self._require_session(repo.session, site.id, session_id)
-            row = repo.claim(site.id, session_id, now)
-            self._require_owner(row, operator)
+            row = self._owned(repo, site.id, session_id, operator)
             name = row.operator_name or operator.name
             event = repo.append(
                 site.id,
@@ -237,8 +247,7 @@ class LiveDesk:
         self, site: SiteConfig, session_id: str, operator: Operator, active: bool
     ) -> Published:
         def work(repo: LiveRepository, now: datetime) -> tuple[Published, list[str]]:
-            self._require_session(repo.session, site.id, session_id)
-            self._require_owner(repo.claim(site.id, session_id, now), operator)
+            self._owned(repo, site.id, session_id, operator)
             event = repo.append(
                 site.id,
                 session_id,
@@ -261,9 +270,7 @@ class LiveDesk:
         def work(
             repo: LiveRepository, now: datetime
         ) -> tuple[tuple[Published, list[LiveEvent]], list[str]]:
-            self._require_session(repo.session, site.id, session_id)
-            row = repo.claim(site.id, session_id, now)
-            self._require_owner(row, operator)
+            row = self._owned(repo, site.id, session_id, operator)
             exchange = repo.exchange(site.id, session_id, row.exchange_from or 0)
             kind = "closed" if close else "released"
             event = repo.append(

@@ -139,6 +139,11 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -
     assert no_csrf.status_code == 403
     unknown = await anna.post(base, f"{LIVE}/00000000-0000-4000-8000-000000000000/join")
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "session_not_found"
+    unknown_reply = await anna.post(
+        base, f"{LIVE}/00000000-0000-4000-8000-000000000000/reply", {"text": "hi"}
+    )
+    assert unknown_reply.status_code == 404
+    assert unknown_reply.json()["error"]["code"] == "session_not_found"
 
     assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
     assert (

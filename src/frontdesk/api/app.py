@@ -73,6 +73,12 @@ def _start_spool_replays(runtime: Runtime) -> asyncio.Task[None]:
     return asyncio.create_task(spool_replays(runtime), name="frontdesk-spool-replay")
 
 
+def _start_trust_reports(runtime: Runtime) -> asyncio.Task[None]:
+    from frontdesk.evals.trust_jobs import trust_loop
+
+    return asyncio.create_task(trust_loop(runtime, asyncio.Event()), name="frontdesk-trust")
+
+
 async def _close(backend: Any) -> None:
     for name in ("aclose", "close"):
         closer = getattr(backend, name, None)
@@ -137,9 +143,13 @@ def create_app(
         # Turns kept in the spool while the store could not write go back into the store
         # (and their handoffs into the outbox) at start and periodically.
         replays = _start_spool_replays(app.state.runtime) if in_process else None
+        # Queued trust reports (issue #22) run beside the dispatcher, never in a request.
+        run_trust = in_process and app.state.runtime.settings.trust_in_process
+        trust = _start_trust_reports(app.state.runtime) if run_trust else None
         try:
             yield
         finally:
+            await stop_dispatcher(trust)
             await stop_dispatcher(replays)
             await stop_dispatcher(dispatcher)
             web_sync = getattr(app.state, "web_sync", None)

@@ -15,6 +15,7 @@ from frontdesk.console import (
     knowledge_pages,
     leads_pages,
     settings_pages,
+    trust_pages,
     web_sources,
 )
 from frontdesk.console.access import (
@@ -64,6 +65,7 @@ def install_console(app: FastAPI) -> None:
         analytics_pages,
         settings_pages,
         web_sources,
+        trust_pages,
     ):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

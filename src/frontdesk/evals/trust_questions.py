@@ -26,7 +26,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -122,8 +122,11 @@ def _lower_first(text: str, language: str) -> str:
     first = words[0]
     long_words = [w for w in words if len(w) > 3]
     title_case = len(long_words) > 1 and all(w[:1].isupper() for w in long_words)
-    if language in _CAPITALISED_NOUNS or title_case or first.isupper() or any(
-        c.isupper() for c in first[1:]
+    if (
+        language in _CAPITALISED_NOUNS
+        or title_case
+        or first.isupper()
+        or any(c.isupper() for c in first[1:])
     ):
         return text  # an acronym, a name in Title Case, a MixedCase brand, German nouns
     return text[:1].lower() + text[1:]
@@ -174,7 +177,8 @@ _NOT_SUBJECTS = frozenset(
     {
         "it", "this", "that", "there", "here", "he", "she", "they", "we", "you", "i", "what",
         "which", "who", "where", "when", "how", "why", "these", "those", "one", "each",
-        "esto", "eso", "esta", "este", "ello", "hay", "es", "das", "es", "dies", "er", "sie",
+        "most", "all", "some", "many", "any", "every", "both", "few", "several",
+        "esto", "eso", "esta", "este", "ello", "hay", "es", "das", "dies", "er", "sie",
         "ce", "cela", "il", "elle", "c'est", "это", "он", "она", "они", "мы", "вы", "что",
         "кто", "где", "как",
     }
@@ -184,8 +188,17 @@ _POSSESSIVES = {"our": "your", "Our": "Your", "nuestro": "su", "nuestra": "su",
                 "notre": "votre", "nos": "vos"}  # fmt: skip
 
 
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"[*_`]{1,3}")
+
+
+def plain(text: str) -> str:
+    """Markdown links, emphasis and code marks removed (the words stay)."""
+    return _EMPHASIS.sub("", _LINK.sub(r"\1", text))
+
+
 def _sentences(text: str) -> list[str]:
-    lines = [line for line in text.splitlines() if not _HEADING_LINE.match(line)]
+    lines = [plain(line) for line in text.splitlines() if not _HEADING_LINE.match(line)]
     found = []
     for part in _SENTENCE_SPLIT.split("\n".join(lines)):
         sentence = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", part).strip()
@@ -204,6 +217,9 @@ def definition_question(sentence: str, language: str) -> str | None:
     match = pattern.match(sentence)
     if match is None:
         return None
+    after = sentence[match.end("cop") :].split()
+    if language == "en" and after and after[0].casefold().endswith("ed"):
+        return None  # "are returned": a passive verb, not a definition
     subject = match.group("x")
     words = subject.split()
     if words[0].casefold() in _NOT_SUBJECTS or words[-1].casefold() in _NOT_SUBJECTS:
@@ -216,23 +232,26 @@ def definition_question(sentence: str, language: str) -> str | None:
     return templates[copula if language == "ru" else copula.casefold()].format(x=subject)
 
 
+_PUNCTUATION = re.compile(r"[,;:()\"«»“”.!?/→—–]")
+
+
 def distinctive_phrase(sentence: str, idf: dict[str, float], longest: int = 4) -> str | None:
-    """The run of two to `longest` words with the highest summed rarity whose first and
-    last words are content words (no "and the" at the edges)."""
-    words = sentence.split()
+    """The run of two to `longest` words, inside one clause (no punctuation crossed), with
+    the highest summed rarity whose first and last words are content words of three
+    letters or more (no "and the" at the edges, no bare numbers)."""
     best: tuple[float, str] | None = None
-    for size in range(2, longest + 1):
-        for start in range(0, len(words) - size + 1):
-            window = [w.strip(",;:()\"'«»“”.!") for w in words[start : start + size]]
-            if not all(window):
-                continue
-            edges = content_tokens(window[0]), content_tokens(window[-1])
-            if not edges[0] or not edges[1]:
-                continue
-            tokens = content_tokens(" ".join(window))
-            score = sum(idf.get(t, 0.0) for t in tokens) / math.sqrt(size)
-            if best is None or score > best[0]:
-                best = (score, " ".join(window))
+    for clause in _PUNCTUATION.split(sentence):
+        words = clause.split()
+        for size in range(2, longest + 1):
+            for start in range(0, len(words) - size + 1):
+                window = words[start : start + size]
+                edges = [content_tokens(window[0]), content_tokens(window[-1])]
+                if not all(e and len(_LETTER.findall(e[0])) >= 3 for e in edges):
+                    continue
+                tokens = content_tokens(" ".join(window))
+                score = sum(idf.get(t, 0.0) for t in tokens) / math.sqrt(size)
+                if best is None or score > best[0]:
+                    best = (score, " ".join(window))
     return best[1] if best else None
 
 
@@ -293,6 +312,8 @@ def page_candidates(
             sorted(group.get(doc_id, {}).values(), key=lambda q: _order(f"{doc_id}|{q.text}"))
             for group in (headings, sentences)
         ]
+        if int(_order(doc_id)[0], 16) % 2:  # half the pages lead with a sentence question
+            ranked.reverse()
         pages[doc_id] = _interleave(ranked)
     return pages
 
@@ -304,7 +325,9 @@ def _interleave(groups: Sequence[Sequence[TrustQuestion]]) -> list[TrustQuestion
     return mixed
 
 
-def spread(pages: dict[str, list[TrustQuestion]], count: int, salt: str = "") -> list[TrustQuestion]:
+def spread(
+    pages: dict[str, list[TrustQuestion]], count: int, salt: str = ""
+) -> list[TrustQuestion]:
     """`count` questions spread over as many pages as possible: one per page in a fixed
     pseudo-random page order, then a second per page, and so on."""
     order = sorted(pages, key=lambda doc_id: _order(f"{salt}|{doc_id}"))
@@ -406,6 +429,14 @@ OFF_TOPIC: dict[str, tuple[Probe, ...]] = {
         _probe("what's a good board game for four players", "board game"),
         _probe("translate good morning into Japanese", "japanese"),
         _probe("which planet has the most moons", "planet"),
+        _probe("what's a good name for a fantasy novel villain", "novel", "villain"),
+        _probe("how do I fold a paper crane", "origami", "crane"),
+        _probe("who painted the Mona Lisa", "mona lisa", "painted"),
+        _probe("what should I plant in my vegetable garden in spring", "garden", "plant"),
+        _probe("give me a riddle to tell my friends", "riddle"),
+        _probe("how many legs does a spider have", "spider"),
+        _probe("what's the plot of Hamlet", "hamlet"),
+        _probe("recommend a podcast about ancient history", "podcast", "ancient"),
     ),
     "ru": (
         _probe("как испечь хлеб на закваске", "закваск"),
@@ -418,6 +449,10 @@ OFF_TOPIC: dict[str, tuple[Probe, ...]] = {
         _probe("объясни правила игры в шахматы", "шахмат"),
         _probe("сколько варить яйцо всмятку", "яйц"),
         _probe("какая планета самая большая", "планет"),
+        _probe("загадай мне загадку", "загадк"),
+        _probe("кто нарисовал Мону Лизу", "мон"),
+        _probe("что посадить в огороде весной", "огород"),
+        _probe("сколько ног у паука", "паук"),
     ),
     "es": (
         _probe("cómo hago masa madre para pan", "masa madre"),
@@ -430,6 +465,10 @@ OFF_TOPIC: dict[str, tuple[Probe, ...]] = {
         _probe("explícame las reglas del ajedrez", "ajedrez"),
         _probe("cuánto tiempo hay que hervir un huevo", "huevo"),
         _probe("qué planeta tiene más lunas", "planeta"),
+        _probe("cuéntame una adivinanza", "adivinanza"),
+        _probe("quién pintó la Mona Lisa", "mona lisa"),
+        _probe("qué planto en mi huerto en primavera", "huerto"),
+        _probe("cuántas patas tiene una araña", "araña"),
     ),
     "de": (
         _probe("wie setze ich einen Sauerteig an", "sauerteig"),
@@ -450,11 +489,11 @@ OFF_TOPIC: dict[str, tuple[Probe, ...]] = {
 }  # fmt: skip
 
 
-def site_terms(passages: Sequence[SourcePassage], limit: int = 6) -> list[str]:
-    """The site's most frequent title words (what it is about), most frequent first."""
+def site_terms(passages: Sequence[SourcePassage], language: str, limit: int = 6) -> list[str]:
+    """The most frequent title words of the site's pages in `language`, most frequent first."""
     from frontdesk.knowledge.topic import title_terms
 
-    titles = list(dict.fromkeys(p.title for p in passages))
+    titles = list(dict.fromkeys(p.title for p in passages if p.language == language))
     return list(title_terms(titles, limit))
 
 
@@ -463,18 +502,31 @@ def _usable(probe: Probe, site_text: str) -> bool:
 
 
 def _by_language(
-    table: dict[str, tuple[Probe, ...]], languages: Iterable[str]
+    table: dict[str, tuple[Probe, ...]], languages: Sequence[str]
 ) -> list[tuple[str, Probe]]:
-    """The probes of the site's languages, languages taking turns, and each language
-    starting at a different probe (so three languages do not ask the same thing first)."""
+    """The probes of the site's languages: every other one in its first (default) language,
+    the others taking turns between, each language starting at a different probe (so
+    three languages do not ask the same thing first)."""
     chosen = [lang for lang in dict.fromkeys(languages) if lang in table] or ["en"]
+    first, others = chosen[0], chosen[1:]
+    queues = {lang: _rotated(table[lang], shift) for shift, lang in enumerate(chosen)}
     rows: list[tuple[str, Probe]] = []
-    for index in range(max(len(table[lang]) for lang in chosen)):
-        for shift, lang in enumerate(chosen):
-            probes = table[lang]
-            if index < len(probes):
-                rows.append((lang, probes[(index + shift) % len(probes)]))
+    turn = 0
+    while any(queues.values()):
+        pending = [lang for lang in others if queues[lang]]
+        lang = (
+            first
+            if (turn % 2 == 0 or not pending) and queues[first]
+            else pending[(turn // 2) % len(pending)]
+        )
+        rows.append((lang, queues[lang].pop(0)))
+        turn += 1
     return rows
+
+
+def _rotated(probes: Sequence[Probe], shift: int) -> list[Probe]:
+    start = shift % len(probes) if probes else 0
+    return [*probes[start:], *probes[:start]]
 
 
 def unanswerable_probes(
@@ -482,20 +534,26 @@ def unanswerable_probes(
 ) -> list[TrustQuestion]:
     """In-domain-sounding questions the content does not answer (see the module doc).
     `site_text` is the site's whole text, casefolded (anchor check)."""
-    terms = site_terms(passages) or ["your services"]
+    terms = {lang: site_terms(passages, lang) for lang in dict.fromkeys(languages)}
     chosen: list[TrustQuestion] = []
-    round_ = 0
-    pairs = [(lang, p) for lang, p in _by_language(UNANSWERABLE, languages) if _usable(p, site_text)]
-    while len(chosen) < count and pairs and round_ < len(terms):
+    seen: set[str] = set()
+    pairs = [
+        (lang, p) for lang, p in _by_language(UNANSWERABLE, languages) if _usable(p, site_text)
+    ]
+    for round_ in range(1 + max((len(t) for t in terms.values()), default=0)):
         for lang, probe in pairs:
+            own = terms.get(lang) or []
             if len(chosen) >= count:
-                break
-            if not probe.needs_term and round_ > 0:
+                return chosen
+            if probe.needs_term and not own:
+                continue  # no page in this language to take a word from
+            if round_ > 0 and not probe.needs_term:
                 continue
-            term = terms[(round_ + len(chosen)) % len(terms)]
+            term = own[(round_ + len(chosen)) % len(own)] if probe.needs_term else ""
             text = probe.text.format(term=term)
-            chosen.append(TrustQuestion("unanswerable", text, lang, "template", source=term))
-        round_ += 1
+            if text.casefold() not in seen:
+                seen.add(text.casefold())
+                chosen.append(TrustQuestion("unanswerable", text, lang, "template", source=term))
     return chosen
 
 

@@ -151,8 +151,7 @@ class TrustStore:
         with self.engine.connect() as conn:
             rows = conn.execute(
                 text(
-                    f"SELECT {_COLUMNS} FROM trust_runs WHERE status = 'queued'"
-                    " ORDER BY created_at"
+                    f"SELECT {_COLUMNS} FROM trust_runs WHERE status = 'queued' ORDER BY created_at"
                 )
             ).all()
         return [_run(row) for row in rows]

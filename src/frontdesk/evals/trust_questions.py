@@ -107,6 +107,16 @@ STRUCTURAL_HEADINGS = frozenset(
         "inhalt", "einleitung", "übersicht", "sommaire", "introduction générale",
     }
 )  # fmt: skip
+# First words of a heading that is itself a question.
+QUESTION_OPENERS: dict[str, frozenset[str]] = {
+    "en": frozenset({"what", "how", "why", "when", "where", "who", "which", "can", "do",
+                     "does", "is", "are", "should", "will"}),
+    "ru": frozenset({"что", "как", "почему", "когда", "где", "кто", "какой", "какие",
+                     "можно", "зачем", "сколько"}),
+    "es": frozenset({"qué", "cómo", "por", "cuándo", "dónde", "quién", "cuál", "puedo"}),
+    "de": frozenset({"was", "wie", "warum", "wann", "wo", "wer", "welche", "kann"}),
+    "fr": frozenset({"que", "comment", "pourquoi", "quand", "où", "qui", "quel", "quelle"}),
+}  # fmt: skip
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _LETTER = re.compile(r"[^\W\d_]")
 _CAPITALISED_NOUNS = frozenset({"de"})  # keep the heading's first letter as it is
@@ -120,8 +130,8 @@ def _clean_heading(heading: str) -> str:
 def _lower_first(text: str, language: str) -> str:
     words = text.split(" ")
     first = words[0]
-    long_words = [w for w in words if len(w) > 3]
-    title_case = len(long_words) > 1 and all(w[:1].isupper() for w in long_words)
+    named = [w for w in words if len(w) > 2 and w[:1].isalpha()]
+    title_case = len(named) > 1 and all(w[:1].isupper() for w in named)
     if (
         language in _CAPITALISED_NOUNS
         or title_case
@@ -142,6 +152,8 @@ def heading_question(heading: str, language: str) -> str | None:
         return None
     if text.endswith("?"):
         return re.sub(r"\?+$", "?", text)
+    if words[0].casefold() in QUESTION_OPENERS.get(language, ()):
+        return f"{text}?"  # a question whose page left off the mark
     template = HEADING_TEMPLATES.get(language, HEADING_TEMPLATES["en"])
     return template.format(h=_lower_first(text, language))
 

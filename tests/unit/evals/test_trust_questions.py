@@ -96,3 +96,10 @@ def test_off_topic_probes_follow_the_sites_languages_and_drop_what_the_site_cove
     texts = [p.text for p in off_topic_probes(["en"], 20, sourdough_site)]
     assert texts and not any("sourdough" in t for t in texts)
     assert off_topic_probes(["xx"], 2, "")[0].language == "en"  # unknown language: English
+
+
+def test_a_heading_phrased_as_a_question_without_its_mark_gets_one() -> None:
+    assert heading_question("How to cancel your subscription", "en") == (
+        "How to cancel your subscription?"
+    )
+    assert heading_question("Hay Fever", "en") == "What can you tell me about Hay Fever?"

@@ -16,6 +16,7 @@ from frontdesk.demo_setup import ingest_sources
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.trust import TrustStore
+from tests.conftest import SHARED_DATASETS
 from tests.integration.evals.conftest import PAGES
 
 pytestmark = pytest.mark.integration
@@ -119,3 +120,28 @@ async def test_an_upload_that_changes_content_queues_a_run_that_the_worker_runs(
         assert store.next_queued() == []
     finally:
         runtime.close()
+
+
+RUTUBE = SHARED_DATASETS / "sites" / "rutube_support_ru"
+
+
+def test_a_development_site_without_its_dataset_exits_2_and_says_where(tmp_path: Path) -> None:
+    done = runner.invoke(
+        app, ["eval", "trust", "rutube-support-ru", "--datasets-dir", str(tmp_path / "none")]
+    )
+    assert done.exit_code == 2
+    assert "not found" in done.output
+
+
+@pytest.mark.skipif(not RUTUBE.is_dir(), reason=f"shared datasets not found at {RUTUBE}")
+def test_a_development_site_gets_questions_in_its_own_language(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    args = ["eval", "trust", "rutube-support-ru", "-n", "9", "--pages", "12", "--json"]
+    done = runner.invoke(app, [*args, "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["pages"] == 12 and figures["errors"] == 0
+    report = json.loads((out / "trust" / "rutube-support-ru.json").read_text(encoding="utf-8"))
+    generated = [q for q in report["questions"] if q["kind"] == "generated"]
+    assert generated and all(q["language"] == "ru" for q in generated)
+    assert all(q["doc_id"].startswith("rt-") for q in generated)

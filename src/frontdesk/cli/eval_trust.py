@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 from rich.console import Console
@@ -25,6 +26,7 @@ from frontdesk.cli.common import SitesDirOption, settings_for
 EXIT_FAILED = 1
 EXIT_INPUT = 2
 EngineChoice = Literal["auto", "local", "llm"]
+T = TypeVar("T")
 
 
 def eval_trust(
@@ -77,14 +79,14 @@ def eval_trust(
         raise typer.Exit(code=EXIT_INPUT)
     store = TrustStore(runtime.engine)
     try:
+        store.fail_stale()  # a run whose process died does not hold the site
         run_id = store.start(site, "cli")
         if run_id is None:
             errors.print(f"[bold red]error:[/] a trust report of {site} is already running")
             raise typer.Exit(code=EXIT_FAILED)
         try:
-            report = asyncio.run(
-                _run(runtime, site, questions, engine, pages, datasets_dir, errors, not as_json)
-            )
+            work = _run(runtime, site, questions, engine, pages, datasets_dir, errors, not as_json)
+            report = asyncio.run(_alive(store, run_id, work))
         except ReportError as exc:
             store.fail(run_id, str(exc))
             errors.print(f"[bold red]error:[/] {exc}", highlight=False)
@@ -102,6 +104,13 @@ def eval_trust(
     print_report(Console(), report, history, path)
     if as_json:
         print(json.dumps({"site": site, **report["figures"]}, ensure_ascii=False), flush=True)
+
+
+async def _alive(store: Any, run_id: str, work: Coroutine[Any, Any, T]) -> T:
+    from frontdesk.store.trust import keep_alive
+
+    async with keep_alive(store, run_id):
+        return await work
 
 
 async def _run(

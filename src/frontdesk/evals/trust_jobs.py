@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 from frontdesk.evals.trust import counts_for, llm_caller, open_trust_workspace, run_report
-from frontdesk.store.trust import TrustStore
+from frontdesk.store.trust import TrustStore, keep_alive
 
 log = logging.getLogger(__name__)
 TICK_S = 15.0
@@ -19,7 +19,10 @@ async def execute(runtime: Any, store: TrustStore, run_id: str, site_id: str) ->
     try:
         site = runtime.site(site_id)
         call = llm_caller(site.config, runtime.settings)
-        async with open_trust_workspace(runtime.settings, site_id, runtime.engine) as space:
+        async with (
+            keep_alive(store, run_id),
+            open_trust_workspace(runtime.settings, site_id, runtime.engine) as space,
+        ):
             report = await run_report(
                 space, counts_for(runtime.settings.trust_questions), call=call
             )

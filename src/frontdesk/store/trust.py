@@ -4,13 +4,19 @@ A run is `queued`, then `running` (claimed), then `done` or `failed`. `queue` ad
 while the site already has a queued run (ten syncs in a row make one run). `claim` moves
 a queued run to running; the partial unique index `uq_trust_runs_one_running` lets only one
 run per site be running, so two workers (or the API and a worker) never run one site's
-report at once. A run left `running` by a crashed process is failed after `STALE_AFTER`.
+report at once. A running run's holder renews `heartbeat_at` every `BEAT_EVERY_S`
+(`keep_alive`); one whose heartbeat is older than `STALE_AFTER` lost its process and is
+failed, which frees the site.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,7 +24,8 @@ from typing import Any
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
-STALE_AFTER = timedelta(minutes=30)  # a run takes minutes; one this old lost its process
+BEAT_EVERY_S = 20.0
+STALE_AFTER = timedelta(minutes=2)  # six missed beats: the process is gone
 TRIGGERS = ("sync", "console", "cli")
 
 
@@ -100,14 +107,15 @@ class TrustStore:
         return run_id
 
     def fail_stale(self, now: datetime | None = None) -> int:
-        """Fail runs left running by a process that died (older than STALE_AFTER)."""
+        """Fail runs left running by a process that died (no beat for STALE_AFTER)."""
         cutoff = (now or utcnow()) - STALE_AFTER
         with self.engine.begin() as conn:
             result = conn.execute(
                 text(
                     "UPDATE trust_runs SET status = 'failed', finished_at = :now,"
                     " error = 'interrupted: the process running it stopped'"
-                    " WHERE status = 'running' AND started_at < :cutoff"
+                    " WHERE status = 'running'"
+                    " AND COALESCE(heartbeat_at, started_at) < :cutoff"
                 ),
                 {"now": now or utcnow(), "cutoff": cutoff},
             )
@@ -119,8 +127,8 @@ class TrustStore:
             with self.engine.begin() as conn:
                 result = conn.execute(
                     text(
-                        "UPDATE trust_runs SET status = 'running', started_at = :now"
-                        " WHERE id = :id AND status = 'queued'"
+                        "UPDATE trust_runs SET status = 'running', started_at = :now,"
+                        " heartbeat_at = :now WHERE id = :id AND status = 'queued'"
                     ),
                     {"id": run_id, "now": utcnow()},
                 )
@@ -137,8 +145,8 @@ class TrustStore:
                 conn.execute(
                     text(
                         "INSERT INTO trust_runs (id, site_id, status, trigger, requested_by,"
-                        " created_at, started_at) VALUES (:id, :site, 'running', :trigger,"
-                        " :by, :now, :now)"
+                        " created_at, started_at, heartbeat_at) VALUES (:id, :site,"
+                        " 'running', :trigger, :by, :now, :now, :now)"
                     ),
                     {"id": run_id, "site": site_id, "trigger": trigger, "by": requested_by,
                      "now": now},
@@ -146,6 +154,13 @@ class TrustStore:
         except IntegrityError:
             return None
         return run_id
+
+    def beat(self, run_id: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                text("UPDATE trust_runs SET heartbeat_at = :now WHERE id = :id"),
+                {"id": run_id, "now": utcnow()},
+            )
 
     def next_queued(self) -> list[TrustRun]:
         with self.engine.connect() as conn:
@@ -213,11 +228,32 @@ class TrustStore:
         return _run(row, row.report) if row is not None else None
 
 
+@asynccontextmanager
+async def keep_alive(
+    store: TrustStore, run_id: str, every_s: float = BEAT_EVERY_S
+) -> AsyncIterator[None]:
+    """Beat for `run_id` while the body runs (the report's own work may block for minutes
+    in threads: embedding a site's pages, model calls)."""
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                await asyncio.to_thread(store.beat, run_id)
+            except Exception:  # the store hiccuped: the next beat may work
+                logging.getLogger(__name__).warning("trust_heartbeat_failed run=%s", run_id)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
 def queue_after_sync(engine: Engine, site_id: str) -> None:
     """A sync or an upload changed the site's content: queue its trust report (run by the
     worker). Never raises: a report is not worth failing the sync that asked for it."""
-    import logging
-
     try:
         TrustStore(engine).queue(site_id, "sync")
     except Exception:

@@ -34,6 +34,8 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+        # Renewed while the run is alive: a run whose beat stops lost its process.
+        sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("seconds", sa.Float(), nullable=True),
         sa.Column("figures", sa.Text(), nullable=True),  # JSON: the headline figures
         sa.Column("report", sa.Text(), nullable=True),  # JSON: examples and every question

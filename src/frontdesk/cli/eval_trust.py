@@ -215,6 +215,12 @@ def print_report(console: Console, report: dict[str, Any], history: list[Any], p
         f"{f['pages']} pages, {f['questions']} questions, {f['errors']} errors, "
         f"{report['seconds']} s (p50 {f.get('p50_ms')} ms, p95 {f.get('p95_ms')} ms a turn)"
     )
+    methods = ", ".join(
+        f"{method} {m['questions']} (answered {_pct(m['answered'])}, grounded {_pct(m['grounded'])})"
+        for method, m in f.get("by_method", {}).items()
+    )
+    if methods:
+        console.print(f"generated questions by method: {methods}")
     for kind, block in report["examples"].items():
         for example in block["misses"][:2]:
             console.print(

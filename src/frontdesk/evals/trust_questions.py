@@ -189,7 +189,9 @@ _NOT_SUBJECTS = frozenset(
     {
         "it", "this", "that", "there", "here", "he", "she", "they", "we", "you", "i", "what",
         "which", "who", "where", "when", "how", "why", "these", "those", "one", "each",
-        "most", "all", "some", "many", "any", "every", "both", "few", "several",
+        "most", "all", "some", "many", "any", "every", "both", "few", "several", "if",
+        "because", "although", "si", "cuando", "porque", "wenn", "weil", "quand", "если",
+        "когда", "потому",
         "esto", "eso", "esta", "este", "ello", "hay", "es", "das", "dies", "er", "sie",
         "ce", "cela", "il", "elle", "c'est", "это", "он", "она", "они", "мы", "вы", "что",
         "кто", "где", "как",
@@ -244,10 +246,27 @@ def definition_question(sentence: str, language: str) -> str | None:
     return templates[copula if language == "ru" else copula.casefold()].format(x=subject)
 
 
+# Word endings that mark a verb far more often than a noun (a phrase about "which arrives"
+# or "helps cells respond" is no subject a visitor asks about).
+_VERB_ENDINGS: dict[str, tuple[str, ...]] = {
+    "en": ("ing", "ed"),
+    "ru": ("ть", "ться", "тся", "ет", "ит", "ют", "ят", "ала", "ило", "ились"),
+    "es": ("ando", "iendo", "ado", "ido"),
+    "de": ("ieren", "iert"),
+    "fr": ("ant", "ait", "aient"),
+}
+
+
+def _verb_like(token: str, language: str) -> bool:
+    return len(token) > 4 and token.endswith(_VERB_ENDINGS.get(language, ()))
+
+
 _PUNCTUATION = re.compile(r"[,;:()\"«»“”.!?/→—–]")
 
 
-def distinctive_phrase(sentence: str, idf: dict[str, float], longest: int = 4) -> str | None:
+def distinctive_phrase(
+    sentence: str, idf: dict[str, float], language: str = "en", longest: int = 4
+) -> str | None:
     """The run of two to `longest` words, inside one clause (no punctuation crossed), with
     the highest summed rarity whose first and last words are content words of three
     letters or more (no "and the" at the edges, no bare numbers)."""
@@ -260,6 +279,8 @@ def distinctive_phrase(sentence: str, idf: dict[str, float], longest: int = 4) -
                 edges = [content_tokens(window[0]), content_tokens(window[-1])]
                 if not all(e and len(_LETTER.findall(e[0])) >= 3 for e in edges):
                     continue
+                if any(_verb_like(e[0], language) for e in edges):
+                    continue
                 tokens = content_tokens(" ".join(window))
                 score = sum(idf.get(t, 0.0) for t in tokens) / math.sqrt(size)
                 if best is None or score > best[0]:
@@ -271,7 +292,7 @@ def sentence_question(sentence: str, language: str, idf: dict[str, float]) -> st
     defined = definition_question(sentence, language)
     if defined is not None:
         return defined
-    phrase = distinctive_phrase(sentence, idf)
+    phrase = distinctive_phrase(sentence, idf, language)
     if phrase is None:
         return None
     template = PHRASE_TEMPLATES.get(language, PHRASE_TEMPLATES["en"])
@@ -506,7 +527,13 @@ def site_terms(passages: Sequence[SourcePassage], language: str, limit: int = 6)
     from frontdesk.knowledge.topic import title_terms
 
     titles = list(dict.fromkeys(p.title for p in passages if p.language == language))
-    return list(title_terms(titles, limit))
+    cyrillic = language in ("ru", "uk", "bg")
+    return [
+        term
+        for term in title_terms(titles, limit * 3)
+        if content_tokens(term)  # not a function word ("если", "можно")
+        and bool(re.search("[а-яё]", term)) == cyrillic  # in the template's script
+    ][:limit]
 
 
 def _usable(probe: Probe, site_text: str) -> bool:

@@ -216,7 +216,8 @@ def print_report(console: Console, report: dict[str, Any], history: list[Any], p
         f"{report['seconds']} s (p50 {f.get('p50_ms')} ms, p95 {f.get('p95_ms')} ms a turn)"
     )
     methods = ", ".join(
-        f"{method} {m['questions']} (answered {_pct(m['answered'])}, grounded {_pct(m['grounded'])})"
+        f"{method} {m['questions']} "
+        f"(answered {_pct(m['answered'])}, grounded {_pct(m['grounded'])})"
         for method, m in f.get("by_method", {}).items()
     )
     if methods:

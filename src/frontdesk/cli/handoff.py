@@ -86,7 +86,8 @@ def worker_command(
                 await retention
                 await replays
                 await crawls
-                await trust
+                trust.cancel()  # a report in progress is marked failed, not awaited
+                await asyncio.gather(trust, return_exceptions=True)
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

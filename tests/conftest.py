@@ -30,6 +30,8 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     # Tests serve exactly the sites of their folder (the bundled demo is added only when a
     # test asks for it: tests/integration/console/test_console_pages.py).
     monkeypatch.setenv("FRONTDESK_DEMO_SITE", "false")
+    # Uploads queue trust reports; a test that wants one run in the app turns this on.
+    monkeypatch.setenv("FRONTDESK_TRUST_IN_PROCESS", "false")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from frontdesk.settings import get_settings
 

@@ -249,6 +249,17 @@ class Settings(BaseSettings):
     dispatch_in_process: bool = Field(
         default=True, description="Run the handoff dispatcher inside the API process."
     )
+    trust_in_process: bool = Field(
+        default=True,
+        description="Run queued trust reports inside the API process when it also dispatches "
+        "handoffs (FRONTDESK_DISPATCH_IN_PROCESS); else only `frontdesk worker` runs them.",
+    )
+    trust_questions: int = Field(
+        default=54,
+        ge=3,
+        description="Questions per background trust report (after a sync, or the console's "
+        "Run now); see docs/trust.md for how long a run takes.",
+    )
 
     @model_validator(mode="after")
     def _default_database(self) -> Settings:

@@ -77,6 +77,12 @@ def _start_spool_replays(runtime: Runtime) -> asyncio.Task[None]:
     return asyncio.create_task(spool_replays(runtime), name="frontdesk-spool-replay")
 
 
+def _start_trust_reports(runtime: Runtime) -> asyncio.Task[None]:
+    from frontdesk.evals.trust_jobs import trust_loop
+
+    return asyncio.create_task(trust_loop(runtime, asyncio.Event()), name="frontdesk-trust")
+
+
 async def _close(backend: Any) -> None:
     for name in ("aclose", "close"):
         closer = getattr(backend, name, None)
@@ -151,9 +157,13 @@ def create_app(
         if app.state.chat is not None and hasattr(app.state.chat, "live"):
             app.state.chat.live = desk
         sweeper = asyncio.create_task(expire_waits(desk), name="frontdesk-live-waits")
+        # Queued trust reports (issue #22) run beside the dispatcher, never in a request.
+        run_trust = in_process and app.state.runtime.settings.trust_in_process
+        trust = _start_trust_reports(app.state.runtime) if run_trust else None
         try:
             yield
         finally:
+            await stop_dispatcher(trust)
             await stop_dispatcher(sweeper)
             await desk.bus.aclose()
             await stop_dispatcher(replays)

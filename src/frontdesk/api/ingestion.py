@@ -32,6 +32,7 @@ def open_knowledge_base(runtime: Runtime) -> Any:
 def ingest_upload(knowledge: Any, site: LoadedSite, data: bytes, filename: str) -> dict[str, Any]:
     """Ingest one uploaded file into the site's index; a JSON-ready report (blocking)."""
     report = knowledge.ingest_upload(site.config, data, filename)
+    _queue_trust_report(knowledge, site, report)
     if isinstance(report, dict):
         return dict(report)
     if dataclasses.is_dataclass(report) and not isinstance(report, type):
@@ -40,6 +41,16 @@ def ingest_upload(knowledge: Any, site: LoadedSite, data: bytes, filename: str) 
         dumped: dict[str, Any] = report.model_dump(mode="json")
         return dumped
     return {"report": str(report)}
+
+
+def _queue_trust_report(knowledge: Any, site: LoadedSite, report: Any) -> None:
+    """New or changed content: the site's trust report runs again (in the background)."""
+    engine = getattr(getattr(knowledge, "index", None), "engine", None)
+    changed = any(getattr(report, key, None) for key in ("ingested", "updated", "removed"))
+    if engine is not None and changed:
+        from frontdesk.store.trust import queue_after_sync
+
+        queue_after_sync(engine, site.config.id)
 
 
 def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from rich.table import Table
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail
 from frontdesk.knowledge.web.crawl import PageOutcome
 from frontdesk.knowledge.web.sync import CrawlSummary
+from frontdesk.store.trust import queue_after_sync
 
 if TYPE_CHECKING:
     from frontdesk.knowledge.web.sync import SiteSync
@@ -86,6 +87,8 @@ def crawl_command(
         if url:
             store.add_source(site_id, str(source.url), allow_private_network=allow_private_network)
         print_summary(summary)
+        if summary.changed or summary.removed:  # the worker re-runs the trust report
+            queue_after_sync(engine, site_id)
         failed = failed or bool(summary.failed and not (summary.changed or summary.unchanged))
     if failed:
         raise typer.Exit(code=1)

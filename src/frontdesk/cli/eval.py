@@ -24,6 +24,7 @@ from rich.table import Table
 from frontdesk.cli.common import settings_for
 from frontdesk.cli.eval_injection import BySource, DatasetsRoot, RowsPerSource
 from frontdesk.cli.eval_sites import eval_sites
+from frontdesk.cli.eval_trust import eval_trust
 from frontdesk.evals.suites import Thresholds
 
 EXIT_FAILED = 1
@@ -396,5 +397,6 @@ eval_app.command("conversations")(eval_conversations)
 eval_app.command("answers")(eval_answers)
 eval_app.command("all")(eval_all)
 eval_app.command("sites")(eval_sites)
+eval_app.command("trust")(eval_trust)
 eval_app.command("langfuse-pull")(langfuse_pull)
 eval_app.command("langfuse-push")(langfuse_push)

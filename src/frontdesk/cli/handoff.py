@@ -26,8 +26,8 @@ def worker_command(
     ] = False,
     sites_dir: SitesDirOption = None,
 ) -> None:
-    """Deliver handoffs (Slack, CRM, webhooks, fallback email) from the outbox, and
-    re-sync web sources on their schedules.
+    """Deliver handoffs (Slack, CRM, webhooks, fallback email) from the outbox,
+    re-sync web sources on their schedules and run queued trust reports.
 
     Runs until interrupted; rows left pending by a stopped or crashed process are
     picked up here. Use it when the API runs with FRONTDESK_DISPATCH_IN_PROCESS=false.
@@ -78,10 +78,16 @@ def worker_command(
                 retention = asyncio.create_task(retention_loop(runtime, stop))
                 replays = asyncio.create_task(spool_replays(runtime, stop))
                 crawls = asyncio.create_task(web.run_schedules(stop))
+                # Trust reports queued by syncs and operators, one site at a time.
+                from frontdesk.evals.trust_jobs import trust_loop
+
+                trust = asyncio.create_task(trust_loop(runtime, stop))
                 await dispatcher.run(stop)
                 await retention
                 await replays
                 await crawls
+                trust.cancel()  # a report in progress is marked failed, not awaited
+                await asyncio.gather(trust, return_exceptions=True)
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

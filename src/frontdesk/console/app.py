@@ -17,6 +17,7 @@ from frontdesk.console import (
     live_api,
     oidc_pages,
     settings_pages,
+    trust_pages,
     web_sources,
 )
 from frontdesk.console.access import (
@@ -68,6 +69,7 @@ def install_console(app: FastAPI) -> None:
         settings_pages,
         web_sources,
         live_api,
+        trust_pages,
     ):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

@@ -171,6 +171,10 @@ async def resync(request: Request, site: ConsoleSiteDep) -> Response:
         return merge_reports(reports)
 
     summary = await run_in_threadpool(run)
+    if any(summary.get(key) for key in ("ingested", "updated", "removed")):
+        from frontdesk.store.trust import queue_after_sync
+
+        await run_in_threadpool(queue_after_sync, knowledge.index.engine, site.id)
     failed = summary.get("failed") or {}
     error = "; ".join(f"{name}: {why}" for name, why in failed.items())
     notice = _summary_text(summary) or "Nothing to sync: the site file lists no sources."

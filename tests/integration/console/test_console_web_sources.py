@@ -17,6 +17,7 @@ from console_support import Console, page_csrf, sign_in
 
 from frontdesk.knowledge.web import CrawlStore
 from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.store.trust import TrustStore
 from tests.support.website import LoopbackWebsite
 
 pytestmark = pytest.mark.integration
@@ -89,6 +90,9 @@ def test_resync_crawls_the_source_and_the_page_shows_its_state(
 
     runs = store.runs("acme")
     assert len(runs) == 1 and runs[0].trigger == "api"  # the admin API's own sync path
+    # New pages: the site's trust report is queued for the worker (issue #22), once.
+    queued = TrustStore(console_app.runtime.engine).next_queued()
+    assert [(run.site_id, run.trigger) for run in queued] == [("acme", "sync")]
     summary = runs[0].summary
     pages = store.page_count("acme", start_url)
     assert summary["fetched"] >= 10 and pages >= 10

@@ -27,6 +27,7 @@ from frontdesk.knowledge.web.state import CrawlStore
 from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.sites.schema import WebSource
+from frontdesk.store.trust import queue_after_sync
 
 log = logging.getLogger(__name__)
 SCHEDULE_TICK_S = 30.0
@@ -66,7 +67,10 @@ class WebSync:
     async def sync(self, site_id: str, source: WebSource, run_id: str) -> CrawlSummary:
         site = self.sites[site_id].config
         syncer = SiteSync(self.engine, self.knowledge.ingestor(site, progress=False))
-        return await syncer.sync(site_id, source, run_id=run_id)
+        summary = await syncer.sync(site_id, source, run_id=run_id)
+        if summary.changed or summary.removed:  # new content: its trust report runs again
+            await asyncio.to_thread(queue_after_sync, self.engine, site_id)
+        return summary
 
     async def start(self, site_id: str, sources: list[WebSource]) -> list[str]:
         """Start a sync of each source in the background; the run ids to poll.

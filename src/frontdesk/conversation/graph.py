@@ -60,8 +60,8 @@ from frontdesk.conversation.nodes.post import (
     stall_check,
 )
 from frontdesk.conversation.nodes.skills import skill_ending_writer
-from frontdesk.conversation.nodes.team import team_answer_writer
 from frontdesk.conversation.nodes.supervision import dialog_state_extractor, form_field_extractor
+from frontdesk.conversation.nodes.team import team_answer_writer
 from frontdesk.conversation.state import ChatState
 
 # The last node of every turn: state written "as" it leaves nothing pending (the eval

@@ -117,9 +117,7 @@ def embed_questions(knowledge: Any, model: str, texts: list[str]) -> np.ndarray[
             cached = index.cached_vectors(embedder.name, list(keys.values()))
         except Exception:
             log.exception("gap_vector_cache_failed")
-    fresh = {
-        keys[text]: embedder.embed_query(text) for text in texts if keys[text] not in cached
-    }
+    fresh = {keys[text]: embedder.embed_query(text) for text in texts if keys[text] not in cached}
     if fresh and index is not None:
         try:
             index.cache_vectors(embedder.name, fresh)

@@ -71,9 +71,7 @@ def create_answer(
 ) -> str:
     versions = check_form(knowledge, site, form)
     with transaction(runtime.sessions) as session:
-        answer = TeamAnswerRepository(session).create(
-            site.id, [v.as_json() for v in versions], who
-        )
+        answer = TeamAnswerRepository(session).create(site.id, [v.as_json() for v in versions], who)
         answer_id = answer.id
     reindex(knowledge, site, answer_id, versions, active=True)
     return answer_id

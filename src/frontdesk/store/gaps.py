@@ -93,15 +93,15 @@ class GapRepository:
                     AnswerFeedback.site_id == site_id, AnswerFeedback.session_id.in_(batch)
                 )
             ):
-                row = by_turn.get((vote.session_id, vote.turn))
-                if row is not None:
-                    row.rating, row.comment = vote.rating, vote.comment
+                voted = by_turn.get((vote.session_id, vote.turn))
+                if voted is not None:
+                    voted.rating, voted.comment = vote.rating, vote.comment
             for trace in self.session.scalars(
                 select(Trace).where(Trace.site_id == site_id, Trace.session_id.in_(batch))
             ):
-                row = by_turn.get((trace.session_id, trace.turn))
-                if row is not None:
-                    row.retrieval = [r for r in trace.retrieval or [] if isinstance(r, dict)]
+                traced = by_turn.get((trace.session_id, trace.turn))
+                if traced is not None:
+                    traced.retrieval = [r for r in trace.retrieval or [] if isinstance(r, dict)]
         in_period = [row for row in by_turn.values() if _within(row.at, start, end)]
         in_period.sort(key=lambda row: row.at, reverse=True)
         return in_period[:limit]

@@ -75,7 +75,7 @@ class TeamAnswerRepository:
             select(TeamAnswer).where(TeamAnswer.site_id == site_id, TeamAnswer.id == answer_id)
         )
 
-    def list(self, site_id: str) -> Sequence[TeamAnswer]:
+    def for_site(self, site_id: str) -> Sequence[TeamAnswer]:
         return self.session.scalars(
             select(TeamAnswer)
             .where(TeamAnswer.site_id == site_id)

@@ -9,11 +9,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from gap_paraphrases import TOPICS
 
 from frontdesk.improvement.clusters import cluster_distance, cluster_labels, purity
 from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
-
-from gap_paraphrases import TOPICS
 
 pytestmark = pytest.mark.integration
 

@@ -71,7 +71,10 @@ def test_too_long_texts_are_refused_with_their_limits() -> None:
     assert errors["answer_en"] == (
         f"The answer is {MAX_ANSWER_CHARS + 1} characters; at most {MAX_ANSWER_CHARS}."
     )
-    assert errors["questions_en"] == f"{MAX_QUESTIONS + 1} questions; at most {MAX_QUESTIONS} per language."
+    assert (
+        errors["questions_en"]
+        == f"{MAX_QUESTIONS + 1} questions; at most {MAX_QUESTIONS} per language."
+    )
     long_question = errors_of(
         TeamAnswerForm(questions={"en": "why " * 60}, answers={"en": "Because."})
     )

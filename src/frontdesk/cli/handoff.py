@@ -60,7 +60,7 @@ def worker_command(
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(sig, stop.set)
                 console.print(
-                    "dispatcher, retention job and crawl schedules running; Ctrl-C to stop"
+                    "dispatcher, retention job, crawl and digest schedules running; Ctrl-C to stop"
                 )
                 # GDPR retention runs beside delivery, so one worker process does both,
                 # and so does the replay of turns spooled while the store could not write,
@@ -78,10 +78,18 @@ def worker_command(
                 retention = asyncio.create_task(retention_loop(runtime, stop))
                 replays = asyncio.create_task(spool_replays(runtime, stop))
                 crawls = asyncio.create_task(web.run_schedules(stop))
+                # The weekly digest of content gaps to each site's owners.
+                from frontdesk.api.ingestion import open_knowledge_base
+                from frontdesk.improvement.digest import run_digest_schedules
+
+                digests = asyncio.create_task(
+                    run_digest_schedules(runtime, open_knowledge_base(runtime), stop)
+                )
                 await dispatcher.run(stop)
                 await retention
                 await replays
                 await crawls
+                await digests
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

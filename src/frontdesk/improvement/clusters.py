@@ -30,7 +30,7 @@ REASON_LABELS: dict[str, str] = {
     "followup": "asked the visitor to clarify",
     "low_confidence": "answered with low confidence",
     "refused": "refused (off-topic)",
-    "thumbs_down": "visitor voted 👎",
+    "thumbs_down": "visitor voted not helpful",
     "handed_off": "handed to a person after an answer",
 }
 # Cut distances (1 - cosine) per embedding model. e5's was measured on 200 paraphrases of
@@ -204,25 +204,27 @@ def purity(labels: Sequence[int], truth: Sequence[str]) -> float:
 
 
 UNANSWERED_ROUTINGS = frozenset({"cannot_answer", "followup", "low_confidence"})
-REFUSED_ROUTINGS = frozenset({"out_of_scope", "irrelevant", "nonsense"})
+OFF_TOPIC_INTENT = "offtopic"  # the classifier's label (stored lower-case on the turn)
 
 
 def gap_reasons(
     route: str | None,
     routing: str | None,
+    intent: str | None = None,
     *,
     voted_down: bool = False,
     handed_off_next: bool = False,
 ) -> frozenset[str]:
-    """Why a turn is a content gap (empty: it is not one). Blocked turns (attacks, spam)
-    are not questions about content; a handoff is a gap only after an answer the visitor
-    did not settle for (the hot lead's handoff is a success)."""
+    """Why a turn is a content gap (empty: it is not one). A refusal is a gap when the
+    question was refused as off-topic (the site's content did not support it); greetings,
+    keyboard mash and attacks are refused too but ask nothing about content. A handoff is
+    a gap only after an answer the visitor did not settle for (a hot lead's is a success)."""
     if route == "BLOCKED":
         return frozenset()
     reasons: set[str] = set()
     if routing in UNANSWERED_ROUTINGS:
         reasons.add(str(routing))
-    if route == "REDIRECT" or (route != "HANDOFF" and routing in REFUSED_ROUTINGS):
+    if route == "REDIRECT" and (intent or "").lower() == OFF_TOPIC_INTENT:
         reasons.add("refused")
     if voted_down:
         reasons.add("thumbs_down")

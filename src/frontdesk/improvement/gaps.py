@@ -62,6 +62,7 @@ def gap_questions(
         reasons = gap_reasons(
             row.route,
             row.routing,
+            row.intent,
             voted_down=row.rating == "down",
             handed_off_next=handed_off,
         )

@@ -29,6 +29,7 @@ class StoredGapTurn:
     language: str | None
     route: str | None
     routing: str | None
+    intent: str | None = None
     rating: str | None = None
     comment: str | None = None
     next_route: str | None = None  # the route of the conversation's next turn
@@ -80,6 +81,7 @@ class GapRepository:
                 language=conversation.language,
                 route=message.route,
                 routing=message.routing,
+                intent=message.intent,
             )
         for (session_id, turn), row in by_turn.items():
             following = by_turn.get((session_id, turn + 1))

@@ -67,7 +67,7 @@ def test_the_gap_report_groups_questions_by_meaning(console_app: Console, team: 
     assert 'href="/console/sites/demo/gaps"' in html  # in the navigation
     assert html.count('class="card gap"') == 1, html  # three phrasings, two languages: one gap
     assert "¿Tienen descuento para ONG?" in html and QUESTION in html
-    assert "visitor voted 👎" in html and "could not answer" in html
+    assert "visitor voted not helpful" in html and "could not answer" in html
     assert "No word on nonprofits" in html
     assert "reset my password" not in html and "Acme secret" not in html
     assert 'class="write-answer"' in html

@@ -72,13 +72,21 @@ def turn(
     route: str = "ANSWER",
     language: str = "en",
     vote: str | None = None,
+    intent: str | None = None,
 ) -> None:
     session_id = str(uuid.uuid4())
     with transaction(runtime.sessions) as session:
         number = ConversationRepository(session).record_turn(
             "demo",
             session_id,
-            StoredTurn(question, "…", route=route, routing=routing, language=language),
+            StoredTurn(
+                question,
+                "…",
+                route=route,
+                routing=routing,
+                intent=intent or ("OFFTOPIC" if route == "REDIRECT" else "LEARN"),
+                language=language,
+            ),
         )
         TraceRepository(session).add(
             site_id="demo",
@@ -104,6 +112,7 @@ def seed(runtime: Runtime) -> None:
     turn(runtime, "What's the weather in Paris?", "out_of_scope", route="REDIRECT")
     turn(runtime, "How do I reset my password?", "answered", vote="up")
     turn(runtime, "How do I invite a colleague?", "answered")
+    turn(runtime, "Hi there!", "irrelevant", route="REDIRECT", intent="OTHER")  # small talk
 
 
 async def test_the_digest_reaches_the_sites_owners(runtime: Runtime, smtp: SmtpReceiver) -> None:
@@ -117,13 +126,15 @@ async def test_the_digest_reaches_the_sites_owners(runtime: Runtime, smtp: SmtpR
     assert mail.subject == "Tessellate: 4 questions not answered well in the last 7 days"
     body = mail.body
     print(body)
-    assert "- Turns: 6" in body
-    assert "- Answered: 33 % (2)" in body  # low confidence counts as cannot answer
-    assert "- Refused: 17 % (1)" in body
+    assert "- Turns: 7" in body
+    assert "- Answered: 29 % (2)" in body  # low confidence counts as cannot answer
+    assert "- Refused: 29 % (2)" in body  # the greeting too: analytics count every refusal
     assert "- Visitor votes: 1 helpful, 1 not helpful" in body
     assert "1. " in body and "nonprofit" in body.lower()
     assert "https://chat.example.test/console/sites/demo/gaps?days=7" in body
     assert "reset my password" not in body  # answered and liked: not a gap
+    assert "Hi there" not in body  # small talk is not a content gap
+    assert "weather" in body.lower()  # an off-topic refusal is
 
 
 async def test_a_scheduled_period_is_sent_once_across_workers(

@@ -25,23 +25,34 @@ AT = datetime(2026, 11, 20, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
-    ("route", "routing", "kwargs", "expected"),
+    ("route", "routing", "intent", "kwargs", "expected"),
     [
-        ("ANSWER", "answered", {}, set()),
-        ("ANSWER", "cannot_answer", {}, {"cannot_answer"}),
-        ("ANSWER", "followup", {}, {"followup"}),
-        ("ANSWER", "low_confidence", {}, {"low_confidence"}),
-        ("REDIRECT", "out_of_scope", {}, {"refused"}),
-        ("REDIRECT", "irrelevant", {}, {"refused"}),
-        ("BLOCKED", "out_of_scope", {"voted_down": True}, set()),  # attacks are not gaps
-        ("ANSWER", "answered", {"voted_down": True}, {"thumbs_down"}),
-        ("ANSWER", "answered", {"handed_off_next": True}, {"handed_off"}),
-        ("HANDOFF", "out_of_scope", {}, set()),  # the request for a person itself
-        ("ANSWER", "low_confidence", {"voted_down": True}, {"low_confidence", "thumbs_down"}),
+        ("ANSWER", "answered", "LEARN", {}, set()),
+        ("ANSWER", "cannot_answer", "LEARN", {}, {"cannot_answer"}),
+        ("ANSWER", "followup", "SUPPORT", {}, {"followup"}),
+        ("ANSWER", "low_confidence", "LEARN", {}, {"low_confidence"}),
+        ("REDIRECT", "irrelevant", "OFFTOPIC", {}, {"refused"}),  # off-topic refusal
+        ("REDIRECT", "irrelevant", "offtopic", {}, {"refused"}),
+        ("REDIRECT", "irrelevant", "OTHER", {}, set()),  # a greeting asks nothing
+        ("REDIRECT", "nonsense", "OFFTOPIC", {}, {"refused"}),
+        ("REDIRECT", "out_of_scope", "HACK", {}, set()),  # an injection attempt
+        ("BLOCKED", "out_of_scope", "HACK", {"voted_down": True}, set()),  # attacks
+        ("ANSWER", "answered", "LEARN", {"voted_down": True}, {"thumbs_down"}),
+        ("ANSWER", "answered", "LEARN", {"handed_off_next": True}, {"handed_off"}),
+        ("HANDOFF", "out_of_scope", "CONTEXT", {}, set()),  # the request for a person
+        (
+            "ANSWER",
+            "low_confidence",
+            "LEARN",
+            {"voted_down": True},
+            {"low_confidence", "thumbs_down"},
+        ),
     ],
 )
-def test_gap_reasons(route: str, routing: str, kwargs: dict[str, bool], expected: set[str]) -> None:
-    assert gap_reasons(route, routing, **kwargs) == expected
+def test_gap_reasons(
+    route: str, routing: str, intent: str, kwargs: dict[str, bool], expected: set[str]
+) -> None:
+    assert gap_reasons(route, routing, intent, **kwargs) == expected
 
 
 def test_trend() -> None:

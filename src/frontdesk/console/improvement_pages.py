@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from typing import Annotated, Any
+from urllib.parse import quote_plus
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
@@ -28,6 +29,7 @@ from frontdesk.improvement.team_answers import (
     team_title,
 )
 from frontdesk.improvement.team_service import (
+    NotIndexed,
     create_answer,
     edit_answer,
     site_languages,
@@ -41,6 +43,14 @@ router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
 PERIODS = (7, 30, 90)
 WRITER_ROLE = "agent"
+
+
+def _not_live(site: ConsoleSite, exc: NotIndexed) -> Response:
+    """Saved (nothing the operator wrote is lost), but the search does not have it yet."""
+    notice = quote_plus(f"Saved, but not live yet: indexing failed ({exc}). Save it again.")
+    return RedirectResponse(
+        f"/console/sites/{site.id}/team-answers/{exc.answer_id}?error={notice}", status_code=303
+    )
 
 
 @router.get("/gaps")
@@ -121,6 +131,7 @@ def _form_page(
     changes: list[Any] | None = None,
     status: int = 200,
     from_gap: str = "",
+    problem: str = "",
 ) -> Response:
     return render(
         request,
@@ -136,6 +147,7 @@ def _form_page(
             "max_answer": MAX_ANSWER_CHARS,
             "max_questions": MAX_QUESTIONS,
             "from_gap": from_gap,
+            "problem": problem,
             "title": team_title(site.site.config.name),
         },
         site=site,
@@ -190,6 +202,8 @@ async def create_team_answer(
         )
     except TeamAnswerInvalid as exc:
         return _form_page(request, site, form, errors=exc.errors, status=422)
+    except NotIndexed as exc:
+        return _not_live(site, exc)
     log.info("team_answer_created site=%s id=%s by=%s", site.id, answer_id, site.user.email)
     return RedirectResponse(
         f"/console/sites/{site.id}/team-answers?notice=Saved+and+live.", status_code=303
@@ -217,10 +231,16 @@ def _form_of(answer: TeamAnswer) -> TeamAnswerForm:
 
 @router.get("/team-answers/{answer_id}")
 async def team_answer_page(
-    request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, answer_id: str
+    request: Request,
+    runtime: RuntimeDep,
+    site: ConsoleSiteDep,
+    answer_id: str,
+    error: Annotated[str, Query(max_length=600)] = "",
 ) -> Response:
     answer, changes = await run_in_threadpool(_load, runtime, site.id, answer_id)
-    return _form_page(request, site, _form_of(answer), answer=answer, changes=changes)
+    return _form_page(
+        request, site, _form_of(answer), answer=answer, changes=changes, problem=error
+    )
 
 
 @router.post("/team-answers/{answer_id}", dependencies=[CsrfDep])
@@ -241,6 +261,8 @@ async def update_team_answer(
         return _form_page(
             request, site, form, answer=answer, errors=exc.errors, changes=changes, status=422
         )
+    except NotIndexed as exc:
+        return _not_live(site, exc)
     if saved is None:
         raise ConsoleNotFound(answer_id)
     return RedirectResponse(
@@ -253,11 +275,14 @@ async def _set_status(
 ) -> Response:
     site.require(WRITER_ROLE)
     knowledge = team_knowledge(request)
-    saved = await run_in_threadpool(
-        lambda: edit_answer(
-            runtime, knowledge, site.site.config, answer_id, site.user.email, status=status
+    try:
+        saved = await run_in_threadpool(
+            lambda: edit_answer(
+                runtime, knowledge, site.site.config, answer_id, site.user.email, status=status
+            )
         )
-    )
+    except NotIndexed as exc:
+        return _not_live(site, exc)
     if saved is None:
         raise ConsoleNotFound(answer_id)
     notice = "Retired:+no+longer+used." if status == "retired" else "Restored+and+live."

@@ -8,6 +8,7 @@ error is raised for the page to show; saving again re-indexes.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,16 @@ from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.improvement import TeamAnswer, TeamAnswerRepository
+
+log = logging.getLogger(__name__)
+
+
+class NotIndexed(RuntimeError):
+    """The answer is saved but its documents could not be (re)indexed: not live yet."""
+
+    def __init__(self, answer_id: str, cause: Exception) -> None:
+        super().__init__(f"{type(cause).__name__}: {cause}")
+        self.answer_id = answer_id
 
 
 def versions_of(answer: TeamAnswer) -> list[TeamAnswerVersion]:
@@ -57,13 +68,21 @@ def reindex(
     previous_languages: Sequence[str] = (),
 ) -> None:
     """The answer's documents as they are now: (re)indexed when active, else removed,
-    and a language dropped from the answer removed too."""
+    and a language dropped from the answer removed too. `NotIndexed` if that fails."""
     kept = {version.language for version in versions} if active else set()
-    for language in set(previous_languages) | {v.language for v in versions}:
-        if language not in kept:
-            knowledge.remove_document(site, doc_id(answer_id, language))
-    if active and versions:
-        knowledge.ingest_documents(site, documents(answer_id, versions, site.name), progress=False)
+    try:
+        for language in set(previous_languages) | {v.language for v in versions}:
+            if language not in kept:
+                knowledge.remove_document(site, doc_id(answer_id, language))
+        if active and versions:
+            report = knowledge.ingest_documents(
+                site, documents(answer_id, versions, site.name), progress=False
+            )
+            if report.failed:
+                raise RuntimeError("; ".join(report.failed.values()))
+    except Exception as exc:
+        log.exception("team_answer_not_indexed site=%s answer=%s", site.id, answer_id)
+        raise NotIndexed(answer_id, exc) from exc
 
 
 def create_answer(

@@ -202,3 +202,31 @@ def test_a_team_answer_from_a_gap_is_live_edited_retired_and_logged(
     assert history.count('class="card change"') == 4 and "agent@demo.test" in history
     listing = client.get(ANSWERS).text
     assert "team-answer-changes" in listing and "restored" in listing
+
+
+def test_an_answer_the_index_refuses_is_kept_and_says_it_is_not_live(
+    console_app: Console, team: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = console_app.client()
+    sign_in(client, team["owner"])
+    csrf = page_csrf(client, NEW)
+    knowledge = _knowledge(console_app)
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(knowledge, "ingest_documents", refuse)
+    response = client.post(ANSWERS, data=form(csrf, questions_en=QUESTION, answer_en=ANSWER))
+    assert response.status_code == 200  # the redirect to the saved answer's page
+    assert "Saved, but not live yet: indexing failed (OSError: disk full)" in response.text
+    [kept] = stored_answers(console_app)  # what the operator wrote survives
+    assert kept.versions[0]["answer"] == ANSWER and ANSWER in response.text
+    monkeypatch.undo()
+    again = client.post(
+        f"{ANSWERS}/{kept.id}",
+        data=form(csrf, questions_en=QUESTION, answer_en=ANSWER),
+        follow_redirects=False,
+    )
+    assert again.status_code == 303
+    site = console_app.runtime.sites["demo"].config
+    assert any(d.doc_id == f"team:{kept.id}:en" for d in knowledge.list_documents(site))

@@ -201,3 +201,41 @@ async def test_a_site_without_owners_gets_no_digest(runtime: Runtime, smtp: Smtp
     with pytest.raises(DigestError, match="no owners"):
         await send_digest(runtime, None, ownerless)
     assert smtp.mails == []
+
+
+def test_the_command_line_sends_it_now(
+    runtime: Runtime, smtp: SmtpReceiver, sites_dir: Path
+) -> None:
+    """`frontdesk digest send demo`, run as a user would (a subprocess, settings from the
+    environment); an unknown site fails with a clear message."""
+    import os
+    import subprocess
+    import sys
+
+    seed(runtime)
+    env = {
+        **os.environ,
+        "FRONTDESK_DATA_DIR": str(runtime.settings.data_dir),
+        "FRONTDESK_SITES_DIR": str(sites_dir),
+        "FRONTDESK_SMTP_HOST": "127.0.0.1",
+        "FRONTDESK_SMTP_PORT": str(smtp.port),
+        "FRONTDESK_SMTP_FROM": "frontdesk@example.test",
+        "COLUMNS": "200",
+    }
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "frontdesk", "digest", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=240,
+            check=False,
+        )
+
+    sent = cli("send", "demo", "--days", "7")
+    assert sent.returncode == 0, sent.stderr
+    assert "ana@example.test" in sent.stdout
+    assert len(smtp.mails) == 1 and "nonprofit" in smtp.mails[0].body.lower()
+    unknown = cli("send", "nowhere")
+    assert unknown.returncode == 1 and "unknown site 'nowhere'" in unknown.stderr

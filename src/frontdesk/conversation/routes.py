@@ -19,7 +19,7 @@ from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
-from frontdesk.improvement.team_answers import is_team_document
+from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
@@ -236,17 +236,28 @@ TEAM_PREFERENCE_MARGIN = 0.02
 
 
 def preferred_team_answer(
-    chunks: list[RetrievedChunk], threshold: float | None, margin: float = TEAM_PREFERENCE_MARGIN
+    chunks: list[RetrievedChunk],
+    threshold: float | None,
+    language: str | None = None,
+    margin: float = TEAM_PREFERENCE_MARGIN,
 ) -> RetrievedChunk | None:
-    """The team answer to give word for word: the best-matching team answer above the
-    site's threshold, unless another passage matches clearly better."""
-    team = [c for c in chunks if is_team_document(c.doc_id, c.source)]
+    """The team answer to give word for word: the best-matching team answer in the
+    visitor's language above the site's threshold, unless another passage matches clearly
+    better. (One in another language is only a source for the writer: a visitor is never
+    handed text in a language they did not write in.)"""
+    team = [
+        c
+        for c in chunks
+        if is_team_document(c.doc_id, c.source)
+        and (language is None or team_language(c.doc_id) == language)
+    ]
     if not team:
         return None
     best = max(team, key=lambda c: c.score)
     if threshold is not None and best.score < threshold:
         return None
-    others = max((c.score for c in chunks if c not in team), default=None)
+    pages = (c.score for c in chunks if not is_team_document(c.doc_id, c.source))
+    others = max(pages, default=None)
     if others is not None and others > best.score + margin:
         return None
     return best
@@ -260,7 +271,7 @@ def team_answer_of(state: ChatState) -> RetrievedChunk | None:
     result = RetrievalResult.model_validate(retrieval)
     if result.status != "ok":
         return None
-    return preferred_team_answer(result.chunks, result.threshold)
+    return preferred_team_answer(result.chunks, result.threshold, state.get("language"))
 
 
 AfterAnswer = Literal["auto", "human", "error"]

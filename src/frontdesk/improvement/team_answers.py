@@ -144,6 +144,11 @@ def is_team_document(doc_id_: str, source: str) -> bool:
     return doc_id_.startswith(TEAM_DOC_PREFIX) and source.startswith(f"{TEAM_SOURCE}:")
 
 
+def team_language(doc_id_: str) -> str:
+    """The language of a team answer's document (`team:<answer>:<language>`)."""
+    return doc_id_.rsplit(":", 1)[-1]
+
+
 def answer_part(content: str) -> str:
     """The answer of a team answer's passage: what follows its list of questions."""
     lines = content.split("\n")

@@ -71,6 +71,9 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
     ],
     routes.relevance_gate: [
         ({"retrieval": TEAM_HIT, "graded_chunks": [], "retries": 0}, "team_answer_writer"),
+        ({"retrieval": TEAM_HIT, "language": "en", "graded_chunks": []}, "team_answer_writer"),
+        # Only an English team answer for a Spanish question: the usual path.
+        ({"retrieval": TEAM_HIT, "language": "es", "graded_chunks": []}, "retry_retrieval"),
         ({"retrieval": PAGE_WINS, "graded_chunks": [{"chunk_id": "c1"}]}, "answer_writer"),
         ({"retrieval": {"status": "no_result"}, "graded_chunks": []}, "retry_retrieval"),
         ({"graded_chunks": [{"chunk_id": "c1"}], "retries": 0}, "answer_writer"),

@@ -124,3 +124,8 @@ def test_a_team_answer_is_preferred_unless_a_page_matches_clearly_better() -> No
     assert preferred_team_answer([chunk("page", 0.9)], 0.8) is None
     weaker = chunk("team:2:en", 0.85, source="team:2")
     assert preferred_team_answer([weaker, team], None) == team
+    # Only in the visitor's language: a Spanish question does not get the English text.
+    assert preferred_team_answer([team], 0.8, "en") == team
+    assert preferred_team_answer([team], 0.8, "es") is None
+    spanish = chunk("team:1:es", 0.86, source="team:1")
+    assert preferred_team_answer([team, spanish], 0.8, "es") == spanish

@@ -179,7 +179,6 @@ def test_a_thumbs_down_becomes_a_gap_then_a_team_answer_the_next_visitor_gets(
         expect(console.locator("section.gap", has_text="Hello")).to_have_count(0)
         expect(gap.locator(".feedback-comment")).to_contain_text(COMMENT)
         no_overflow(console, "gaps")
-        console.screenshot(path=str(SCREENSHOTS / "improvement-gaps-desktop.png"))
 
         # 3. A team answer from that gap: the form comes with the gap's question.
         gap.locator("button.write-answer").click()
@@ -214,24 +213,60 @@ def test_a_thumbs_down_becomes_a_gap_then_a_team_answer_the_next_visitor_gets(
         later.close()
 
 
+# More of a week's questions, for the screenshots: paraphrases in two languages.
+MORE_GAPS = [
+    ("Do you ship to Canada?", "cannot_answer", "en"),
+    ("Can you deliver orders to Canada?", "low_confidence", "en"),
+    ("¿Hacen envíos a Canadá?", "cannot_answer", "es"),
+    ("Can I pay by bank transfer?", "followup", "en"),
+    ("¿Puedo pagar por transferencia bancaria?", "cannot_answer", "es"),
+]
+
+
+def seed_more_gaps(runtime: Runtime) -> None:
+    import uuid
+
+    from frontdesk.store.db import transaction
+    from frontdesk.store.repositories import ConversationRepository, StoredTurn
+
+    with transaction(runtime.sessions) as session:
+        for question, routing, language in MORE_GAPS:
+            ConversationRepository(session).record_turn(
+                "demo",
+                str(uuid.uuid4()),
+                StoredTurn(question, "…", "ANSWER", routing, "LEARN", language),
+            )
+
+
 def test_the_improvement_pages_fit_a_phone(browser: Any, loop_server: LoopServer) -> None:
     from playwright.sync_api import expect
 
-    context = new_context(browser, VIEWPORTS["phone"])
-    try:
-        page = context.new_page()
-        errors = watch_errors(page)
-        sign_in(page, loop_server.url)
-        base = f"{loop_server.url}/console/sites/demo"
-        for name, path in (
-            ("gaps", "/gaps"),
-            ("team-answers", "/team-answers"),
-            ("team-answer", "/team-answers/new?q=en|Do+you+ship+abroad%3F"),
-        ):
-            page.goto(base + path)
-            expect(page.locator("main h1")).to_be_visible()
-            no_overflow(page, name)
-            page.screenshot(path=str(SCREENSHOTS / f"improvement-{name}-phone.png"))
-        assert not errors, errors
-    finally:
-        context.close()
+    seed_more_gaps(loop_server.runtime)
+    for size, viewport in VIEWPORTS.items():
+        context = new_context(browser, viewport)
+        try:
+            page = context.new_page()
+            errors = watch_errors(page)
+            sign_in(page, loop_server.url)
+            base = f"{loop_server.url}/console/sites/demo"
+            page.goto(f"{base}/gaps")
+            # Paraphrases across languages are one gap each.
+            shipping = page.locator("section.gap", has_text="Canad")
+            expect(shipping).to_have_count(1)
+            expect(shipping).to_contain_text("¿Hacen envíos a Canadá?")
+            expect(shipping).to_contain_text("Do you ship to Canada?")
+            expect(page.locator("section.gap", has_text="transfer")).to_have_count(1)
+            shots = [("gaps", "/gaps")]
+            if size == "phone":
+                shots += [
+                    ("team-answers", "/team-answers"),
+                    ("team-answer", "/team-answers/new?q=en|Do+you+ship+to+Canada%3F"),
+                ]
+            for name, path in shots:
+                page.goto(base + path)
+                expect(page.locator("main h1")).to_be_visible()
+                no_overflow(page, f"{name} at {size}")
+                page.screenshot(path=str(SCREENSHOTS / f"improvement-{name}-{size}.png"))
+            assert not errors, errors
+        finally:
+            context.close()

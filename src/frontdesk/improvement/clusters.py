@@ -146,24 +146,28 @@ def gap_clusters(
     distance: float,
     *,
     top_passages: int = 3,
+    label_language: str | None = None,
 ) -> list[GapCluster]:
     """Clusters of `questions` (rows of `vectors` are the embeddings of `distinct`),
-    largest first; clusters with no question in the chosen period are left out."""
+    largest first; clusters with no question in the chosen period are left out. A
+    cluster's label is its most asked question (in `label_language` on a tie)."""
     label_of = dict(zip(distinct, cluster_labels(vectors, distance), strict=True))
     members: dict[int, list[GapQuestion]] = {}
     for question in questions:
         key = normalise_question(question.text)
         if key in label_of:
             members.setdefault(label_of[key], []).append(question)
-    clusters = [_cluster(group, top_passages) for group in members.values()]
+    clusters = [_cluster(group, top_passages, label_language) for group in members.values()]
     found = [c for c in clusters if c.size > 0]
     return sorted(found, key=lambda c: (-c.size, -c.previous, c.label))
 
 
-def _cluster(group: list[GapQuestion], top_passages: int) -> GapCluster:
+def _cluster(group: list[GapQuestion], top_passages: int, label_language: str | None) -> GapCluster:
     current = [q for q in group if q.current]
     size, previous = len(current), len(group) - len(current)
     asked = Counter(q.text.strip() for q in current)
+    in_language = {q.text.strip() for q in current if q.language == label_language}
+    label = max(asked, key=lambda text: (asked[text], text in in_language), default="")
     by_language: dict[str, Counter[str]] = {}
     for question in current:
         by_language.setdefault(question.language, Counter())[question.text.strip()] += 1
@@ -181,7 +185,7 @@ def _cluster(group: list[GapQuestion], top_passages: int) -> GapCluster:
             if seen is None or passage.score > seen.score:
                 best[passage.chunk_id] = passage
     return GapCluster(
-        label=asked.most_common(1)[0][0] if asked else "",
+        label=label,
         size=size,
         previous=previous,
         trend=trend_of(size, previous),

@@ -153,5 +153,11 @@ def gap_report(
         return report
     distinct = distinct_questions(questions)
     vectors = embed_questions(knowledge, model, distinct)
-    report.clusters = gap_clusters(questions, distinct, vectors, cluster_distance(model))
+    report.clusters = gap_clusters(
+        questions,
+        distinct,
+        vectors,
+        cluster_distance(model),
+        label_language=site.default_language,
+    )
     return report

@@ -110,7 +110,9 @@ def test_clusters_group_by_vector_count_languages_trend_and_passages() -> None:
     }
     vectors = np.array([rows[normalise_question(t)] for t in distinct], dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    shipping, invoice = gap_clusters(asked, distinct, vectors, distance=0.1)
+    shipping, invoice = gap_clusters(asked, distinct, vectors, distance=0.1, label_language="es")
+    # Three different texts asked once each: the label is the site's language's.
+    assert shipping.label == "¿Hacen envíos al extranjero?"
     assert shipping.size == 3 and shipping.previous == 1 and shipping.trend == "up"
     assert shipping.examples == {
         "en": ["Do you ship abroad?", "do you ship abroad"],

@@ -225,6 +225,13 @@ class Settings(BaseSettings):
     fallback_email: str = Field(
         default="", description="Fallback recipient for sites that do not set their own."
     )
+    # The weekly digest of content gaps to each site's owners (`frontdesk.improvement.digest`).
+    digest_schedule: str = Field(
+        default="0 8 * * 1",
+        description="Cron schedule (UTC) of the digest the worker emails to site owners; "
+        "empty: no scheduled digest.",
+    )
+    digest_days: int = Field(default=7, ge=1, le=92, description="Days a digest covers.")
     handoff_http_timeout_s: float = Field(
         default=10.0, gt=0, description="Timeout of one Slack/webhook/enrichment HTTP call."
     )

@@ -243,6 +243,26 @@ class QuestionCount(BaseModel):
     count: int
 
 
+class GapPassage(BaseModel):
+    doc_id: str
+    chunk_id: str
+    title: str
+    score: float = Field(description="Cosine similarity of the passage to the question.")
+
+
+class GapClusterOut(BaseModel):
+    label: str = Field(description="The most asked question of the cluster.")
+    size: int = Field(description="Questions in the period.")
+    previous: int = Field(description="Questions in the period before, of the same length.")
+    trend: str = Field(description="new, up, down or same.")
+    examples: dict[str, list[str]] = Field(description="Example questions per language.")
+    reasons: dict[str, int] = Field(
+        description="cannot_answer, followup, low_confidence, refused, thumbs_down, handed_off."
+    )
+    passages: list[GapPassage] = Field(description="The best passages the search found.")
+    comments: list[str] = Field(description="Visitors' comments with their 👎.")
+
+
 class SiteStats(BaseModel):
     site_id: str
     conversations: int
@@ -250,9 +270,14 @@ class SiteStats(BaseModel):
     routes: dict[str, int] = Field(description="Assistant turns per graph route.")
     routing: dict[str, int] = Field(description="Assistant turns per routing value (seed 003).")
     unanswered_questions: list[QuestionCount] = Field(
-        description="Visitor questions the assistant could not answer from the knowledge base."
+        description="Content gaps of the period: each cluster's most asked question and its "
+        "size (questions the assistant could not answer well, grouped by meaning)."
     )
     top_questions: list[QuestionCount]
+    gap_days: int = Field(default=30, description="The period of the content gaps, in days.")
+    gaps: list[GapClusterOut] = Field(
+        default_factory=list, description="Content gaps clustered by meaning, largest first."
+    )
 
 
 class IngestResult(BaseModel):

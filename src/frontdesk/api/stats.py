@@ -1,4 +1,6 @@
-"""Site statistics for operators, as a pure function of stored turns."""
+"""Site statistics for operators, as a pure function of stored turns. The unanswered
+questions are the content gaps, clustered by meaning (`frontdesk.improvement`), which the
+stats route adds."""
 
 from __future__ import annotations
 
@@ -8,9 +10,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from frontdesk.api.schemas import QuestionCount, SiteStats
-
-UNANSWERED_ROUTINGS = frozenset({"cannot_answer", "followup", "low_confidence"})
-"""Routing values (seed 003) that mean the knowledge base had no good answer."""
 
 _PUNCTUATION = re.compile(r"[\s?!.,;:¿¡…]+$")
 _SPACES = re.compile(r"\s+")
@@ -49,8 +48,6 @@ def site_stats(site_id: str, conversations: int, turns: list[TurnRow], top: int 
         turns=len(turns),
         routes=dict(Counter(turn.route or "unknown" for turn in turns).most_common()),
         routing=dict(Counter(turn.routing or "unknown" for turn in turns).most_common()),
-        unanswered_questions=_ranked(
-            (turn.question for turn in asked if turn.routing in UNANSWERED_ROUTINGS), top
-        ),
+        unanswered_questions=[],
         top_questions=_ranked((turn.question for turn in asked), top),
     )

@@ -60,7 +60,7 @@ def worker_command(
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(sig, stop.set)
                 console.print(
-                    "dispatcher, retention job and crawl schedules running; Ctrl-C to stop"
+                    "dispatcher, retention job, crawl and digest schedules running; Ctrl-C to stop"
                 )
                 # GDPR retention runs beside delivery, so one worker process does both,
                 # and so does the replay of turns spooled while the store could not write,
@@ -82,12 +82,20 @@ def worker_command(
                 from frontdesk.evals.trust_jobs import trust_loop
 
                 trust = asyncio.create_task(trust_loop(runtime, stop))
+                # The weekly digest of content gaps to each site's owners.
+                from frontdesk.api.ingestion import open_knowledge_base
+                from frontdesk.improvement.digest import run_digest_schedules
+
+                digests = asyncio.create_task(
+                    run_digest_schedules(runtime, open_knowledge_base(runtime), stop)
+                )
                 await dispatcher.run(stop)
                 await retention
                 await replays
                 await crawls
                 trust.cancel()  # a report in progress is marked failed, not awaited
                 await asyncio.gather(trust, return_exceptions=True)
+                await digests
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

@@ -11,6 +11,7 @@ from frontdesk import __version__
 from frontdesk.cli.chat import chat_command, classify_command, graph_command
 from frontdesk.cli.common import SitesDirOption, console, fail, settings_for
 from frontdesk.cli.db import db_app
+from frontdesk.cli.digest import digest_app
 from frontdesk.cli.eval import eval_app
 from frontdesk.cli.handoff import leads_app, worker_command
 from frontdesk.cli.kb import kb_app
@@ -28,6 +29,7 @@ app = typer.Typer(
 )
 app.add_typer(sites_app, name="sites")
 app.add_typer(db_app, name="db")
+app.add_typer(digest_app, name="digest")
 app.add_typer(eval_app, name="eval")
 app.add_typer(kb_app, name="kb")
 app.command("chat")(chat_command)

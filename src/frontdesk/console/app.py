@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from frontdesk.console import (
     analytics_pages,
     auth_pages,
+    improvement_pages,
     inbox_pages,
     knowledge_pages,
     leads_pages,
@@ -66,6 +67,7 @@ def install_console(app: FastAPI) -> None:
         leads_pages,
         knowledge_pages,
         analytics_pages,
+        improvement_pages,
         settings_pages,
         web_sources,
         live_api,

@@ -63,6 +63,7 @@ from frontdesk.conversation.nodes.post import (
 )
 from frontdesk.conversation.nodes.skills import skill_ending_writer
 from frontdesk.conversation.nodes.supervision import dialog_state_extractor, form_field_extractor
+from frontdesk.conversation.nodes.team import team_answer_writer
 from frontdesk.conversation.state import ChatState
 
 # The last node of every turn: state written "as" it leaves nothing pending (the eval
@@ -87,6 +88,7 @@ NODES = (
     retrieval_awaiter,
     grade_docs,
     retry_retrieval,
+    team_answer_writer,
     answer_writer,
     verify_facts,
     evaluate_answer,
@@ -146,7 +148,9 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     graph.add_conditional_edges("answer_writer", routes.after_answer_writer)
     graph.add_edge("verify_facts", "evaluate_answer")
     graph.add_conditional_edges("evaluate_answer", routes.route_or_retry)
-    for reply in ("offer_human", "clarify_handler", "redirect_handler", "booking_handler"):
+    # A team answer is the team's own words: no claim check or self-critique after it.
+    replies = ("offer_human", "clarify_handler", "redirect_handler", "booking_handler")
+    for reply in (*replies, "team_answer_writer"):
         graph.add_edge(reply, "stall_check")
 
     # Closing: stall offer or the skill's ending, then markers, suggestions, finalize.

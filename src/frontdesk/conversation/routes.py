@@ -19,6 +19,8 @@ from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
+from frontdesk.improvement.team_answers import is_team_document, team_language
+from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
 HandoffReason = Literal[
@@ -227,6 +229,51 @@ def is_low_confidence(top_score: float | None, threshold: float, margin: float =
     return top_score is None or top_score < threshold + margin
 
 
+# A team answer is preferred over a page that matches about as well: the team wrote it
+# for this question. Cosines of the default model (e5) sit in a narrow band, so a small
+# margin; a page that matches clearly better still wins.
+TEAM_PREFERENCE_MARGIN = 0.02
+
+
+def preferred_team_answer(
+    chunks: list[RetrievedChunk],
+    threshold: float | None,
+    language: str | None = None,
+    margin: float = TEAM_PREFERENCE_MARGIN,
+) -> RetrievedChunk | None:
+    """The team answer to give word for word: the best-matching team answer in the
+    visitor's language above the site's threshold, unless another passage matches clearly
+    better. (One in another language is only a source for the writer: a visitor is never
+    handed text in a language they did not write in.)"""
+    team = [
+        c
+        for c in chunks
+        if is_team_document(c.doc_id, c.source)
+        and (language is None or team_language(c.doc_id) == language)
+    ]
+    if not team:
+        return None
+    best = max(team, key=lambda c: c.score)
+    if threshold is not None and best.score < threshold:
+        return None
+    pages = (c.score for c in chunks if not is_team_document(c.doc_id, c.source))
+    others = max(pages, default=None)
+    if others is not None and others > best.score + margin:
+        return None
+    return best
+
+
+def team_answer_of(state: ChatState) -> RetrievedChunk | None:
+    """The turn's preferred team answer, from its retrieval result."""
+    retrieval = state.get("retrieval")
+    if not retrieval:
+        return None
+    result = RetrievalResult.model_validate(retrieval)
+    if result.status != "ok":
+        return None
+    return preferred_team_answer(result.chunks, result.threshold, state.get("language"))
+
+
 AfterAnswer = Literal["auto", "human", "error"]
 
 
@@ -324,12 +371,17 @@ def route_by_intent(
 
 def relevance_gate(
     state: ChatState,
-) -> Literal["answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"]:
-    """Corrective RAG (seed 001): answer from what survived grading, or retry, or ask; a
-    high-stakes matter with nothing in the documentation goes to a person (seed 003)."""
+) -> Literal[
+    "team_answer_writer", "answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"
+]:
+    """A team answer that matches is given as the team wrote it; else corrective RAG (seed
+    001): answer from what survived grading, or retry, or ask; a high-stakes matter with
+    nothing in the documentation goes to a person (seed 003)."""
     retries = int(state.get("retries") or 0)
     if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
         raise ValueError(f"retries out of range: {retries}")
+    if team_answer_of(state) is not None:
+        return "team_answer_writer"
     if state.get("graded_chunks"):
         return "answer_writer"
     if retries < MAX_RETRIEVAL_RETRIES:

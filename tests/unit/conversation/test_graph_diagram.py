@@ -31,6 +31,7 @@ SEED_NODES = {
     "skill_applier",
     "grade_docs",
     "retry_retrieval",
+    "team_answer_writer",  # issue 22: a team answer given as written
     "answer_writer",
     "verify_facts",
     "evaluate_answer",

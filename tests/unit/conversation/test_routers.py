@@ -26,6 +26,28 @@ def state(**values: Any) -> ChatState:
 
 EVALUATED = {"quality": 1.0, "relevance": 1.0, "coverage": "full", "reasoning": ""}
 
+
+def passage(doc_id: str, source: str, score: float) -> dict[str, Any]:
+    return {
+        "chunk_id": f"{doc_id}#0",
+        "doc_id": doc_id,
+        "title": "t",
+        "url": "",
+        "content": "- Q?\n\nA.",
+        "score": score,
+        "source": source,
+        "chunk_index": 0,
+    }
+
+
+# A team answer above the threshold that no page beats clearly (issue 22).
+TEAM_HIT = {
+    "status": "ok",
+    "threshold": 0.8,
+    "chunks": [passage("team:1:en", "team:1", 0.9), passage("faq", "faq.md", 0.89)],
+}
+PAGE_WINS = {**TEAM_HIT, "chunks": [passage("faq", "faq.md", 0.95), *TEAM_HIT["chunks"][:1]]}
+
 TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
     routes.after_abuse_gate: [
         ({}, "detect_language"),
@@ -54,6 +76,12 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"route": "HANDOFF"}, "propose_handoff"),
     ],
     routes.relevance_gate: [
+        ({"retrieval": TEAM_HIT, "graded_chunks": [], "retries": 0}, "team_answer_writer"),
+        ({"retrieval": TEAM_HIT, "language": "en", "graded_chunks": []}, "team_answer_writer"),
+        # Only an English team answer for a Spanish question: the usual path.
+        ({"retrieval": TEAM_HIT, "language": "es", "graded_chunks": []}, "retry_retrieval"),
+        ({"retrieval": PAGE_WINS, "graded_chunks": [{"chunk_id": "c1"}]}, "answer_writer"),
+        ({"retrieval": {"status": "no_result"}, "graded_chunks": []}, "retry_retrieval"),
         ({"graded_chunks": [{"chunk_id": "c1"}], "retries": 0}, "answer_writer"),
         ({"graded_chunks": [{"chunk_id": "c1"}], "retries": 1}, "answer_writer"),
         ({"graded_chunks": [], "retries": 0}, "retry_retrieval"),

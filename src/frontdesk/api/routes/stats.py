@@ -1,14 +1,16 @@
-"""`GET /v1/admin/sites/{site}/stats`: turns, routes, unanswered and top questions."""
+"""`GET /v1/admin/sites/{site}/stats`: turns, routes, content gaps and top questions."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query, Request
+from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep
+from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep, RuntimeDep
 from frontdesk.api.routes.admin_common import ADMIN_ERRORS
-from frontdesk.api.schemas import SiteStats
+from frontdesk.api.schemas import GapClusterOut, QuestionCount, SiteStats
 from frontdesk.api.stats import TurnRow, site_stats
 from frontdesk.store.models import utcnow
 from frontdesk.store.repositories import ConversationRepository
@@ -21,12 +23,39 @@ MAX_CONVERSATIONS = 2_000
 
 @router.get(
     "/{site}/stats",
-    summary="Turns, routes, unanswered questions and top questions of a site",
+    summary="Turns, routes, content gaps and top questions of a site",
     response_model=SiteStats,
     responses=ADMIN_ERRORS,
 )
-def stats(site: AdminSiteDep, db: DbDep) -> SiteStats:
-    site_id = site.config.id
+async def stats(
+    request: Request,
+    site: AdminSiteDep,
+    db: DbDep,
+    runtime: RuntimeDep,
+    days: Annotated[int, Query(ge=1, le=366, description="Period of the content gaps.")] = 30,
+) -> SiteStats:
+    from frontdesk.console.knowledge_pages import knowledge_base
+    from frontdesk.improvement.gaps import gap_report
+
+    found = await run_in_threadpool(_turn_stats, site.config.id, db)
+    try:
+        knowledge = knowledge_base(request)
+    except Exception:  # titles of passages are a nicety; clusters still come
+        knowledge = None
+    report = await run_in_threadpool(gap_report, runtime, knowledge, site.config, days)
+    gaps = [GapClusterOut.model_validate(cluster.as_json()) for cluster in report.clusters]
+    return found.model_copy(
+        update={
+            "gap_days": days,
+            "gaps": gaps,
+            "unanswered_questions": [
+                QuestionCount(question=gap.label, count=gap.size) for gap in gaps[:10]
+            ],
+        }
+    )
+
+
+def _turn_stats(site_id: str, db: DbDep) -> SiteStats:
     repo = ConversationRepository(db)
     conversations = sorted(
         repo.older_than(site_id, utcnow() + timedelta(days=1)),

@@ -23,6 +23,7 @@ NodeFn = TypeVar("NodeFn", bound=Callable[..., Awaitable[Update]])
 STREAMING_NODES = frozenset(
     {
         "answer_writer",
+        "team_answer_writer",
         "redirect_handler",
         "booking_handler",
         "propose_handoff",

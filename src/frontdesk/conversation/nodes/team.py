@@ -1,0 +1,37 @@
+"""A team answer given as the team wrote it (`routes.relevance_gate` chose it): no writer
+model, no claim check — the team's words are the source — and cited as the team's."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation import routes
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.citations import citations_of
+from frontdesk.conversation.nodes.common import Update, emit_words, timed
+from frontdesk.conversation.state import ChatState, Evaluation, Verification
+from frontdesk.improvement.team_answers import answer_part
+
+
+@timed
+async def team_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    chosen = routes.team_answer_of(state)
+    if chosen is None:
+        raise ValueError("team_answer_writer without a team answer in the retrieval")
+    answer = f"{answer_part(chosen.content)} [1]"
+    emit_words("team_answer_writer", answer)
+    return {
+        "answer": answer,
+        "citations": citations_of(answer, [chosen]),
+        "graded_chunks": [chosen.model_dump(mode="json")],
+        "low_confidence": False,
+        "verification": Verification(claims=[], factuality_score=1.0),
+        "evaluation": Evaluation(
+            quality=1.0,
+            relevance=1.0,
+            coverage="full",
+            reasoning="the team's own answer to this question",
+            after="auto",
+        ),
+        "routing": "answered",
+    }

@@ -1,0 +1,1 @@
+"""The improvement loop: content gaps clustered by meaning, team answers, the weekly digest."""

@@ -75,17 +75,24 @@ class AnalyticsRepository:
             .group_by(Trace.route, Trace.routing)
         )
         site_conversations = select(Conversation.id).where(Conversation.site_id == site_id)
-        blocked = self.session.scalar(
-            select(func.count()).where(
-                Message.route == "BLOCKED",  # ix_messages_route: a rare value
-                Message.created_at >= start,
-                Message.created_at < end,
-                Message.conversation_id.in_(site_conversations),
+
+        def replies_routed(route: str) -> int:
+            """Stored replies of a route the graph leaves no trace for (ix_messages_route)."""
+            count = self.session.scalar(
+                select(func.count()).where(
+                    Message.route == route,
+                    Message.created_at >= start,
+                    Message.created_at < end,
+                    Message.conversation_id.in_(site_conversations),
+                )
             )
-        )
-        outcomes = {"answered": 0, "refused": int(blocked or 0), "cannot answer": 0}
-        outcomes.update({"handed off": 0, "other": 0})
-        found.turns = outcomes["refused"]
+            return int(count or 0)
+
+        # Blocked turns never reach the graph; relayed ones are the person's who owns the
+        # conversation (live takeover), not answers of the assistant.
+        outcomes = {"answered": 0, "refused": replies_routed("BLOCKED"), "cannot answer": 0}
+        outcomes.update({"handed off": 0, "with a person": replies_routed("HUMAN"), "other": 0})
+        found.turns = outcomes["refused"] + outcomes["with a person"]
         for route, routing, count in self.session.execute(replies):
             found.turns += int(count)
             if route == "HANDOFF":

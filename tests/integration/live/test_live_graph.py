@@ -21,6 +21,7 @@ from frontdesk.live.desk import LiveDesk, Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import LoadedSite
+from frontdesk.store.analytics import AnalyticsRepository
 
 pytestmark = pytest.mark.integration
 
@@ -112,6 +113,13 @@ async def test_bot_is_silent_while_a_person_owns_it_and_remembers_the_exchange(
     assert isinstance(tail[1], AIMessage) and "Rua Augusta 12" in str(tail[1].content)
     assert isinstance(tail[2], HumanMessage) and tail[2].content == "What was the street again?"
     assert isinstance(tail[3], AIMessage)  # the bot's own answer, after the human exchange
+
+    # Analytics: the relayed turn is the person's, not an answer of the bot's.
+    today = datetime.now(UTC).date()
+    with chat.runtime.sessions() as db:
+        outcomes = AnalyticsRepository(db).site("demo", today, today).outcomes
+    assert outcomes["with a person"] == 1, outcomes
+    assert outcomes["answered"] + outcomes["other"] + outcomes["refused"] == 2
 
 
 async def ask_for_a_person(chat: ChatService, site: LoadedSite, session_id: str) -> None:

@@ -107,6 +107,11 @@ SUPPORT_SPREAD = 1.75
 # SUPPORT_MARGIN (an on-topic question beats everything unrelated, not merely ties).
 MIN_PROBES_FOR_SPREAD = 8
 SUPPORT_MARGIN = 0.03
+# A passage holding most of the question's words supports it only when it also scores
+# above the bulk of everyday requests (the probes' mean plus one deviation): short
+# everyday requests share two words with many a page ("what is our purpose", "how many
+# days have I used"), and words alone made half of them "supported" on a web-app FAQ.
+WORD_SUPPORT_SPREAD = 1.0
 MIN_RELEVANCE = 0.15  # below this a cosine says nothing, whatever the probes scored
 TERMS = 12
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -122,6 +127,9 @@ class TopicProfile:
     terms: tuple[str, ...] = ()
     # The relevance threshold when the site has no calibrated one (`calibrated_threshold`).
     relevance_threshold: float | None = None
+    # The score a passage sharing most of the question's words must reach to support it
+    # (`word_support_threshold`); None: any passage above the relevance threshold.
+    word_support_threshold: float | None = None
 
     def supports(self, top_score: float | None) -> bool:
         return top_score is not None and top_score >= self.support_threshold
@@ -132,6 +140,9 @@ class TopicProfile:
             "off_topic_ceiling": round(self.off_topic_ceiling, 4),
             "probes": self.probes,
             "relevance_threshold": self.relevance_threshold,
+            "word_support_threshold": None
+            if self.word_support_threshold is None
+            else round(self.word_support_threshold, 4),
             "terms": list(self.terms),
         }
 
@@ -156,6 +167,18 @@ def support_threshold(
         mean = fmean(probe_scores)
         bar = mean + SUPPORT_SPREAD * pstdev(probe_scores, mean)
     return max(bar, floor or 0.0)
+
+
+def word_support_threshold(
+    probe_scores: Sequence[float], *, measured_model: bool = True
+) -> float | None:
+    """Pure: the score above which shared words count as support — above the bulk of the
+    everyday probes (`WORD_SUPPORT_SPREAD` deviations over their mean). None (no such
+    bar) with few probes or an unmeasured model, where the spread says nothing."""
+    if len(probe_scores) < MIN_PROBES_FOR_SPREAD or not measured_model:
+        return None
+    mean = fmean(probe_scores)
+    return mean + WORD_SUPPORT_SPREAD * pstdev(probe_scores, mean)
 
 
 def calibrated_threshold(ceiling: float, default: float | None) -> float | None:
@@ -191,12 +214,12 @@ def build_profile(
     ceiling = max(scores, default=0.0)
     calibrated = calibrated_threshold(ceiling, default_threshold)
     floor = relevance_threshold if relevance_threshold is not None else default_threshold
+    measured = default_threshold is not None
     return TopicProfile(
-        support_threshold=support_threshold(
-            scores, floor, measured_model=default_threshold is not None
-        ),
+        support_threshold=support_threshold(scores, floor, measured_model=measured),
         off_topic_ceiling=ceiling,
         probes=len(scores),
         terms=title_terms(titles),
         relevance_threshold=calibrated,
+        word_support_threshold=word_support_threshold(scores, measured_model=measured),
     )

@@ -151,3 +151,12 @@ def test_supported_by_site(
     status: str, score: float | None, bar: float | None, lexical: float, supported: bool
 ) -> None:
     assert supported_by_site(status, score, bar, lexical) is supported
+
+
+def test_shared_words_need_a_passage_above_the_bulk_of_everyday_requests() -> None:
+    """e5 on a web-app FAQ: "what is our purpose" shares both its words with a passage
+    scoring 0.82, where everyday requests score 0.81 ± 0.02: words alone are no support."""
+    assert not supported_by_site("ok", 0.82, 0.855, 1.0, word_bar=0.837)
+    assert supported_by_site("ok", 0.85, 0.855, 0.75, word_bar=0.837)
+    assert not supported_by_site("ok", 0.85, 0.855, 0.5, word_bar=0.837)
+    assert supported_by_site("ok", 0.86, 0.855, 0.0, word_bar=0.837)  # the bar alone

@@ -10,11 +10,13 @@ from frontdesk.knowledge.topic import (
     PROBES,
     SUPPORT_MARGIN,
     SUPPORT_SPREAD,
+    WORD_SUPPORT_SPREAD,
     build_profile,
     calibrated_threshold,
     probes_for,
     support_threshold,
     title_terms,
+    word_support_threshold,
 )
 
 pytestmark = pytest.mark.unit
@@ -37,6 +39,17 @@ def test_the_bar_is_a_margin_over_the_spread_of_the_probes_not_their_maximum() -
     assert 0.84 < bar < 0.86  # above the typical everyday request, below the odd probe
     # A model nobody measured keeps the bar above every probe.
     assert support_threshold(scores, None, measured_model=False) == pytest.approx(0.89)
+
+
+def test_shared_words_count_above_the_bulk_of_everyday_requests() -> None:
+    scores = [0.80, 0.79, 0.81, 0.80, 0.78, 0.82, 0.80, 0.79, 0.81, 0.80, 0.77, 0.86]
+    mean = sum(scores) / len(scores)
+    spread = (sum((s - mean) ** 2 for s in scores) / len(scores)) ** 0.5
+    word_bar = word_support_threshold(scores)
+    assert word_bar == pytest.approx(mean + WORD_SUPPORT_SPREAD * spread)
+    assert word_bar is not None and word_bar < support_threshold(scores, 0.79)
+    assert word_support_threshold(scores[:4]) is None  # too few probes to say
+    assert word_support_threshold(scores, measured_model=False) is None
 
 
 def test_the_bar_never_drops_below_the_relevance_threshold() -> None:
@@ -65,6 +78,9 @@ def test_a_profile_is_measured_on_the_site_itself() -> None:
     assert profile.supports(0.75) and not profile.supports(0.35) and not profile.supports(None)
     assert profile.terms[0] == "membership"
     assert profile.relevance_threshold == 0.35  # never above the model's default
+    assert profile.word_support_threshold == pytest.approx(
+        word_support_threshold([0.5] + [0.2] * 10)
+    )
 
 
 def test_a_small_site_calibrates_its_relevance_threshold_below_the_default() -> None:

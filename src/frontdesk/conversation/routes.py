@@ -209,19 +209,29 @@ def handoff_routing(reason: HandoffReason) -> Routing:
     return "out_of_scope"
 
 
-LEXICAL_SUPPORT = 0.5  # half of the question's content words in one of the best passages
+# More than half of the question's content words in one of the best passages. Exactly half
+# was two words of four, or one of two: "how many days have I used" found "days" and
+# "used" on a health FAQ, and such requests were judged supported on every English site.
+LEXICAL_SUPPORT = 0.6
 
 
 def supported_by_site(
-    status: str, top_score: float | None, bar: float | None, lexical: float = 0.0
+    status: str,
+    top_score: float | None,
+    bar: float | None,
+    lexical: float = 0.0,
+    word_bar: float | None = None,
 ) -> bool:
     """The turn's search found the site's content: above the relevance threshold (status
     ok) and either at the site's own bar (`knowledge/topic.py`) or sharing most of the
-    question's words — the second signal covers languages and slang the embedding model
+    question's words with a passage that scores at least `word_bar` (above the bulk of
+    everyday requests) — the second signal covers languages and slang the embedding model
     reads poorly, where every score is high and the bar with them."""
     if status != "ok" or bar is None or top_score is None:
         return False
-    return top_score >= bar or lexical >= LEXICAL_SUPPORT
+    if top_score >= bar:
+        return True
+    return lexical >= LEXICAL_SUPPORT and (word_bar is None or top_score >= word_bar)
 
 
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:

@@ -6,11 +6,13 @@ does not travel: scores depend on the embedding model, the language and the site
 (a Spanish question against English-trained MiniLM scores everything higher; a 3-page
 site scores everything lower). So every site measures its own bar: a fixed set of
 everyday requests that no company's website answers (weather, recipes, alarms, jokes —
-`PROBES`, in every supported language) is searched against the site, and the best of those
-scores is what "unrelated" looks like *here*. A question the site supports clearly beats
-it. The profile is keyed by the site's index revision, so it is rebuilt whenever the
-content changes; it also lists the site's most frequent title words (what it is about,
-for traces and the docs).
+`PROBES`, in every supported language) is searched against the site, and the spread of
+those scores is what "unrelated" looks like *here*. A question the site supports clearly
+beats it (`support_threshold`: the probes' mean plus a few of their standard deviations,
+so one probe that happens to share the site's words does not lift the bar). The profile
+is keyed by the site's index revision, so it is rebuilt whenever the content changes; it
+also lists the site's most frequent title words (what it is about, for traces and the
+docs).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from statistics import fmean, pstdev
 
 # Everyday requests to a personal assistant, written for this purpose (not dataset rows).
 PROBES: dict[str, tuple[str, ...]] = {
@@ -92,9 +95,23 @@ PROBES: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# The bar sits this far above the best everyday probe: an on-topic question beats
-# everything unrelated, not merely ties with it.
+# The bar sits this many standard deviations above the mean of the everyday probes'
+# scores on the site. Not above their maximum: one probe that happens to share the site's
+# vocabulary ("how many ounces are in a pound" on a health site) lifted the bar of the
+# whole site, and multilingual-e5's scores are so compressed (probes' sd ~0.03) that a
+# margin over the maximum refused most of a health site's real questions. 1.75 sd leaves
+# about 4 % of a normal tail of everyday requests above the bar; the intent classifier
+# refuses those on its own unless the content supports them (docs/evaluation.md).
+SUPPORT_SPREAD = 1.75
+# With fewer probe scores the spread says little: the bar is then the best probe plus
+# SUPPORT_MARGIN (an on-topic question beats everything unrelated, not merely ties).
+MIN_PROBES_FOR_SPREAD = 8
 SUPPORT_MARGIN = 0.03
+# A passage holding most of the question's words supports it only when it also scores
+# above the bulk of everyday requests (the probes' mean plus one deviation): short
+# everyday requests share two words with many a page ("what is our purpose", "how many
+# days have I used"), and words alone made half of them "supported" on a web-app FAQ.
+WORD_SUPPORT_SPREAD = 1.0
 MIN_RELEVANCE = 0.15  # below this a cosine says nothing, whatever the probes scored
 TERMS = 12
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -110,6 +127,9 @@ class TopicProfile:
     terms: tuple[str, ...] = ()
     # The relevance threshold when the site has no calibrated one (`calibrated_threshold`).
     relevance_threshold: float | None = None
+    # The score a passage sharing most of the question's words must reach to support it
+    # (`word_support_threshold`); None: any passage above the relevance threshold.
+    word_support_threshold: float | None = None
 
     def supports(self, top_score: float | None) -> bool:
         return top_score is not None and top_score >= self.support_threshold
@@ -120,6 +140,9 @@ class TopicProfile:
             "off_topic_ceiling": round(self.off_topic_ceiling, 4),
             "probes": self.probes,
             "relevance_threshold": self.relevance_threshold,
+            "word_support_threshold": None
+            if self.word_support_threshold is None
+            else round(self.word_support_threshold, 4),
             "terms": list(self.terms),
         }
 
@@ -130,11 +153,32 @@ def probes_for(languages: Iterable[str]) -> list[str]:
     return [probe for lang in chosen for probe in PROBES.get(lang, ())]
 
 
-def support_threshold(probe_scores: Sequence[float], floor: float | None) -> float:
-    """Pure: the bar from this site's probe scores: above every everyday probe, and never
-    below `floor` (the site's calibrated or the model's default relevance threshold)."""
-    ceiling = max(probe_scores, default=0.0)
-    return max(ceiling + SUPPORT_MARGIN, floor or 0.0)
+def support_threshold(
+    probe_scores: Sequence[float], floor: float | None, *, measured_model: bool = True
+) -> float:
+    """Pure: the bar from this site's probe scores — `SUPPORT_SPREAD` standard deviations
+    above their mean — and never below `floor` (the site's calibrated or the model's
+    default relevance threshold). With few probes, or a model whose scores were never
+    measured (`measured_model` False: no default threshold), the bar stays above the best
+    probe: nothing says such a model's spread separates anything."""
+    if len(probe_scores) < MIN_PROBES_FOR_SPREAD or not measured_model:
+        bar = max(probe_scores, default=0.0) + SUPPORT_MARGIN
+    else:
+        mean = fmean(probe_scores)
+        bar = mean + SUPPORT_SPREAD * pstdev(probe_scores, mean)
+    return max(bar, floor or 0.0)
+
+
+def word_support_threshold(
+    probe_scores: Sequence[float], *, measured_model: bool = True
+) -> float | None:
+    """Pure: the score above which shared words count as support — above the bulk of the
+    everyday probes (`WORD_SUPPORT_SPREAD` deviations over their mean). None (no such
+    bar) with few probes or an unmeasured model, where the spread says nothing."""
+    if len(probe_scores) < MIN_PROBES_FOR_SPREAD or not measured_model:
+        return None
+    mean = fmean(probe_scores)
+    return mean + WORD_SUPPORT_SPREAD * pstdev(probe_scores, mean)
 
 
 def calibrated_threshold(ceiling: float, default: float | None) -> float | None:
@@ -170,10 +214,12 @@ def build_profile(
     ceiling = max(scores, default=0.0)
     calibrated = calibrated_threshold(ceiling, default_threshold)
     floor = relevance_threshold if relevance_threshold is not None else default_threshold
+    measured = default_threshold is not None
     return TopicProfile(
-        support_threshold=support_threshold(scores, floor),
+        support_threshold=support_threshold(scores, floor, measured_model=measured),
         off_topic_ceiling=ceiling,
         probes=len(scores),
         terms=title_terms(titles),
         relevance_threshold=calibrated,
+        word_support_threshold=word_support_threshold(scores, measured_model=measured),
     )

@@ -70,11 +70,6 @@ async def test_an_email_address_is_not_a_request_for_examples(
     assert not any("case-study" in c.doc_id for c in result.citations), result.answer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="regression since multilingual-e5-small became the default embedding: the "
-    "'SAML with Okta' part is not matched by the writer (passes on MiniLM); open in #17",
-)
 async def test_a_prospect_question_of_several_parts_is_answered_part_by_part(
     service: ChatService, session_id: str
 ) -> None:

@@ -140,8 +140,8 @@ def test_confidence_gate_and_answer_routing() -> None:
         ("ok", 0.75, 0.40, 0.0, True),  # the bike company's "What is Velotrove?" at 0.75
         ("ok", 0.40, 0.40, 0.0, True),
         ("ok", 0.39, 0.40, 0.0, False),
-        ("ok", 0.39, 0.40, 0.5, True),  # most of the question's words in a passage
-        ("ok", 0.39, 0.40, 0.49, False),
+        ("ok", 0.39, 0.40, 0.6, True),  # most of the question's words in a passage
+        ("ok", 0.39, 0.40, 0.5, False),  # one word of two is no support
         ("no_result", 0.75, 0.40, 1.0, False),  # nothing passed the relevance threshold
         ("error", None, 0.40, 1.0, False),
         ("ok", 0.9, None, 1.0, False),  # no bar known: never overrule
@@ -151,3 +151,12 @@ def test_supported_by_site(
     status: str, score: float | None, bar: float | None, lexical: float, supported: bool
 ) -> None:
     assert supported_by_site(status, score, bar, lexical) is supported
+
+
+def test_shared_words_need_a_passage_above_the_bulk_of_everyday_requests() -> None:
+    """e5 on a web-app FAQ: "what is our purpose" shares both its words with a passage
+    scoring 0.82, where everyday requests score 0.81 ± 0.02: words alone are no support."""
+    assert not supported_by_site("ok", 0.82, 0.855, 1.0, word_bar=0.837)
+    assert supported_by_site("ok", 0.85, 0.855, 0.75, word_bar=0.837)
+    assert not supported_by_site("ok", 0.85, 0.855, 0.5, word_bar=0.837)
+    assert supported_by_site("ok", 0.86, 0.855, 0.0, word_bar=0.837)  # the bar alone

@@ -118,12 +118,13 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     result: RetrievalResult = found["retrieval"]
     profile = await ctx.topic_profile() if ctx.topic_profile is not None else None
     bar = profile.support_threshold if profile is not None else result.threshold
+    word_bar = profile.word_support_threshold if profile is not None else None
     lexical = _word_support(state["input"], result)
     support = SiteSupport(
         score=result.top_score,
         threshold=round(bar if bar is not None else 1.0, 4),
         lexical=round(lexical, 4),
-        supported=supported_by_site(result.status, result.top_score, bar, lexical),
+        supported=supported_by_site(result.status, result.top_score, bar, lexical, word_bar),
     )
     return {"site_support": support}
 

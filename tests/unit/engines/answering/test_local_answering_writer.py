@@ -236,3 +236,25 @@ async def test_one_shared_word_with_a_page_is_still_not_found() -> None:
     question = "How long is the waiting list for a hip replacement surgery?"
     text = await answer(request(question, (DURATION,)))
     assert text == phrase(NOT_FOUND, "en")
+
+
+async def test_each_question_of_a_message_is_answered_from_the_passages_it_brought() -> None:
+    """The search appends each question's own passages after the whole message's best
+    (`merge_results`); the writer used to keep only its first eight, so the passage that
+    answers the second question — here the ninth — was never read."""
+    filler = tuple(
+        passage(10 + n, ("Release notes", f"Version {n}"), f"Version {n} fixed a typo.", 0.6)
+        for n in range(8)
+    )
+    text = await answer(
+        request(
+            "Do you connect to Salesforce sandboxes, and does SSO work with Okta?",
+            (
+                SALESFORCE,
+                *filler[:7],
+                SSO,
+            ),
+        )
+    )
+    assert "30 minutes" in text and "Sandbox" in text, text
+    assert "couldn't find" not in text, text

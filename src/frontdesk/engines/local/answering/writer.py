@@ -125,7 +125,10 @@ class LocalAnswerWriter:
             )
         ):
             return self._pricing(request)
-        chunks = list(request.chunks)[: self.max_chunks]
+        # A message of several questions brings each question's passages after the whole
+        # message's (`merge_results`): cutting at `max_chunks` would drop exactly those.
+        several = len(question_parts(request.question, language)) >= 2
+        chunks = list(request.chunks) if several else list(request.chunks)[: self.max_chunks]
         for passage_lang, indices in self._language_groups(request, chunks):
             answer = await self._answer_from(request, chunks, indices, passage_lang)
             if answer:

@@ -134,13 +134,17 @@ class VectorStore:
         """The live vectors of the given rows (delta first, then base)."""
         live = self.live(site_id, model)
         found = {int(r): live.added[int(r)] for r in row_ids if int(r) in live.added}
-        rest = np.array([r for r in row_ids if int(r) not in found and int(r) not in live.removed])
+        rest = np.array(
+            [r for r in row_ids if int(r) not in found and int(r) not in live.removed],
+            dtype=np.int64,
+        )
         if len(rest) and len(live.base.ids):
-            rows = np.searchsorted(live.base.ids, rest)
-            rows = np.minimum(rows, len(live.base.ids) - 1)
-            for row_id, row in zip(rest, rows, strict=True):
-                if live.base.ids[row] == row_id:
-                    found[int(row_id)] = live.base.rows(np.array([row]))[0]
+            rows = np.minimum(np.searchsorted(live.base.ids, rest), len(live.base.ids) - 1)
+            present = np.asarray(live.base.ids)[rows] == rest
+            rest, rows = rest[present], rows[present]
+            order = np.argsort(rows)  # read the rows in file order, in one call
+            for row_id, stored in zip(rest[order], live.base.rows(rows[order]), strict=True):
+                found[int(row_id)] = stored
         return found
 
     # -- keeping up ----------------------------------------------------------------------

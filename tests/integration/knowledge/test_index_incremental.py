@@ -269,6 +269,31 @@ def test_hnsw_candidates_rescored_exactly_keep_recall(engine: Engine, tmp_path: 
     assert index.dense_search("s", MODEL, query, 1)[0].chunk_id == "new-0"
 
 
+def test_rows_removed_around_the_query_are_skipped_without_losing_results(
+    engine: Engine,
+) -> None:
+    """Removed rows stay in the graph until compaction; the graph is asked again for
+    more when they crowd the query's neighbourhood (a page being rewritten)."""
+    rng = np.random.default_rng(3)
+    index = small_index(engine, ann_min_rows=200, compaction_rows=100_000)
+    query = unit(rng, 1)[0]
+    near = query + 0.05 * unit(rng, 50)  # the 50 rows nearest the query, in 5 documents
+    for n in range(5):
+        block = near[n * 10 : (n + 1) * 10]
+        write(index, f"near{n}", block / np.linalg.norm(block, axis=1, keepdims=True))
+    for n in range(20):
+        write(index, f"far{n}", unit(rng, 20))
+    assert index.rebuild_vectors("s") == 450
+    assert index.vectors.live("s", MODEL).base.ann is not None
+    # 40 of the 50 nearest, still in the graph: a first ask (34 rows) finds 12 wanted
+    # rows only by asking again.
+    index.remove_documents("s", ["near0", "near1", "near2", "near3"])
+    found = [h.chunk_id for h in index.dense_search("s", MODEL, query, 12)]
+    assert len(index.vectors.live("s", MODEL).removed) == 40
+    assert found == exact(index, query, 12)
+    assert sorted(found[:10]) == sorted(f"near4-{n}" for n in range(10))
+
+
 def test_upgrade_moves_each_sites_lexical_rows_into_its_own_table(tmp_path: Path) -> None:
     from alembic import command
 

@@ -79,6 +79,14 @@ class Live:
     added: dict[int, Vector] = field(default_factory=dict)
     removed: set[int] = field(default_factory=set)  # base row ids deleted since
     _delta: tuple[Ids, Vector] | None = None
+    _removed_ids: Ids | None = None
+
+    def removed_ids(self) -> Ids:
+        """`removed` as a sorted array (for `np.isin`), built once per view."""
+        if self._removed_ids is None:
+            ids = np.fromiter(self.removed, dtype=np.int64, count=len(self.removed))
+            self._removed_ids = np.sort(ids)
+        return self._removed_ids
 
     def delta(self, dim: int) -> tuple[Ids, Vector]:
         if self._delta is None:

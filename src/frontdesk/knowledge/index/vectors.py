@@ -146,7 +146,7 @@ class VectorStore:
             matches = graph.search(vector, ask, threads=1)
             keys = np.asarray(matches.keys, dtype=np.int64)
             if removed:
-                keys = keys[~np.isin(keys, live.removed_ids())]
+                keys = keys[~live.is_removed(keys)]
             if len(keys) >= wanted or ask >= total:
                 return keys[:wanted]
             ask *= 2

@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from frontdesk.knowledge.embeddings import Embedder
-from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
+from frontdesk.knowledge.index.base import KnowledgeIndex, StoredChunk, Vector, rrf_fuse
 from frontdesk.knowledge.lexical import query_terms, text_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 from frontdesk.knowledge.query_cache import (
@@ -65,17 +65,6 @@ class SearchOptions:
     rrf_k: int = 30
     dense_weight: float = 1.0
     lexical_weight: float = 0.2
-
-
-def rrf_fuse(
-    rankings: Sequence[tuple[Sequence[Hit], float]], k: int = 60
-) -> list[tuple[str, float]]:
-    """Reciprocal-rank fusion of ranked lists, each with a weight: Σ w / (k + rank)."""
-    scores: dict[str, float] = {}
-    for hits, weight in rankings:
-        for rank, hit in enumerate(hits, start=1):
-            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
 def query_language(query: str, site_language: str) -> str:

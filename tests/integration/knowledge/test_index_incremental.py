@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, text
 
+from frontdesk.knowledge.index.base import rrf_fuse
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex, vector_folder
 from frontdesk.knowledge.index.vector_base import digest
 from frontdesk.knowledge.index.vectors import VectorStore
@@ -80,6 +81,61 @@ def test_bm25_prefers_rare_terms_and_leaves_out_terms_past_the_budget(engine: En
     # Alone, the commonest term is still searched; unknown terms match nothing.
     assert len(index.lexical_search("s", ["the"], 10)) == 3
     assert index.lexical_search("s", ["missing"], 10) == []
+
+
+def test_a_query_of_only_common_terms_asks_for_all_of_them_or_nothing(engine: Engine) -> None:
+    """Scoring cost stays within the budget: FTS5 scores every matched row."""
+    index = SqliteKnowledgeIndex(engine)
+    index.lexicon.budget = 2
+    bodies = ["how to pay", "how to ship", "how to pay fast", "pay later"]
+    rows = np.eye(4, 16, dtype=np.float32)
+    chunks = [chunk("d", n) for n in range(4)]
+    index.replace_document("s", doc("d", "x"), "f", chunks, rows, bodies, MODEL)
+    # "how" (3 chunks) and "pay" (3) are each past the budget; both together: 2 chunks.
+    assert {h.chunk_id for h in index.lexical_search("s", ["how", "pay"], 10)} == {
+        "d-0",
+        "d-2",
+    }
+    # "how to" is in 3 chunks, more than the budget: too common to rank by.
+    assert index.lexical_search("s", ["how", "to"], 10) == []
+    assert index.lexical_search("s", ["how"], 10) == []
+    # A term within the budget is still searched beside them (as before): OR.
+    assert [h.chunk_id for h in index.lexical_search("s", ["how", "ship"], 10)] == ["d-1"]
+
+
+def test_hybrid_search_fuses_as_the_two_lists_do(engine: Engine) -> None:
+    """The one-connection `hybrid_search` ranks exactly as `rrf_fuse` of `dense_search`
+    and `lexical_search`, with the cosines `cosine_scores` gives (also after a write that
+    is still in the delta, and a removal)."""
+    rng = np.random.default_rng(5)
+    index = small_index(engine, ann_min_rows=100)
+    words = [f"w{n}" for n in range(40)]
+    for d in range(12):
+        bodies = [" ".join(rng.choice(words, 8)) for _ in range(20)]
+        chunks = [chunk(f"d{d}", n) for n in range(20)]
+        vectors = unit(rng, 20)
+        index.replace_document("s", doc(f"d{d}", "x"), "f", chunks, vectors, bodies, MODEL)
+    assert index.rebuild_vectors("s") == 240
+    assert index.vectors.live("s", MODEL).base.ann is not None
+    write(index, "late", unit(rng, 3))  # in the delta, not the graph
+    index.remove_documents("s", ["d3"])
+    lexical_only = 0
+    for query in unit(rng, 10):
+        terms = list(rng.choice(words, 3))
+        dense = index.dense_search("s", MODEL, query, 20)
+        lexical = index.lexical_search("s", terms, 20)
+        expected = rrf_fuse([(dense, 1.0), (lexical, 0.2)], k=30)
+        hits = index.hybrid_search(
+            "s", MODEL, query, terms, limit=20, dense_weight=1.0, lexical_weight=0.2, rrf_k=30
+        )
+        assert [(h.chunk_id, h.rank_score) for h in hits] == expected
+        exact_cosines = index.cosine_scores("s", MODEL, query, [h.chunk_id for h in hits])
+        for hit in hits:
+            assert hit.cosine is not None
+            assert np.isclose(hit.cosine, exact_cosines[hit.chunk_id], atol=1e-6)
+        assert all(not h.chunk_id.startswith("d3-") for h in hits)
+        lexical_only += len({h.chunk_id for h in hits} - {h.chunk_id for h in dense})
+    assert lexical_only > 0  # cosines read from the vector store, not the dense list
 
 
 def chunk(doc_id: str, n: int) -> Chunk:
@@ -211,6 +267,31 @@ def test_hnsw_candidates_rescored_exactly_keep_recall(engine: Engine, tmp_path: 
     # A page written after the graph was built is found at once, from the delta.
     write(index, "new", np.array([query]))
     assert index.dense_search("s", MODEL, query, 1)[0].chunk_id == "new-0"
+
+
+def test_rows_removed_around_the_query_are_skipped_without_losing_results(
+    engine: Engine,
+) -> None:
+    """Removed rows stay in the graph until compaction; the graph is asked again for
+    more when they crowd the query's neighbourhood (a page being rewritten)."""
+    rng = np.random.default_rng(3)
+    index = small_index(engine, ann_min_rows=200, compaction_rows=100_000)
+    query = unit(rng, 1)[0]
+    near = query + 0.05 * unit(rng, 50)  # the 50 rows nearest the query, in 5 documents
+    for n in range(5):
+        block = near[n * 10 : (n + 1) * 10]
+        write(index, f"near{n}", block / np.linalg.norm(block, axis=1, keepdims=True))
+    for n in range(20):
+        write(index, f"far{n}", unit(rng, 20))
+    assert index.rebuild_vectors("s") == 450
+    assert index.vectors.live("s", MODEL).base.ann is not None
+    # 40 of the 50 nearest, still in the graph: a first ask (34 rows) finds 12 wanted
+    # rows only by asking again.
+    index.remove_documents("s", ["near0", "near1", "near2", "near3"])
+    found = [h.chunk_id for h in index.dense_search("s", MODEL, query, 12)]
+    assert len(index.vectors.live("s", MODEL).removed) == 40
+    assert found == exact(index, query, 12)
+    assert sorted(found[:10]) == sorted(f"near4-{n}" for n in range(10))
 
 
 def test_upgrade_moves_each_sites_lexical_rows_into_its_own_table(tmp_path: Path) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
+from frontdesk.knowledge.index.base import FusedHit
 from frontdesk.knowledge.index.lexicon import fts_table
 from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
@@ -170,6 +172,9 @@ class BrokenIndex(SqliteKnowledgeIndex):
     def dense_search(self, site_id: str, embedding_model: str, vector: Matrix, limit: int) -> list:  # type: ignore[type-arg]
         raise RuntimeError("database is locked")
 
+    def hybrid_search(self, *args: Any, **kwargs: Any) -> list[FusedHit]:
+        raise RuntimeError("database is locked")
+
 
 def test_failures_become_error_results(engine: Engine) -> None:
     options = SearchOptions()
@@ -235,11 +240,13 @@ def test_async_search(kb: KnowledgeBase, make_site: SiteFactory) -> None:
 
 
 class CountingIndex(SqliteKnowledgeIndex):
+    """Counts the searches that reach the index (the retriever's `hybrid_search`)."""
+
     searches = 0
 
-    def dense_search(self, site_id: str, embedding_model: str, vector: Matrix, limit: int) -> list:  # type: ignore[type-arg]
+    def hybrid_search(self, *args: Any, **kwargs: Any) -> list[FusedHit]:
         self.searches += 1
-        return super().dense_search(site_id, embedding_model, vector, limit)
+        return super().hybrid_search(*args, **kwargs)
 
 
 class FlakyEmbedder(HashingEmbedder):

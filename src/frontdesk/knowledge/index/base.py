@@ -55,6 +55,26 @@ class Hit:
     score: float
 
 
+@dataclass(frozen=True)
+class FusedHit:
+    """A fused candidate of `hybrid_search`: its RRF score and its cosine to the query."""
+
+    chunk_id: str
+    rank_score: float
+    cosine: float | None
+
+
+def rrf_fuse(
+    rankings: Sequence[tuple[Sequence[Hit], float]], k: int = 60
+) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion of ranked lists, each with a weight: Σ w / (k + rank)."""
+    scores: dict[str, float] = {}
+    for hits, weight in rankings:
+        for rank, hit in enumerate(hits, start=1):
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
 class KnowledgeIndex(Protocol):
     """Per-site storage of documents, chunks, lexical terms and vectors."""
 

@@ -7,14 +7,18 @@ rowid = `knowledge_chunks.id`. A write costs only its own postings: nothing is r
 A table per site keeps a query on that site's postings and its BM25 statistics (document
 count, average length, document frequencies) the site's own.
 
-FTS5 scores every row an OR query matches, so a query of common words ("how", "do", "i")
-on a large site would score most of it. Like Lucene's common-terms query (cutoff
+FTS5 scores every row a query matches before it sorts (no top-k pruning), so a query of
+common words ("how", "do", "i") on a large site would score most of it: ~2 µs a row,
+200–350 ms for a term in all of 100,000 chunks. Like Lucene's common-terms query (cutoff
 frequency), the rarest terms are searched first and a term is left out once the matched
-postings would exceed `POSTINGS_BUDGET`; the rarest term is always kept. A left-out term
-occurs in so many chunks that its BM25 weight is small; chunks it alone matches rank
-last anyway. Document frequencies for that choice are counted up to the budget (a term
-past it is "common", however common) and cached per process (`DF_TTL_S`): they steer
-which terms are asked, not the scores.
+postings would exceed `POSTINGS_BUDGET`. A left-out term occurs in so many chunks that
+its BM25 weight is small; chunks it alone matches rank last anyway. When every term is
+past the budget, the query asks for all of them (a conjunction, as Lucene does for a
+query of only common terms); when even the chunks holding all of them exceed the budget,
+the words are too common to rank the site by and the lexical list is empty (the dense
+list ranks alone). Document frequencies for that choice are counted up to the budget (a
+term past it is "common", however common) and cached per process (`DF_TTL_S`): they
+steer which terms are asked, not the scores.
 """
 
 from __future__ import annotations
@@ -111,29 +115,48 @@ class Lexicon:
         table = self._exists(conn, site_id)
         if table is None:
             return []
-        chosen = self.chosen_terms(conn, table, distinct)
-        if not chosen:
+        expression = self.match_expression(conn, table, distinct)
+        if expression is None:
             return []
         rows = conn.exec_driver_sql(
             f"SELECT rowid, bm25({table}) AS rank FROM {table} WHERE {table} MATCH ?"
             " ORDER BY rank LIMIT ?",
-            (" OR ".join(quoted(term) for term in chosen), limit),
+            (expression, limit),
         ).all()
         # FTS5's bm25() is negative: more negative is better.
         return [(int(row[0]), -float(row[1])) for row in rows]
 
-    def chosen_terms(self, conn: Connection, table: str, terms: list[str]) -> list[str]:
-        """The rarest terms whose postings fit the budget (at least one); unknown terms
-        are dropped (they match nothing)."""
+    def match_expression(self, conn: Connection, table: str, terms: list[str]) -> str | None:
+        """The FTS5 query whose matches fit the budget: the rarest terms OR-ed, or all
+        of them AND-ed when each is past the budget; None when nothing fits (or no term
+        is known: unknown terms match nothing)."""
         frequencies = self._frequencies(conn, table, terms)
+        known = sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t])
+        if not known:
+            return None
         chosen: list[str] = []
         total = 0
-        for term in sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t]):
-            if chosen and total + frequencies[term] > self.budget:
+        for term in known:
+            if total + frequencies[term] > self.budget:
                 break
             chosen.append(term)
             total += frequencies[term]
-        return chosen
+        if chosen:
+            return " OR ".join(quoted(term) for term in chosen)
+        conjunction = " AND ".join(quoted(term) for term in known)
+        if len(known) > 1 and self._count(conn, table, conjunction) <= self.budget:
+            return conjunction
+        return None
+
+    def _count(self, conn: Connection, table: str, expression: str) -> int:
+        """Rows matching `expression`, counted up to the budget + 1 (FTS5 stops there;
+        an exact count of a common word walks its whole posting list)."""
+        return int(
+            conn.exec_driver_sql(
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                (expression, self.budget + 1),
+            ).scalar_one()
+        )
 
     def _frequencies(self, conn: Connection, table: str, terms: list[str]) -> dict[str, int]:
         now = time.monotonic()
@@ -148,12 +171,7 @@ class Lexicon:
         for term in missing:
             # Counted up to the budget only: fts5vocab's exact count walks the whole
             # posting list, milliseconds for a common word on a large site.
-            found[term] = int(
-                conn.exec_driver_sql(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                    (quoted(term), self.budget + 1),
-                ).scalar_one()
-            )
+            found[term] = self._count(conn, table, quoted(term))
         if missing:
             with self._lock:
                 if len(self._df) > _DF_CACHE_SIZE:

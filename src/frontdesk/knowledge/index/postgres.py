@@ -20,12 +20,12 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, bindparam, text
 
 from frontdesk.knowledge.index.base import (
+    FusedHit,
     Hit,
     StoredChunk,
     StoredDocument,
@@ -44,13 +44,6 @@ from frontdesk.knowledge.index.sqlite import _blob, _now, _vector, read_revision
 from frontdesk.knowledge.models import Chunk, Document
 
 DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
-
-
-@dataclass(frozen=True)
-class FusedHit:
-    chunk_id: str
-    rank_score: float
-    cosine: float | None
 
 
 def has_pgvector(engine: Engine) -> bool:

@@ -28,11 +28,13 @@ import numpy as np
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
 from frontdesk.knowledge.index.base import (
+    FusedHit,
     Hit,
     StoredChunk,
     StoredDocument,
     Vector,
     read_documents,
+    rrf_fuse,
     upsert_document,
 )
 from frontdesk.knowledge.index.lexicon import Lexicon
@@ -254,6 +256,48 @@ class SqliteKnowledgeIndex:
         with self.engine.connect() as conn:
             names = self._chunk_ids(conn, site_id, [row for row, _ in found])
         return [Hit(names[row], score) for row, score in found if row in names]
+
+    def hybrid_search(
+        self,
+        site_id: str,
+        embedding_model: str,
+        vector: Vector,
+        terms: Sequence[str],
+        *,
+        limit: int,
+        dense_weight: float,
+        lexical_weight: float,
+        rrf_k: int,
+    ) -> list[FusedHit]:
+        """Dense + lexical candidates fused by reciprocal rank, with cosines: the same
+        fusion as searching each list (`rrf_fuse`), on one connection and one read of
+        chunk ids; cosines of lexical-only candidates come from the vector store's rows."""
+        self.revision(site_id)
+        dense = self.vectors.search(site_id, embedding_model, vector, limit)
+        if not dense:
+            return []
+        with self.engine.connect() as conn:
+            lexical = self.lexicon.search(conn, site_id, terms, limit) if terms else []
+            rows = list(dict.fromkeys(row for row, _ in dense + lexical))
+            names = self._chunk_ids(conn, site_id, rows)
+        fused = rrf_fuse(
+            [
+                ([Hit(names[row], score) for row, score in dense if row in names], dense_weight),
+                (
+                    [Hit(names[row], score) for row, score in lexical if row in names],
+                    lexical_weight,
+                ),
+            ],
+            k=rrf_k,
+        )
+        cosines = {names[row]: score for row, score in dense if row in names}
+        lexical_only = [row for row, _ in lexical if row in names and names[row] not in cosines]
+        stored_rows = self.vectors.vectors(
+            site_id, embedding_model, np.array(lexical_only, dtype=np.int64)
+        )
+        for row, stored in stored_rows.items():
+            cosines[names[row]] = float(np.dot(stored, vector))
+        return [FusedHit(chunk_id, score, cosines.get(chunk_id)) for chunk_id, score in fused]
 
     def _chunk_ids(self, conn: Connection, site_id: str, rows: Sequence[int]) -> dict[int, str]:
         """Chunk ids of row ids, re-checking the exact site; empty chunks are left out

@@ -14,6 +14,7 @@ from frontdesk.console import (
     inbox_pages,
     knowledge_pages,
     leads_pages,
+    live_pages,
     settings_pages,
     web_sources,
 )
@@ -60,6 +61,7 @@ def install_console(app: FastAPI) -> None:
         auth_pages,
         inbox_pages,
         leads_pages,
+        live_pages,
         knowledge_pages,
         analytics_pages,
         settings_pages,

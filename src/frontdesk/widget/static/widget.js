@@ -1633,7 +1633,7 @@
             } else if (event === "relayed") {
               // A person owns the conversation: the message went to them, no bot answer.
               started();
-              return Object.assign({}, data, { relayed: true });
+              return Object.assign({}, data.metadata, { relayed: true });
             } else if (event === "error") {
               started();
               throw new StreamFailure("server_error", 0, data.code);
@@ -1975,6 +1975,12 @@
         this.$log.append(h("p", { class: "live-note", "data-kind": event }, text));
         if (!restoring) this.$announce.textContent = text;
       };
+      if (event === "state") {
+        // Who owns the conversation as the stream opens (no id: not part of the log).
+        live.owner = data.owner === "human" ? { name: String(data.name || t.team), company: "" } : null;
+        if (!live.owner) this.showOperatorTyping(null);
+        return;
+      }
       if (event === "typing") {
         if (!restoring && data.who === "operator") this.showOperatorTyping(data.active ? name : null);
         return;

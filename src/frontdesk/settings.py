@@ -201,6 +201,21 @@ class Settings(BaseSettings):
     dispatcher_poll_s: float = Field(
         default=0.5, gt=0, description="How often the dispatcher looks for due outbox rows."
     )
+    live_bus: Literal["auto", "redis", "postgres", "process"] = Field(
+        default="auto",
+        description="How replicas wake each other's live takeover streams: auto = Redis "
+        "pub/sub when redis_url is set, else PostgreSQL LISTEN/NOTIFY when the store is "
+        "PostgreSQL, else in-process (one replica).",
+    )
+    live_poll_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="Live streams also re-read the event log this often (a lost wake-up "
+        "only delays a message).",
+    )
+    live_presence_ttl_s: float = Field(
+        default=30.0, gt=0, description="An operator is online this long after a heartbeat."
+    )
     dispatch_in_process: bool = Field(
         default=True, description="Run the handoff dispatcher inside the API process."
     )

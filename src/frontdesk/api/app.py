@@ -29,6 +29,7 @@ from frontdesk.api.routes import (
     handoffs,
     health,
     leads,
+    live,
     metrics,
     sessions,
     stats,
@@ -43,6 +44,8 @@ from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.limits import InMemoryRateLimiter, RateLimiter
 from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
 from frontdesk.handoff.dispatcher import start_dispatcher, stop_dispatcher
+from frontdesk.live.desk import LiveDesk, expire_waits
+from frontdesk.live.setup import build_desk
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings, get_settings
 
@@ -94,10 +97,12 @@ def create_app(
     sse_ping_s: float = DEFAULT_PING_S,
     ip_salt: bytes | None = None,
     migrate_schema: bool = True,
+    live_desk: LiveDesk | None = None,
 ) -> FastAPI:
     """Build the app; the runtime (store, sites) and the chat backend open at start-up
     unless given. `limiter` and `locks` default to in-memory (one process), or Redis when
-    `redis_url` is set. `migrate_schema=False` skips the store's migrations at start-up
+    `redis_url` is set. `live_desk` (tests: a frozen clock) defaults to one whose bus
+    follows the settings (`frontdesk.live.setup`). `migrate_schema=False` skips the store's migrations at start-up
     (a worker of `frontdesk serve --workers N`, whose parent ran them)."""
     api_metrics = ApiMetrics()
 
@@ -137,9 +142,18 @@ def create_app(
         # Turns kept in the spool while the store could not write go back into the store
         # (and their handoffs into the outbox) at start and periodically.
         replays = _start_spool_replays(app.state.runtime) if in_process else None
+        # Live takeover: the event log's wake-ups shared by replicas, and the wait limit.
+        desk = live_desk or build_desk(app.state.runtime)
+        await desk.bus.start()
+        app.state.live = desk
+        if app.state.chat is not None and hasattr(app.state.chat, "live"):
+            app.state.chat.live = desk
+        sweeper = asyncio.create_task(expire_waits(desk), name="frontdesk-live-waits")
         try:
             yield
         finally:
+            await stop_dispatcher(sweeper)
+            await desk.bus.aclose()
             await stop_dispatcher(replays)
             await stop_dispatcher(dispatcher)
             web_sync = getattr(app.state, "web_sync", None)
@@ -202,6 +216,7 @@ def create_app(
         metrics,
         chat_routes,
         sessions,
+        live,
         feedback,
         documents,
         crawls,

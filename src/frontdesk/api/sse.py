@@ -1,4 +1,5 @@
-"""A turn as Server-Sent Events: `token`…, then one `complete` or one `error`.
+"""A turn as Server-Sent Events: `token`…, then one `complete` or one `error` (or, while a
+person owns the conversation, one `relayed` and no tokens).
 
 Wire format (each event's `data` is one JSON object whose `type` repeats the event name):
 
@@ -25,7 +26,13 @@ from starlette.types import Receive, Scope, Send
 
 from frontdesk.api.metrics import ApiMetrics
 from frontdesk.api.turns import Admission
-from frontdesk.conversation.payload import CompleteEvent, ErrorEvent, TokenEvent, TurnEvent
+from frontdesk.conversation.payload import (
+    CompleteEvent,
+    ErrorEvent,
+    RelayedEvent,
+    TokenEvent,
+    TurnEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +88,20 @@ async def turn_events(
                     sse_event(
                         "complete",
                         {"type": "complete", "metadata": event.result.model_dump(mode="json")},
+                    )
+                )
+                break
+            elif isinstance(event, RelayedEvent):
+                # A person owns the conversation: an acknowledgement, no bot text.
+                finished = True
+                yield flush(
+                    sse_event(
+                        "relayed",
+                        {
+                            "type": "relayed",
+                            "event_id": event.event_id,
+                            "metadata": event.result.model_dump(mode="json"),
+                        },
                     )
                 )
                 break

@@ -14,6 +14,7 @@ from frontdesk.console import (
     inbox_pages,
     knowledge_pages,
     leads_pages,
+    live_api,
     live_pages,
     settings_pages,
     web_sources,
@@ -66,6 +67,7 @@ def install_console(app: FastAPI) -> None:
         analytics_pages,
         settings_pages,
         web_sources,
+        live_api,
     ):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

@@ -23,6 +23,9 @@ ProfileLoader = Callable[[], Awaitable[TopicProfile]]
 Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
 """Visitor enrichment (seed 000 priority pipeline); returns profile fields."""
 
+Relay = Callable[[str], Awaitable[int]]
+"""Live takeover: a visitor's message → the operator's live log; returns its event id."""
+
 
 async def _no_enrichment(_: VisitorContext) -> dict[str, Any]:
     return {}
@@ -36,6 +39,7 @@ class TurnContext:
     enrich: Enricher = _no_enrichment
     topic_profile: ProfileLoader | None = None  # None: the relevance threshold is the bar
     visitor: VisitorContext = field(default_factory=VisitorContext)
+    relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     context_window_turns: int = 10
     # Deferred execution (seed 000): tasks started at START, awaited only on ANSWER.

@@ -4,7 +4,8 @@ from this module by `frontdesk graph`.
 
 A turn, in LangGraph's own supersteps:
 
-- `abuse_gate` (a blocked turn ends here), then `detect_language`;
+- `abuse_gate` (a blocked turn ends here; while a person owns the conversation,
+  `human_relay` passes the message to them and the turn ends), then `detect_language`;
 - deferred execution (seed 000): the three task starters fire retrieval, enrichment
   and profiling and return at once, beside `intent_classifier` ‖ `signals_detector`;
 - `skill_selector` → (`site_support_check`, for an everyday request or small talk: the
@@ -53,6 +54,7 @@ from frontdesk.conversation.nodes.background import (
 )
 from frontdesk.conversation.nodes.gate import abuse_gate
 from frontdesk.conversation.nodes.handlers import booking_handler, propose_handoff, redirect_handler
+from frontdesk.conversation.nodes.live import human_relay
 from frontdesk.conversation.nodes.post import (
     answer_suggester,
     finalize,
@@ -71,6 +73,7 @@ TASK_STARTERS = (retrieval_task_starter, enricher_task_starter, visitor_profile_
 ANALYSIS = (intent_classifier, signals_detector)
 NODES = (
     abuse_gate,
+    human_relay,
     detect_language,
     *TASK_STARTERS,
     *ANALYSIS,
@@ -116,6 +119,7 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
 
     graph.add_edge(START, "abuse_gate")
     graph.add_conditional_edges("abuse_gate", routes.after_abuse_gate)
+    graph.add_edge("human_relay", END)  # a person owns the conversation: no bot answer
     # Fan out: background work starts beside the classifiers; the starters end their
     # branch at once, the classifiers join at skill_selector.
     for first in (*TASK_STARTERS, *ANALYSIS):

@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF", "BLOCKED"]
+# HUMAN: a person owns the conversation; the message was relayed to them, no bot answer.
+Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF", "BLOCKED", "HUMAN"]
 Routing = Literal[
     "answered",
     "partially_answered",
@@ -98,7 +99,17 @@ class ErrorEvent:
     type: Literal["error"] = "error"
 
 
-TurnEvent = TokenEvent | CompleteEvent | ErrorEvent
+@dataclass(frozen=True)
+class RelayedEvent:
+    """The message went to the person who owns the conversation (live takeover): no bot
+    answer; `event_id` is its id in the session's live event log."""
+
+    result: TurnResult
+    event_id: int
+    type: Literal["relayed"] = "relayed"
+
+
+TurnEvent = TokenEvent | CompleteEvent | ErrorEvent | RelayedEvent
 
 
 @dataclass(frozen=True)

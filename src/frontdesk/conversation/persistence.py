@@ -207,6 +207,25 @@ class TurnWriter:
         )
         return self._finish(site, session_id, message, opened, reply, {}, "cold", None)
 
+    def write_relayed(
+        self,
+        site: SiteConfig,
+        session_id: str,
+        message: str,
+        result: TurnResult,
+        opened: OpenedTurn | None = None,
+    ) -> Kept:
+        """A message relayed to the person who owns the conversation: no bot reply text."""
+        reply = StoredTurn(
+            user_text=message,
+            assistant_text="",
+            route="HUMAN",
+            routing=result.routing,
+            intent=result.intent,
+            details={"relayed": True},
+        )
+        return self._finish(site, session_id, message, opened, reply, {}, "cold", None)
+
     def _finish(
         self,
         site: SiteConfig,

@@ -88,4 +88,5 @@ TURN_RESET: dict[str, Any] = {
     "suggested_follow_ups": [],
     "suggested_answers": [],
     "cta": None,
+    "relayed": None,
 }

@@ -265,14 +265,35 @@ def _route(state: ChatState) -> Route:
     return route  # type: ignore[return-value]
 
 
-def after_abuse_gate(state: ChatState) -> Literal["detect_language", "__end__"]:
-    """A blocked turn ends here: no model call, no search (seed 000 abuse gate)."""
+LIVE_OWNERS = frozenset({"bot", "waiting", "human", "closed"})
+
+
+def after_abuse_gate(state: ChatState) -> Literal["detect_language", "human_relay", "__end__"]:
+    """A blocked turn ends here: no model call, no search (seed 000 abuse gate). While a
+    person owns the conversation (live takeover) the bot is silent: the message goes to
+    them (`human_relay`)."""
     block = state.get("block")
-    if block is None:
-        return "detect_language"
-    if block in BLOCK_KINDS:
-        return "__end__"
-    raise ValueError(f"unknown block {block!r}")
+    if block is not None:
+        if block in BLOCK_KINDS:
+            return "__end__"
+        raise ValueError(f"unknown block {block!r}")
+    owner = state.get("live_owner") or "bot"
+    if owner not in LIVE_OWNERS:
+        raise ValueError(f"unknown conversation owner {owner!r}")
+    return "human_relay" if owner == "human" else "detect_language"
+
+
+LiveHandoff = Literal["ring", "after_hours", "no_operator"]
+
+
+def live_handoff_route(*, in_hours: bool, operators_online: int) -> LiveHandoff:
+    """A person the visitor accepted: ring the operators online in business hours, else
+    the asynchronous path (email capture and the handoff delivery) — never silence."""
+    if not in_hours:
+        return "after_hours"
+    if operators_online <= 0:
+        return "no_operator"
+    return "ring"
 
 
 def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:

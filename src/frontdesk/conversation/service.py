@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from frontdesk.conversation.checkpoints import (
     Checkpointer,
@@ -25,10 +25,11 @@ from frontdesk.conversation.checkpoints import (
     open_checkpointer,
 )
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.graph import compile_graph
+from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.payload import (
     CompleteEvent,
     ErrorEvent,
+    RelayedEvent,
     TokenEvent,
     TurnEvent,
     TurnResult,
@@ -49,6 +50,7 @@ from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
 from frontdesk.knowledge.query_cache import query_cache_for
 from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.live.desk import LiveDesk
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
@@ -92,6 +94,9 @@ class ChatService:
         self._graph: Any = None
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
+        # Live takeover (ownership, the event log); the API replaces it with the desk
+        # whose bus wakes the other replicas' streams.
+        self.live = LiveDesk(runtime.sessions)
 
     # -- set-up ------------------------------------------------------------------------
     @property
@@ -158,6 +163,12 @@ class ChatService:
             visitor=visitor,
         )
 
+    def _relay_to(self, site: LoadedSite, session_id: str) -> Any:
+        async def relay(text: str) -> int:
+            return await self.live.relay_visitor(site.config.id, session_id, text)
+
+        return relay
+
     # -- turns -------------------------------------------------------------------------
     async def stream_turn(
         self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
@@ -174,9 +185,18 @@ class ChatService:
             "callbacks": [*metered, *self.trace_callbacks],
         }
         ctx = self.context(site, visitor)
+        ctx.relay = self._relay_to(site, session_id)
+        # Who owns the conversation (bot, or a person who joined): the graph's router
+        # decides from it whether the bot answers at all.
+        owner = await asyncio.to_thread(self.live.owner_now, site.config.id, session_id)
         # The abuse gate is the graph's first step (`nodes/gate.py`): the checkpoint is read
         # once per turn, by LangGraph.
-        turn_input = {**TURN_RESET, "messages": [HumanMessage(content=message)], "input": message}
+        turn_input = {
+            **TURN_RESET,
+            "messages": [HumanMessage(content=message)],
+            "input": message,
+            "live_owner": owner,
+        }
         streamed: list[str] = []
         values: dict[str, Any] = {}
         # The graph runs as a task that puts reply tokens (LangGraph's "custom" stream,
@@ -239,6 +259,9 @@ class ChatService:
             if values.get("block"):
                 yield await self._blocked(site, session_id, message, values, opened)
                 return
+            if values.get("relayed"):
+                yield await self._relayed(site, session_id, message, values, opened)
+                return
             result = build_result(values, session_id)
             if not result.turn and opened.turn:  # the state before finalize (checkpoint lost)
                 result = result.model_copy(update={"turn": opened.turn})
@@ -265,6 +288,14 @@ class ChatService:
                 raise
             if kept == "store":
                 self.exporter.export(record)  # only stored turns are exported
+            if values.get("route_reason") == "handoff_accepted":
+                # The visitor said yes to a person: ring the operators online (business
+                # hours), else the visitor hears it goes by email. The handoff itself is
+                # delivered as always, so nothing depends on someone joining.
+                try:
+                    await self.live.offer_person(site.config, session_id)
+                except Exception:
+                    log.exception("ringing operators failed", extra={"site": site.config.id})
             yield CompleteEvent(result=result)
         except StoreUnavailableError as exc:
             # Nothing could keep this turn: say so instead of acknowledging it.
@@ -346,6 +377,67 @@ class ChatService:
         )
         return CompleteEvent(result=result)
 
+    async def _relayed(
+        self,
+        site: LoadedSite,
+        session_id: str,
+        message: str,
+        values: dict[str, Any],
+        opened: OpenedTurn | None,
+    ) -> TurnEvent:
+        """A message a person will answer: kept in the transcript, no bot reply."""
+        result = TurnResult(
+            answer="",
+            routing="answered",
+            route="HUMAN",
+            intent="OTHER",
+            language=values.get("language") or site.config.default_language,
+            session_id=session_id,
+            turn=int(values.get("turn_number") or 0),
+        )
+        await asyncio.to_thread(
+            self.writer.write_relayed, site.config, session_id, message, result, opened
+        )
+        return RelayedEvent(result=result, event_id=int(values["relayed"]))
+
+    async def remember_exchange(
+        self, site: LoadedSite, session_id: str, exchange: list[Any]
+    ) -> int:
+        """After a person hands the conversation back: what they and the visitor said goes
+        into the thread's messages, in order, so the bot's next answers can use it. The
+        visitor's words were kept out of the window while relayed (`human_relay`).
+        Returns the number of messages added."""
+        messages = exchange_messages(exchange)
+        if not messages:
+            return 0
+        graph = await self.graph()
+        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+        await graph.aupdate_state(config, {"messages": messages}, as_node=FINISHED_TURN_NODE)
+        return len(messages)
+
+    async def draft_reply(self, site: LoadedSite, session_id: str, question: str) -> dict[str, Any]:
+        """A suggested answer for an operator to edit: the site's writer over the knowledge
+        base's passages for `question`. Nothing is stored or sent."""
+        from frontdesk.engines.base import AnswerRequest
+
+        retrieval = await self.knowledge.asearch(site.config, question)
+        engines = self.engines_for(site)
+        request = AnswerRequest(
+            question=question,
+            search_query=question,
+            language=site.config.default_language,
+            chunks=retrieval.chunks,
+            site_name=site.config.name,
+            instructions=site.config.instructions,
+        )
+        pieces = [piece async for piece in engines.writer.write(request)]
+        return {
+            "draft": "".join(pieces).strip(),
+            "sources": [
+                {"title": chunk.title, "url": chunk.url} for chunk in retrieval.chunks[:5]
+            ],
+        }
+
     async def ask(
         self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
     ) -> TurnResult:
@@ -353,7 +445,7 @@ class ChatService:
         async for event in self.stream_turn(site, session_id, message, visitor):
             if not isinstance(event, TokenEvent):
                 final = event
-        if isinstance(final, CompleteEvent):
+        if isinstance(final, CompleteEvent | RelayedEvent):
             return final.result
         if isinstance(final, ErrorEvent):
             raise TurnFailedError(final.message, code=final.code)
@@ -390,7 +482,40 @@ class ChatService:
         assert self._checkpointer is not None
         await self._checkpointer.saver.adelete_thread(tid)
         erased = await asyncio.to_thread(self.writer.erase, site.config.id, session_id)
-        return erased or had_state
+        live = await self.live.erase(site.config.id, session_id)
+        return erased or had_state or live > 0
+
+
+TEAM_JOINED = "(a person from the team joined the chat)"
+
+
+def exchange_messages(exchange: list[Any]) -> list[AnyMessage]:
+    """The live log's messages as the bot's window reads them: the visitor's run of
+    messages, then the person's reply (the window pairs a visitor message with the
+    answer after it, so a person who spoke first is paired with a marker)."""
+    messages: list[AnyMessage] = []
+    visitor: list[str] = []
+    team: list[str] = []
+
+    def flush() -> None:
+        if team:
+            messages.append(HumanMessage(content="\n".join(visitor) or TEAM_JOINED))
+            messages.append(AIMessage(content="\n".join(team), name="operator"))
+        elif visitor:
+            messages.append(HumanMessage(content="\n".join(visitor)))
+        visitor.clear()
+        team.clear()
+
+    for event in exchange:
+        text = str((event.body or {}).get("text") or "")
+        if event.kind == "visitor_message":
+            if team:
+                flush()
+            visitor.append(text)
+        elif event.kind == "operator_message":
+            team.append(text)
+    flush()
+    return messages
 
 
 class TurnFailedError(RuntimeError):

@@ -284,6 +284,11 @@ class ChatState(TypedDict):
     cta: NotRequired[CallToAction | None]
     cta_url_overrides: NotRequired[dict[str, str]]
 
+    # live takeover: who owns the conversation this turn (set by the service from the
+    # store: bot, waiting, human, closed) and the event id of a message relayed to a person
+    live_owner: NotRequired[str]
+    relayed: NotRequired[int | None]
+
     # abuse counters (seed 000), kept across turns; `block` is this turn's (hack|spam|length)
     block: NotRequired[str | None]
     hack_count: NotRequired[int]  # confident attacks in the block window (guard/abuse.py)

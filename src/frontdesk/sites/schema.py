@@ -403,6 +403,13 @@ class HandoffConfig(_Strict):
         description="Link to a CRM record in Slack messages; {lead_id} is replaced. "
         "Empty: no button.",
     )
+    live_wait_seconds: int = Field(
+        default=120,
+        ge=10,
+        le=3600,
+        description="Live takeover: how long an accepted handoff rings the operators online "
+        "before the visitor is told a person will follow up by email.",
+    )
 
     @field_validator("retry_delays_s")
     @classmethod

@@ -1,0 +1,260 @@
+"""The operator's side of a live takeover (JSON and Server-Sent Events for the console).
+
+Under `/console/sites/{site}/live`: the conversations being rung for or owned, one
+conversation's log and stream, and the actions join, reply, typing, release, close and
+suggest. Reading needs any role on the site; acting needs agent (a viewer gets 403, any
+role on another site 404). Every POST needs the session's `X-CSRF-Token`.
+
+The per-site stream (`…/live/events`) is also the operator's presence: while it is open
+they are online for ringing, on every replica (a heartbeat row in the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+from uuid import UUID
+
+from fastapi import APIRouter, Path, Request
+from pydantic import BaseModel, Field
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
+from frontdesk.api.errors import ApiError
+from frontdesk.api.routes.live import LastEventId, LiveDep, event_id, sse
+from frontdesk.api.sse import DEFAULT_PING_S
+from frontdesk.console.access import ConsoleSite
+from frontdesk.live.desk import LiveDesk, Operator, Published
+
+router = APIRouter(prefix="/console/sites/{site}/live", include_in_schema=False)
+
+SessionId = Annotated[UUID, Path(description="The visitor's session id.")]
+
+
+class JoinIn(BaseModel):
+    name: str = Field(default="", max_length=80, description="Shown to the visitor.")
+
+
+class ReplyIn(BaseModel):
+    text: str = Field(max_length=8000)
+
+
+class TypingIn(BaseModel):
+    active: bool
+
+
+def display_name(email: str) -> str:
+    local = email.split("@", 1)[0].replace(".", " ").replace("_", " ").strip()
+    return local.title() or email
+
+
+def operator_of(site: ConsoleSite, name: str = "") -> Operator:
+    return Operator(site.user.operator_id, name.strip() or display_name(site.user.email))
+
+
+def agent(site: ConsoleSite, name: str = "") -> Operator:
+    site.require("agent")
+    return operator_of(site, name)
+
+
+def _ping(request: Request) -> float:
+    value: float = getattr(request.app.state, "sse_ping_s", DEFAULT_PING_S)
+    return value
+
+
+@router.get("")
+async def live_overview(site: ConsoleSiteDep, live: LiveDep) -> dict[str, Any]:
+    """Conversations waiting for a person or owned by one, and who is online."""
+    return {
+        "conversations": await live.active(site.id),
+        "online": await live.online(site.id),
+        "you": operator_of(site).__dict__,
+        "can_join": site.can("agent"),
+    }
+
+
+@router.get("/events")
+async def site_events(
+    request: Request, site: ConsoleSiteDep, live: LiveDep, last_event_id: LastEventId = None
+) -> EventSourceResponse:
+    """`ringing` {session_id, expected_wait_seconds}, `ringing_stopped` {session_id,
+    reason}, `presence` {operators}. An agent with this open is online."""
+    after = event_id(last_event_id) if last_event_id else None
+    operator = operator_of(site)
+    present = site.can("agent")
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        beat: asyncio.Task[None] | None = None
+        if present:
+            await live.heartbeat(site.id, operator)
+            beat = asyncio.create_task(_heartbeats(live, site.id, operator))
+        shown: list[dict[str, str]] | None = None
+        try:
+            async for event in live.follow_site(site.id, after):
+                if event.kind == "presence":
+                    online = await live.online(site.id)
+                    if online != shown:
+                        shown = online
+                        payload = {"type": "presence", "operators": online}
+                        yield ServerSentEvent(data=json.dumps(payload), event="presence")
+                    continue
+                yield _site_event(event)
+        finally:
+            if beat is not None:
+                beat.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await beat
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(live.offline(site.id, operator))
+
+    return EventSourceResponse(stream(), ping=_ping(request), sep="\n")
+
+
+async def _heartbeats(live: LiveDesk, site_id: str, operator: Operator) -> None:
+    while True:
+        await asyncio.sleep(live.presence_ttl_s / 3)
+        with contextlib.suppress(Exception):
+            await live.heartbeat(site_id, operator)
+
+
+def _site_event(event: Published) -> ServerSentEvent:
+    data = event.data
+    if event.kind == "handoff_waiting":
+        name, payload = "ringing", {
+            "type": "ringing",
+            "session_id": data["session_id"],
+            "expected_wait_seconds": data.get("expected_wait_seconds"),
+            "at": data["at"],
+        }
+    else:
+        reason = {"operator_joined": "joined", "handoff_async": "no_operator"}.get(
+            event.kind, event.kind
+        )
+        name, payload = "ringing_stopped", {
+            "type": "ringing_stopped",
+            "session_id": data["session_id"],
+            "reason": reason,
+            "name": data.get("name"),
+        }
+    return ServerSentEvent(data=json.dumps(payload), event=name, id=str(event.id))
+
+
+@router.get("/{session_id}")
+async def live_conversation(
+    session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+) -> dict[str, Any]:
+    """Who owns the conversation and its live log so far (visitor and operator messages,
+    typing, joins and releases), oldest first."""
+    owner = await live.ownership(site.id, str(session_id))
+    events = await live.session_log(site.id, str(session_id))
+    return {
+        "session_id": str(session_id),
+        "state": owner.state,
+        "operator_id": owner.operator_id,
+        "operator_name": owner.operator_name,
+        "events": [event.data for event in events],
+    }
+
+
+@router.get("/{session_id}/events")
+async def conversation_events(
+    request: Request,
+    session_id: SessionId,
+    site: ConsoleSiteDep,
+    live: LiveDep,
+    last_event_id: LastEventId = None,
+) -> EventSourceResponse:
+    """Every event of the conversation (the visitor's messages and typing included)."""
+    after = event_id(last_event_id)
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        async for event in live.follow_session(site.id, str(session_id), after, for_visitor=False):
+            yield sse(event)
+
+    return EventSourceResponse(stream(), ping=_ping(request), sep="\n")
+
+
+@router.post("/{session_id}/join", dependencies=[CsrfDep])
+async def join(
+    session_id: SessionId, site: ConsoleSiteDep, live: LiveDep, body: JoinIn | None = None
+) -> dict[str, Any]:
+    operator = agent(site, body.name if body else "")
+    return (await live.join(site.site.config, str(session_id), operator)).data
+
+
+@router.post("/{session_id}/reply", dependencies=[CsrfDep])
+async def reply(
+    session_id: SessionId, body: ReplyIn, site: ConsoleSiteDep, live: LiveDep
+) -> dict[str, Any]:
+    event = await live.reply(site.site.config, str(session_id), agent(site), body.text)
+    return event.data
+
+
+@router.post("/{session_id}/typing", dependencies=[CsrfDep])
+async def typing(
+    session_id: SessionId, body: TypingIn, site: ConsoleSiteDep, live: LiveDep
+) -> dict[str, Any]:
+    event = await live.operator_typing(site.site.config, str(session_id), agent(site), body.active)
+    return event.data
+
+
+async def _hand_back(
+    request: Request, session_id: str, site: ConsoleSite, live: LiveDesk, *, close: bool
+) -> dict[str, Any]:
+    event, exchange = await live.hand_back(site.site.config, session_id, agent(site), close=close)
+    # The assistant's memory: what the person and the visitor said, in order, so the
+    # next answer can build on it.
+    remember = getattr(request.app.state.chat, "remember_exchange", None)
+    remembered = 0
+    if remember is not None and exchange:
+        remembered = await remember(site.site, session_id, exchange)
+    return {**event.data, "remembered": remembered}
+
+
+@router.post("/{session_id}/release", dependencies=[CsrfDep])
+async def release(
+    request: Request, session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+) -> dict[str, Any]:
+    return await _hand_back(request, str(session_id), site, live, close=False)
+
+
+@router.post("/{session_id}/close", dependencies=[CsrfDep])
+async def close(
+    request: Request, session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+) -> dict[str, Any]:
+    return await _hand_back(request, str(session_id), site, live, close=True)
+
+
+@router.post("/{session_id}/suggest", dependencies=[CsrfDep])
+async def suggest(
+    request: Request, session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+) -> dict[str, Any]:
+    """A draft answer to the visitor's last question, written by the assistant from the
+    knowledge base, for the operator to edit. Nothing is sent."""
+    site.require("agent")
+    question = await _last_question(request, site, str(session_id), live)
+    if not question:
+        raise ApiError(404, "no_question", "The visitor has not asked anything yet.")
+    drafter = getattr(request.app.state.chat, "draft_reply", None)
+    if drafter is None:
+        raise ApiError(503, "suggest_unavailable", "The assistant cannot draft answers here.")
+    draft: dict[str, Any] = await drafter(site.site, str(session_id), question)
+    return {"question": question, **draft}
+
+
+async def _last_question(
+    request: Request, site: ConsoleSite, session_id: str, live: LiveDesk
+) -> str:
+    for event in reversed(await live.session_log(site.id, session_id)):
+        if event.kind == "visitor_message":
+            return str(event.data.get("text") or "")
+    chat = request.app.state.chat
+    if chat is None:
+        return ""
+    for message in reversed(await chat.history(site.site, session_id)):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""

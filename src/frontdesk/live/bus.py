@@ -1,0 +1,207 @@
+"""Wake-ups for live streams, shared by every replica.
+
+The bus carries only channel names, never messages: a subscriber that is woken re-reads
+the event log (`store/live.py`) for ids above the last one it sent. A lost or repeated
+wake-up therefore costs a read, never a message; streams also re-read every `poll_s`
+seconds, so even a bus outage only delays delivery.
+
+- `RedisBus`: PUBLISH on one Redis channel; one SUBSCRIBE connection per process.
+- `PostgresBus`: NOTIFY inside the writing transaction (PostgreSQL delivers it at commit,
+  and only then); one LISTEN connection per process.
+- `ProcessBus`: one process (SQLite, a single replica, tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import Any, Literal
+
+from sqlalchemy import Connection, text
+
+log = logging.getLogger(__name__)
+
+NOTIFY_CHANNEL = "frontdesk_live"
+RETRY_S = 1.0
+
+BusKind = Literal["redis", "postgres", "process"]
+
+
+def session_channel(site_id: str, session_id: str) -> str:
+    return f"s:{site_id}:{session_id}"
+
+
+def site_channel(site_id: str) -> str:
+    return f"site:{site_id}"
+
+
+class LocalWaiters:
+    """This process's subscribers, by channel: each holds an event the bus sets."""
+
+    def __init__(self) -> None:
+        self._by_channel: dict[str, set[asyncio.Event]] = {}
+
+    @contextlib.contextmanager
+    def waiter(self, channel: str) -> Any:
+        event = asyncio.Event()
+        self._by_channel.setdefault(channel, set()).add(event)
+        try:
+            yield event
+        finally:
+            waiters = self._by_channel.get(channel)
+            if waiters is not None:
+                waiters.discard(event)
+                if not waiters:
+                    del self._by_channel[channel]
+
+    def wake(self, channel: str) -> None:
+        for event in self._by_channel.get(channel, ()):
+            event.set()
+
+    def wake_all(self) -> None:
+        for waiters in self._by_channel.values():
+            for event in waiters:
+                event.set()
+
+    def count(self) -> int:
+        return sum(len(waiters) for waiters in self._by_channel.values())
+
+
+class LiveBus:
+    """In-process bus (one replica); the base of the shared ones."""
+
+    kind: BusKind = "process"
+
+    def __init__(self) -> None:
+        self.waiters = LocalWaiters()
+
+    async def start(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+    def in_transaction(self, connection: Connection, channels: Iterable[str]) -> None:
+        """Called inside the writing transaction (only PostgreSQL's NOTIFY uses it)."""
+        return None
+
+    async def publish(self, channels: Iterable[str]) -> None:
+        """Called after the commit."""
+        for channel in channels:
+            self.waiters.wake(channel)
+
+
+class RedisBus(LiveBus):
+    kind: BusKind = "redis"
+
+    def __init__(self, url: str, prefix: str, *, timeout_s: float = 2.0) -> None:
+        super().__init__()
+        from redis.asyncio import Redis
+
+        self.channel = f"{prefix}live"
+        self.redis: Any = Redis.from_url(url, socket_connect_timeout=timeout_s)
+        self._listener: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self) -> None:
+        self._listener = asyncio.create_task(self._listen(), name="frontdesk-live-redis")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), 5.0)
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self._ready.set()
+                self.waiters.wake_all()  # anything published while we were away is re-read
+                async for message in pubsub.listen():
+                    data = message.get("data")
+                    if isinstance(data, bytes):
+                        self.waiters.wake(data.decode())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("live bus: Redis subscription lost (%s); retrying", exc)
+                await asyncio.sleep(RETRY_S)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    async def publish(self, channels: Iterable[str]) -> None:
+        try:
+            for channel in channels:
+                await self.redis.publish(self.channel, channel)
+        except Exception as exc:  # the stream's periodic re-read still delivers
+            log.warning("live bus: Redis publish failed (%s)", exc)
+            for channel in channels:
+                self.waiters.wake(channel)
+
+    async def aclose(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+        await self.redis.aclose()
+
+
+class PostgresBus(LiveBus):
+    kind: BusKind = "postgres"
+
+    def __init__(self, conninfo: str) -> None:
+        super().__init__()
+        self.conninfo = conninfo
+        self._listener: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self) -> None:
+        self._listener = asyncio.create_task(self._listen(), name="frontdesk-live-pg")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), 5.0)
+
+    async def _listen(self) -> None:
+        import psycopg
+
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self.conninfo, autocommit=True
+                ) as conn:
+                    await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self._ready.set()
+                    self.waiters.wake_all()
+                    async for notice in conn.notifies():
+                        self.waiters.wake(notice.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("live bus: PostgreSQL LISTEN lost (%s); retrying", exc)
+                await asyncio.sleep(RETRY_S)
+
+    def in_transaction(self, connection: Connection, channels: Iterable[str]) -> None:
+        # Transactional: listeners hear it at commit, never for a rolled-back write.
+        for channel in channels:
+            connection.execute(
+                text("SELECT pg_notify(:name, :channel)"),
+                {"name": NOTIFY_CHANNEL, "channel": channel},
+            )
+
+    async def publish(self, channels: Iterable[str]) -> None:
+        return None  # sent by the transaction itself
+
+    async def aclose(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+
+
+async def wake_ups(waiter: asyncio.Event, poll_s: float) -> AsyncIterator[None]:
+    """Yield once now, then after every wake-up (or `poll_s` without one)."""
+    while True:
+        waiter.clear()
+        yield None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(waiter.wait(), poll_s)

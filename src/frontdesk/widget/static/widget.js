@@ -1354,8 +1354,9 @@
         if (message.role === "user") {
           this.addUserTurn(message.content);
         } else if (message.role === "assistant") {
-          this.addAssistantTurn().restore(message);
           turns = Math.max(turns, Number(message.turn) || 0);
+          // A message relayed to a person has no bot reply: nothing to show for it.
+          if (message.route !== "HUMAN") this.addAssistantTurn().restore(message);
         } else if (message.role === "operator" || message.role === "event") {
           // A live takeover's messages and notices, stored as events: shown as they were.
           this.onLive({ event: message.event || "operator_message", id: String(message.event_id || ""), data: message }, true);
@@ -1363,7 +1364,7 @@
       }
       const live = (history && history.live) || {};
       if (live.last_event_id) this.live.lastId = String(live.last_event_id);
-      if ("owner" in live) this.live.owner = live.owner || null;
+      if (live.owner) this.live.owner = live.owner === "human" ? { name: String(live.name || this.t.team), company: "" } : null;
       this.turns = turns;
       this.firstSent = turns > 0;
       if (!turns && this.isOpen) this.showGreeting();

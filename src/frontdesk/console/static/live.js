@@ -16,8 +16,12 @@
       headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf() },
       body: JSON.stringify(body || {}),
     }).then(function (response) {
-      if (!response.ok) { throw new Error(url.split("/").pop() + " failed (" + response.status + ")"); }
-      return response.json().catch(function () { return {}; });
+      return response.json().catch(function () { return {}; }).then(function (body) {
+        if (response.ok) { return body; }
+        var failure = new Error(url.split("/").pop() + " failed (" + response.status + ")");
+        failure.detail = body && body.error ? body.error.message : "";
+        throw failure;
+      });
     });
   }
 
@@ -46,8 +50,8 @@
 
   /** Follow an SSE stream for ever: reconnect with backoff, resume after the last event
    * seen, hand each event to `handle` once. */
-  function follow(url, handle) {
-    var lastId = "";
+  function follow(url, handle, resumeAfter) {
+    var lastId = resumeAfter && resumeAfter !== "0" ? String(resumeAfter) : "";
     var seen = new Set();
     var delay = 0;
     function connect() {
@@ -85,7 +89,6 @@
       });
     }
     connect();
-    return { markSeen: function (id) { if (id) { seen.add(String(id)); lastId = String(id); } } };
   }
 
   // ---- one conversation -----------------------------------------------------------------
@@ -105,6 +108,10 @@
     var sentTyping = false;
     var sentAt = 0;
     var idleTimer = null;
+    var announce = root.querySelector(".live-announce");
+    log.querySelectorAll("[data-event-id]").forEach(function (node) {
+      shownMessages.add(node.className.replace("msg ", "") + node.dataset.eventId);
+    });
 
     function setState(state, text) {
       status.dataset.state = state;
@@ -127,9 +134,14 @@
       item.append(el("span", "who", who), document.createTextNode(text));
       log.append(item);
       item.scrollIntoView({ block: "nearest" });
+      if (kind === "visitor") { announce.textContent = "Visitor: " + text; }
     }
 
-    function notice(kind, text) {
+    function notice(kind, text, id) {
+      if (id) {
+        if (shownMessages.has("note" + id)) { return; }
+        shownMessages.add("note" + id);
+      }
       var item = el("li", "msg note", text);
       item.dataset.kind = kind;
       log.append(item);
@@ -142,7 +154,8 @@
       if (active) { typingTimer = setTimeout(function () { typing.hidden = true; }, 8000); }
     }
 
-    var stream = follow(d.events, function (event, data) {
+    if (status.dataset.state === "unavailable") { return; }
+    follow(d.events, function (event, data, id) {
       if (event === "visitor_message") {
         showTyping(false);
         add("visitor", "Visitor", String(data.text || ""), data.id);
@@ -153,33 +166,28 @@
       } else if (event === "typing") {
         if (data.who === "visitor") { showTyping(Boolean(data.active)); }
       } else if (event === "operator_joined") {
-        notice(event, (data.name || "An operator") + (data.company ? " from " + data.company : "") + " joined");
-        if (data.mine) { setState("mine", "You own this chat: the assistant is silent until you release it."); }
+        notice(event, (data.name || "An operator") + (data.company ? " from " + data.company : "") + " joined", id);
+        if (data.name === d.myName) { setState("mine", "You own this chat: the assistant is silent until you release it."); }
         else if (status.dataset.state !== "mine") { setState("taken", (data.name || "Another operator") + " owns this chat."); }
       } else if (event === "operator_left" || event === "released") {
-        notice(event, "Back to the assistant" + (data.name ? " (" + data.name + " left)" : ""));
+        notice(event, "Back to the assistant" + (data.name ? " (" + data.name + " left)" : ""), id);
         setState("watching", "The assistant is answering this visitor again.");
       } else if (event === "closed") {
-        notice(event, "Conversation closed");
+        notice(event, "Conversation closed", id);
         setState("closed", "This conversation is closed.");
-      } else if (event === "handoff_waiting" || event === "ringing") {
-        notice(event, "The visitor is waiting for a person.");
+      } else if (event === "handoff_waiting") {
+        notice(event, "The visitor is waiting for a person.", id);
       } else if (event === "handoff_async") {
-        notice(event, "Nobody joined: the visitor got the asynchronous path (" + (data.reason || "") + ").");
-      } else if (event === "state") {
-        if (data.mine) { setState("mine", "You own this chat: the assistant is silent until you release it."); }
-        else if (data.owner) { setState("taken", (data.owner.name || "Another operator") + " owns this chat."); }
-        else if (data.closed) { setState("closed", "This conversation is closed."); }
+        notice(event, "Nobody joined: the visitor got the asynchronous path (" + (data.reason || "") + ").", id);
       }
-    });
-    log.querySelectorAll("[data-event-id]").forEach(function (node) { stream.markSeen(node.dataset.eventId); });
+    }, d.lastEventId);
 
     function act(button, url, after) {
       if (!button) { return; }
       button.addEventListener("click", function () {
         button.disabled = true;
         post(url, {}).then(after).catch(function (error) {
-          status.textContent = error.message;
+          status.textContent = error.message + (error.detail ? ": " + error.detail : "");
         }).then(function () { button.disabled = false; });
       });
     }
@@ -227,7 +235,7 @@
       form.querySelector(".suggest").addEventListener("click", function () {
         note.textContent = "Drafting from the knowledge base…";
         post(d.suggest, {}).then(function (draft) {
-          var text = String(draft.text || draft.answer || "");
+          var text = String(draft.draft || "");
           if (!text) { note.textContent = "No draft: the knowledge base has nothing on this."; return; }
           box.value = text;
           note.textContent = "A draft from the knowledge base: edit it before sending.";
@@ -261,13 +269,15 @@
     var toasts = {};
     follow(url, function (event, data) {
       var session = String(data.session_id || "");
-      if (event === "ringing" || event === "handoff_waiting") {
+      if (event === "ringing") {
         if (!session || toasts[session]) { return; }
         var toast = el("div", "ring");
         toast.setAttribute("role", "alert");
         toast.dataset.session = session;
         toast.append(el("strong", "", "A visitor is waiting for a person"));
-        if (data.preview || data.message) { toast.append(el("q", "", String(data.preview || data.message))); }
+        if (data.expected_wait_seconds) {
+          toast.append(el("span", "hint", "Answer within " + Math.round(data.expected_wait_seconds / 60) + " min or they get the e-mail follow-up."));
+        }
         var link = el("a", "button", "Join");
         link.href = base + "/conversations/" + encodeURIComponent(session) + "/live";
         var dismiss = el("button", "secondary", "Dismiss");
@@ -277,10 +287,10 @@
         tray.append(toast);
         toasts[session] = toast;
         beep();
-      } else if (event === "answered" || event === "operator_joined" || event === "handoff_async" || event === "closed") {
+      } else if (event === "ringing_stopped") {
         if (toasts[session]) { toasts[session].remove(); delete toasts[session]; }
       } else if (event === "presence") {
-        var n = Number(data.available !== undefined ? data.available : (data.operators || []).length);
+        var n = (data.operators || []).length;
         presence.textContent = n + " operator" + (n === 1 ? "" : "s") + " available";
       }
     });

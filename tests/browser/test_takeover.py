@@ -268,7 +268,7 @@ def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(
         expect(joined).to_have_count(1)
 
         if SCREENSHOTS.is_dir():
-            chat.screenshot(path=str(SCREENSHOTS / "takeover-visitor.png"))
+            widget(chat, ".panel").screenshot(path=str(SCREENSHOTS / "takeover-visitor.png"))
             console.screenshot(path=str(SCREENSHOTS / "takeover-console.png"))
 
         # Release: the assistant answers again, with the human exchange in its memory.

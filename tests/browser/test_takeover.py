@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,17 @@ def _sites(source: Path, target: Path, provider: SimulatedProvider, origins: lis
         "base_url": provider.base_url,
         "max_retries": 0,
     }
+    demo["business_hours"] = {**demo["business_hours"], **open_now()}
     demo_file.write_text(yaml.safe_dump(demo, allow_unicode=True), encoding="utf-8")
     return str(demo["name"])
+
+
+def open_now() -> dict[str, str]:
+    """Business hours in which it is about noon now, whatever the hour the test runs: the
+    fixed Etc/GMT zone whose local time is 12:xx (POSIX signs: Etc/GMT-2 is UTC+2)."""
+    offset = 12 - datetime.now(UTC).hour
+    zone = "Etc/GMT" if offset == 0 else f"Etc/GMT{'-' if offset > 0 else '+'}{abs(offset)}"
+    return {"timezone": zone, "start": "06:00", "end": "18:00", "same_day_cutoff": "17:00"}
 
 
 def _add_operator(database_url: str) -> None:
@@ -329,6 +339,51 @@ def test_the_live_chat_page_and_the_widget_fit_each_viewport(
         assert no_horizontal_scroll(page)
         console.locator("button.close-chat").click()
         expect(widget(page, '.live-note[data-kind="closed"]')).to_have_count(1, timeout=15_000)
+    finally:
+        visitor.close()
+        operator.close()
+
+
+def test_a_visitor_who_accepts_a_person_rings_the_operator_online(
+    browser: Any, deployment: Deployment
+) -> None:
+    """The operator has a console page open (online, on every replica); the visitor asks
+    for a person and says yes: the console rings with a Join button, the widget says
+    how long the wait is, and joining from the ring stops it."""
+    from playwright.sync_api import expect
+
+    d = deployment
+    visitor = new_context(browser)
+    operator = new_context(browser)
+    try:
+        console = operator.new_page()
+        sign_in(console, d.b.url, "/console/sites/demo/inbox")
+        expect(console.locator(".presence")).to_contain_text("1 operator available")
+        d.host.serve("/ring", visitor_page(d))
+        chat = visitor.new_page()
+        chat.goto(f"{d.host.url}/ring")
+        widget(chat, ".launcher").click()
+        widget(chat, ".gdpr-ok").click()
+        widget(chat, ".human-action").click()
+        expect(widget(chat, '.handoff[data-status="proposed"]')).to_be_visible(timeout=60_000)
+        visitor_says(chat, "yes")
+        waiting = widget(chat, '.live-note[data-kind="handoff_waiting"]')
+        expect(waiting).to_be_visible(timeout=30_000)
+        expect(waiting).to_contain_text("Expected wait: 2 min")
+        ring = console.locator(".ring")
+        expect(ring).to_be_visible(timeout=15_000)
+        expect(ring).to_contain_text("A visitor is waiting for a person")
+        if SCREENSHOTS.is_dir():
+            console.screenshot(path=str(SCREENSHOTS / "takeover-ringing.png"))
+        ring.locator("a", has_text="Join").click()
+        expect(console.locator("h1")).to_contain_text("Live chat")
+        expect(console.locator(".live-status")).to_have_attribute("data-state", "waiting")
+        console.locator("button.join").click()
+        expect(console.locator(".live-status")).to_have_attribute("data-state", "mine")
+        expect(widget(chat, '.live-note[data-kind="operator_joined"]')).to_have_count(
+            1, timeout=15_000
+        )
+        expect(console.locator(".ring")).to_have_count(0)
     finally:
         visitor.close()
         operator.close()

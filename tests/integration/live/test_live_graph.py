@@ -1,0 +1,216 @@
+"""Live takeover inside the conversation graph (real `ChatService`, real SQLite, the
+local engine): the bot is silent while a person owns the conversation, the human
+exchange is in the assistant's memory after release, and an accepted handoff rings
+operators in business hours or takes the asynchronous path — with a frozen clock."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+
+from frontdesk.api.visitor_sessions import start_session
+from frontdesk.conversation.payload import VisitorContext
+from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.live.desk import LiveDesk, Operator
+from frontdesk.runtime import build_runtime
+from frontdesk.settings import Settings
+from frontdesk.sites.registry import LoadedSite
+
+pytestmark = pytest.mark.integration
+
+ANNA = Operator("op-anna", "Anna")
+VISITOR = VisitorContext()
+
+
+class FrozenClock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+async def chat(tmp_path: Path, sites_dir: Path) -> AsyncIterator[ChatService]:
+    service = ChatService(build_runtime(Settings(data_dir=tmp_path / "data", sites_dir=sites_dir)))
+    yield service
+    await service.close()
+    service.runtime.close()
+
+
+def local_time(site: LoadedSite, day: str, hour: int) -> datetime:
+    """A wall-clock time on the team's side: day is "wednesday" or "sunday"."""
+    zone = ZoneInfo(site.config.business_hours.timezone)
+    date = {"wednesday": (2026, 11, 25), "sunday": (2026, 11, 29)}[day]
+    return datetime(*date, hour, 0, tzinfo=zone).astimezone(UTC)
+
+
+def frozen_desk(chat: ChatService, now: datetime) -> tuple[LiveDesk, FrozenClock]:
+    clock = FrozenClock(now)
+    desk = LiveDesk(chat.runtime.sessions, clock=clock)
+    chat.live = desk  # the turns ring through it
+    return desk, clock
+
+
+def new_session(chat: ChatService, site: LoadedSite) -> str:
+    return start_session(chat.runtime, site.config, None).session_id
+
+
+async def thread_messages(chat: ChatService, site: LoadedSite, session_id: str) -> list[object]:
+    graph = await chat.graph()
+    config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+    return list((await graph.aget_state(config)).values.get("messages", []))
+
+
+async def test_bot_is_silent_while_a_person_owns_it_and_remembers_the_exchange(
+    chat: ChatService,
+) -> None:
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, _ = frozen_desk(chat, local_time(site, "wednesday", 11))
+
+    first = await chat.ask(site, session_id, "Hello there", VISITOR)
+    assert first.route != "HUMAN" and first.answer  # the bot answers before anyone joins
+    before = await thread_messages(chat, site, session_id)
+
+    await desk.join(site.config, session_id, ANNA)
+    relayed = await chat.ask(site, session_id, "Do you have an office in Lisbon?", VISITOR)
+    assert relayed.route == "HUMAN" and relayed.answer == ""  # no bot text at all
+    log = await desk.session_log("demo", session_id)
+    assert [(e.kind, e.data.get("text")) for e in log][-1] == (
+        "visitor_message",
+        "Do you have an office in Lisbon?",
+    )
+    # Nothing was added to the bot's window while the person owns the conversation.
+    assert len(await thread_messages(chat, site, session_id)) == len(before)
+    history = await chat.history(site, session_id)
+    # The transcript keeps the visitor's message; the bot's side of that turn is empty.
+    assert [(m["role"], m["content"], m.get("route")) for m in history[-2:]] == [
+        ("user", "Do you have an office in Lisbon?", None),
+        ("assistant", "", "HUMAN"),
+    ]
+
+    await desk.reply(site.config, session_id, ANNA, "Yes: our Lisbon office is at Rua Augusta 12.")
+    _, exchange = await desk.hand_back(site.config, session_id, ANNA, close=False)
+    assert await chat.remember_exchange(site, session_id, exchange) == 2
+
+    after = await chat.ask(site, session_id, "What was the street again?", VISITOR)
+    assert after.route != "HUMAN" and after.answer  # the bot is back
+    messages = await thread_messages(chat, site, session_id)
+    tail = messages[len(before) :]
+    assert isinstance(tail[0], HumanMessage)
+    assert tail[0].content == "Do you have an office in Lisbon?"
+    assert isinstance(tail[1], AIMessage) and "Rua Augusta 12" in str(tail[1].content)
+    assert isinstance(tail[2], HumanMessage) and tail[2].content == "What was the street again?"
+    assert isinstance(tail[3], AIMessage)  # the bot's own answer, after the human exchange
+
+
+async def ask_for_a_person(chat: ChatService, site: LoadedSite, session_id: str) -> None:
+    proposed = await chat.ask(site, session_id, "I want to talk to a person", VISITOR)
+    assert proposed.handoff is not None and proposed.handoff.status == "proposed"
+    accepted = await chat.ask(site, session_id, "yes please, I'm at dana@example.org", VISITOR)
+    assert accepted.handoff is not None and accepted.handoff.status == "accepted"
+
+
+async def test_accepted_handoff_rings_in_hours_then_goes_async_after_the_wait_limit(
+    chat: ChatService,
+) -> None:
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, clock = frozen_desk(chat, local_time(site, "wednesday", 11))
+    await desk.heartbeat("demo", ANNA)  # Anna has the console open
+
+    await ask_for_a_person(chat, site, session_id)
+    waiting = [e for e in await desk.session_log("demo", session_id, for_visitor=True)]
+    assert [e.kind for e in waiting] == ["handoff_waiting"]
+    wait_s = site.config.handoff.live_wait_seconds
+    assert waiting[0].data["expected_wait_seconds"] == wait_s == 120
+    assert (await desk.ownership("demo", session_id)).state == "waiting"
+
+    clock.advance(wait_s - 1)
+    assert await desk.expire_waits() == []  # still ringing
+    clock.advance(2)
+    expired = await desk.expire_waits()
+    assert [(e.kind, e.data["reason"]) for e in expired] == [("handoff_async", "no_operator")]
+    assert await desk.expire_waits() == []  # exactly once
+    assert (await desk.ownership("demo", session_id)).state == "bot"
+    # The bot answers again (never silence), and the handoff went out as today.
+    again = await chat.ask(site, session_id, "Thanks", VISITOR)
+    assert again.route != "HUMAN" and again.answer
+
+
+async def test_joining_while_ringing_stops_the_wait_limit(chat: ChatService) -> None:
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, clock = frozen_desk(chat, local_time(site, "wednesday", 11))
+    await desk.heartbeat("demo", ANNA)
+    await ask_for_a_person(chat, site, session_id)
+    await desk.join(site.config, session_id, ANNA)
+    clock.advance(site.config.handoff.live_wait_seconds * 2)
+    assert await desk.expire_waits() == []
+    assert (await desk.ownership("demo", session_id)).state == "human"
+
+
+async def test_after_hours_the_handoff_takes_the_asynchronous_path(chat: ChatService) -> None:
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, _ = frozen_desk(chat, local_time(site, "sunday", 11))
+    await desk.heartbeat("demo", ANNA)  # online, but it is Sunday
+    await ask_for_a_person(chat, site, session_id)
+    events = await desk.session_log("demo", session_id, for_visitor=True)
+    assert [(e.kind, e.data.get("reason")) for e in events] == [("handoff_async", "after_hours")]
+    assert (await desk.ownership("demo", session_id)).state == "bot"
+
+
+async def test_in_hours_with_nobody_online_the_handoff_goes_async(chat: ChatService) -> None:
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, clock = frozen_desk(chat, local_time(site, "wednesday", 11))
+    await desk.heartbeat("demo", ANNA)
+    clock.advance(desk.presence_ttl_s + 1)  # Anna's heartbeat expired: she is not online
+    await ask_for_a_person(chat, site, session_id)
+    events = await desk.session_log("demo", session_id, for_visitor=True)
+    assert [(e.kind, e.data.get("reason")) for e in events] == [("handoff_async", "no_operator")]
+
+
+async def test_erasing_a_session_erases_its_live_log(chat: ChatService) -> None:
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, _ = frozen_desk(chat, local_time(site, "wednesday", 11))
+    await chat.ask(site, session_id, "Hello", VISITOR)
+    await desk.join(site.config, session_id, ANNA)
+    await desk.reply(site.config, session_id, ANNA, "Hi!")
+    assert await chat.erase(site, session_id)
+    assert await desk.session_log("demo", session_id) == []
+    assert (await desk.ownership("demo", session_id)).state == "bot"
+    assert str(uuid.UUID(session_id)) == session_id
+
+
+async def test_suggest_drafts_an_answer_from_the_knowledge_base(
+    ingested_demo: Settings, tmp_path: Path
+) -> None:
+    import shutil
+
+    data = tmp_path / "ingested"
+    shutil.copytree(ingested_demo.data_dir, data)
+    service = ChatService(build_runtime(Settings(data_dir=data, sites_dir=ingested_demo.sites_dir)))
+    try:
+        site = service.runtime.sites["demo"]
+        question = site.config.starter_questions["en"][0]  # a question the site's pages answer
+        draft = await service.draft_reply(site, str(uuid.uuid4()), question)
+        assert draft["draft"].strip()
+        assert draft["sources"] and all(source["title"] for source in draft["sources"])
+        # Drafting sends and stores nothing.
+        assert await service.history(site, str(uuid.uuid4())) == []
+    finally:
+        await service.close()
+        service.runtime.close()

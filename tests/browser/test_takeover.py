@@ -74,10 +74,11 @@ def open_now() -> dict[str, str]:
 
 
 def _add_operator(database_url: str) -> None:
+    from sqlalchemy.orm import sessionmaker
+
     from frontdesk.console.passwords import hash_password
     from frontdesk.store.db import make_engine, transaction
     from frontdesk.store.operators import OperatorRepository
-    from sqlalchemy.orm import sessionmaker
 
     engine = make_engine(database_url)
     try:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -100,9 +100,7 @@ def deployment(
     with SimulatedProvider() as provider, HostSite() as host:
         replica_ports: list[int] = []
         proxy = FailoverProxy(replica_ports)
-        site_name = _sites(
-            ingested_demo.sites_dir, root / "sites", provider, [host.url, proxy.url]
-        )
+        site_name = _sites(ingested_demo.sites_dir, root / "sites", provider, [host.url, proxy.url])
         env = {
             "FRONTDESK_DATABASE_URL": module_pg_url,
             "FRONTDESK_REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -188,9 +186,7 @@ def visitor_says(chat: Any, text: str) -> None:
 
 
 def no_horizontal_scroll(page: Any) -> bool:
-    return bool(
-        page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    )
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"))
 
 
 def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(

@@ -61,9 +61,7 @@ class FailoverProxy:
         else:
             to_client.close()
             return
-        await asyncio.gather(
-            self._pipe(client, to_upstream), self._pipe(upstream, to_client)
-        )
+        await asyncio.gather(self._pipe(client, to_upstream), self._pipe(upstream, to_client))
 
     @staticmethod
     async def _pipe(source: asyncio.StreamReader, target: asyncio.StreamWriter) -> None:

@@ -108,7 +108,9 @@ async def live_page(
     session_id = transcript.conversation.session_id
     desk: LiveDesk | None = getattr(request.app.state, "live", None)
     owner, log = await _live_state(desk, site.id, session_id)
-    mine = owner is not None and owner.state == "human" and owner.operator_id == site.user.operator_id
+    mine = (
+        owner is not None and owner.state == "human" and owner.operator_id == site.user.operator_id
+    )
     return render(
         request,
         "live.html",

@@ -31,9 +31,8 @@ async def test_history_merges_the_live_log_in_time_order_and_says_where_to_resum
     sent = anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Hi, I'm Anna."})
     assert sent.status_code == 200, sent.text
 
-    history = httpx.get(
-        f"{base}/v1/sessions/{session_id}", headers=widget_headers(secret), timeout=30
-    )
+    async with httpx.AsyncClient(base_url=base, headers=widget_headers(secret)) as visitor:
+        history = await visitor.get(f"/v1/sessions/{session_id}")
     assert history.status_code == 200, history.text
     body = history.json()
     shape = [(m["role"], m.get("event")) for m in body["messages"]]
@@ -60,8 +59,7 @@ async def test_history_merges_the_live_log_in_time_order_and_says_where_to_resum
     finally:
         await stream.close()
 
-    exported = httpx.get(
-        f"{base}/v1/sessions/{session_id}/export", headers=widget_headers(secret), timeout=30
-    ).json()
+    async with httpx.AsyncClient(base_url=base, headers=widget_headers(secret)) as visitor:
+        exported = (await visitor.get(f"/v1/sessions/{session_id}/export")).json()
     kinds = [e["type"] for e in exported["live_events"]]
     assert kinds == ["operator_joined", "typing", "operator_message", "operator_message"]

@@ -250,7 +250,7 @@ def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(
         reply = "Thanks Dana, where do I paste it?"
         visitor_says(chat, reply)
         expect(log.locator(".msg.visitor", has_text=reply)).to_have_count(1, timeout=15_000)
-        expect(widget(chat, ".turn.user", has_text=reply)).to_have_count(1)
+        expect(widget(chat, ".turn.user").filter(has_text=reply)).to_have_count(1)
         expect(widget(chat, ".turn.assistant:not([hidden])")).to_have_count(1)
         expect(widget(chat, "textarea")).to_be_enabled()
 

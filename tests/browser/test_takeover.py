@@ -282,12 +282,15 @@ def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(
         console.locator("button.release").click()
         expect(console.locator(".live-status")).to_have_attribute("data-state", "watching")
         expect(widget(chat, '.live-note[data-kind="released"]')).to_have_count(1, timeout=15_000)
-        visitor_says(chat, "Which workspace code did Dana give me?")
+        # A question the knowledge base answers, so the writer model runs and reads the
+        # conversation's history (an unanswerable one gets a fixed text, no model call).
+        visitor_says(chat, "And how does Data Sync handle conflicts between two edits?")
         expect(widget(chat, COMPLETE)).to_have_count(2, timeout=60_000)
         calls = main_calls(d.provider)
-        assert len(calls) > calls_before
+        assert len(calls) > calls_before, "the bot did not answer after the release"
         prompt = str(calls[-1]["messages"])
         assert "KESTREL-9041" in prompt, "the human exchange is not in the bot's memory"
+        assert "Paste it under Settings" in prompt
 
         # A reload restores the whole conversation, operator messages once each.
         chat.reload()

@@ -222,6 +222,8 @@ def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(
         expect(console.locator("pre.packet, .context .hint").first).to_be_visible()
         console.locator("button.join").click()
         expect(console.locator(".live-status")).to_have_attribute("data-state", "mine")
+        expect(console.locator("button.join")).to_be_hidden()
+        expect(console.locator("button.release")).to_be_visible()
 
         # The visitor sees who joined, on replica A (the bus crossed replicas).
         joined = widget(chat, '.live-note[data-kind="operator_joined"]')
@@ -322,11 +324,12 @@ def test_the_live_chat_page_and_the_widget_fit_each_viewport(
         page.goto(f"{d.host.url}/fit")
         widget(page, ".launcher").click()
         widget(page, ".gdpr-ok").click()
-        visitor_says(page, "Can I export my data?")
+        question = {"desktop": "Can I export my data?", "phone": "How do I export records?"}
+        visitor_says(page, question[viewport])
         expect(widget(page, COMPLETE)).to_have_count(1, timeout=60_000)
         console = operator.new_page()
         sign_in(console, server.url, "/console/sites/demo/inbox")
-        row = console.locator("tr.conversation", has_text="Can I export my data?")
+        row = console.locator("tr.conversation", has_text=question[viewport])
         expect(row).to_be_visible(timeout=15_000)
         row.locator("a.join").click()
         console.locator("button.join").click()

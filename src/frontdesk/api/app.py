@@ -32,6 +32,7 @@ from frontdesk.api.routes import (
     live,
     metrics,
     sessions,
+    slack_events,
     stats,
     traces,
     widget,
@@ -102,8 +103,9 @@ def create_app(
     """Build the app; the runtime (store, sites) and the chat backend open at start-up
     unless given. `limiter` and `locks` default to in-memory (one process), or Redis when
     `redis_url` is set. `live_desk` (tests: a frozen clock) defaults to one whose bus
-    follows the settings (`frontdesk.live.setup`). `migrate_schema=False` skips the store's migrations at start-up
-    (a worker of `frontdesk serve --workers N`, whose parent ran them)."""
+    follows the settings (`frontdesk.live.setup`). `migrate_schema=False` skips the
+    store's migrations at start-up (a worker of `frontdesk serve --workers N`, whose
+    parent ran them)."""
     api_metrics = ApiMetrics()
 
     @asynccontextmanager
@@ -217,6 +219,7 @@ def create_app(
         chat_routes,
         sessions,
         live,
+        slack_events,
         feedback,
         documents,
         crawls,

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 from uuid import UUID
@@ -26,6 +28,7 @@ from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
 from frontdesk.api.errors import ApiError
 from frontdesk.api.routes.live import LastEventId, LiveDep, event_id, sse
 from frontdesk.api.sse import DEFAULT_PING_S
+from frontdesk.api.turns import Admission, TurnGuard
 from frontdesk.console.access import ConsoleSite
 from frontdesk.live.desk import LiveDesk, Operator, Published
 
@@ -71,7 +74,7 @@ async def live_overview(site: ConsoleSiteDep, live: LiveDep) -> dict[str, Any]:
     return {
         "conversations": await live.active(site.id),
         "online": await live.online(site.id),
-        "you": operator_of(site).__dict__,
+        "you": dataclasses.asdict(operator_of(site)),
         "can_join": site.can("agent"),
     }
 
@@ -123,22 +126,28 @@ async def _heartbeats(live: LiveDesk, site_id: str, operator: Operator) -> None:
 def _site_event(event: Published) -> ServerSentEvent:
     data = event.data
     if event.kind == "handoff_waiting":
-        name, payload = "ringing", {
-            "type": "ringing",
-            "session_id": data["session_id"],
-            "expected_wait_seconds": data.get("expected_wait_seconds"),
-            "at": data["at"],
-        }
+        name, payload = (
+            "ringing",
+            {
+                "type": "ringing",
+                "session_id": data["session_id"],
+                "expected_wait_seconds": data.get("expected_wait_seconds"),
+                "at": data["at"],
+            },
+        )
     else:
         reason = {"operator_joined": "joined", "handoff_async": "no_operator"}.get(
             event.kind, event.kind
         )
-        name, payload = "ringing_stopped", {
-            "type": "ringing_stopped",
-            "session_id": data["session_id"],
-            "reason": reason,
-            "name": data.get("name"),
-        }
+        name, payload = (
+            "ringing_stopped",
+            {
+                "type": "ringing_stopped",
+                "session_id": data["session_id"],
+                "reason": reason,
+                "name": data.get("name"),
+            },
+        )
     return ServerSentEvent(data=json.dumps(payload), event=name, id=str(event.id))
 
 
@@ -201,16 +210,37 @@ async def typing(
     return event.data
 
 
+SLOT_WAIT_S = 10.0
+
+
+async def _session_slot(guard: TurnGuard, site_id: str, session_id: str) -> Admission:
+    """The session's turn slot (shared by replicas): a turn relaying a message must not
+    write its checkpoint over the exchange being remembered. Relayed turns are short."""
+    deadline = time.monotonic() + SLOT_WAIT_S
+    while True:
+        try:
+            return await guard.admit(site_id, session_id, [])
+        except ApiError as exc:
+            if exc.code != "session_busy" or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.1)
+
+
 async def _hand_back(
     request: Request, session_id: str, site: ConsoleSite, live: LiveDesk, *, close: bool
 ) -> dict[str, Any]:
-    event, exchange = await live.hand_back(site.site.config, session_id, agent(site), close=close)
-    # The assistant's memory: what the person and the visitor said, in order, so the
-    # next answer can build on it.
-    remember = getattr(request.app.state.chat, "remember_exchange", None)
-    remembered = 0
-    if remember is not None and exchange:
-        remembered = await remember(site.site, session_id, exchange)
+    operator = agent(site)
+    admission = await _session_slot(request.app.state.guard, site.id, session_id)
+    try:
+        event, exchange = await live.hand_back(site.site.config, session_id, operator, close=close)
+        # The assistant's memory: what the person and the visitor said, in order, so the
+        # next answer can build on it.
+        remember = getattr(request.app.state.chat, "remember_exchange", None)
+        remembered = 0
+        if remember is not None and exchange:
+            remembered = await remember(site.site, session_id, exchange)
+    finally:
+        await admission.release()
     return {**event.data, "remembered": remembered}
 
 

@@ -24,7 +24,7 @@ from frontdesk.conversation.checkpoints import (
     is_checkpoint_write_failure,
     open_checkpointer,
 )
-from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.context import Relay, TurnContext
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.payload import (
     CompleteEvent,
@@ -163,7 +163,7 @@ class ChatService:
             visitor=visitor,
         )
 
-    def _relay_to(self, site: LoadedSite, session_id: str) -> Any:
+    def _relay_to(self, site: LoadedSite, session_id: str) -> Relay:
         async def relay(text: str) -> int:
             return await self.live.relay_visitor(site.config.id, session_id, text)
 
@@ -188,7 +188,11 @@ class ChatService:
         ctx.relay = self._relay_to(site, session_id)
         # Who owns the conversation (bot, or a person who joined): the graph's router
         # decides from it whether the bot answers at all.
-        owner = await asyncio.to_thread(self.live.owner_now, site.config.id, session_id)
+        try:
+            owner = await asyncio.to_thread(self.live.owner_now, site.config.id, session_id)
+        except Exception as exc:  # the store is down: the turn still runs (and spools)
+            log.warning("conversation owner unknown (%s); the assistant answers", exc)
+            owner = "bot"
         # The abuse gate is the graph's first step (`nodes/gate.py`): the checkpoint is read
         # once per turn, by LangGraph.
         turn_input = {
@@ -433,9 +437,7 @@ class ChatService:
         pieces = [piece async for piece in engines.writer.write(request)]
         return {
             "draft": "".join(pieces).strip(),
-            "sources": [
-                {"title": chunk.title, "url": chunk.url} for chunk in retrieval.chunks[:5]
-            ],
+            "sources": [{"title": chunk.title, "url": chunk.url} for chunk in retrieval.chunks[:5]],
         }
 
     async def ask(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, Literal
 
 from sqlalchemy import Connection, text
@@ -44,7 +44,7 @@ class LocalWaiters:
         self._by_channel: dict[str, set[asyncio.Event]] = {}
 
     @contextlib.contextmanager
-    def waiter(self, channel: str) -> Any:
+    def waiter(self, channel: str) -> Iterator[asyncio.Event]:
         event = asyncio.Event()
         self._by_channel.setdefault(channel, set()).add(event)
         try:

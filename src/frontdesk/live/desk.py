@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -77,6 +78,10 @@ def as_published(event: LiveEvent) -> Published:
     return Published(event.id, event.kind, data)
 
 
+def _site_events(repo: LiveRepository, *, site_id: str, after: int) -> list[LiveEvent]:
+    return repo.site_events(site_id, after, SITE_KINDS)
+
+
 def _utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
@@ -120,9 +125,7 @@ class LiveDesk:
         self.presence_ttl_s = presence_ttl_s
 
     # -- writing -----------------------------------------------------------------------
-    async def _write(
-        self, work: Callable[[LiveRepository, datetime], tuple[T, list[str]]]
-    ) -> T:
+    async def _write(self, work: Callable[[LiveRepository, datetime], tuple[T, list[str]]]) -> T:
         """Run `work` in one transaction; publish its channels after the commit."""
         now = self.clock()
 
@@ -156,6 +159,18 @@ class LiveDesk:
     def _require_session(db: Session, site_id: str, session_id: str) -> None:
         if not WidgetSessionRepository(db).keys(site_id, session_id):
             raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
+
+    def _owned(
+        self, repo: LiveRepository, site_id: str, session_id: str, operator: Operator
+    ) -> LiveConversation:
+        """The ownership row, locked, when `operator` owns the conversation (else a
+        clear error: unknown session, nobody joined, someone else did)."""
+        row = repo.conversation(site_id, session_id, for_update=True)
+        if row is None:
+            self._require_session(repo.session, site_id, session_id)
+            raise ApiError(409, "not_joined", "Join the conversation first.")
+        self._require_owner(row, operator)
+        return row
 
     @staticmethod
     def _require_owner(row: LiveConversation, operator: Operator) -> None:
@@ -212,9 +227,7 @@ class LiveDesk:
         body = clean_message(text)
 
         def work(repo: LiveRepository, now: datetime) -> tuple[Published, list[str]]:
-            self._require_session(repo.session, site.id, session_id)
-            row = repo.claim(site.id, session_id, now)
-            self._require_owner(row, operator)
+            row = self._owned(repo, site.id, session_id, operator)
             name = row.operator_name or operator.name
             event = repo.append(
                 site.id,
@@ -234,8 +247,7 @@ class LiveDesk:
         self, site: SiteConfig, session_id: str, operator: Operator, active: bool
     ) -> Published:
         def work(repo: LiveRepository, now: datetime) -> tuple[Published, list[str]]:
-            self._require_session(repo.session, site.id, session_id)
-            self._require_owner(repo.claim(site.id, session_id, now), operator)
+            self._owned(repo, site.id, session_id, operator)
             event = repo.append(
                 site.id,
                 session_id,
@@ -258,9 +270,7 @@ class LiveDesk:
         def work(
             repo: LiveRepository, now: datetime
         ) -> tuple[tuple[Published, list[LiveEvent]], list[str]]:
-            self._require_session(repo.session, site.id, session_id)
-            row = repo.claim(site.id, session_id, now)
-            self._require_owner(row, operator)
+            row = self._owned(repo, site.id, session_id, operator)
             exchange = repo.exchange(site.id, session_id, row.exchange_from or 0)
             kind = "closed" if close else "released"
             event = repo.append(
@@ -328,6 +338,7 @@ class LiveDesk:
                 in_hours=in_business_hours(site, now), operators_online=online
             )
             wait_s = site.handoff.live_wait_seconds
+            body: dict[str, Any]
             if decision == "ring":
                 row.state, row.wait_until, row.updated_at = (
                     "waiting",
@@ -433,12 +444,62 @@ class LiveDesk:
             last = await self._read(lambda repo: repo.last_id(site_id))
         with self.bus.waiters.waiter(site_channel(site_id)) as waiter:
             async for _ in wake_ups(waiter, self.poll_s):
-                start = last
-                rows = await self._read(lambda repo: repo.site_events(site_id, start, SITE_KINDS))
+                rows = await self._read(partial(_site_events, site_id=site_id, after=last))
                 for row in rows:
                     last = row.id
                     yield as_published(row)
                 yield Published(0, "presence", {"type": "presence"})  # the caller fills it
+
+    # -- Slack bridge ------------------------------------------------------------------
+    async def slack_thread(self, site_id: str, ts: str, session_id: str) -> bool:
+        def work(repo: LiveRepository, now: datetime) -> tuple[bool, list[str]]:
+            if not WidgetSessionRepository(repo.session).keys(site_id, session_id):
+                return False, []  # not a session of this site: nothing to bridge
+            return repo.slack_mark(site_id, ts, session_id, "thread"), []
+
+        return await self._write(work)
+
+    async def slack_reply(
+        self, site: SiteConfig, thread_ts: str, ts: str, user: str, name: str, text: str
+    ) -> Published | None:
+        """A reply in a handoff message's thread: the Slack user joins (unless a person
+        already owns the conversation) and the text reaches the widget. None: not a
+        bridged thread, or a retry of a reply already relayed."""
+        body = clean_message(text)
+        operator = Operator(f"slack:{user}"[:36], name[:80])
+
+        def work(repo: LiveRepository, now: datetime) -> tuple[Published | None, list[str]]:
+            session_id = repo.slack_session(site.id, thread_ts)
+            if session_id is None or not repo.slack_mark(site.id, ts, session_id, "reply"):
+                return None, []
+            row = repo.claim(site.id, session_id, now)
+            channels = self._channels(site.id, session_id, "operator_joined")
+            if row.state != "human":
+                joined = repo.append(
+                    site.id,
+                    session_id,
+                    "operator_joined",
+                    {"name": operator.name, "company": site.name},
+                    author_kind="operator",
+                    author_id=operator.id,
+                    author_name=operator.name,
+                    at=now,
+                )
+                row.state, row.operator_id, row.operator_name = "human", operator.id, operator.name
+                row.exchange_from, row.wait_until, row.updated_at = joined.id, None, now
+            event = repo.append(
+                site.id,
+                session_id,
+                "operator_message",
+                {"text": body, "name": operator.name, "via": "slack"},
+                author_kind="operator",
+                author_id=operator.id,
+                author_name=operator.name,
+                at=now,
+            )
+            return as_published(event), channels
+
+        return await self._write(work)
 
     async def erase(self, site_id: str, session_id: str) -> int:
         def work(repo: LiveRepository, now: datetime) -> tuple[int, list[str]]:

@@ -403,6 +403,13 @@ class HandoffConfig(_Strict):
         description="Link to a CRM record in Slack messages; {lead_id} is replaced. "
         "Empty: no button.",
     )
+    slack_signing_secret: str = Field(
+        default="",
+        max_length=200,
+        description="Live takeover's Slack bridge: the Slack app's signing secret. Set, "
+        "handoff messages carry their session and a reply in the message's thread "
+        "reaches the visitor's chat (Events API at /v1/slack/events/{site}). Empty: off.",
+    )
     live_wait_seconds: int = Field(
         default=120,
         ge=10,

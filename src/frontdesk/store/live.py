@@ -63,6 +63,18 @@ class LivePresence(Base):
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class LiveSlack(Base):
+    """Slack bridge: `kind` "thread" maps a handoff message's ts to its session; "reply"
+    marks a thread reply already relayed (Slack retries deliveries)."""
+
+    __tablename__ = "live_slack"
+
+    site_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    ts: Mapped[str] = mapped_column(String(40), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))
+
+
 class LiveRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -153,7 +165,9 @@ class LiveRepository:
         transaction on PostgreSQL so two replicas change it one after the other."""
         row = self.conversation(site_id, session_id, for_update=True)
         if row is None:
-            row = LiveConversation(site_id=site_id, session_id=session_id, state="bot", updated_at=at)
+            row = LiveConversation(
+                site_id=site_id, session_id=session_id, state="bot", updated_at=at
+            )
             self.session.add(row)
             self.session.flush()
         return row
@@ -191,7 +205,9 @@ class LiveRepository:
         row = self.session.get(LivePresence, (site_id, operator_id))
         if row is None:
             self.session.add(
-                LivePresence(site_id=site_id, operator_id=operator_id, display_name=name, seen_at=at)
+                LivePresence(
+                    site_id=site_id, operator_id=operator_id, display_name=name, seen_at=at
+                )
             )
             return True
         row.seen_at = at
@@ -211,9 +227,29 @@ class LiveRepository:
         )
         return list(self.session.scalars(query.order_by(LivePresence.display_name)))
 
+    # -- Slack bridge ----------------------------------------------------------------
+    def slack_session(self, site_id: str, ts: str) -> str | None:
+        row = self.session.get(LiveSlack, (site_id, ts))
+        return row.session_id if row is not None and row.kind == "thread" else None
+
+    def slack_mark(self, site_id: str, ts: str, session_id: str, kind: str) -> bool:
+        """Record a ts once; False when it was already recorded."""
+        if self.session.get(LiveSlack, (site_id, ts)) is not None:
+            return False
+        self.session.add(LiveSlack(site_id=site_id, ts=ts, session_id=session_id, kind=kind))
+        self.session.flush()
+        return True
+
     def erase_session(self, site_id: str, session_id: str) -> int:
         removed = self.session.execute(
-            delete(LiveEvent).where(LiveEvent.site_id == site_id, LiveEvent.session_id == session_id)
+            delete(LiveEvent).where(
+                LiveEvent.site_id == site_id, LiveEvent.session_id == session_id
+            )
+        )
+        self.session.execute(
+            delete(LiveSlack).where(
+                LiveSlack.site_id == site_id, LiveSlack.session_id == session_id
+            )
         )
         self.session.execute(
             delete(LiveConversation).where(

@@ -25,3 +25,52 @@ def replica(live_settings: Settings) -> Iterator[Replica]:
     add_operator(server.runtime, "otto@example.com", {"acme": "owner"})
     yield server
     server.stop()
+
+
+PG_HOST, PG_PORT = "127.0.0.1", 5432
+PG_ADMIN = f"postgresql://postgres@{PG_HOST}:{PG_PORT}/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def _reachable(host: str, port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database on 127.0.0.1:5432, dropped afterwards."""
+    import uuid
+
+    if not _reachable(PG_HOST, PG_PORT):
+        pytest.skip(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}")
+    psycopg = pytest.importorskip("psycopg")
+    name = f"fd_live_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql://postgres@{PG_HOST}:{PG_PORT}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A key prefix of its own on the shared Redis (its keys deleted afterwards)."""
+    import uuid
+
+    if not _reachable("127.0.0.1", 6379):
+        pytest.skip("Redis is not reachable on 127.0.0.1:6379")
+    redis = pytest.importorskip("redis")
+    prefix = f"fdlive-{uuid.uuid4().hex[:8]}:"
+    yield prefix
+    client = redis.Redis.from_url(REDIS_URL)
+    for key in client.scan_iter(f"{prefix}*"):
+        client.delete(key)
+    client.close()

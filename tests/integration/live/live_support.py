@@ -11,6 +11,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,10 @@ class Replica:
         chat: ChatBackend | None = None,
         *,
         live_desk: LiveDesk | None = None,
+        chat_factory: Callable[[Runtime], ChatBackend] | None = None,
     ) -> None:
         self.runtime: Runtime = build_runtime(settings)
-        self.chat = chat or ScriptedBackend()
+        self.chat = chat_factory(self.runtime) if chat_factory else chat or ScriptedBackend()
         self.app = create_app(
             settings, self.runtime, self.chat, sse_ping_s=1.0, live_desk=live_desk
         )
@@ -86,6 +88,12 @@ class Replica:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=15)
+        closer = getattr(self.chat, "close", None)
+        if closer is not None and not isinstance(self.chat, ScriptedBackend):
+            # Its own loop on its own thread (the caller may be inside a running loop).
+            done = threading.Thread(target=asyncio.run, args=(closer(),))
+            done.start()
+            done.join(timeout=30)
         self.runtime.close()
 
 
@@ -107,13 +115,22 @@ class OperatorClient:
     def headers(self) -> dict[str, str]:
         return {"X-CSRF-Token": self.csrf}
 
-    def post(self, base: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
-        with httpx.Client(base_url=base, cookies=self.cookies, timeout=30) as client:
-            return client.post(path, json=body, headers=self.headers())
+    async def post(
+        self, base: str, path: str, body: dict[str, Any] | None = None, *, csrf: bool = True
+    ) -> httpx.Response:
+        headers = self.headers() if csrf else {}
+        async with httpx.AsyncClient(base_url=base, cookies=self.cookies, timeout=60) as client:
+            return await client.post(path, json=body, headers=headers)
 
-    def get(self, base: str, path: str) -> httpx.Response:
-        with httpx.Client(base_url=base, cookies=self.cookies, timeout=30) as client:
-            return client.get(path)
+    async def get(self, base: str, path: str) -> httpx.Response:
+        async with httpx.AsyncClient(base_url=base, cookies=self.cookies, timeout=60) as client:
+            return await client.get(path)
+
+
+async def http(method: str, url: str, **options: Any) -> httpx.Response:
+    """One request from async tests without blocking their loop (SSE readers run on it)."""
+    async with httpx.AsyncClient(timeout=120) as client:
+        return await client.request(method, url, **options)
 
 
 def sign_in(base: str, email: str, site: str = "demo") -> OperatorClient:
@@ -160,7 +177,7 @@ class SseReader:
 
     async def start(self) -> SseReader:
         self._task = asyncio.create_task(self._read())
-        await self.wait_for(lambda events: self.status is not None, timeout=15)
+        await self.wait_for(lambda events: self.status is not None)
         return self
 
     async def _read(self) -> None:
@@ -197,8 +214,8 @@ class SseReader:
                 else:
                     current[name] = value
 
-    async def wait_for(self, done: Any, timeout: float = 15) -> None:
-        deadline = time.monotonic() + timeout
+    async def wait_for(self, done: Any, within_s: float = 15) -> None:
+        deadline = time.monotonic() + within_s
         while not done(self.events):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -221,7 +238,9 @@ class SseReader:
                 await self._task
 
 
-def visitor_stream(base: str, session_id: str, secret: str, last_id: str | None = None) -> SseReader:
+def visitor_stream(
+    base: str, session_id: str, secret: str, last_id: str | None = None
+) -> SseReader:
     headers = widget_headers(secret)
     if last_id is not None:
         headers["Last-Event-ID"] = last_id

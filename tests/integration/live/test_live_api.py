@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
 from live_support import (
     Replica,
     ScriptedBackend,
     add_operator,
+    http,
     new_session,
     operator_stream,
     sign_in,
@@ -39,15 +39,15 @@ async def test_join_reply_typing_release_close(replica: Replica) -> None:
         await visitor.wait_for(lambda events: any(e.event == "state" for e in events))
         assert visitor.of("state")[0].data["owner"] == "bot"
 
-        joined = anna.post(base, f"{LIVE}/{session_id}/join", {"name": "Anna"})
+        joined = await anna.post(base, f"{LIVE}/{session_id}/join", {"name": "Anna"})
         assert joined.status_code == 200, joined.text
         await visitor.wait_for(lambda events: any(e.event == "operator_joined" for e in events))
         assert visitor.of("operator_joined")[0].data["name"] == "Anna"
         assert visitor.of("operator_joined")[0].data["company"]  # the site's name
 
-        typing = anna.post(base, f"{LIVE}/{session_id}/typing", {"active": True})
+        typing = await anna.post(base, f"{LIVE}/{session_id}/typing", {"active": True})
         assert typing.status_code == 200, typing.text
-        sent = anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Hi, I'm Anna."})
+        sent = await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Hi, I'm Anna."})
         assert sent.status_code == 200, sent.text
         await visitor.wait_for(lambda events: any(e.event == "operator_message" for e in events))
         message = visitor.of("operator_message")[0]
@@ -56,27 +56,26 @@ async def test_join_reply_typing_release_close(replica: Replica) -> None:
         assert visitor.of("typing")[0].data == {**visitor.of("typing")[0].data, "who": "operator"}
 
         # The visitor types: the operator sees it; the visitor's own typing is not echoed.
-        typed = httpx.post(
+        typed = await http(
+            "POST",
             f"{base}/v1/sessions/{session_id}/typing",
             json={"active": True},
             headers=widget_headers(secret),
         )
         assert typed.status_code == 202, typed.text
         await operator.wait_for(
-            lambda events: any(
-                e.event == "typing" and e.data["who"] == "visitor" for e in events
-            )
+            lambda events: any(e.event == "typing" and e.data["who"] == "visitor" for e in events)
         )
 
-        released = anna.post(base, f"{LIVE}/{session_id}/release")
+        released = await anna.post(base, f"{LIVE}/{session_id}/release")
         assert released.status_code == 200, released.text
         await visitor.wait_for(lambda events: any(e.event == "released" for e in events))
-        overview = anna.get(base, LIVE).json()
+        overview = (await anna.get(base, LIVE)).json()
         assert overview["conversations"] == []  # back to the bot
 
         # Join again, then close.
-        assert anna.post(base, f"{LIVE}/{session_id}/join").status_code == 200
-        closed = anna.post(base, f"{LIVE}/{session_id}/close")
+        assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
+        closed = await anna.post(base, f"{LIVE}/{session_id}/close")
         assert closed.status_code == 200, closed.text
         await visitor.wait_for(lambda events: any(e.event == "closed" for e in events))
         assert "visitor" not in {e.data.get("who") for e in visitor.of("typing")}
@@ -91,21 +90,31 @@ async def test_resume_after_a_dropped_stream_loses_and_repeats_nothing(replica: 
     base = replica.url
     session_id, secret = new_session(base)
     anna = sign_in(base, "anna.berg@example.com")
-    assert anna.post(base, f"{LIVE}/{session_id}/join").status_code == 200
+    assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
     first = await visitor_stream(base, session_id, secret).start()
     for n in range(3):
-        assert anna.post(base, f"{LIVE}/{session_id}/reply", {"text": f"m{n}"}).status_code == 200
-    await first.wait_for(lambda events: len([e for e in events if e.event == "operator_message"]) == 3)
+        assert (
+            await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": f"m{n}"})
+        ).status_code == 200
+    await first.wait_for(
+        lambda events: len([e for e in events if e.event == "operator_message"]) == 3
+    )
     last_seen = first.last_id()
     await first.close()  # the connection drops
 
     for n in range(3, 6):  # said while the visitor was away
-        assert anna.post(base, f"{LIVE}/{session_id}/reply", {"text": f"m{n}"}).status_code == 200
+        assert (
+            await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": f"m{n}"})
+        ).status_code == 200
     second = await visitor_stream(base, session_id, secret, last_id=last_seen).start()
     try:
-        assert anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "m6"}).status_code == 200
+        assert (
+            await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "m6"})
+        ).status_code == 200
         await second.wait_for(lambda events: any(e.data.get("text") == "m6" for e in events))
-        texts = [e.data["text"] for e in first.of("operator_message") + second.of("operator_message")]
+        texts = [
+            e.data["text"] for e in first.of("operator_message") + second.of("operator_message")
+        ]
         assert texts == [f"m{n}" for n in range(7)]  # every message once, in order
         assert second.of("operator_joined") == []  # nothing before Last-Event-ID again
     finally:
@@ -120,40 +129,49 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -
     otto = sign_in(base, "otto@example.com", site="acme")
 
     # Replying before joining, a viewer joining, another site's owner: refused.
-    early = anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "hello"})
+    early = await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "hello"})
     assert early.status_code == 409 and early.json()["error"]["code"] == "not_joined"
-    assert vic.post(base, f"{LIVE}/{session_id}/join").status_code == 403
-    assert otto.post(base, f"{LIVE}/{session_id}/join").status_code == 404
-    assert otto.get(base, f"{LIVE}/{session_id}").status_code == 404
+    assert (await vic.post(base, f"{LIVE}/{session_id}/join")).status_code == 403
+    assert (await otto.post(base, f"{LIVE}/{session_id}/join")).status_code == 404
+    assert (await otto.get(base, f"{LIVE}/{session_id}")).status_code == 404
     # Without the CSRF token.
-    with httpx.Client(base_url=base, cookies=anna.cookies) as client:
-        assert client.post(f"{LIVE}/{session_id}/join").status_code == 403
-    unknown = anna.post(base, f"{LIVE}/00000000-0000-4000-8000-000000000000/join")
+    no_csrf = await anna.post(base, f"{LIVE}/{session_id}/join", csrf=False)
+    assert no_csrf.status_code == 403
+    unknown = await anna.post(base, f"{LIVE}/00000000-0000-4000-8000-000000000000/join")
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "session_not_found"
+    unknown_reply = await anna.post(
+        base, f"{LIVE}/00000000-0000-4000-8000-000000000000/reply", {"text": "hi"}
+    )
+    assert unknown_reply.status_code == 404
+    assert unknown_reply.json()["error"]["code"] == "session_not_found"
 
-    assert anna.post(base, f"{LIVE}/{session_id}/join").status_code == 200
-    assert anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "kept"}).status_code == 200
-    empty = anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "   "})
+    assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
+    assert (
+        await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "kept"})
+    ).status_code == 200
+    empty = await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "   "})
     assert empty.status_code == 422 and empty.json()["error"]["code"] == "empty_message"
     # Another agent cannot take over a conversation someone owns.
     add_operator(replica.runtime, "bo@example.com", {"demo": "agent"})
     bo = sign_in(base, "bo@example.com")
-    taken = bo.post(base, f"{LIVE}/{session_id}/join")
+    taken = await bo.post(base, f"{LIVE}/{session_id}/join")
     assert taken.status_code == 409 and taken.json()["error"]["code"] == "owned_by_other"
 
     # The visitor's stream: a wrong or missing secret, a secret in the URL, a bad id.
-    wrong = httpx.get(
-        f"{base}/v1/sessions/{session_id}/events", headers=widget_headers("nope"), timeout=10
+    wrong = await http(
+        "GET", f"{base}/v1/sessions/{session_id}/events", headers=widget_headers("nope"), timeout=10
     )
     assert wrong.status_code == 403
     assert wrong.json()["error"]["code"] == "session_secret_invalid"
-    in_url = httpx.get(
+    in_url = await http(
+        "GET",
         f"{base}/v1/sessions/{session_id}/events?session_secret={secret}",
         headers=widget_headers(),
         timeout=10,
     )
     assert in_url.status_code == 403
-    bad_id = httpx.get(
+    bad_id = await http(
+        "GET",
         f"{base}/v1/sessions/{session_id}/events",
         headers=widget_headers(secret, **{"Last-Event-ID": "x1"}),
         timeout=10,
@@ -162,7 +180,7 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -
     assert bad_id.json()["error"]["code"] == "bad_last_event_id"
 
     # What must survive all of that: the join and the one message, nothing else.
-    log = anna.get(base, f"{LIVE}/{session_id}").json()
+    log = (await anna.get(base, f"{LIVE}/{session_id}")).json()
     assert log["state"] == "human" and log["operator_name"] == "Anna Berg"
     assert [e["type"] for e in log["events"]] == ["operator_joined", "operator_message"]
     assert log["events"][1]["text"] == "kept"
@@ -182,18 +200,18 @@ async def test_presence_and_ringing_on_the_site_stream(replica: Replica) -> None
     try:
         await site.wait_for(lambda events: any(e.event == "presence" for e in events))
         assert [op["name"] for op in site.of("presence")[-1].data["operators"]] == ["Anna Berg"]
-        assert [op["name"] for op in anna.get(base, LIVE).json()["online"]] == ["Anna Berg"]
-        assert anna.get(base, LIVE).json()["can_join"] is True
+        assert [op["name"] for op in (await anna.get(base, LIVE)).json()["online"]] == ["Anna Berg"]
+        assert (await anna.get(base, LIVE)).json()["can_join"] is True
     finally:
         await site.close()
     # The stream closed: Anna is offline (checked on the server, which saw the disconnect).
     for _ in range(50):
-        if not anna.get(base, LIVE).json()["online"]:
+        if not (await anna.get(base, LIVE)).json()["online"]:
             break
         await asyncio.sleep(0.1)
-    assert anna.get(base, LIVE).json()["online"] == []
+    assert (await anna.get(base, LIVE)).json()["online"] == []
     assert session_id  # a session existed throughout; nothing rang for it
-    assert anna.get(base, LIVE).json()["conversations"] == []
+    assert (await anna.get(base, LIVE)).json()["conversations"] == []
 
 
 class DraftingBackend(ScriptedBackend):
@@ -219,20 +237,56 @@ async def test_suggest_returns_a_draft_for_the_visitors_last_question(
         base = server.url
         session_id, _ = new_session(base)
         anna = sign_in(base, "anna.berg@example.com")
-        none_yet = anna.post(base, f"{LIVE}/{session_id}/suggest")
+        none_yet = await anna.post(base, f"{LIVE}/{session_id}/suggest")
         assert none_yet.status_code == 404 and none_yet.json()["error"]["code"] == "no_question"
-        assert anna.post(base, f"{LIVE}/{session_id}/join").status_code == 200
+        assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
         # The visitor's message while Anna owns the conversation (what human_relay writes).
         writer = LiveDesk(server.runtime.sessions)  # this loop's own desk on the same store
         await writer.relay_visitor("demo", session_id, "Can I pay by invoice?")
-        drafted = anna.post(base, f"{LIVE}/{session_id}/suggest")
+        drafted = await anna.post(base, f"{LIVE}/{session_id}/suggest")
         assert drafted.status_code == 200, drafted.text
         assert drafted.json()["draft"] == "Draft for: Can I pay by invoice?"
         assert backend.questions == ["Can I pay by invoice?"]
         # Nothing was sent to the visitor by suggesting.
-        log = anna.get(base, f"{LIVE}/{session_id}").json()["events"]
+        log = (await anna.get(base, f"{LIVE}/{session_id}")).json()["events"]
         assert [e["type"] for e in log] == ["operator_joined", "visitor_message"]
         vic = sign_in(base, "vic@example.com")
-        assert vic.post(base, f"{LIVE}/{session_id}/suggest").status_code == 403
+        assert (await vic.post(base, f"{LIVE}/{session_id}/suggest")).status_code == 403
+    finally:
+        server.stop()
+
+
+async def test_chat_turn_while_a_person_owns_it_is_relayed_not_answered(
+    live_settings: Settings,
+) -> None:
+    from frontdesk.conversation.service import ChatService
+
+    server = Replica(live_settings, chat_factory=ChatService).start()
+    try:
+        add_operator(server.runtime, "anna.berg@example.com", {"demo": "agent"})
+        base = server.url
+        session_id, secret = new_session(base)
+        anna = sign_in(base, "anna.berg@example.com")
+        operator = await operator_stream(base, anna, f"{LIVE}/{session_id}/events").start()
+        visitor = await visitor_stream(base, session_id, secret).start()
+        try:
+            assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
+            body = {"message": "Is anyone there?", "session_id": session_id}
+            turn = await http(
+                "POST", f"{base}/v1/chat", json=body, headers=widget_headers(secret), timeout=120
+            )
+            assert turn.status_code == 200, turn.text
+            kinds = [line[7:] for line in turn.text.splitlines() if line.startswith("event: ")]
+            assert kinds == ["relayed"]  # no token, no complete: the bot said nothing
+            await operator.wait_for(lambda events: bool(operator.of("visitor_message")))
+            relayed = operator.of("visitor_message")[0]
+            assert relayed.data["text"] == "Is anyone there?"
+            assert f'"event_id": {relayed.id}' in turn.text
+            # The visitor's own message is not echoed back on the widget's stream.
+            await visitor.wait_for(lambda events: bool(visitor.of("operator_joined")))
+            assert visitor.of("visitor_message") == []
+        finally:
+            await operator.close()
+            await visitor.close()
     finally:
         server.stop()

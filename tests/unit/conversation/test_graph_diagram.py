@@ -46,6 +46,8 @@ SEED_NODES = {
     "answer_suggester",
     "follow_up_suggester",
     "finalize",
+    # Not a seed step: live takeover (issue 23), the turn of a conversation a person owns.
+    "human_relay",
 }
 
 

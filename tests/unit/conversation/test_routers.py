@@ -33,6 +33,12 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"block": "hack"}, "__end__"),
         ({"block": "spam"}, "__end__"),
         ({"block": "length"}, "__end__"),
+        # Live takeover: a person owns the conversation, the bot stays silent.
+        ({"live_owner": "human"}, "human_relay"),
+        ({"live_owner": "bot"}, "detect_language"),
+        ({"live_owner": "waiting"}, "detect_language"),  # still the bot's until someone joins
+        ({"live_owner": "closed"}, "detect_language"),
+        ({"live_owner": "human", "block": "spam"}, "__end__"),  # the abuse gate still rules
     ],
     routes.after_skill_selector: [
         ({"intent": {"label": "OFFTOPIC", "confidence": 0.9}}, "site_support_check"),
@@ -116,6 +122,7 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
 
 RAISES: list[tuple[Router, dict[str, Any], str]] = [
     (routes.after_abuse_gate, {"block": "rude"}, "unknown block"),
+    (routes.after_abuse_gate, {"live_owner": "robot"}, "unknown conversation owner"),
     (routes.after_skill_selector, {}, "no intent"),
     (routes.route_by_intent, {}, "unknown route"),
     (routes.route_by_intent, {"route": "DANCE"}, "unknown route"),
@@ -172,3 +179,19 @@ def test_every_router_of_the_graph_has_a_table() -> None:
     }
     assert wired == set(TABLES)
     assert {router for router, _, _ in RAISES} == set(TABLES)
+
+
+@pytest.mark.parametrize(
+    ("in_hours", "online", "expected"),
+    [
+        (True, 1, "ring"),
+        (True, 3, "ring"),
+        (True, 0, "no_operator"),
+        (False, 2, "after_hours"),
+        (False, 0, "after_hours"),
+    ],
+)
+def test_live_handoff_route(in_hours: bool, online: int, expected: str) -> None:
+    decided = routes.live_handoff_route(in_hours=in_hours, operators_online=online)
+    assert decided == expected
+    assert decided in typing.get_args(routes.LiveHandoff)

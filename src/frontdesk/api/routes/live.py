@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.deps import GuardDep, IpHashDep, RuntimeDep, SessionSecretHeader, WidgetSiteDep
 from frontdesk.api.errors import ApiError
 from frontdesk.api.routes.sessions import ERRORS, NOT_FOUND, SessionId
+from frontdesk.api.schemas import ErrorResponse
 from frontdesk.api.sse import DEFAULT_PING_S
 from frontdesk.api.visitor_sessions import authorize_session
 from frontdesk.guard.limits import read_checks
@@ -121,7 +122,11 @@ async def session_events(
     summary="The visitor is typing (or stopped): shown to the operator who joined",
     response_model=TypingOut,
     status_code=202,
-    responses={**NOT_FOUND, **ERRORS},
+    responses={
+        409: {"model": ErrorResponse, "description": "Nobody has joined (`no_operator`)."},
+        **NOT_FOUND,
+        **ERRORS,
+    },
 )
 async def visitor_typing(
     body: TypingIn,

@@ -64,8 +64,15 @@ def slack_header(packet: Mapping[str, Any], business_hours: bool) -> str:
     return f"{LEVEL_EMOJI.get(level, '')} {level} Lead — {company}".strip()
 
 
-def slack_message(data: Mapping[str, Any], crm_record_url: str | None = None) -> dict[str, Any]:
-    """The Block Kit payload of seed 004, filled from the handoff's context packet."""
+SESSION_MARKER = "Frontdesk session"
+
+
+def slack_message(
+    data: Mapping[str, Any], crm_record_url: str | None = None, *, bridged: bool = False
+) -> dict[str, Any]:
+    """The Block Kit payload of seed 004, filled from the handoff's context packet.
+    `bridged` (the site's Slack bridge is on): a last context line names the session, so
+    a reply in the message's thread can reach the visitor (`frontdesk.live.slack`)."""
     packet = data["packet"]
     visitor = packet["visitor"]
     qualification = packet["qualification"]
@@ -122,6 +129,9 @@ def slack_message(data: Mapping[str, Any], crm_record_url: str | None = None) ->
                 ],
             }
         )
+    if bridged and data.get("session_id"):
+        marker = f"{SESSION_MARKER} {data['session_id']} · reply in this thread to chat"
+        blocks = [*blocks[: MAX_BLOCKS - 1], {"type": "context", "elements": [mrkdwn("", marker)]}]
     # The notification text is parsed as mrkdwn: escaped like the blocks.
     return {"text": fit(escape(header), SECTION_CHARS), "blocks": blocks[:MAX_BLOCKS]}
 
@@ -139,7 +149,12 @@ class SlackChannel:
         record_url = template.replace("{lead_id}", str(lead_id)) if lead_id and template else None
         try:
             response = await self.client.post(
-                str(url), json=slack_message(delivery.payload, record_url)
+                str(url),
+                json=slack_message(
+                    delivery.payload,
+                    record_url,
+                    bridged=bool(delivery.site.handoff.slack_signing_secret),
+                ),
             )
         except httpx.HTTPError as exc:
             raise DeliveryError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc

@@ -1,5 +1,6 @@
 """live takeover: the per-session event log a person and the visitor talk through, who
-owns each conversation (bot, waiting, human, closed), and operators online per site
+owns each conversation (bot, waiting, human, closed), operators online per site, and the
+Slack threads of handoff messages (the Slack bridge)
 
 Revision ID: 0012
 Revises: 0011
@@ -58,9 +59,19 @@ def upgrade() -> None:
         sa.Column("seen_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("site_id", "operator_id"),
     )
+    # Slack bridge: a handoff message's ts → its session; replies already relayed.
+    op.create_table(
+        "live_slack",
+        sa.Column("site_id", sa.String(length=63), nullable=False),
+        sa.Column("ts", sa.String(length=40), nullable=False),
+        sa.Column("session_id", sa.String(length=64), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.PrimaryKeyConstraint("site_id", "ts"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("live_slack")
     op.drop_table("live_presence")
     op.drop_index("ix_live_conversations_state", table_name="live_conversations")
     op.drop_table("live_conversations")

@@ -13,9 +13,10 @@ pytestmark = pytest.mark.integration
 LIVE = "/console/sites/demo/live"
 
 
-def ask(base: str, session_id: str, secret: str, text: str) -> None:
+async def ask(base: str, session_id: str, secret: str, text: str) -> None:
     body = {"message": text, "session_id": session_id, "session_secret": secret}
-    answered = httpx.post(f"{base}/v1/ask", json=body, headers=widget_headers(), timeout=30)
+    async with httpx.AsyncClient(base_url=base, headers=widget_headers(), timeout=30) as visitor:
+        answered = await visitor.post("/v1/ask", json=body)
     assert answered.status_code == 200, answered.text
 
 
@@ -24,11 +25,13 @@ async def test_history_merges_the_live_log_in_time_order_and_says_where_to_resum
 ) -> None:
     base = replica.url
     session_id, secret = new_session(base)
-    ask(base, session_id, secret, "How do I export my data?")
+    await ask(base, session_id, secret, "How do I export my data?")
     anna = sign_in(base, "anna.berg@example.com")
-    assert anna.post(base, f"{LIVE}/{session_id}/join", {"name": "Anna"}).status_code == 200
-    assert anna.post(base, f"{LIVE}/{session_id}/typing", {"active": True}).status_code == 200
-    sent = anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Hi, I'm Anna."})
+    joined = await anna.post(base, f"{LIVE}/{session_id}/join", {"name": "Anna"})
+    assert joined.status_code == 200, joined.text
+    typing = await anna.post(base, f"{LIVE}/{session_id}/typing", {"active": True})
+    assert typing.status_code == 200, typing.text
+    sent = await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Hi, I'm Anna."})
     assert sent.status_code == 200, sent.text
 
     async with httpx.AsyncClient(base_url=base, headers=widget_headers(secret)) as visitor:
@@ -53,7 +56,7 @@ async def test_history_merges_the_live_log_in_time_order_and_says_where_to_resum
     ).start()
     try:
         await stream.wait_for(lambda events: any(e.event == "state" for e in events))
-        anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Still there?"})
+        await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "Still there?"})
         await stream.wait_for(lambda events: any(e.event == "operator_message" for e in events))
         assert [e.data["text"] for e in stream.of("operator_message")] == ["Still there?"]
     finally:

@@ -162,7 +162,7 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         assert console.locator("tr.conversation").count() == before + 1
         assert console.evaluate("window.__sameDocument === true"), "the inbox reloaded"
 
-        row.locator("a").click()
+        row.locator("td.preview a").click()
         expect(console.locator("h1")).to_contain_text("Conversation")
         turn = console.locator("article.turn").first
         expect(turn.locator(".bubble.visitor")).to_contain_text(question)

@@ -23,7 +23,11 @@ MAX_UPLOAD_BYTES = 25 * 1024 * 1024
 """Document uploads may be larger than chat requests (`settings.max_request_bytes`)."""
 
 ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS"
-ALLOWED_HEADERS = f"Content-Type, Accept, {KEY_HEADER}, {SESSION_HEADER}, {SECRET_HEADER}"
+# Last-Event-ID: the widget resumes the live event stream after a reconnect (a header a
+# cross-origin fetch may only send once the preflight allows it).
+ALLOWED_HEADERS = (
+    f"Content-Type, Accept, {KEY_HEADER}, {SESSION_HEADER}, {SECRET_HEADER}, Last-Event-ID"
+)
 EXPOSED_HEADERS = (
     f"{SESSION_HEADER}, {SECRET_HEADER}, {EXPIRES_HEADER}, Retry-After, X-RateLimit-Limit, "
     "X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Policy"

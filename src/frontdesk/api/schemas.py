@@ -109,6 +109,13 @@ class SessionHistory(BaseModel):
     expires_at: datetime | None = Field(
         default=None, description="When the session expires unless a message keeps it alive."
     )
+    live: dict[str, Any] | None = Field(
+        default=None,
+        description="The live takeover: `owner` (bot|waiting|human|closed), `name` (of the "
+        "operator who owns it) and `last_event_id` (resume the event stream after it). "
+        "`messages` then also holds the live log the visitor saw (role `operator` for an "
+        "operator's message, `event` for a notice), each with its `event_id`.",
+    )
 
 
 class SessionGrantOut(BaseModel):

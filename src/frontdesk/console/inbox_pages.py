@@ -148,7 +148,7 @@ async def inbox_page(
     )
 
 
-def _transcript(runtime: Runtime, site_id: str, session_id: str) -> Transcript:
+def load_transcript(runtime: Runtime, site_id: str, session_id: str) -> Transcript:
     with runtime.sessions() as session:
         found = InboxRepository(session).transcript(site_id, session_id)
         if found is None:
@@ -160,7 +160,7 @@ def _transcript(runtime: Runtime, site_id: str, session_id: str) -> Transcript:
 async def transcript_page(
     request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, session_id: str
 ) -> Response:
-    transcript = await run_in_threadpool(_transcript, runtime, site.id, session_id[:64])
+    transcript = await run_in_threadpool(load_transcript, runtime, site.id, session_id[:64])
     fragment = request.headers.get("HX-Request") == "true" and request.query_params.get("turns")
     return render(
         request,
@@ -172,7 +172,7 @@ async def transcript_page(
 
 @router.get("/conversations/{session_id}/export.json")
 async def export_json(runtime: RuntimeDep, site: ConsoleSiteDep, session_id: str) -> Response:
-    transcript = await run_in_threadpool(_transcript, runtime, site.id, session_id[:64])
+    transcript = await run_in_threadpool(load_transcript, runtime, site.id, session_id[:64])
     body = json.dumps(transcript_document(site.id, transcript), indent=2, ensure_ascii=False)
     return Response(
         body,
@@ -183,7 +183,7 @@ async def export_json(runtime: RuntimeDep, site: ConsoleSiteDep, session_id: str
 
 @router.get("/conversations/{session_id}/export.md")
 async def export_markdown(runtime: RuntimeDep, site: ConsoleSiteDep, session_id: str) -> Response:
-    transcript = await run_in_threadpool(_transcript, runtime, site.id, session_id[:64])
+    transcript = await run_in_threadpool(load_transcript, runtime, site.id, session_id[:64])
     return Response(
         transcript_markdown(site.id, transcript),
         media_type="text/markdown; charset=utf-8",

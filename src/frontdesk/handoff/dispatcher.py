@@ -116,7 +116,7 @@ class Dispatcher:
         )
         self.channels: dict[str, Channel] = {
             "crm": CrmChannel(runtime.sessions),
-            "slack": SlackChannel(self.client),
+            "slack": SlackChannel(self.client, settings.public_url),
             "webhook": WebhookChannel(self.client),
             "email": EmailChannel(settings),
         }

@@ -10,7 +10,7 @@ import pytest
 
 from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.email import fallback_message
-from frontdesk.handoff.channels.slack import slack_header, slack_message
+from frontdesk.handoff.channels.slack import live_chat_url, slack_header, slack_message
 from frontdesk.handoff.channels.webhook import sign, verify_webhook, webhook_body
 from frontdesk.handoff.packets import (
     crm_lead_payload,
@@ -149,6 +149,20 @@ def test_block_kit_layout_follows_the_seed() -> None:
     assert button["text"]["text"] == "View CRM Record"
     assert button["url"] == "https://crm.example/leads/42"
     assert message["text"] == blocks[0]["text"]["text"]  # notification fallback text
+
+
+def test_block_kit_links_the_live_chat_page_when_the_public_url_is_known() -> None:
+    from frontdesk.console.live_pages import live_url
+
+    url = live_chat_url("https://chat.example.com/", "demo", "sess-1")
+    assert url == "https://chat.example.com" + live_url("demo", "sess-1")
+    assert live_chat_url("", "demo", "sess-1") is None  # never guessed from a Host header
+    message = slack_message(data(), "https://crm.example/leads/42", live_url=url)
+    buttons = message["blocks"][-1]["elements"]
+    assert [(b["text"]["text"], b["url"]) for b in buttons] == [
+        ("Join the live chat", url),
+        ("View CRM Record", "https://crm.example/leads/42"),
+    ]
 
 
 def test_block_kit_without_crm_record_has_no_button() -> None:

@@ -67,12 +67,25 @@ def slack_header(packet: Mapping[str, Any], business_hours: bool) -> str:
 SESSION_MARKER = "Frontdesk session"
 
 
+def live_chat_url(public_url: str, site_id: str, session_id: str) -> str | None:
+    """The console's live chat page of the conversation (`console.live_pages.live_url`),
+    absolute: only when the server knows its public URL (never from a Host header)."""
+    if not public_url or not session_id:
+        return None
+    return f"{public_url.rstrip('/')}/console/sites/{site_id}/conversations/{session_id}/live"
+
+
 def slack_message(
-    data: Mapping[str, Any], crm_record_url: str | None = None, *, bridged: bool = False
+    data: Mapping[str, Any],
+    crm_record_url: str | None = None,
+    *,
+    bridged: bool = False,
+    live_url: str | None = None,
 ) -> dict[str, Any]:
     """The Block Kit payload of seed 004, filled from the handoff's context packet.
     `bridged` (the site's Slack bridge is on): a last context line names the session, so
-    a reply in the message's thread can reach the visitor (`frontdesk.live.slack`)."""
+    a reply in the message's thread can reach the visitor (`frontdesk.live.slack`).
+    `live_url`: a "Join the live chat" button to the console's live chat page."""
     packet = data["packet"]
     visitor = packet["visitor"]
     qualification = packet["qualification"]
@@ -116,19 +129,13 @@ def slack_message(
                 ],
             }
         )
-    if crm_record_url:
-        blocks.append(
-            {
-                "type": "actions",
-                "elements": [
-                    {
-                        "type": "button",
-                        "text": {"type": "plain_text", "text": "View CRM Record"},
-                        "url": crm_record_url,
-                    }
-                ],
-            }
-        )
+    buttons = [
+        {"type": "button", "text": {"type": "plain_text", "text": text}, "url": url}
+        for text, url in (("Join the live chat", live_url), ("View CRM Record", crm_record_url))
+        if url
+    ]
+    if buttons:
+        blocks.append({"type": "actions", "elements": buttons})
     if bridged and data.get("session_id"):
         marker = f"{SESSION_MARKER} {data['session_id']} · reply in this thread to chat"
         blocks = [*blocks[: MAX_BLOCKS - 1], {"type": "context", "elements": [mrkdwn("", marker)]}]
@@ -137,8 +144,9 @@ def slack_message(
 
 
 class SlackChannel:
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    def __init__(self, client: httpx.AsyncClient, public_url: str = "") -> None:
         self.client = client
+        self.public_url = public_url
 
     async def deliver(self, delivery: Delivery) -> Delivered:
         url = delivery.site.handoff.slack_webhook_url
@@ -154,6 +162,11 @@ class SlackChannel:
                     delivery.payload,
                     record_url,
                     bridged=bool(delivery.site.handoff.slack_signing_secret),
+                    live_url=live_chat_url(
+                        self.public_url,
+                        delivery.site.id,
+                        str(delivery.payload.get("session_id") or ""),
+                    ),
                 ),
             )
         except httpx.HTTPError as exc:

@@ -385,6 +385,21 @@
   for (const [lang, texts] of Object.entries(MORE)) {
     MORE_KEYS.forEach((key, i) => (STRINGS[lang][key] = texts[i]));
   }
+  // Strings of the live takeover (a person from the site's team joins the chat).
+  const LIVE = {
+    en: ["{name} from {company} joined", "{name} joined", "{name} is typing…", "Team", "You're back with the assistant.", "This conversation was closed by our team. Send a message to start again with the assistant.", "Connecting you to our team. Expected wait: {wait}.", "less than a minute", "Nobody from our team is available right now. Leave your email address here and we'll get back to you.", "New message from our team"],
+    ru: ["{name} из {company} подключился к чату", "{name} подключился к чату", "{name} печатает…", "Команда", "Вы снова общаетесь с ассистентом.", "Наш сотрудник завершил разговор. Напишите сообщение, чтобы продолжить с ассистентом.", "Соединяем с нашей командой. Ожидание: {wait}.", "меньше минуты", "Сейчас никого из команды нет на месте. Оставьте здесь свой email, и мы с вами свяжемся.", "Новое сообщение от нашей команды"],
+    fr: ["{name} de {company} a rejoint la conversation", "{name} a rejoint la conversation", "{name} écrit…", "Équipe", "Vous êtes de nouveau avec l'assistant.", "Notre équipe a clos cette conversation. Écrivez un message pour reprendre avec l'assistant.", "Nous vous mettons en relation avec notre équipe. Attente estimée : {wait}.", "moins d'une minute", "Personne n'est disponible pour le moment. Laissez votre e-mail ici et nous reviendrons vers vous.", "Nouveau message de notre équipe"],
+    de: ["{name} von {company} ist beigetreten", "{name} ist beigetreten", "{name} schreibt…", "Team", "Sie sind wieder beim Assistenten.", "Unser Team hat die Unterhaltung beendet. Schreiben Sie, um mit dem Assistenten fortzufahren.", "Wir verbinden Sie mit unserem Team. Erwartete Wartezeit: {wait}.", "unter einer Minute", "Gerade ist niemand aus unserem Team verfügbar. Hinterlassen Sie hier Ihre E-Mail-Adresse, wir melden uns.", "Neue Nachricht von unserem Team"],
+    es: ["{name} de {company} se ha unido", "{name} se ha unido", "{name} está escribiendo…", "Equipo", "Vuelves a hablar con el asistente.", "Nuestro equipo cerró esta conversación. Escribe un mensaje para seguir con el asistente.", "Te estamos conectando con nuestro equipo. Espera estimada: {wait}.", "menos de un minuto", "Ahora mismo no hay nadie disponible. Deja aquí tu email y te contactaremos.", "Nuevo mensaje de nuestro equipo"],
+    it: ["{name} di {company} si è unito", "{name} si è unito", "{name} sta scrivendo…", "Team", "Sei di nuovo con l'assistente.", "Il nostro team ha chiuso la conversazione. Scrivi un messaggio per continuare con l'assistente.", "Ti stiamo mettendo in contatto con il nostro team. Attesa stimata: {wait}.", "meno di un minuto", "Al momento non c'è nessuno disponibile. Lascia qui la tua email e ti ricontatteremo.", "Nuovo messaggio dal nostro team"],
+    pt: ["{name} da {company} entrou na conversa", "{name} entrou na conversa", "{name} está digitando…", "Equipe", "Você voltou a falar com o assistente.", "Nossa equipe encerrou esta conversa. Envie uma mensagem para continuar com o assistente.", "Conectando você à nossa equipe. Espera estimada: {wait}.", "menos de um minuto", "Ninguém da equipe está disponível agora. Deixe seu e-mail aqui e entraremos em contato.", "Nova mensagem da nossa equipe"],
+    nl: ["{name} van {company} neemt deel", "{name} neemt deel", "{name} typt…", "Team", "Je praat weer met de assistent.", "Ons team heeft dit gesprek gesloten. Stuur een bericht om verder te gaan met de assistent.", "We verbinden je met ons team. Verwachte wachttijd: {wait}.", "minder dan een minuut", "Er is nu niemand van ons team beschikbaar. Laat hier je e-mailadres achter, dan nemen we contact op.", "Nieuw bericht van ons team"],
+  };
+  const LIVE_KEYS = ["joined", "joinedNoCompany", "opTyping", "team", "released", "closedByTeam", "waiting", "waitShort", "async", "unread"];
+  for (const [lang, texts] of Object.entries(LIVE)) {
+    LIVE_KEYS.forEach((key, i) => (STRINGS[lang][key] = texts[i]));
+  }
   const RTL = new Set(["ar", "he", "fa", "ur", "yi", "ps", "sd", "ug", "dv", "ku"]);
 
   const STORE = {
@@ -407,6 +422,10 @@
   const EMAIL = /[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}/i;
   const HUMAN_ROUTINGS = new Set(["cannot_answer", "high_stakes", "out_of_scope"]);
   const FALLBACK_STATUSES = new Set([401, 403, 404]);
+  // The session's event stream is gone for good (refused, expired, erased): stop retrying.
+  const LIVE_STOP = new Set([401, 403, 404, 410]);
+  const LIVE_RETRY_MAX_MS = 10000;
+  const TYPING_IDLE_MS = 3000;
 
   /** The first of localStorage, sessionStorage that works (private windows may refuse
    * both or one), else memory: the conversation then lasts for this page only. */
@@ -628,6 +647,7 @@
 
   function parseBlock(block) {
     let event = "message";
+    let id = "";
     const data = [];
     for (const line of block.split("\n")) {
       if (!line || line.startsWith(":")) continue;
@@ -637,10 +657,11 @@
       if (value.startsWith(" ")) value = value.slice(1);
       if (field === "event") event = value;
       else if (field === "data") data.push(value);
+      else if (field === "id") id = value;
     }
     if (!data.length) return null;
     try {
-      return { event, data: JSON.parse(data.join("\n")) };
+      return { event, id, data: JSON.parse(data.join("\n")) };
     } catch (_) {
       return null;
     }
@@ -759,6 +780,14 @@
     .human { background: var(--_bg); color: var(--_accent); border: 1.5px solid var(--_accent); }
     .handoff { font-size: 13px; background: #ecfdf5; color: #065f46; border-radius: 8px; padding: 8px 10px;
       max-width: 88%; }
+    .operator .who { font-size: 12px; color: var(--_muted); font-weight: 600; }
+    .operator .bubble { background: #ecfdf5; color: #064e3b; border: 1px solid #a7f3d0;
+      border-end-start-radius: 4px; white-space: pre-wrap; }
+    .live-note { font-size: 12.5px; color: var(--_muted); text-align: center; margin: 0; padding: 0 8px; }
+    .live-note[data-kind="operator_joined"] { color: #065f46; font-weight: 600; }
+    .launcher.unread::after { content: ""; position: absolute; top: 4px; inset-inline-end: 4px; width: 14px;
+      height: 14px; border-radius: 50%; background: #dc2626; border: 2px solid #fff; }
+    .launcher { position: relative; }
     .chips { display: flex; flex-wrap: wrap; gap: 6px; }
     .chip { border: 1.5px solid color-mix(in srgb, var(--_accent) 40%, white); background: var(--_bg);
       color: var(--_accent); border-radius: 999px; padding: 5px 12px; font-size: 13.5px; text-align: start; }
@@ -853,6 +882,8 @@
       this.timers = {};
       this.onStorage = this.onStorage.bind(this);
       this.controller = null;
+      // The live takeover: event stream, last event id, ids already shown, who owns the chat.
+      this.live = { controller: null, lastId: "", seen: new Set(), owner: null, typingSent: false, typingAt: 0 };
       this.onDocumentClick = this.onDocumentClick.bind(this);
     }
 
@@ -887,6 +918,7 @@
       Object.values(this.timers).forEach((t) => clearTimeout(t));
       this.timers = {};
       if (this.controller) this.controller.abort();
+      this.stopLive();
       document.removeEventListener("click", this.onDocumentClick, true);
       window.removeEventListener("storage", this.onStorage);
     }
@@ -1049,6 +1081,7 @@
       this.$input.addEventListener("input", () => {
         this.autosize();
         this.updateCounter();
+        this.visitorTyping(Boolean(this.$input.value.trim()));
       });
       this.$input.addEventListener("paste", (event) => this.onPaste(event));
       this.$panel.addEventListener("keydown", (event) => {
@@ -1095,6 +1128,8 @@
       this.$launcher.innerHTML = ICONS.close;
       this.syncComposer();
       this.showGreeting();
+      this.$launcher.classList.remove("unread");
+      this.syncLive();
       this.emit("chat_opened");
       if (focus) this.focusBest();
     }
@@ -1109,6 +1144,7 @@
       this.$launcher.setAttribute("aria-label", this.t.launcher);
       this.$launcher.innerHTML = ICONS.chat;
       this.$launcher.focus();
+      this.syncLive();
     }
 
     focusBest() {
@@ -1226,6 +1262,8 @@
     }
 
     forgetSession() {
+      this.stopLive();
+      this.live = { controller: null, lastId: "", seen: new Set(), owner: null, typingSent: false, typingAt: 0 };
       this.session = null;
       this.sessionId = uuid4();
       try {
@@ -1270,8 +1308,9 @@
       if (history && !this.busy && this.turns === 0) {
         this.session = saved;
         this.sessionId = saved.id;
-        this.renderHistory(history.messages || []);
+        this.renderHistory(history.messages || [], history);
       }
+      this.syncLive();
     }
 
     /** A signed-in visitor's conversation from another device (server-verified). */
@@ -1307,17 +1346,25 @@
       return null;
     }
 
-    renderHistory(messages) {
+    renderHistory(messages, history) {
       this.$log.replaceChildren();
+      this.live.seen = new Set();
       let turns = 0;
       for (const message of messages) {
         if (message.role === "user") {
           this.addUserTurn(message.content);
         } else if (message.role === "assistant") {
-          this.addAssistantTurn().restore(message);
           turns = Math.max(turns, Number(message.turn) || 0);
+          // A message relayed to a person has no bot reply: nothing to show for it.
+          if (message.route !== "HUMAN") this.addAssistantTurn().restore(message);
+        } else if (message.role === "operator" || message.role === "event") {
+          // A live takeover's messages and notices, stored as events: shown as they were.
+          this.onLive({ event: message.event || "operator_message", id: String(message.event_id || ""), data: message }, true);
         }
       }
+      const live = (history && history.live) || {};
+      if (live.last_event_id) this.live.lastId = String(live.last_event_id);
+      if (live.owner) this.live.owner = live.owner === "human" ? { name: String(live.name || this.t.team), company: "" } : null;
       this.turns = turns;
       this.firstSent = turns > 0;
       if (!turns && this.isOpen) this.showGreeting();
@@ -1329,8 +1376,7 @@
       const next = this.readSession();
       if (!next) {
         if (this.session) {
-          this.session = null;
-          this.sessionId = uuid4();
+          this.forgetSession();
           if (!this.busy) this.resetView();
         }
         return;
@@ -1339,7 +1385,8 @@
       this.session = next;
       this.sessionId = next.id;
       this.fetchHistory(next).then((history) => {
-        if (history && !this.busy) this.renderHistory(history.messages || []);
+        if (history && !this.busy) this.renderHistory(history.messages || [], history);
+        this.syncLive();
       });
     }
 
@@ -1474,6 +1521,7 @@
       }
       box.hidden = false;
       this.hideProactive();
+      this.stopLive();
       this.syncComposer();
       if (announce) this.emit("fallback_activated", { reason: reason || "connection_error" });
       if (this.isOpen) this.focusBest();
@@ -1500,8 +1548,10 @@
       }
       if (EMAIL.test(text)) this.emit("contact_captured");
       this.armInactivity();
+      this.visitorTyping(false);
       const view = this.addAssistantTurn();
-      this.$announce.textContent = this.t.typing;
+      if (this.live.owner) view.hide();
+      else this.$announce.textContent = this.t.typing;
       try {
         let meta;
         try {
@@ -1582,6 +1632,10 @@
             } else if (event === "complete") {
               started();
               return data.metadata || {};
+            } else if (event === "relayed") {
+              // A person owns the conversation: the message went to them, no bot answer.
+              started();
+              return Object.assign({}, data.metadata, { relayed: true });
             } else if (event === "error") {
               started();
               throw new StreamFailure("server_error", 0, data.code);
@@ -1627,6 +1681,11 @@
       if (this.session) {
         // A new revision tells the site's other tabs to show this turn too.
         this.writeSession(Object.assign({}, this.session, { rev: (this.session.rev || 0) + 1 }));
+      }
+      this.syncLive();
+      if (meta.relayed) {
+        view.remove();
+        return;
       }
       const shown = view.complete(meta);
       const level = meta.lead && meta.lead.level;
@@ -1727,6 +1786,7 @@
       const view = {
         hasTokens: false,
         append(token) {
+          node.hidden = false;
           if (!view.hasTokens) {
             view.hasTokens = true;
             typing.remove();
@@ -1825,6 +1885,7 @@
           item.focus();
         },
         showError(message, retry) {
+          node.hidden = false;
           typing.remove();
           node.dataset.state = "error";
           bubble.replaceChildren(h("p", { class: "error", role: "alert" }, message));
@@ -1836,11 +1897,161 @@
         plainText() {
           return content.textContent || "";
         },
+        hide() {
+          node.hidden = true;
+        },
         remove() {
           node.remove();
         },
       });
       return view;
+    }
+
+    // ---- live takeover: the session's event stream ------------------------------------
+    /** Open while the panel is open or a person owns the conversation (their replies must
+     * arrive even with the panel closed); only once the server issued a session. */
+    syncLive() {
+      const wanted = Boolean(this.session) && !this.fallbackActive && (this.isOpen || Boolean(this.live.owner));
+      if (!wanted) this.stopLive();
+      else if (!this.live.controller) this.runLive();
+    }
+
+    stopLive() {
+      clearTimeout(this.timers.live);
+      if (this.live.controller) this.live.controller.abort();
+      this.live.controller = null;
+    }
+
+    /** fetch + ReadableStream (EventSource cannot send the secret header); reconnects with
+     * backoff and `Last-Event-ID`, so a restart or another replica resumes where it left. */
+    async runLive() {
+      const controller = new AbortController();
+      const live = this.live;
+      live.controller = controller;
+      const sessionId = this.session.id;
+      let delay = 0;
+      const current = () => !controller.signal.aborted && this.session && this.session.id === sessionId;
+      while (current()) {
+        try {
+          const headers = { Accept: "text/event-stream", "X-Frontdesk-Key": this.siteKey,
+            "X-Frontdesk-Session-Secret": this.session.secret };
+          if (live.lastId) headers["Last-Event-ID"] = live.lastId;
+          const response = await fetch(`${this.apiBase}/v1/sessions/${encodeURIComponent(sessionId)}/events`, {
+            headers, mode: "cors", credentials: "omit", referrerPolicy: "origin", cache: "no-store",
+            signal: controller.signal,
+          });
+          if (LIVE_STOP.has(response.status)) break;
+          if (response.ok && response.body) {
+            delay = 0;
+            for await (const block of readEvents(response)) this.onLive(block);
+          }
+        } catch (_) {
+          /* the connection dropped (a replica went away): retry below */
+        }
+        if (!current()) break;
+        delay = Math.min(LIVE_RETRY_MAX_MS, delay ? delay * 2 : 250);
+        await new Promise((resume) => {
+          this.timers.live = setTimeout(resume, delay * (0.75 + Math.random() / 2));
+        });
+      }
+      if (live.controller === controller) live.controller = null;
+    }
+
+    /** One event of the stream (or of the restored transcript): shown once, whatever the
+     * number of reconnects, by its event id and its message id. */
+    onLive({ event, id, data }, restoring) {
+      const live = this.live;
+      if (id) {
+        if (live.seen.has(`e${id}`)) return;
+        live.seen.add(`e${id}`);
+        live.lastId = id;
+      }
+      if (event === "operator_message" && data.id !== undefined) {
+        if (live.seen.has(`m${data.id}`)) return;
+        live.seen.add(`m${data.id}`);
+      }
+      const t = this.t;
+      const name = String(data.name || (live.owner && live.owner.name) || t.team);
+      const fill = (text) => text.replace("{name}", name).replace("{company}", String(data.company || ""));
+      const note = (text) => {
+        this.$log.append(h("p", { class: "live-note", "data-kind": event }, text));
+        if (!restoring) this.$announce.textContent = text;
+      };
+      if (event === "state") {
+        // Who owns the conversation as the stream opens (no id: not part of the log).
+        live.owner = data.owner === "human" ? { name: String(data.name || t.team), company: "" } : null;
+        if (!live.owner) this.showOperatorTyping(null);
+        return;
+      }
+      if (event === "typing") {
+        if (!restoring && data.who === "operator") this.showOperatorTyping(data.active ? name : null);
+        return;
+      }
+      if (event === "operator_joined") {
+        live.owner = { name, company: data.company || "" };
+        note(fill(data.company ? t.joined : t.joinedNoCompany));
+      } else if (event === "operator_message") {
+        this.showOperatorTyping(null);
+        const text = String(data.text || data.content || "");
+        this.$log.append(h("div", { class: "turn operator", "data-id": data.id === undefined ? null : String(data.id) },
+          h("span", { class: "who", "aria-hidden": "true" }, name),
+          h("div", { class: "bubble" }, h("span", { class: "sr-only" }, `${name}: `), text)));
+        if (!restoring) {
+          this.$announce.textContent = `${name}: ${text}`;
+          if (!this.isOpen) {
+            this.$launcher.classList.add("unread");
+            this.$launcher.setAttribute("aria-label", `${t.launcher} (${t.unread})`);
+          }
+        }
+      } else if (event === "operator_left" || event === "released") {
+        live.owner = null;
+        this.showOperatorTyping(null);
+        note(t.released);
+      } else if (event === "closed") {
+        live.owner = null;
+        this.showOperatorTyping(null);
+        note(t.closedByTeam);
+      } else if (event === "handoff_waiting") {
+        const seconds = Number(data.expected_wait_seconds) || 0;
+        const wait = seconds < 60 ? t.waitShort : `${Math.round(seconds / 60)} min`;
+        note(t.waiting.replace("{wait}", wait));
+      } else if (event === "handoff_async") {
+        note(t.async);
+      } else {
+        return;
+      }
+      this.scrollToEnd();
+      if (!restoring) this.syncLive();
+    }
+
+    showOperatorTyping(name) {
+      clearTimeout(this.timers.opTyping);
+      if (this.$opTyping) this.$opTyping.remove();
+      this.$opTyping = null;
+      if (!name) return;
+      this.$opTyping = h("div", { class: "turn operator typing-row", "aria-hidden": "true" },
+        h("span", { class: "who" }, this.t.opTyping.replace("{name}", name)),
+        h("div", { class: "typing" }, h("span"), h("span"), h("span")));
+      this.$log.append(this.$opTyping);
+      this.scrollToEnd();
+      // A lost "stopped typing" must not leave the dots forever.
+      this.timers.opTyping = setTimeout(() => this.showOperatorTyping(null), 8000);
+    }
+
+    /** The visitor's typing, for the person who owns the chat: at most one POST every few
+     * seconds while typing, and one when they stop (or send). */
+    visitorTyping(active) {
+      const live = this.live;
+      if (!this.session || !live.owner) return;
+      clearTimeout(this.timers.typingIdle);
+      if (active) this.timers.typingIdle = setTimeout(() => this.visitorTyping(false), TYPING_IDLE_MS);
+      const now = Date.now();
+      if (active === live.typingSent && (!active || now - live.typingAt < TYPING_IDLE_MS - 500)) return;
+      live.typingSent = active;
+      live.typingAt = now;
+      this.request(`/v1/sessions/${encodeURIComponent(this.session.id)}/typing`, {
+        method: "POST", session: this.session, body: { active },
+      }).catch(() => null);
     }
 
     /** 👍/👎 on an answer; a 👎 may add a short comment. Stored per site/session/turn. */

@@ -157,6 +157,7 @@ async def live_conversation(
 ) -> dict[str, Any]:
     """Who owns the conversation and its live log so far (visitor and operator messages,
     typing, joins and releases), oldest first."""
+    await live.require_session(site.id, str(session_id))
     owner = await live.ownership(site.id, str(session_id))
     events = await live.session_log(site.id, str(session_id))
     return {
@@ -177,6 +178,7 @@ async def conversation_events(
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
     """Every event of the conversation (the visitor's messages and typing included)."""
+    await live.require_session(site.id, str(session_id))
     after = event_id(last_event_id)
 
     async def stream() -> AsyncIterator[ServerSentEvent]:

@@ -182,6 +182,10 @@ class LiveDesk:
             )
 
     # -- ownership ---------------------------------------------------------------------
+    async def require_session(self, site_id: str, session_id: str) -> None:
+        """404 unless the site stores this session (another site's ids find nothing)."""
+        await self._read(lambda repo: self._require_session(repo.session, site_id, session_id))
+
     async def ownership(self, site_id: str, session_id: str) -> Ownership:
         row = await self._read(lambda repo: repo.conversation(site_id, session_id))
         if row is None:

@@ -56,6 +56,7 @@ HEALTH_CHECK_S = 30  # seed 000: ping idle connections so they are never dropped
 CACHE_TIMEOUT_S = 0.5  # a cache answer slower than this is worth less than recomputing
 GUARD_TIMEOUT_S = 0.5  # FRONTDESK_REDIS_TIMEOUT_S: a lock or counter round trip is ~1 ms
 OUTAGE_PAUSE_S = 30.0
+POOL_CONNECTIONS = 100  # per process; a call waits for a free one rather than failing
 GUARD_RETRY_S = 5.0
 WARN_EVERY_S = 30.0  # FRONTDESK_REDIS_RETRY_S: how soon the guards try Redis again
 
@@ -74,16 +75,22 @@ def _no_retries() -> Any:
 def redis_client(url: str, *, timeout_s: float = GUARD_TIMEOUT_S) -> Any:
     """An asyncio Redis client (connections open lazily, on the serving event loop) whose
     calls fail within about `timeout_s` when Redis is down or stalled."""
-    from redis.asyncio import Redis
+    from redis.asyncio import BlockingConnectionPool, Redis
 
-    return Redis.from_url(
+    # A blocking pool: a burst of more calls than connections waits (up to `timeout_s`)
+    # for a free one. redis-py's default pool raises at once instead, and that error
+    # opened the outage breaker under 200 concurrent live chats.
+    pool = BlockingConnectionPool.from_url(
         url,
+        max_connections=POOL_CONNECTIONS,
+        timeout=timeout_s,
         health_check_interval=HEALTH_CHECK_S,
         socket_connect_timeout=timeout_s,
         socket_timeout=timeout_s,
         retry=_no_retries(),
         decode_responses=True,
     )
+    return Redis.from_pool(pool)
 
 
 def redis_sync_client(url: str, *, timeout_s: float = CACHE_TIMEOUT_S) -> Any:

@@ -74,3 +74,16 @@ async def test_fixed_window_counts_are_shared_and_expire(client: Any, redis_pref
 async def test_replicas_share_one_ip_salt(client: Any, redis_prefix: str) -> None:
     first = await shared_ip_salt(client, redis_prefix)
     assert first == await shared_ip_salt(client, redis_prefix) and len(first) == 16
+
+
+async def test_a_burst_of_more_calls_than_connections_waits_for_one(
+    client: Any, redis_prefix: str
+) -> None:
+    """300 turns at once (200 live chats do it) each take a lock: none may fail for want of a
+    pooled connection — a failure opens the outage breaker and every replica falls back to
+    per-process locks."""
+    locks = RedisSessionLocks(client, redis_prefix)
+    tokens = await asyncio.gather(*(locks.acquire(f"demo:burst-{i}") for i in range(300)))
+    assert all(token is not None for token in tokens)
+    held = await asyncio.gather(*(locks.busy(f"demo:burst-{i}") for i in range(300)))
+    assert all(held)

@@ -3,18 +3,42 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from frontdesk.cli.common import SitesDirOption, console, fail, settings_for
 from frontdesk.sites.registry import SiteConfigError
 
+if TYPE_CHECKING:
+    from frontdesk.runtime import Runtime
+    from frontdesk.sites.schema import SiteConfig
+
 digest_app = typer.Typer(help="The digest of content gaps emailed to each site's owners.")
 
 DaysOption = Annotated[
     int | None, typer.Option("--days", min=1, max=92, help="Days covered (default: setting).")
 ]
+
+
+@contextlib.contextmanager
+def site_runtime(site_id: str, sites_dir: SitesDirOption) -> Iterator[tuple[Runtime, SiteConfig]]:
+    """The runtime and SITE's config, closed afterwards; a clear error for a bad sites
+    folder or an unknown site."""
+    from frontdesk.runtime import build_runtime
+
+    try:
+        runtime = build_runtime(settings_for(sites_dir))
+    except SiteConfigError as exc:
+        raise fail(str(exc)) from exc
+    try:
+        if site_id not in runtime.sites:
+            raise fail(f"unknown site {site_id!r}")
+        yield runtime, runtime.sites[site_id].config
+    finally:
+        runtime.close()
 
 
 @digest_app.command("send")
@@ -26,16 +50,8 @@ def send(
     """Email SITE's digest to its owners now (the SMTP settings of the fallback email)."""
     from frontdesk.api.ingestion import open_knowledge_base
     from frontdesk.improvement.digest import DigestError, send_digest
-    from frontdesk.runtime import build_runtime
 
-    try:
-        runtime = build_runtime(settings_for(sites_dir))
-    except SiteConfigError as exc:
-        raise fail(str(exc)) from exc
-    try:
-        if site_id not in runtime.sites:
-            raise fail(f"unknown site {site_id!r}")
-        site = runtime.sites[site_id].config
+    with site_runtime(site_id, sites_dir) as (runtime, site):
         try:
             sent = asyncio.run(
                 send_digest(runtime, open_knowledge_base(runtime), site, days=days, claim=False)
@@ -44,8 +60,6 @@ def send(
             raise fail(f"digest not sent: {exc}") from exc
         assert sent is not None  # claim=False always sends or raises
         console.print(f"sent “{sent.subject}” to {', '.join(sent.recipients)}")
-    finally:
-        runtime.close()
 
 
 @digest_app.command("show")
@@ -59,16 +73,8 @@ def show(
 
     from frontdesk.api.ingestion import open_knowledge_base
     from frontdesk.improvement.digest import digest_figures, digest_text
-    from frontdesk.runtime import build_runtime
 
-    try:
-        runtime = build_runtime(settings_for(sites_dir))
-    except SiteConfigError as exc:
-        raise fail(str(exc)) from exc
-    try:
-        if site_id not in runtime.sites:
-            raise fail(f"unknown site {site_id!r}")
-        site = runtime.sites[site_id].config
+    with site_runtime(site_id, sites_dir) as (runtime, site):
         figures = digest_figures(
             runtime,
             open_knowledge_base(runtime),
@@ -79,5 +85,3 @@ def show(
         subject, body = digest_text(figures)
         console.print(subject, markup=False, highlight=False)
         console.print(body, markup=False, highlight=False)
-    finally:
-        runtime.close()

@@ -26,13 +26,12 @@ from sqlalchemy import Engine, text
 
 from frontdesk.evals.dataset import EvalItem, ItemInput, Metadata
 from frontdesk.evals.runner import Outcome, run_item
+from frontdesk.evals.trust_probes import off_topic_probes, unanswerable_probes
 from frontdesk.evals.trust_questions import (
     QuestionCounts,
     SourcePassage,
     TrustQuestion,
     generated_questions,
-    off_topic_probes,
-    unanswerable_probes,
 )
 from frontdesk.evals.trust_score import TrustTurn, examples, figures
 from frontdesk.evals.workspace import DrainableKnowledgeBase, Workspace

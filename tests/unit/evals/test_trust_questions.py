@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from frontdesk.evals.trust_probes import off_topic_probes, unanswerable_probes
 from frontdesk.evals.trust_questions import (
     SourcePassage,
     definition_question,
     generated_questions,
     heading_question,
-    off_topic_probes,
-    unanswerable_probes,
 )
 
 pytestmark = pytest.mark.unit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Annotated
+from uuid import UUID
 
 from fastapi import Depends, Header, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -22,6 +23,7 @@ from frontdesk.api.security import (
     hash_ip,
 )
 from frontdesk.api.turns import TurnGuard
+from frontdesk.api.visitor_sessions import SessionGrant, authorize_session
 from frontdesk.console.access import (
     SESSION_COOKIE,
     ConsoleSite,
@@ -35,6 +37,7 @@ from frontdesk.console.access import (
 )
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.admin_lockout import AdminLockout
+from frontdesk.guard.limits import read_checks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.store.admin_tokens import AdminTokenRepository
@@ -115,6 +118,27 @@ def get_ip_hash(request: Request) -> str:
 
 
 IpHashDep = Annotated[str, Depends(get_ip_hash)]
+
+SessionId = Annotated[UUID, Path(description="The session id (a UUID issued by the server).")]
+
+
+async def authorize_visitor_session(
+    session_id: SessionId,
+    site: WidgetSiteDep,
+    runtime: RuntimeDep,
+    guard: GuardDep,
+    ip: IpHashDep,
+    secret: SessionSecretHeader = None,
+) -> SessionGrant:
+    """A visitor's request about their own session: the site's read rate limit first (a
+    guessed id costs a request), then the session's secret."""
+    site_id = site.config.id
+    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    return await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
+
+
+VisitorSessionDep = Annotated[SessionGrant, Depends(authorize_visitor_session)]
+"""The session named in the path, rate-limited and unlocked by its secret (403 otherwise)."""
 
 _bearer = HTTPBearer(
     auto_error=False, description="The admin API key, or an admin token of the site."

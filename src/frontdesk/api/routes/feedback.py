@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-from uuid import UUID
-
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import (
-    ChatDep,
-    GuardDep,
-    IpHashDep,
-    RuntimeDep,
-    SessionSecretHeader,
-    WidgetSiteDep,
-)
+from frontdesk.api.deps import ChatDep, RuntimeDep, SessionId, VisitorSessionDep, WidgetSiteDep
 from frontdesk.api.errors import ApiError
 from frontdesk.api.feedback import record_feedback
 from frontdesk.api.schemas import ErrorResponse, FeedbackIn, FeedbackOut
-from frontdesk.api.visitor_sessions import authorize_session
-from frontdesk.guard.limits import read_checks
 
 router = APIRouter(prefix="/v1/sessions", tags=["feedback"])
 
@@ -38,18 +26,14 @@ router = APIRouter(prefix="/v1/sessions", tags=["feedback"])
     },
 )
 async def rate_answer(
-    session_id: Annotated[UUID, Path(description="The session id.")],
+    session_id: SessionId,
     body: FeedbackIn,
     site: WidgetSiteDep,
     runtime: RuntimeDep,
     backend: ChatDep,
-    guard: GuardDep,
-    ip: IpHashDep,
-    secret: SessionSecretHeader = None,
+    _grant: VisitorSessionDep,
 ) -> FeedbackOut:
     site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
-    await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
     answered = {
         int(m.get("turn") or 0)
         for m in await backend.history(site, str(session_id))

@@ -15,15 +15,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import GuardDep, IpHashDep, RuntimeDep, SessionSecretHeader, WidgetSiteDep
+from frontdesk.api.deps import SessionId, VisitorSessionDep, WidgetSiteDep
 from frontdesk.api.errors import ApiError
-from frontdesk.api.routes.sessions import ERRORS, NOT_FOUND, SessionId
+from frontdesk.api.routes.sessions import ERRORS, NOT_FOUND
 from frontdesk.api.schemas import ErrorResponse
 from frontdesk.api.sse import DEFAULT_PING_S
-from frontdesk.api.visitor_sessions import authorize_session
-from frontdesk.guard.limits import read_checks
 from frontdesk.live.desk import LiveDesk, Published
 
 router = APIRouter(prefix="/v1/sessions", tags=["live"])
@@ -93,17 +90,12 @@ async def session_events(
     request: Request,
     session_id: SessionId,
     site: WidgetSiteDep,
-    runtime: RuntimeDep,
-    guard: GuardDep,
-    ip: IpHashDep,
     live: LiveDep,
-    secret: SessionSecretHeader = None,
+    _grant: VisitorSessionDep,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
     site_id = site.config.id
     after = event_id(last_event_id)
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
-    await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
     owner = await live.ownership(site_id, str(session_id))
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
@@ -132,15 +124,10 @@ async def visitor_typing(
     body: TypingIn,
     session_id: SessionId,
     site: WidgetSiteDep,
-    runtime: RuntimeDep,
-    guard: GuardDep,
-    ip: IpHashDep,
     live: LiveDep,
-    secret: SessionSecretHeader = None,
+    _grant: VisitorSessionDep,
 ) -> TypingOut:
     site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
-    await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
     owner = await live.ownership(site_id, str(session_id))
     if owner.state != "human":
         raise ApiError(409, "no_operator", "Nobody has joined this conversation.")

@@ -8,10 +8,9 @@ session id only ever resolves inside the site its key names.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
-from uuid import UUID
+from typing import Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import (
@@ -19,7 +18,9 @@ from frontdesk.api.deps import (
     GuardDep,
     IpHashDep,
     RuntimeDep,
+    SessionId,
     SessionSecretHeader,
+    VisitorSessionDep,
     WidgetSiteDep,
 )
 from frontdesk.api.errors import ApiError
@@ -42,11 +43,8 @@ from frontdesk.api.visitor_sessions import (
 )
 from frontdesk.guard.limits import read_checks
 from frontdesk.live.desk import LiveDesk, Published
-from frontdesk.sites.registry import LoadedSite
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
-
-SessionId = Annotated[UUID, Path(description="The session id (a UUID issued by the server).")]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
@@ -71,19 +69,6 @@ def _grant_out(grant: SessionGrant) -> SessionGrantOut:
         session_secret=grant.issued.secret,
         expires_at=grant.expires_at,
     )
-
-
-async def _authorized(
-    runtime: RuntimeDep,
-    site: LoadedSite,
-    session_id: UUID,
-    secret: str | None,
-    guard: GuardDep,
-    ip: str,
-) -> SessionGrant:
-    site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
-    return await run_in_threadpool(authorize_session, runtime, site.config, str(session_id), secret)
 
 
 @router.post(
@@ -134,11 +119,8 @@ async def session_history(
     site: WidgetSiteDep,
     runtime: RuntimeDep,
     backend: ChatDep,
-    guard: GuardDep,
-    ip: IpHashDep,
-    secret: SessionSecretHeader = None,
+    grant: VisitorSessionDep,
 ) -> SessionHistory:
-    grant = await _authorized(runtime, site, session_id, secret, guard, ip)
     messages = await backend.history(site, str(session_id))
     if not messages:
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
@@ -241,11 +223,8 @@ async def export_session(
     site: WidgetSiteDep,
     runtime: RuntimeDep,
     backend: ChatDep,
-    guard: GuardDep,
-    ip: IpHashDep,
-    secret: SessionSecretHeader = None,
+    grant: VisitorSessionDep,
 ) -> dict[str, Any]:
-    grant = await _authorized(runtime, site, session_id, secret, guard, ip)
     if not await backend.history(site, str(session_id)):
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
     exported = await backend.export(site, str(session_id))

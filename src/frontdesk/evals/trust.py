@@ -12,13 +12,10 @@ scored is in `trust_score.py`; how questions are made in `trust_questions.py`.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
@@ -34,7 +31,7 @@ from frontdesk.evals.trust_questions import (
     generated_questions,
 )
 from frontdesk.evals.trust_score import TrustTurn, examples, figures
-from frontdesk.evals.workspace import DrainableKnowledgeBase, Workspace
+from frontdesk.evals.workspace import UnknownSiteError, Workspace, scratch_workspace
 from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
 
@@ -297,42 +294,19 @@ async def run_report(
 
 
 # -- where the turns run ------------------------------------------------------------------
-def scratch_settings(settings: Settings, folder: Path) -> Settings:
-    """The process settings with a SQLite store in `folder` and no shared caches."""
-    return settings.model_copy(
-        update={"data_dir": folder, "database_url": f"sqlite:///{folder / 'frontdesk.db'}"}
-    )
-
-
 @asynccontextmanager
 async def open_trust_workspace(
     settings: Settings, site_id: str, knowledge_engine: Engine
 ) -> AsyncIterator[Workspace]:
     """A ChatService whose turns are written to a throwaway store (deleted afterwards) and
     whose searches read the served index on `knowledge_engine` (read only)."""
-    from frontdesk.conversation.service import ChatService
-    from frontdesk.runtime import build_runtime
-
-    run_dir = Path(tempfile.mkdtemp(prefix="frontdesk-trust-"))
     try:
-        models = settings.data_dir.resolve() / "models"  # share trained intent models
-        models.mkdir(parents=True, exist_ok=True)
-        (run_dir / "models").symlink_to(models, target_is_directory=True)
-        runtime = build_runtime(scratch_settings(settings, run_dir))
-        if site_id not in runtime.sites:
-            runtime.close()
-            raise ReportError(f"unknown site {site_id!r} (known: {', '.join(runtime.sites)})")
-        knowledge = DrainableKnowledgeBase(knowledge_engine)
-        service = ChatService(runtime, knowledge=knowledge)
-        try:
-            yield Workspace(service=service, site=runtime.site(site_id), settings=runtime.settings)
-        finally:
-            await knowledge.drain()
-            knowledge.close()
-            await service.close()
-            runtime.close()
-    finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        async with scratch_workspace(
+            settings, site_id, prefix="frontdesk-trust-", knowledge_engine=knowledge_engine
+        ) as space:
+            yield space
+    except UnknownSiteError as error:
+        raise ReportError(str(error)) from error
 
 
 def counts_for(total: int) -> QuestionCounts:

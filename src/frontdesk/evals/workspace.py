@@ -83,7 +83,7 @@ def sync_knowledge(
     from frontdesk.runtime import build_runtime
 
     cache = eval_cache_dir(settings)
-    runtime = build_runtime(_sqlite_settings(settings, cache))
+    runtime = build_runtime(scratch_settings(settings, cache))
     try:
         site = runtime.site(site_id)
         knowledge = KnowledgeBase(runtime.engine, console=console)
@@ -114,7 +114,7 @@ def _sync_documents(
         console.print(f"[dim]eval knowledge base {site.id}: {report.summary()}[/]")
 
 
-def _sqlite_settings(settings: Settings, folder: Path) -> Settings:
+def scratch_settings(settings: Settings, folder: Path) -> Settings:
     """The process settings, but with a SQLite store in `folder` (never the served store)."""
     return settings.model_copy(
         update={"data_dir": folder, "database_url": f"sqlite:///{folder / DB_NAME}"}
@@ -127,27 +127,38 @@ def _copy_sqlite(source: Path, target: Path) -> None:
         src.backup(dst)
 
 
+class UnknownSiteError(LookupError):
+    """The settings name no such site."""
+
+
 @asynccontextmanager
-async def open_workspace(
+async def scratch_workspace(
     settings: Settings,
     site_id: str,
-    console: Console | None = None,
-    documents: Sequence[Document] | None = None,
+    *,
+    prefix: str,
+    seed_store: Path | None = None,
+    knowledge_engine: Engine | None = None,
 ) -> AsyncIterator[Workspace]:
-    """A ChatService on a scratch copy of the eval cache store (deleted afterwards)."""
+    """A ChatService whose turns are written to a throwaway SQLite store (a copy of
+    `seed_store`, or empty), deleted afterwards. Trained intent models are shared with
+    `settings`; searches read `knowledge_engine` (read only) or, without one, the scratch
+    store itself."""
     from frontdesk.conversation.service import ChatService
     from frontdesk.runtime import build_runtime
 
-    console = console or Console(stderr=True)
-    cache = await asyncio.to_thread(sync_knowledge, settings, site_id, console, documents)
-    run_dir = Path(tempfile.mkdtemp(prefix="frontdesk-eval-"))
+    run_dir = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        _copy_sqlite(cache / DB_NAME, run_dir / DB_NAME)
-        models = settings.data_dir.resolve() / "models"  # share trained intent models
+        if seed_store is not None:
+            _copy_sqlite(seed_store, run_dir / DB_NAME)
+        models = settings.data_dir.resolve() / "models"
         models.mkdir(parents=True, exist_ok=True)
         (run_dir / "models").symlink_to(models, target_is_directory=True)
-        runtime = build_runtime(_sqlite_settings(settings, run_dir))
-        knowledge = DrainableKnowledgeBase(runtime.engine)
+        runtime = build_runtime(scratch_settings(settings, run_dir))
+        if site_id not in runtime.sites:
+            runtime.close()
+            raise UnknownSiteError(f"unknown site {site_id!r} (known: {', '.join(runtime.sites)})")
+        knowledge = DrainableKnowledgeBase(knowledge_engine or runtime.engine)
         service = ChatService(runtime, knowledge=knowledge)
         try:
             yield Workspace(service=service, site=runtime.site(site_id), settings=runtime.settings)
@@ -158,3 +169,19 @@ async def open_workspace(
             runtime.close()
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+@asynccontextmanager
+async def open_workspace(
+    settings: Settings,
+    site_id: str,
+    console: Console | None = None,
+    documents: Sequence[Document] | None = None,
+) -> AsyncIterator[Workspace]:
+    """A ChatService on a scratch copy of the eval cache store (deleted afterwards)."""
+    console = console or Console(stderr=True)
+    cache = await asyncio.to_thread(sync_knowledge, settings, site_id, console, documents)
+    async with scratch_workspace(
+        settings, site_id, prefix="frontdesk-eval-", seed_store=cache / DB_NAME
+    ) as space:
+        yield space

@@ -9,6 +9,8 @@ from pathlib import Path
 from frontdesk.sites.schema import SiteConfig
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+# The demo company's mock website lives with the rest of the demo's content.
+DEMO_WEBSITE = Path(__file__).resolve().parents[1] / "demo" / "website.html"
 
 
 @lru_cache(maxsize=1)
@@ -19,11 +21,12 @@ def widget_script() -> bytes:
 
 @lru_cache(maxsize=1)
 def _demo_template() -> str:
-    return (STATIC_DIR / "demo.html").read_text(encoding="utf-8")
+    return DEMO_WEBSITE.read_text(encoding="utf-8")
 
 
 def demo_page_html(site: SiteConfig | None, api_url: str = "/") -> str:
-    """The Tessellate mock website with the widget wired to `site` and the API at `api_url`."""
+    """The demo company's mock website with the widget wired to `site` and the API at
+    `api_url`."""
     values = {
         "API_URL": api_url,
         "SITE_NAME": site.name if site else "Frontdesk",

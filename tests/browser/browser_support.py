@@ -46,6 +46,31 @@ RECORD_EVENTS = "window.__fd = [];" + "".join(
 )
 
 
+def new_context(browser: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
+    """A fresh browser context (its own cookies and storage) recording the widget's events."""
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    context.add_init_script(RECORD_EVENTS)
+    return context
+
+
+def widget(page: Any, selector: str) -> Any:
+    """A locator inside the widget's shadow root (Playwright's CSS pierces open roots)."""
+    return page.locator(f"frontdesk-chat {selector}")
+
+
+def sign_in(page: Any, url: str, email: str, password: str, target: str = "/console") -> None:
+    """Open `target` signed out, sign in on the page it redirects to, land on the console."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{url}{target}")
+    expect(page.locator("h1")).to_have_text("Sign in")
+    page.fill('input[name="email"]', email)
+    page.fill('input[name="password"]', password)
+    page.click('button[type="submit"]')
+    expect(page.locator("nav.pages")).to_be_visible()
+
+
 class HostSite:
     """Another website on loopback (its own origin) serving fixed pages with the headers
     given: a company site that embeds the widget from the Frontdesk origin."""

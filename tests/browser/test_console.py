@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from browser_support import RECORD_EVENTS
+from browser_support import new_context, sign_in, widget
 from live_server import LiveServer, free_port
 
 from frontdesk.api.app import create_app
@@ -98,28 +98,6 @@ def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console
     receiver.stop()
 
 
-def new_context(browser: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
-    width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
-    context.add_init_script(RECORD_EVENTS)
-    return context
-
-
-def sign_in(page: Any, url: str, target: str = "/console") -> None:
-    from playwright.sync_api import expect
-
-    page.goto(f"{url}{target}")
-    expect(page.locator("h1")).to_have_text("Sign in")
-    page.fill('input[name="email"]', OWNER)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click('button[type="submit"]')
-    expect(page.locator("nav.pages")).to_be_visible()
-
-
-def widget(page: Any, selector: str) -> Any:
-    return page.locator(f"frontdesk-chat {selector}")
-
-
 def test_a_visitor_conversation_appears_live_with_sources_and_trace(
     browser: Any, console_server: ConsoleServer
 ) -> None:
@@ -134,7 +112,7 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         console.on(
             "response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None
         )
-        sign_in(console, console_server.url)
+        sign_in(console, console_server.url, OWNER, PASSWORD)
         expect(console.locator("h1")).to_have_text("Inbox")
         before = console.locator("tr.conversation").count()
         console.evaluate("window.__sameDocument = true")  # gone if the page reloads
@@ -231,7 +209,7 @@ def test_retry_a_failed_handoff_delivery_until_the_receiver_takes_it(
     context = new_context(browser)
     try:
         page = context.new_page()
-        sign_in(page, console_server.url, "/console/sites/demo/leads")
+        sign_in(page, console_server.url, OWNER, PASSWORD, "/console/sites/demo/leads")
         card = page.locator(f"#handoff-{handoff_id}")
         hook = card.locator('tr.delivery[data-channel="webhook:0"]')
         expect(hook.locator(".tag").first).to_have_text("failed")
@@ -265,7 +243,7 @@ def test_upload_a_document_and_find_it_in_the_search_box(
     context = new_context(browser)
     try:
         page = context.new_page()
-        sign_in(page, console_server.url, "/console/sites/demo/knowledge")
+        sign_in(page, console_server.url, OWNER, PASSWORD, "/console/sites/demo/knowledge")
         page.set_input_files("#upload-files", str(document))
         page.click("form[action$='/knowledge/upload'] button")
         expect(page.locator("p.ok")).to_contain_text("1 ingested", timeout=60_000)
@@ -321,7 +299,7 @@ def test_every_page_renders_on_desktop_and_phone(
                 _assert_fits(page, public, viewport)
             page.goto(f"{console_server.url}/console/login")
             page.screenshot(path=str(SCREENSHOTS / f"console-login-{name}.png"))
-            sign_in(page, console_server.url)
+            sign_in(page, console_server.url, OWNER, PASSWORD)
             for page_name in PAGES:
                 page.goto(f"{console_server.url}{urls[page_name]}")
                 expect(page.locator("main h1")).to_be_visible()

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_support import RECORD_EVENTS
+from browser_support import new_context, sign_in
 from live_server import LiveServer, free_port
 
 from frontdesk.api.app import create_app
@@ -73,30 +73,16 @@ def trust_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TrustServ
     runtime.close()
 
 
-def new_page(browser: Any, viewport: tuple[int, int] = (1280, 800)) -> tuple[Any, Any]:
-    width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
-    context.add_init_script(RECORD_EVENTS)
-    return context, context.new_page()
-
-
-def sign_in(page: Any, url: str, email: str, target: str) -> None:
-    page.goto(f"{url}/console/login?next={target}")
-    page.fill('input[name="email"]', email)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click('button[type="submit"]')
-    page.wait_for_url(f"**{target}")
-
-
 def test_run_now_shows_figures_examples_and_a_trend(
     browser: Any, trust_server: TrustServer
 ) -> None:
     from playwright.sync_api import expect
 
     target = "/console/sites/demo/trust"
-    context, page = new_page(browser)
+    context = new_context(browser)
+    page = context.new_page()
     try:
-        sign_in(page, trust_server.url, OWNER, target)
+        sign_in(page, trust_server.url, OWNER, PASSWORD, target)
         expect(page.locator("main h1")).to_have_text("Trust report")
         expect(page.locator("#trust-empty")).to_be_visible()
         page.get_by_role("button", name="Run now").click()
@@ -124,9 +110,10 @@ def test_the_page_fits_desktop_and_phone(browser: Any, trust_server: TrustServer
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     target = "/console/sites/demo/trust"
     for name, viewport in VIEWPORTS.items():
-        context, page = new_page(browser, viewport)
+        context = new_context(browser, viewport)
+        page = context.new_page()
         try:
-            sign_in(page, trust_server.url, OWNER, target)
+            sign_in(page, trust_server.url, OWNER, PASSWORD, target)
             expect(page.locator("main h1")).to_be_visible()
             overflow = page.evaluate(
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth"
@@ -143,9 +130,10 @@ def test_a_viewer_cannot_run_it_and_a_stranger_gets_404(
     from playwright.sync_api import expect
 
     target = "/console/sites/demo/trust"
-    context, page = new_page(browser)
+    context = new_context(browser)
+    page = context.new_page()
     try:
-        sign_in(page, trust_server.url, VIEWER, target)
+        sign_in(page, trust_server.url, VIEWER, PASSWORD, target)
         expect(page.locator("main h1")).to_have_text("Trust report")
         expect(page.get_by_role("button", name="Run now")).to_have_count(0)
         csrf = page.locator('meta[name="csrf-token"]').get_attribute("content")
@@ -155,7 +143,8 @@ def test_a_viewer_cannot_run_it_and_a_stranger_gets_404(
         assert posted.status == 403
     finally:
         context.close()
-    context, page = new_page(browser)
+    context = new_context(browser)
+    page = context.new_page()
     try:
         page.goto(f"{trust_server.url}/console/login")
         page.fill('input[name="email"]', STRANGER)

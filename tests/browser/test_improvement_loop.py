@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from browser_support import RECORD_EVENTS
+from browser_support import new_context, sign_in, widget
 from live_server import LiveServer, free_port
 
 from frontdesk.api.app import create_app
@@ -90,32 +90,11 @@ def loop_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopServer
     runtime.close()
 
 
-def new_context(browser: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
-    width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
-    context.add_init_script(RECORD_EVENTS)
-    return context
-
-
 def watch_errors(page: Any) -> list[str]:
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     return errors
-
-
-def sign_in(page: Any, url: str) -> None:
-    from playwright.sync_api import expect
-
-    page.goto(f"{url}/console")
-    page.fill('input[name="email"]', OWNER)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click('button[type="submit"]')
-    expect(page.locator("nav.pages")).to_be_visible()
-
-
-def widget(page: Any, selector: str) -> Any:
-    return page.locator(f"frontdesk-chat {selector}")
 
 
 def ask(page: Any, url: str, question: str) -> Any:
@@ -161,7 +140,7 @@ def test_a_thumbs_down_becomes_a_gap_then_a_team_answer_the_next_visitor_gets(
         # 2. The operator sees the vote and the comment in the transcript...
         console = operator.new_page()
         errors = watch_errors(console)
-        sign_in(console, url)
+        sign_in(console, url, OWNER, PASSWORD)
         row = console.locator("tr.conversation", has_text=QUESTION)
         expect(row).to_be_visible(timeout=15_000)
         row.locator("a").first.click()
@@ -247,7 +226,7 @@ def test_the_improvement_pages_fit_a_phone(browser: Any, loop_server: LoopServer
         try:
             page = context.new_page()
             errors = watch_errors(page)
-            sign_in(page, loop_server.url)
+            sign_in(page, loop_server.url, OWNER, PASSWORD)
             base = f"{loop_server.url}/console/sites/demo"
             page.goto(f"{base}/gaps")
             # Paraphrases across languages are one gap each.

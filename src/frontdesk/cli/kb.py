@@ -232,6 +232,7 @@ def calibrate(
     sites_dir: SitesDirOption = None,
 ) -> None:
     """Recommend a relevance threshold from answerable vs unanswerable queries (seed 004)."""
+    from frontdesk.evals.report import CHARTS_HINT, charts_installed
     from frontdesk.knowledge.calibrate import (
         plot_histogram,
         read_calibration_queries,
@@ -261,8 +262,12 @@ def calibrate(
         calibration = recommend_threshold(answerable, unanswerable)
     except ValueError as exc:
         raise fail(str(exc)) from exc
-    target = plot or settings_for(sites_dir).data_dir / "calibration" / f"{site_id}.png"
-    plot_histogram(calibration, target, title=f"{site_id}: relevance threshold calibration")
+    target: Path | None = None
+    if charts_installed():
+        target = plot or settings_for(sites_dir).data_dir / "calibration" / f"{site_id}.png"
+        plot_histogram(calibration, target, title=f"{site_id}: relevance threshold calibration")
+    else:
+        err_console.print(f"[yellow]no histogram: {CHARTS_HINT}[/]")
     if write:
         write_threshold(site.path, calibration.threshold)
     if as_json:
@@ -274,7 +279,7 @@ def calibrate(
             "meets_targets": calibration.meets_targets,
             "answerable": len(answerable),
             "unanswerable": len(unanswerable),
-            "plot": str(target),
+            "plot": str(target) if target else None,
             "written": write,
         }
         typer.echo(json.dumps(payload))
@@ -288,7 +293,8 @@ def calibrate(
             "[yellow]the score distributions overlap: no threshold meets seed 004's targets; "
             "add documents for the missed questions or accept the trade-off shown[/]"
         )
-    console.print(f"histogram: {target}")
+    if target:
+        console.print(f"histogram: {target}")
     if write:
         console.print(
             f"wrote knowledge.relevance_threshold: {calibration.threshold:.3f} to {site.path}"

@@ -2,12 +2,16 @@
 
 Everything goes into one folder per run name (`reports/<name>/` by default):
 `report.md`, `report.json` (metrics, checks and every item's outcome) and the plots —
-`confusion_<suite>.png`, `scores.png` (score histograms) and `latency.png`.
+`confusion_<suite>.png`, `scores.png` (score histograms) and `latency.png`. The plots
+need matplotlib, the `charts` extra (`make test` installs it; `make run` does not, which
+keeps the product's install lean): without it the report says how to get them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,12 +22,16 @@ from rich.table import Table
 
 from frontdesk.evals.suites import SuiteResult
 
+logger = logging.getLogger(__name__)
+CHARTS_HINT = "plots need matplotlib: pip install 'frontdesk[charts]'"
+
 HEADLINE = (
     "macro_f1", "min_class_f1", "accuracy", "route_accuracy", "routing_accuracy",
     "skill_recall", "intent_accuracy", "item_pass_rate", "hit@5", "mrr", "context_recall",
     "precision", "recall", "specificity", "external_specificity", "answer_accuracy",
     "reference_recall", "groundedness",
     "answered", "refused_offtopic", "abstain_precision", "abstain_recall", "everyday_refused",
+    "one_language",
     "p50_ms", "p95_ms",
 )  # fmt: skip
 
@@ -49,6 +57,8 @@ def _fmt(value: Any, key: str = "") -> str:
 def markdown(title: str, results: Sequence[SuiteResult], meta: dict[str, Any]) -> str:
     lines = [f"# {title}", ""]
     lines += [f"- {key}: {value}" for key, value in meta.items()]
+    if not charts_installed():
+        lines.append(f"- {CHARTS_HINT}")
     verdict = "PASSED" if all(r.passed for r in results) else "FAILED"
     lines += [
         "",
@@ -72,7 +82,7 @@ def markdown(title: str, results: Sequence[SuiteResult], meta: dict[str, Any]) -
                 lines.append(f"| {key} | {inner} |")
             else:
                 lines.append(f"| {key} | {_fmt(value, key)} |")
-        for plot in ("confusion", "scores", "latency"):
+        for plot in ("confusion", "scores", "latency") if charts_installed() else ():
             path = _plot_name(result, plot)
             if path:
                 lines += ["", f"![{result.name} {plot}]({path})"]
@@ -91,6 +101,10 @@ def _plot_name(result: SuiteResult, kind: str) -> str | None:
     if kind == "latency" and result.latencies_ms:
         return f"latency_{result.name}.png"
     return None
+
+
+def charts_installed() -> bool:
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def plot(result: SuiteResult, folder: Path) -> list[Path]:
@@ -155,8 +169,11 @@ def write_report(
     """Write report.md, report.json and the plots into `folder`; return report.md's path."""
     folder.mkdir(parents=True, exist_ok=True)
     meta = {"generated": datetime.now(UTC).isoformat(timespec="seconds"), **meta}
-    for result in results:
-        plot(result, folder)
+    if charts_installed():
+        for result in results:
+            plot(result, folder)
+    else:
+        logger.warning("evaluation report without plots: %s", CHARTS_HINT)
     payload = {
         "meta": meta,
         "summary": overall(results),

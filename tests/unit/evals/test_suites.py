@@ -217,3 +217,20 @@ def test_report_files_and_the_json_verdict(tmp_path: Path) -> None:
     assert saved["summary"]["passed"] is True and saved["items"] == [{"id": "a"}]
     assert (tmp_path / "out" / "confusion_routes.png").exists()
     assert (tmp_path / "out" / "latency_routes.png").exists()
+
+
+def test_without_matplotlib_the_report_is_written_and_says_how_to_get_plots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The charts extra is optional: the report, its JSON and verdict survive without it."""
+    from frontdesk.evals import report
+
+    monkeypatch.setattr(report, "charts_installed", lambda: False)
+    routes = graph_suite(
+        "routes", [outcome(item("a", route="ANSWER"), route="ANSWER", latency_ms=5.0)], Thresholds()
+    )
+    path = write_report(tmp_path / "out", "t", [routes], {"site": "demo"}, [{"id": "a"}])
+    text = path.read_text(encoding="utf-8")
+    assert "frontdesk[charts]" in text and ".png" not in text
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["summary"]["passed"]
+    assert not list((tmp_path / "out").glob("*.png"))

@@ -12,7 +12,9 @@ site built with the product's defaults (`evals/sites.py`). Per site:
   nonsense, or a handoff);
 - everyday_refused: share of everyday requests refused as off-topic;
 - reference_recall: mean share of the reference answer's content words in the reply,
-  where references exist; hit@5 of the turn's own retrieval on answerable questions.
+  where references exist; hit@5 of the turn's own retrieval on answerable questions;
+- one_language: share of answers (any question the product answered) without a sentence
+  in another language than the visitor's (`text_scores.foreign_sentences`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from frontdesk.evals.sites import (
     site_file,
 )
 from frontdesk.evals.suites import Check, SuiteResult
-from frontdesk.evals.text_scores import reference_overlap
+from frontdesk.evals.text_scores import foreign_sentences, reference_overlap
 from frontdesk.settings import Settings
 
 
@@ -71,6 +73,8 @@ def site_suite(site_id: str, outcomes: Sequence[Outcome], gates: SiteGates) -> S
         for o in answerable
         if o.item.expected_output.gold_doc_ids
     ]
+    answers = [o for o in ran if o.routing in ANSWERED_ROUTINGS and o.answer]
+    one_language = _share([not _foreign(o) for o in answers])
     latency = m.latency_summary(o.latency_ms for o in ran)
     metrics: dict[str, Any] = {
         "answerable": len(answerable),
@@ -84,6 +88,7 @@ def site_suite(site_id: str, outcomes: Sequence[Outcome], gates: SiteGates) -> S
         "everyday_refused": m.rounded(everyday_refused),
         "reference_recall": m.rounded(m.mean(recalls)),
         "turn_hit@5": m.rounded(m.hit_at_k(ranks, 5) if ranks else None),
+        "one_language": m.rounded(one_language),
         **latency.as_dict(),
     }
     name = f"site:{site_id}"
@@ -96,6 +101,7 @@ def site_suite(site_id: str, outcomes: Sequence[Outcome], gates: SiteGates) -> S
             gates.not_refused,
         ),
         Check(name, "everyday_refused", everyday_refused, gates.everyday_refused),
+        Check(name, "one_language", one_language, gates.one_language),
     ]
     if unanswerable:
         checks += [
@@ -116,9 +122,13 @@ def site_suite(site_id: str, outcomes: Sequence[Outcome], gates: SiteGates) -> S
     )
 
 
+def _foreign(outcome: Outcome) -> list[str]:
+    return foreign_sentences(outcome.answer, outcome.language or "en")
+
+
 def _missed(outcome: Outcome) -> bool:
     kind = _kind(outcome)
-    if outcome.error:
+    if outcome.error or _foreign(outcome):
         return True
     if kind == "answerable":
         return outcome.routing not in ANSWERED_ROUTINGS
@@ -137,6 +147,7 @@ def _miss(outcome: Outcome) -> dict[str, Any]:
         "reason": outcome.route_reason,
         "routing": outcome.routing,
         "answer": outcome.answer[:200],
+        "foreign_sentences": _foreign(outcome),
         "error": outcome.error,
     }
 

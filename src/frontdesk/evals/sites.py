@@ -77,6 +77,7 @@ class SiteGates:
     abstain_precision: float = 0.80
     abstain_recall: float = 0.80
     everyday_refused: float = 0.95
+    one_language: float = 1.0  # no answer has a sentence in another language than the visitor's
 
 
 ACCEPTANCE = SiteGates()

@@ -8,7 +8,10 @@ hand. They are deliberately simple and independent of the product's own verifier
   answer repeats (recall) and how much of the answer is reference content (precision);
 - groundedness: every sentence that cites `[n]` must find at least `GROUNDED_SHARE` of
   its content tokens in the chunks it cites; an answer that cites nothing has no
-  groundedness (None), and the share of sentences that cite at all is reported beside.
+  groundedness (None), and the share of sentences that cite at all is reported beside;
+- foreign sentences: sentences of an answer written in another language than the
+  visitor's (an answer that says, in the visitor's language, that it quotes a page in
+  another language is the documented exception and is not counted).
 """
 
 from __future__ import annotations
@@ -19,13 +22,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN
 from frontdesk.engines.local.answering.text import ALL_STOPWORDS
+from frontdesk.engines.local.language import language_confidences
 from frontdesk.evals.metrics import f1, ratio, rounded
 
 GROUNDED_SHARE = 0.6
 _TOKEN = re.compile(r"\w+(?:[.,]\d+)*", re.UNICODE)
 _CITATION = re.compile(r"\[(\d+)\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+# Shorter sentences are mostly names, figures and headings: no language to tell.
+FOREIGN_MIN_WORDS = 5
+# A sentence is foreign when the detector gives the visitor's language at most this much
+# confidence: close neighbours (Spanish / Portuguese at 0.49 / 0.51) are not counted.
+FOREIGN_MAX_CONFIDENCE = 0.1
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_URL = re.compile(r"https?://\S+|\S+@\S+")
 
 
 def content_tokens(text: str) -> list[str]:
@@ -124,3 +136,18 @@ def missing_phrases(answer: str, required: Sequence[str]) -> list[str]:
 def forbidden_matches(answer: str, patterns: Sequence[str]) -> list[str]:
     """The forbidden regular expressions (case-insensitive) that match the answer."""
     return [p for p in patterns if re.search(p, answer, flags=re.IGNORECASE)]
+
+
+def foreign_sentences(answer: str, language: str) -> list[str]:
+    """Sentences of `answer` in another language than `language` (the visitor's); none when
+    the answer says it quotes a page written only in another language."""
+    if any(lead_in in answer for lead_in in FOREIGN_LEAD_IN.values()):
+        return []
+    foreign = []
+    plain = _URL.sub(" ", re.sub(r"\s*\[\d+\]", "", answer))
+    for sentence in split_sentences(plain):
+        if len(_WORD.findall(sentence)) < FOREIGN_MIN_WORDS:
+            continue
+        if language_confidences(sentence).get(language, 0.0) <= FOREIGN_MAX_CONFIDENCE:
+            foreign.append(sentence)
+    return foreign

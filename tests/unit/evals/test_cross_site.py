@@ -40,6 +40,26 @@ def _outcome(kind: str, routing: str, route: str = "ANSWER", answer: str = "") -
     return Outcome(item=item, routing=routing, route=route, answer=answer)
 
 
+def test_an_answer_with_a_sentence_in_another_language_fails_one_language() -> None:
+    english = _outcome(
+        "answerable", "answered", answer="The clinic opens at nine every weekday [1]."
+    )
+    mixed = _outcome(
+        "answerable",
+        "answered",
+        answer="The clinic opens at nine [1]. "
+        "La clínica abre a las nueve todos los días laborables [2].",
+    )
+    english.language = mixed.language = "en"
+    result = site_suite("x", [english, mixed], ACCEPTANCE)
+    assert result.metrics["one_language"] == 0.5
+    failed = [c for c in result.checks if not c.passed]
+    assert [c.metric for c in failed] == ["one_language"]
+    assert [f["foreign_sentences"] for f in result.failures] == [
+        ["La clínica abre a las nueve todos los días laborables."]
+    ]
+
+
 def test_answered_refused_and_abstained_are_counted_per_kind() -> None:
     outcomes = [
         _outcome("answerable", "answered", answer="The clinic opens at nine [1]."),
@@ -76,6 +96,7 @@ def test_a_site_that_meets_every_bar_passes_and_abstention_is_not_gated_without_
         "answered",
         "answerable_not_refused",
         "everyday_refused",
+        "one_language",
     }
 
 

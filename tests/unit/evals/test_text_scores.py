@@ -7,6 +7,7 @@ import pytest
 from frontdesk.evals.text_scores import (
     content_tokens,
     forbidden_matches,
+    foreign_sentences,
     groundedness,
     missing_phrases,
     reference_overlap,
@@ -64,3 +65,25 @@ def test_required_and_forbidden_phrases() -> None:
     answer = "Prices are not published; our sales team prepares quotes. 💌"
     assert missing_phrases(answer, ["sales team", "💌", "demo"]) == ["demo"]
     assert forbidden_matches(answer, [r"[$€£]\s?\d", r"not published"]) == ["not published"]
+
+
+def test_a_sentence_in_another_language_is_found_and_names_are_not() -> None:
+    mixed = (
+        "To cancel, open Settings and choose Cancel subscription [1]. "
+        "Затем подтвердите отмену в письме, которое придёт на вашу почту [2]. "
+        "Acme Cloud Pro."
+    )
+    assert foreign_sentences(mixed, "en") == [
+        "Затем подтвердите отмену в письме, которое придёт на вашу почту."
+    ]
+    spanish = "Para cancelar la cita, llame a la clínica con un día de antelación [1]."
+    assert foreign_sentences(spanish, "es") == []
+    assert len(foreign_sentences(spanish, "en")) == 1
+
+
+def test_an_answer_that_says_it_quotes_another_language_is_the_documented_exception() -> None:
+    answer = (
+        "Our documentation covers this only in another language; here is what it says:\n"
+        "> Чтобы отменить подписку, откройте настройки профиля и нажмите «Отменить» [1]."
+    )
+    assert foreign_sentences(answer, "en") == []

@@ -93,6 +93,12 @@ def _short_vote(words: list[str]) -> str | None:
     return winners[0] if best > 0 and len(winners) == 1 else None
 
 
+def language_confidences(text: str) -> dict[str, float]:
+    """lingua's confidence (0-1, summing to 1) for each SUPPORTED language of `text`."""
+    confidences = _get_detector().compute_language_confidence_values(text)
+    return {c.language.iso_code_639_1.name.lower(): c.value for c in confidences}
+
+
 def detect_language(text: str, default: str = "en") -> str:
     """ISO 639-1 code of `text` among SUPPORTED; `default` when the text can't tell."""
     words = [w.lower() for w in _WORD.findall(text)]
@@ -106,8 +112,7 @@ def detect_language(text: str, default: str = "en") -> str:
         return voted
     if letters < 4:
         return default
-    confidences = _get_detector().compute_language_confidence_values(text)
-    scores = {c.language.iso_code_639_1.name.lower(): c.value for c in confidences}
+    scores = language_confidences(text)
     best = max(scores, key=lambda lang: scores[lang])
     if scores[best] >= _MIN_CONFIDENCE:
         return best

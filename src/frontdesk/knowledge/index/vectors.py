@@ -362,7 +362,12 @@ class VectorStore:
         matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
         log.info("vector_base_built site=%s model=%s rows=%d", site_id, model, len(ids))
         return self._publish(
-            site_id, model, seq, id_array, matrix, new_graph(id_array, matrix) if ann else None
+            site_id,
+            model,
+            seq,
+            id_array,
+            matrix,
+            new_graph(id_array, matrix, threads=threads) if ann else None,
         )
 
     def _publish(

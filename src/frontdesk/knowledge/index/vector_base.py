@@ -6,8 +6,10 @@ See `frontdesk.knowledge.index.vectors` for how they are kept up to date.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +114,18 @@ class Live:
 
     def pending(self) -> int:
         return len(self.added) + len(self.removed)
+
+
+BACKGROUND_NICE = 19
+
+
+def background_priority() -> None:
+    """Give the calling thread the lowest CPU priority (Linux: nice is per thread), for
+    index maintenance in its own thread: on a busy machine the kernel then runs it on
+    cores that searches leave idle instead of sharing them evenly with searches. Where
+    threads have no priority of their own, nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 def top(ids: Ids, scores: Vector, limit: int) -> list[tuple[int, float]]:

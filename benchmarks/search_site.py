@@ -79,13 +79,22 @@ class Corpus:
         rows = self.centres[topics] + 0.6 * noise
         return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
-    def write_doc(self, index: Any, number: int, version: int = 0) -> None:
+    def new_page_text(self, number: int) -> str:
+        """Chunk 0 of a page written during the re-ingestion: with a word of its own, as
+        a new page has (at 1M chunks every word of the 5,000 is in over 2,000 chunks, so
+        a page of only those words has no lexical list by design)."""
+        return f"newpage{number} " + self.text(number * PER_DOC)
+
+    def write_doc(self, index: Any, number: int, version: int = 0, new: bool = False) -> None:
         doc_id = f"doc-{number:07d}.md"
         document = Document(doc_id, f"Document {number}", "", "markdown", f"bench:{doc_id}")
         first = number * PER_DOC
+        texts = self.texts(first, PER_DOC, version)
+        if new:
+            texts[0] = self.new_page_text(number)
         chunks = [
             Chunk(f"{number:07d}-{i:02d}", doc_id, i, body, (), doc_id)
-            for i, body in enumerate(self.texts(first, PER_DOC, version))
+            for i, body in enumerate(texts)
         ]
         lexical = [lexical_text(c.content) for c in chunks]
         vectors = self.vectors(first, PER_DOC, version)
@@ -175,5 +184,5 @@ def rewrite(index: Any, corpus: Corpus, chunks: int, count: int) -> None:
         corpus.write_doc(index, (k * 7919) % docs, version=1)
         if k % 50 == 25:
             number = docs + k  # a new document number
-            corpus.write_doc(index, number)
+            corpus.write_doc(index, number, new=True)
             print(json.dumps({"doc": number, "at": time.time()}), flush=True)

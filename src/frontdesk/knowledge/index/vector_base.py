@@ -20,7 +20,10 @@ from sqlalchemy import Connection, bindparam, text
 
 from frontdesk.knowledge.index.base import Vector
 
-EXPANSION_SEARCH = 128
+# The graph walk's breadth (usearch `expansion_search`). At 1M chunks (int8, M 16) the
+# top 10 of a search's 100 re-scored candidates matched an exact scan for 0.947 of
+# results at 128, 0.987 at 256, 0.997 at 512, for +0.7 ms of CPU at 512 over 128.
+EXPANSION_SEARCH = 512
 CONNECTIVITY = 16
 Ids = NDArray[np.int64]
 

@@ -1,6 +1,12 @@
 """Search latency of the embedded index (SQLite) while it changes, at a chosen size.
 
-    nice .venv/bin/python benchmarks/search_latency.py --chunks 100000 [--json]
+    PYTHONPATH=src:. .venv/bin/python benchmarks/search_latency.py --chunks 100000 --bulk \
+        [--cache ~/.cache/frontdesk/bench] [--backend postgres] [--json]
+
+`--cache` keeps the built site for later runs of the same size and seed (1M chunks take
+~35 min to build on a busy 2-core machine); `--backend postgres` runs the same site and
+measures on PostgreSQL + pgvector (`search_latency_pg.py`). The corpus and queries are
+in `search_site.py`.
 
 The corpus is synthetic: chunk texts over a Zipf-distributed vocabulary (realistic
 posting lists) and 384-dimensional "real-ish" vectors — unit vectors around 2,000 topic

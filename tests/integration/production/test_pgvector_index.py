@@ -12,11 +12,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
-from frontdesk.knowledge.models import Document
+from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
@@ -99,3 +100,38 @@ def test_stackfaq_top5_agrees_with_sqlite(pgvector_url: str, tmp_path: Path) -> 
     )
     assert pg_hits / n >= 0.95
     assert pg_hits / n >= lite_hits / n - 0.01
+
+
+def test_lexical_search_follows_the_common_terms_policy(pgvector_url: str) -> None:
+    """As on SQLite: the rarest terms within the postings budget, else all terms
+    required when that fits, else no lexical list (a common word would make BM25 read
+    every chunk's tsvector)."""
+    engine = make_engine(pgvector_url)
+    try:
+        upgrade(engine)
+        index = PostgresKnowledgeIndex(engine)
+        index.lexicon.budget = 2
+        bodies = ["how to pay", "how to ship", "how to pay fast", "pay later"]
+        chunks = [Chunk(f"d-{n}", "d", n, body, (), "d") for n, body in enumerate(bodies)]
+        rows = np.eye(4, 16, dtype=np.float32)
+        index.replace_document(
+            "s", Document("d", "x", "", "text", "d"), "f", chunks, rows, bodies, "m"
+        )
+        found = {h.chunk_id for h in index.lexical_search("s", ["how", "pay"], 10)}
+        assert found == {"d-0", "d-2"}  # each past the budget; both together: 2 chunks
+        assert index.lexical_search("s", ["how", "to"], 10) == []  # 3 chunks: too common
+        assert [h.chunk_id for h in index.lexical_search("s", ["how", "ship"], 10)] == ["d-1"]
+        # Hybrid search asks the same lexical list: "ship" ranks d-1 in it.
+        hits = index.hybrid_search(
+            "s",
+            "m",
+            rows[3],
+            ["how", "ship"],
+            limit=4,
+            dense_weight=1.0,
+            lexical_weight=1.0,
+            rrf_k=30,
+        )
+        assert {h.chunk_id for h in hits[:2]} == {"d-1", "d-3"}
+    finally:
+        engine.dispose()

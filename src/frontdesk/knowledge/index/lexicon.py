@@ -51,6 +51,58 @@ def create_statements(table: str) -> list[str]:
     return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(body, {FTS_OPTIONS})"]
 
 
+def budgeted_terms(
+    terms: Sequence[str], frequencies: dict[str, int], budget: int
+) -> tuple[list[str], bool]:
+    """(terms to ask for, whether all of them are required): the rarest known terms while
+    their matches fit `budget`; when even the rarest is past it, all known terms as a
+    conjunction (the caller checks that it fits), when there are two or more; else none.
+    The common-terms policy of both indexes (see the module docstring)."""
+    known = sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t])
+    chosen: list[str] = []
+    total = 0
+    for term in known:
+        if total + frequencies[term] > budget:
+            break
+        chosen.append(term)
+        total += frequencies[term]
+    if chosen or len(known) < 2:
+        return chosen, False
+    return known, True
+
+
+class FrequencyCache:
+    """Per-process document frequencies, counted up to a budget, kept `DF_TTL_S`: they
+    steer which terms are asked, not the scores. Terms no row has are not kept (they may
+    arrive with the next write)."""
+
+    def __init__(self) -> None:
+        self._df: dict[tuple[str, str], tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, scope: str, terms: Sequence[str]) -> tuple[dict[str, int], list[str]]:
+        """(cached frequencies, terms to count)."""
+        now = time.monotonic()
+        found: dict[str, int] = {}
+        missing: list[str] = []
+        for term in terms:
+            cached = self._df.get((scope, term))
+            if cached is not None and now - cached[0] < DF_TTL_S:
+                found[term] = cached[1]
+            else:
+                missing.append(term)
+        return found, missing
+
+    def put(self, scope: str, counted: dict[str, int]) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if len(self._df) > _DF_CACHE_SIZE:
+                self._df.clear()
+            for term, count in counted.items():
+                if count:
+                    self._df[(scope, term)] = (now, count)
+
+
 def quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -61,8 +113,7 @@ class Lexicon:
     def __init__(self, budget: int = POSTINGS_BUDGET) -> None:
         self.budget = budget
         self._tables: set[str] = set()
-        self._df: dict[tuple[str, str], tuple[float, int]] = {}
-        self._lock = threading.Lock()
+        self._df = FrequencyCache()
 
     def ensure_table(self, conn: Connection, site_id: str) -> str:
         table = fts_table(site_id)
@@ -131,22 +182,11 @@ class Lexicon:
         of them AND-ed when each is past the budget; None when nothing fits (or no term
         is known: unknown terms match nothing)."""
         frequencies = self._frequencies(conn, table, terms)
-        known = sorted((t for t in terms if frequencies.get(t)), key=lambda t: frequencies[t])
-        if not known:
-            return None
-        chosen: list[str] = []
-        total = 0
-        for term in known:
-            if total + frequencies[term] > self.budget:
-                break
-            chosen.append(term)
-            total += frequencies[term]
-        if chosen:
-            return " OR ".join(quoted(term) for term in chosen)
-        conjunction = " AND ".join(quoted(term) for term in known)
-        if len(known) > 1 and self._count(conn, table, conjunction) <= self.budget:
-            return conjunction
-        return None
+        chosen, conjunction = budgeted_terms(terms, frequencies, self.budget)
+        if not conjunction:
+            return " OR ".join(quoted(term) for term in chosen) if chosen else None
+        expression = " AND ".join(quoted(term) for term in chosen)
+        return expression if self._count(conn, table, expression) <= self.budget else None
 
     def _count(self, conn: Connection, table: str, expression: str) -> int:
         """Rows matching `expression`, counted up to the budget + 1 (FTS5 stops there;
@@ -159,24 +199,9 @@ class Lexicon:
         )
 
     def _frequencies(self, conn: Connection, table: str, terms: list[str]) -> dict[str, int]:
-        now = time.monotonic()
-        found: dict[str, int] = {}
-        missing: list[str] = []
-        for term in terms:
-            cached = self._df.get((table, term))
-            if cached is not None and now - cached[0] < DF_TTL_S:
-                found[term] = cached[1]
-            else:
-                missing.append(term)
-        for term in missing:
-            # Counted up to the budget only: fts5vocab's exact count walks the whole
-            # posting list, milliseconds for a common word on a large site.
-            found[term] = self._count(conn, table, quoted(term))
-        if missing:
-            with self._lock:
-                if len(self._df) > _DF_CACHE_SIZE:
-                    self._df.clear()
-                for term in missing:
-                    if found[term]:  # a term no row has yet may arrive with the next write
-                        self._df[(table, term)] = (now, found[term])
-        return found
+        found, missing = self._df.get(table, terms)
+        # Counted up to the budget only: fts5vocab's exact count walks the whole
+        # posting list, milliseconds for a common word on a large site.
+        counted = {term: self._count(conn, table, quoted(term)) for term in missing}
+        self._df.put(table, counted)
+        return found | counted

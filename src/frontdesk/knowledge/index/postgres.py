@@ -6,7 +6,8 @@
   literal with positions so that indexed text and queries are stemmed exactly once and
   the same way as on SQLite. GIN-indexed; ranked by Okapi BM25 computed in SQL from the
   positions (term frequency), `lexical_length` and the site's own statistics — the
-  ranking of the SQLite index.
+  ranking of the SQLite index, with its common-terms policy (which terms a query asks
+  for under the postings budget: `frontdesk.knowledge.index.postgres_lexicon`).
 - Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
   HNSW expression index (`vector_cosine_ops`), created on first ingest of that dimension.
   `ef_search` (recall/latency) is set per query; pgvector ≥ 0.8 iterative scans keep a
@@ -33,10 +34,10 @@ from frontdesk.knowledge.index.base import (
     read_documents,
     upsert_document,
 )
+from frontdesk.knowledge.index.postgres_lexicon import PgLexicon
 from frontdesk.knowledge.index.postgres_sql import (
     BM25,
     HYBRID,
-    tsquery_literal,
     tsvector_literal,
     vector_literal,
 )
@@ -69,6 +70,7 @@ class PostgresKnowledgeIndex:
         self._dims: set[int] = set()
         self._iterative: bool | None = None
         self._lock = threading.Lock()
+        self.lexicon = PgLexicon()
 
     # -- documents -------------------------------------------------------------------
     def list_documents(self, site_id: str) -> list[StoredDocument]:
@@ -214,8 +216,9 @@ class PostgresKnowledgeIndex:
     ) -> list[FusedHit]:
         """Dense + lexical candidates fused by reciprocal rank, with cosines, in one query."""
         dim = int(vector.shape[0])
-        tsq = tsquery_literal(terms)
         with self.engine.begin() as conn:
+            tsq, asked = self.lexicon.query(conn, site_id, terms)
+            count, average = self.lexicon.stats(conn, site_id) if tsq else (0, 1.0)
             self._tune(conn)
             rows = conn.execute(
                 text(HYBRID.format(d=dim, bm25=BM25)),
@@ -225,8 +228,10 @@ class PostgresKnowledgeIndex:
                     "vec": vector_literal(vector),
                     "limit": limit,
                     "tsq": tsq,
-                    "terms": list(dict.fromkeys(terms)),
+                    "terms": asked,
                     "has_terms": bool(tsq),
+                    "n": count,
+                    "avgdl": average,
                     "wd": dense_weight,
                     "wl": lexical_weight,
                     "k": rrf_k,
@@ -238,17 +243,20 @@ class PostgresKnowledgeIndex:
         ]
 
     def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
-        tsq = tsquery_literal(terms)
-        if not tsq:
-            return []
         with self.engine.connect() as conn:
+            tsq, asked = self.lexicon.query(conn, site_id, terms)
+            if not tsq:
+                return []
+            count, average = self.lexicon.stats(conn, site_id)
             rows = conn.execute(
                 text(BM25),
                 {
                     "site": site_id,
                     "tsq": tsq,
-                    "terms": list(dict.fromkeys(terms)),
+                    "terms": asked,
                     "has_terms": True,
+                    "n": count,
+                    "avgdl": average,
                     "limit": limit,
                 },
             ).all()

@@ -61,20 +61,21 @@ ORDER BY f.rank_score DESC, f.chunk_id
 """
 
 
+# Term frequencies of the asked terms only: `setweight` marks them, `ts_filter` keeps
+# them, so a matched chunk's tsvector is unnested to a few entries instead of all its
+# lexemes. `:n` and `:avgdl` are the site's chunk count and average length (cached by
+# `PgLexicon`: a count per query would scan the site).
 BM25 = """
 WITH matches AS MATERIALIZED (
   SELECT c.chunk_id, c.lexical_length AS dl, u.lexeme, cardinality(u.positions) AS tf
-  FROM knowledge_chunks c, unnest(c.lexical) u
+  FROM knowledge_chunks c,
+    unnest(ts_filter(setweight(c.lexical, 'A', CAST(:terms AS text[])), '{a}')) u
   WHERE :has_terms AND c.site_id = :site AND c.lexical @@ CAST(:tsq AS tsquery)
-    AND u.lexeme = ANY(CAST(:terms AS text[]))
 ), df AS (
   SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme
-), stats AS (
-  SELECT count(*) AS n, COALESCE(NULLIF(avg(lexical_length), 0), 1) AS avgdl
-  FROM knowledge_chunks WHERE site_id = :site
 )
-SELECT m.chunk_id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) * m.tf * 2.2
-  / (m.tf + 1.2 * (1 - 0.75 + 0.75 * m.dl / s.avgdl))) AS score
-FROM matches m JOIN df USING (lexeme) CROSS JOIN stats s
+SELECT m.chunk_id, sum(ln(1 + (CAST(:n AS float8) - df.df + 0.5) / (df.df + 0.5)) * m.tf * 2.2
+  / (m.tf + 1.2 * (1 - 0.75 + 0.75 * m.dl / CAST(:avgdl AS float8)))) AS score
+FROM matches m JOIN df USING (lexeme)
 GROUP BY m.chunk_id ORDER BY score DESC, m.chunk_id LIMIT :limit
 """

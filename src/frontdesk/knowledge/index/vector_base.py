@@ -6,8 +6,10 @@ See `frontdesk.knowledge.index.vectors` for how they are kept up to date.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,10 @@ from sqlalchemy import Connection, bindparam, text
 
 from frontdesk.knowledge.index.base import Vector
 
-EXPANSION_SEARCH = 128
+# The graph walk's breadth (usearch `expansion_search`). At 1M chunks (int8, M 16) the
+# top 10 of a search's 100 re-scored candidates matched an exact scan for 0.947 of
+# results at 128, 0.987 at 256, 0.997 at 512, for +0.7 ms of CPU at 512 over 128.
+EXPANSION_SEARCH = 512
 CONNECTIVITY = 16
 Ids = NDArray[np.int64]
 
@@ -112,6 +117,18 @@ class Live:
 
     def pending(self) -> int:
         return len(self.added) + len(self.removed)
+
+
+BACKGROUND_NICE = 19
+
+
+def background_priority() -> None:
+    """Give the calling thread the lowest CPU priority (Linux: nice is per thread), for
+    index maintenance in its own thread: on a busy machine the kernel then runs it on
+    cores that searches leave idle instead of sharing them evenly with searches. Where
+    threads have no priority of their own, nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
 
 
 def top(ids: Ids, scores: Vector, limit: int) -> list[tuple[int, float]]:

@@ -45,6 +45,7 @@ from frontdesk.knowledge.index.vector_base import (
     Live,
     applied,
     as_vector,
+    background_priority,
     digest,
     dot,
     log_floor,
@@ -362,7 +363,12 @@ class VectorStore:
         matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
         log.info("vector_base_built site=%s model=%s rows=%d", site_id, model, len(ids))
         return self._publish(
-            site_id, model, seq, id_array, matrix, new_graph(id_array, matrix) if ann else None
+            site_id,
+            model,
+            seq,
+            id_array,
+            matrix,
+            new_graph(id_array, matrix, threads=threads) if ann else None,
         )
 
     def _publish(
@@ -441,8 +447,15 @@ class VectorStore:
             self._compact(site_id, model)
             return
         threading.Thread(
-            target=self._compact, args=(site_id, model), name="vector-compaction", daemon=daemon
+            target=self._compact_in_background,
+            args=(site_id, model),
+            name="vector-compaction",
+            daemon=daemon,
         ).start()
+
+    def _compact_in_background(self, site_id: str, model: str) -> None:
+        background_priority()  # seconds of CPU: cores go to searches first
+        self._compact(site_id, model)
 
     def _compact(self, site_id: str, model: str) -> None:
         try:
@@ -460,6 +473,7 @@ class VectorStore:
 
     def compact(self, site_id: str, model: str) -> Base:
         """Fold the logged changes into a new base generation (caller holds the file lock)."""
+        started, started_cpu = time.monotonic(), time.thread_time()
         with self.engine.connect() as conn:
             floor = log_floor(conn, site_id)
             base = self._read_base(site_id, model, floor) or self._live_base(site_id, model, floor)
@@ -479,15 +493,18 @@ class VectorStore:
                 graph = updated_graph(self._dir(site_id, model), base, live)
             else:
                 graph = new_graph(ids, matrix)
+        base = self._publish(site_id, model, live.applied_seq, ids, matrix, graph)
         log.info(
-            "vector_base_compacted site=%s model=%s rows=%d added=%d removed=%d",
+            "vector_base_compacted site=%s model=%s rows=%d added=%d removed=%d s=%.2f cpu_s=%.2f",
             site_id,
             model,
             len(ids),
             len(live.added),
             len(live.removed),
+            time.monotonic() - started,
+            time.thread_time() - started_cpu,
         )
-        return self._publish(site_id, model, live.applied_seq, ids, matrix, graph)
+        return base
 
     def _live_base(self, site_id: str, model: str, floor: int) -> Base | None:
         live = self._live.get((site_id, model))

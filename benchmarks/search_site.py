@@ -1,0 +1,188 @@
+"""The synthetic site of the search benchmarks (`search_latency.py`, both backends):
+chunk texts and vectors from a seed, queries, and the measurements both report."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from frontdesk.knowledge.lexical import lexical_text
+from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.knowledge.search import SearchOptions
+
+SITE = "bench-site"
+DIM = 384
+MODEL = f"hash:{DIM}"  # the name only; vectors are synthetic
+PER_DOC = 20
+CENTRES = 2_000
+SYLLABLES = ["ka", "lo", "mi", "ne", "sor", "tu", "va", "rex", "pli", "dan", "gor", "shi", "em"]
+OPTIONS = SearchOptions(top_k=7, relevance_threshold=0.0, proactive_threshold=None)
+
+
+def percentile(values: list[float], q: float) -> float:
+    return round(float(np.percentile(np.array(values), q)), 2)
+
+
+class Corpus:
+    """Deterministic synthetic chunks: text and vector of chunk n from the seed alone."""
+
+    def __init__(self, seed: int) -> None:
+        rng = random.Random(seed)
+        words: set[str] = set()
+        while len(words) < 5000:
+            words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+        self.words = sorted(words)
+        # Zipf word ranks, drawn by inverse transform on the cumulative weights.
+        self.cumulative = np.cumsum(1.0 / np.arange(1, 5001))
+        centres = np.random.default_rng(seed).standard_normal((CENTRES, DIM)).astype(np.float32)
+        self.centres = centres / np.linalg.norm(centres, axis=1, keepdims=True)
+        self.seed = seed
+        self._stems: dict[str, str] | None = None
+
+    def texts(self, first: int, count: int, version: int = 0) -> list[str]:
+        """Texts of chunks `first` … `first + count - 1` (60–120 words each), one
+        generator per call like `vectors` (a document's chunks are made together)."""
+        rng = np.random.default_rng([self.seed, first, version, 1])
+        lengths = rng.integers(60, 121, count)
+        draws = rng.random(int(lengths.sum())) * self.cumulative[-1]
+        ranks = np.searchsorted(self.cumulative, draws, side="right").tolist()
+        words = self.words
+        found, start = [], 0
+        for length in lengths.tolist():
+            found.append(" ".join([words[r] for r in ranks[start : start + length]]))
+            start += length
+        return found
+
+    def text(self, n: int, version: int = 0) -> str:
+        return self.texts(n - n % PER_DOC, PER_DOC, version)[n % PER_DOC]
+
+    def lexical(self, text: str) -> str:
+        """`lexical_text(text)` of a corpus text, by a lookup of its words' stems (the
+        vocabulary is 5,000 lower-case words; the build checks it against `lexical_text`)."""
+        if self._stems is None:
+            self._stems = dict(
+                zip(self.words, lexical_text(" ".join(self.words)).split(), strict=True)
+            )
+        stems = self._stems
+        return " ".join([stems[word] for word in text.split()])
+
+    def vectors(self, first: int, count: int, version: int = 0) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, first, version])
+        topics = rng.integers(0, CENTRES, count)
+        noise = rng.standard_normal((count, DIM)).astype(np.float32)
+        noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+        rows = self.centres[topics] + 0.6 * noise
+        return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+    def new_page_text(self, number: int) -> str:
+        """Chunk 0 of a page written during the re-ingestion: with a word of its own, as
+        a new page has (at 1M chunks every word of the 5,000 is in over 2,000 chunks, so
+        a page of only those words has no lexical list by design)."""
+        return f"newpage{number} " + self.text(number * PER_DOC)
+
+    def write_doc(self, index: Any, number: int, version: int = 0, new: bool = False) -> None:
+        doc_id = f"doc-{number:07d}.md"
+        document = Document(doc_id, f"Document {number}", "", "markdown", f"bench:{doc_id}")
+        first = number * PER_DOC
+        texts = self.texts(first, PER_DOC, version)
+        if new:
+            texts[0] = self.new_page_text(number)
+        chunks = [
+            Chunk(f"{number:07d}-{i:02d}", doc_id, i, body, (), doc_id)
+            for i, body in enumerate(texts)
+        ]
+        lexical = [lexical_text(c.content) for c in chunks]
+        vectors = self.vectors(first, PER_DOC, version)
+        index.replace_document(SITE, document, "bench", chunks, vectors, lexical, MODEL)
+
+
+def queries(corpus: Corpus, chunks: int, count: int, seed: int) -> list[tuple[str, np.ndarray]]:
+    rng = random.Random(seed)
+    np_rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(count):
+        n = rng.randrange(chunks)
+        words = rng.sample(corpus.text(n).split(), k=rng.randint(3, 8))
+        vector = corpus.vectors((n // PER_DOC) * PER_DOC, PER_DOC)[n % PER_DOC]
+        vector = vector + 0.3 * np_rng.standard_normal(DIM).astype(np.float32) / np.sqrt(DIM)
+        found.append((" ".join(words), (vector / np.linalg.norm(vector)).astype(np.float32)))
+    return found
+
+
+def run_queue_ms() -> float:
+    """This thread's time waiting for a core so far (ms; /proc schedstat, Linux): with
+    its CPU time it splits a search's wall time into running, waiting to run, and
+    blocked (sleeping on a lock, the GIL or I/O) — the rest."""
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def where_time_went(times: list[float], cpu: list[float], queued: list[float]) -> dict[str, float]:
+    """Mean CPU, run-queue wait and blocked time of the slowest 1 % of searches."""
+    slow = sorted(range(len(times)), key=lambda i: -times[i])[: max(1, len(times) // 100)]
+    wall = float(np.mean([times[i] for i in slow]))
+    running = float(np.mean([cpu[i] for i in slow]))
+    waiting = float(np.mean([queued[i] for i in slow]))
+    return {
+        "slowest_1pct_wall_ms": round(wall, 1),
+        "slowest_1pct_cpu_ms": round(running, 1),
+        "slowest_1pct_waiting_for_core_ms": round(waiting, 1),
+        "slowest_1pct_blocked_ms": round(wall - running - waiting, 1),
+    }
+
+
+def memory_mb() -> dict[str, float]:
+    """VmRSS, RssAnon, RssFile and Pss (shared pages divided among the processes
+    mapping them) of this process, in MB."""
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    found = {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
+    rollup = Path("/proc/self/smaps_rollup")
+    if rollup.exists():
+        fields = {
+            line.split(":")[0]: int(line.split()[1]) / 1024
+            for line in rollup.read_text().splitlines()[1:]
+        }
+        found["Pss"] = fields["Pss"]
+        # Private: pages only this process maps (its heap, and file pages no other
+        # process has mapped yet); Shared: pages other processes map too.
+        found["Private"] = fields["Private_Clean"] + fields["Private_Dirty"]
+        found["Shared"] = fields["Shared_Clean"] + fields["Shared_Dirty"]
+    return found
+
+
+def exact_top10(blocks: Any, vectors: np.ndarray) -> list[list[int]]:
+    """Positions of each query's exact top 10 over row blocks `(first position, matrix)`
+    (one pass over the vectors for all queries: at 1M chunks one per query takes minutes)."""
+    best_scores = np.full((len(vectors), 10), -np.inf, dtype=np.float32)
+    best_rows = np.zeros((len(vectors), 10), dtype=np.int64)
+    for start, matrix in blocks:
+        scores = np.asarray(matrix) @ vectors.T  # (block, queries)
+        merged_scores = np.concatenate([best_scores, scores.T], axis=1)
+        merged_rows = np.concatenate(
+            [best_rows, np.broadcast_to(np.arange(start, start + len(scores)), scores.T.shape)],
+            axis=1,
+        )
+        keep = np.argsort(-merged_scores, axis=1)[:, :10]
+        best_scores = np.take_along_axis(merged_scores, keep, axis=1)
+        best_rows = np.take_along_axis(merged_rows, keep, axis=1)
+    return [[int(r) for r in row] for row in best_rows]
+
+
+def rewrite(index: Any, corpus: Corpus, chunks: int, count: int) -> None:
+    """The re-ingestion: rewrite `count` chunks (new text and vectors) document by document
+    through `replace_document`, and every 50 documents write a new page, printing when its
+    transaction committed (one JSON line, read by the searching process)."""
+    docs = chunks // PER_DOC
+    for k in range(count // PER_DOC):
+        corpus.write_doc(index, (k * 7919) % docs, version=1)
+        if k % 50 == 25:
+            number = docs + k  # a new document number
+            corpus.write_doc(index, number, new=True)
+            print(json.dumps({"doc": number, "at": time.time()}), flush=True)

@@ -32,7 +32,33 @@ pytestmark = pytest.mark.unit
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
         # off-topic needs both signals: what the site's own pages answer is on-topic
         (RouteInput("OFFTOPIC", site_supported=True), "ANSWER", "site_supported"),
+        # small talk stays small talk; a question the site's pages answer is answered
         (RouteInput("OTHER", site_supported=True), "REDIRECT", "other"),
+        (RouteInput("OTHER", asks_question=True), "REDIRECT", "other"),
+        (RouteInput("OTHER", asks_question=True, site_supported=True), "ANSWER", "site_supported"),
+        (
+            RouteInput("STOP_BOOKING", asks_question=True, site_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        (
+            RouteInput(
+                "STOP_BOOKING", asks_question=True, site_supported=True, booking_status="booked"
+            ),
+            "REDIRECT",
+            "stop_booking",
+        ),
+        (RouteInput("BOOKING", asks_question=True), "BOOKING", "booking_requested"),
+        (
+            RouteInput("BOOKING", asks_question=True, site_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        (
+            RouteInput("BOOKING", asks_question=True, site_supported=True, booking_wish=True),
+            "BOOKING",
+            "booking_requested",
+        ),
         (RouteInput("OFFTOPIC", nonsense=True, site_supported=True), "REDIRECT", "nonsense"),
         (RouteInput("HACK", site_supported=True), "REDIRECT", "hack"),
         (RouteInput("OFFTOPIC", high_stakes=True, site_supported=True), "HANDOFF", "high_stakes"),

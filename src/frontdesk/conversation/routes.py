@@ -40,12 +40,12 @@ ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC"})
 # OTHER (greetings, thanks, chit-chat, jobs and press) and a STOP_BOOKING with nothing to
 # stop are conversation acts — unless the message asks something the site's pages answer:
-# "Do you speak English?", "Are you part of the PADI programme?", "can I stop the
-# subscription renewing?" were refused while the site's FAQ has the answer. Only a
-# question is checked; "thanks", "hi there" and "no thanks" never reach the content.
-# A BOOKING label without a wish for a demo or sales in so many words is checked the
-# same way ("how do I get the link to the donations service?" is not a booking).
-QUESTION_SUPPORT_CHECKED_INTENTS = frozenset({"OTHER", "STOP_BOOKING", "BOOKING"})
+# "Are you part of the PADI programme?", "why can monetisation be refused?" were chatted
+# away while the site's FAQ has the answer. Only a question is checked ("thanks", "hi
+# there" and "no thanks" never reach the content), and it needs both signals of support
+# (`strongly_supported_by_site`): a press enquiry scoring just above the bar on the words
+# "who handles" is still the press enquiry the classifier heard.
+QUESTION_SUPPORT_CHECKED_INTENTS = frozenset({"OTHER", "STOP_BOOKING"})
 # A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
 # read as its answer, whatever the classifier makes of it (a reply naming a problem may
 # look like support, one about meetings like a booking), unless it declines, attacks,
@@ -92,6 +92,8 @@ class RouteInput:
     email_known: bool = False
     # The site's own content clearly supports the message (`site_support_check`).
     site_supported: bool = False
+    # ...by both signals at once (`strongly_supported_by_site`).
+    site_strongly_supported: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,9 +132,11 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.intent == "BOOKING" and inp.mentions_pricing and not inp.booking_wish:
         # "How much would it cost to upgrade?" is a question, not a wish to book.
         return RouteDecision("ANSWER", "learn")
-    if inp.intent == "BOOKING" and not inp.booking_wish and _answers_question(inp):
-        # Booking starts on a wish to book, not on a question the site's pages answer.
-        return RouteDecision("ANSWER", "site_supported")
+    if inp.intent == "BOOKING" and inp.asks_question and not inp.booking_wish:
+        # Booking starts on a wish for a demo or sales in so many words, not on a question
+        # ("how do I get the link to the donations service?", "can one account serve the
+        # site and the studio app?"): the documentation answers it, or a person is offered.
+        return RouteDecision("ANSWER", "learn")
     if inp.intent == "BOOKING":
         return RouteDecision("BOOKING", "booking_requested", booking_status=_start(inp))
     if inp.hot_lead and inp.proposals_issued == 0 and inp.booking_status != "booked":
@@ -176,7 +180,9 @@ def _answers_question(inp: RouteInput) -> bool:
     """A conversation-act label (`QUESTION_SUPPORT_CHECKED_INTENTS`) on a question that
     the site's own content supports: the question is answered, not chatted away."""
     return (
-        inp.intent in QUESTION_SUPPORT_CHECKED_INTENTS and inp.asks_question and inp.site_supported
+        inp.intent in QUESTION_SUPPORT_CHECKED_INTENTS
+        and inp.asks_question
+        and inp.site_strongly_supported
     )
 
 
@@ -255,6 +261,16 @@ def supported_by_site(
     if top_score >= bar:
         return True
     return lexical >= LEXICAL_SUPPORT and (word_bar is None or top_score >= word_bar)
+
+
+def strongly_supported_by_site(
+    status: str, top_score: float | None, bar: float | None, lexical: float
+) -> bool:
+    """Both signals at once: the best cosine at the site's own bar and most of the
+    question's words (`LEXICAL_SUPPORT`) in one of the best passages."""
+    if status != "ok" or bar is None or top_score is None:
+        return False
+    return top_score >= bar and lexical >= LEXICAL_SUPPORT
 
 
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:

@@ -72,7 +72,7 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
             {"intent": {"label": "STOP_BOOKING"}, "input": "Why was it refused?"},
             "site_support_check",
         ),
-        ({"intent": {"label": "BOOKING"}, "input": "How do I get the link?"}, "site_support_check"),
+        ({"intent": {"label": "BOOKING"}, "input": "How do I get the link?"}, "intent_router"),
         ({"intent": {"label": "OTHER", "nonsense": True}, "input": "asdf?"}, "intent_router"),
         ({"intent": {"label": "LEARN", "confidence": 0.9}}, "intent_router"),
         ({"intent": {"label": "HACK", "confidence": 0.9}}, "intent_router"),

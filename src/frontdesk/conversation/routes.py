@@ -404,9 +404,27 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
         return "intent_router"
     if label in SUPPORT_CHECKED_INTENTS:
         return "site_support_check"
-    if label in QUESTION_SUPPORT_CHECKED_INTENTS and is_question(state.get("input") or ""):
+    if (
+        label in QUESTION_SUPPORT_CHECKED_INTENTS
+        and is_question(state.get("input") or "")
+        and not _decided_before_content(state)
+    ):
         return "site_support_check"
     return "intent_router"
+
+
+def _decided_before_content(state: ChatState) -> bool:
+    """The router decides this turn before the site's content has a say (a person asked
+    for, a high-stakes matter, a booking being collected): its search is not waited for,
+    so the fast path still cancels it."""
+    intent = state.get("intent") or {}
+    qualification = state.get("qualification") or {}
+    booking = state.get("booking") or {}
+    return (
+        bool(qualification.get("explicit_human_request"))
+        or bool(intent.get("high_stakes"))
+        or booking.get("status") == "collecting"
+    )
 
 
 def route_by_intent(

@@ -74,6 +74,23 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ),
         ({"intent": {"label": "BOOKING"}, "input": "How do I get the link?"}, "intent_router"),
         ({"intent": {"label": "OTHER", "nonsense": True}, "input": "asdf?"}, "intent_router"),
+        # decided before the content has a say: the fast path cancels the search
+        (
+            {
+                "intent": {"label": "OTHER"},
+                "input": "Can I talk to a real person please?",
+                "qualification": {"explicit_human_request": True},
+            },
+            "intent_router",
+        ),
+        (
+            {"intent": {"label": "OTHER", "high_stakes": True}, "input": "Is it refunded?"},
+            "intent_router",
+        ),
+        (
+            {"intent": {"label": "OTHER"}, "input": "Why?", "booking": {"status": "collecting"}},
+            "intent_router",
+        ),
         ({"intent": {"label": "LEARN", "confidence": 0.9}}, "intent_router"),
         ({"intent": {"label": "HACK", "confidence": 0.9}}, "intent_router"),
     ],

@@ -19,6 +19,7 @@ from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
+from frontdesk.engines.local.answering.text import is_question
 from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
@@ -35,10 +36,16 @@ HandoffReason = Literal[
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 # The classifier's business-independent "not about any company" label: before a message
-# with it is refused, the site's own content gets its say (`site_support_check`). OTHER
-# (greetings, thanks, chit-chat, jobs and press) is a conversation act, not a question
-# about content, and is not overruled.
+# with it is refused, the site's own content gets its say (`site_support_check`).
 SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC"})
+# OTHER (greetings, thanks, chit-chat, jobs and press) and a STOP_BOOKING with nothing to
+# stop are conversation acts — unless the message asks something the site's pages answer:
+# "Are you part of the PADI programme?", "why can monetisation be refused?" were chatted
+# away while the site's FAQ has the answer. Only a question is checked ("thanks", "hi
+# there" and "no thanks" never reach the content), and it needs both signals of support
+# (`strongly_supported_by_site`): a press enquiry scoring just above the bar on the words
+# "who handles" is still the press enquiry the classifier heard.
+QUESTION_SUPPORT_CHECKED_INTENTS = frozenset({"OTHER", "STOP_BOOKING"})
 # A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
 # read as its answer, whatever the classifier makes of it (a reply naming a problem may
 # look like support, one about meetings like a booking), unless it declines, attacks,
@@ -85,6 +92,8 @@ class RouteInput:
     email_known: bool = False
     # The site's own content clearly supports the message (`site_support_check`).
     site_supported: bool = False
+    # ...by both signals at once (`strongly_supported_by_site`).
+    site_strongly_supported: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,11 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.intent == "BOOKING" and inp.mentions_pricing and not inp.booking_wish:
         # "How much would it cost to upgrade?" is a question, not a wish to book.
         return RouteDecision("ANSWER", "learn")
+    if inp.intent == "BOOKING" and inp.asks_question and not inp.booking_wish:
+        # Booking starts on a wish for a demo or sales in so many words, not on a question
+        # ("how do I get the link to the donations service?", "can one account serve the
+        # site and the studio app?"): the documentation answers it, or a person is offered.
+        return RouteDecision("ANSWER", "learn")
     if inp.intent == "BOOKING":
         return RouteDecision("BOOKING", "booking_requested", booking_status=_start(inp))
     if inp.hot_lead and inp.proposals_issued == 0 and inp.booking_status != "booked":
@@ -133,8 +147,11 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":
-        # Nothing to stop unless a demo was booked or just offered; else it is small talk.
+        # Nothing to stop unless a demo was booked or just offered; else it is small talk,
+        # or a question about the site's content (`_answers_question`).
         offered = inp.booking_status == "booked" or inp.demo_proposed_last_turn
+        if not offered and _answers_question(inp):
+            return RouteDecision("ANSWER", "site_supported")
         reason = "stop_booking" if offered else "other"
         return RouteDecision("REDIRECT", reason)
     if (
@@ -152,9 +169,21 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("ANSWER", "site_supported")
     if inp.intent == "OFFTOPIC":
         return RouteDecision("REDIRECT", "offtopic")
+    if inp.intent == "OTHER" and _answers_question(inp):
+        return RouteDecision("ANSWER", "site_supported")
     if inp.intent in ("OTHER", "BOOKING"):
         return RouteDecision("REDIRECT", "other")
     raise ValueError(f"unknown intent {inp.intent!r}")
+
+
+def _answers_question(inp: RouteInput) -> bool:
+    """A conversation-act label (`QUESTION_SUPPORT_CHECKED_INTENTS`) on a question that
+    the site's own content supports: the question is answered, not chatted away."""
+    return (
+        inp.intent in QUESTION_SUPPORT_CHECKED_INTENTS
+        and inp.asks_question
+        and inp.site_strongly_supported
+    )
 
 
 def _start(inp: RouteInput) -> BookingStatus:
@@ -232,6 +261,16 @@ def supported_by_site(
     if top_score >= bar:
         return True
     return lexical >= LEXICAL_SUPPORT and (word_bar is None or top_score >= word_bar)
+
+
+def strongly_supported_by_site(
+    status: str, top_score: float | None, bar: float | None, lexical: float
+) -> bool:
+    """Both signals at once: the best cosine at the site's own bar and most of the
+    question's words (`LEXICAL_SUPPORT`) in one of the best passages."""
+    if status != "ok" or bar is None or top_score is None:
+        return False
+    return top_score >= bar and lexical >= LEXICAL_SUPPORT
 
 
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:
@@ -354,15 +393,38 @@ def live_handoff_route(*, in_hours: bool, operators_online: int) -> LiveHandoff:
 
 
 def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:
-    """An everyday request waits for the site's content before it is refused; everything
-    else is routed at once (keyboard mash needs no search)."""
+    """An everyday request, or small talk asked as a question, waits for the site's
+    content before it is refused; everything else is routed at once (keyboard mash needs
+    no search)."""
     intent = state.get("intent") or {}
     label = intent.get("label")
     if label is None:
         raise ValueError("no intent before routing")
-    if label in SUPPORT_CHECKED_INTENTS and not intent.get("nonsense"):
+    if intent.get("nonsense"):
+        return "intent_router"
+    if label in SUPPORT_CHECKED_INTENTS:
+        return "site_support_check"
+    if (
+        label in QUESTION_SUPPORT_CHECKED_INTENTS
+        and is_question(state.get("input") or "")
+        and not _decided_before_content(state)
+    ):
         return "site_support_check"
     return "intent_router"
+
+
+def _decided_before_content(state: ChatState) -> bool:
+    """The router decides this turn before the site's content has a say (a person asked
+    for, a high-stakes matter, a booking being collected): its search is not waited for,
+    so the fast path still cancels it."""
+    intent = state.get("intent") or {}
+    qualification = state.get("qualification") or {}
+    booking = state.get("booking") or {}
+    return (
+        bool(qualification.get("explicit_human_request"))
+        or bool(intent.get("high_stakes"))
+        or booking.get("status") == "collecting"
+    )
 
 
 def route_by_intent(

@@ -141,6 +141,9 @@ class SiteSupport(TypedDict):
     threshold: float  # the site's bar (`knowledge/topic.py`)
     lexical: float  # share of the question's content words in one of the best passages
     supported: bool
+    # Both signals at once: the cosine at the site's bar and most of the words in a
+    # passage — what a conversation-act label (OTHER, BOOKING...) needs to be overruled.
+    strong: NotRequired[bool]
 
 
 class Handoff(TypedDict):

@@ -48,6 +48,11 @@ class Outcome:
     error: str | None = None
     judge: dict[str, Any] | None = None  # LLM-as-judge scores, when a judge ran
     site_support: dict[str, Any] | None = None  # the on-topic check, when it ran
+    # The answer path's own view, for the report: the self-evaluation, the claim check's
+    # factuality and the best cosine of the turn's search.
+    evaluation: dict[str, Any] | None = None
+    factuality: float | None = None
+    top_score: float | None = None
 
     @property
     def injection_detected(self) -> bool:
@@ -80,6 +85,9 @@ class Outcome:
             "error": self.error,
             "judge": self.judge,
             "site_support": self.site_support,
+            "evaluation": self.evaluation,
+            "factuality": self.factuality,
+            "top_score": self.top_score,
         }
 
 
@@ -114,6 +122,9 @@ def outcome_from_state(item: EvalItem, values: dict[str, Any], latency_ms: float
         collected={str(k): str(v) for k, v in collected.items()},
         latency_ms=latency_ms,
         site_support=dict(values["site_support"]) if values.get("site_support") else None,
+        evaluation=dict(values["evaluation"]) if values.get("evaluation") else None,
+        factuality=(values.get("verification") or {}).get("factuality_score"),
+        top_score=retrieval.get("top_score"),
     )
 
 

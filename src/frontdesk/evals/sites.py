@@ -69,7 +69,8 @@ class SiteGates:
     `floors` are today's CI-sample figures (local engine, the multilingual-e5-small default)
     minus one or two items' worth (a CI sample holds 25-40 questions of a kind), so CI fails
     on a regression without failing on the gap still open. They were set at the figures of
-    the support bar recalibrated for e5 (docs/evaluation.md). Raise the floors as the
+    the support bar recalibrated for e5, and raised with the routing of questions labelled
+    OTHER / STOP_BOOKING / BOOKING (docs/evaluation.md). Raise the floors as the
     figures improve; `frontdesk eval sites --acceptance` gates on the bar itself."""
 
     answered: float = 0.90
@@ -116,7 +117,7 @@ SITES: tuple[EvalSite, ...] = (
         "ru",
         ("ru", "en"),
         "Russian video platform FAQ, real support questions",
-        floors=SiteGates(0.575, 0.825, 0.0, 0.0, 0.95),
+        floors=SiteGates(0.60, 0.90, 0.0, 0.0, 0.95),
     ),
     EvalSite(
         "covid-faq-en",
@@ -125,7 +126,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "public-health FAQ, real audience questions, 121 unanswerable",
-        floors=SiteGates(0.825, 0.90, 0.50, 0.15, 0.85),
+        floors=SiteGates(0.85, 0.90, 0.55, 0.15, 0.85),
     ),
     EvalSite(
         "stackfaq-en",
@@ -144,7 +145,7 @@ SITES: tuple[EvalSite, ...] = (
         ("es", "en"),
         "bundled: a Spanish dental clinic, 12 pages, own questions of every kind",
         bundled=True,
-        floors=SiteGates(0.69, 0.84, 0.40, 0.50, 0.94),
+        floors=SiteGates(0.76, 0.92, 0.50, 0.50, 0.94),
     ),
 )
 

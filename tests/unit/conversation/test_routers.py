@@ -66,6 +66,31 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"intent": {"label": "OFFTOPIC", "confidence": 0.9}}, "site_support_check"),
         ({"intent": {"label": "OFFTOPIC", "nonsense": True}}, "intent_router"),
         ({"intent": {"label": "OTHER", "confidence": 0.9}}, "intent_router"),
+        ({"intent": {"label": "OTHER"}, "input": "thanks, that helps"}, "intent_router"),
+        ({"intent": {"label": "OTHER"}, "input": "Do you speak English?"}, "site_support_check"),
+        (
+            {"intent": {"label": "STOP_BOOKING"}, "input": "Why was it refused?"},
+            "site_support_check",
+        ),
+        ({"intent": {"label": "BOOKING"}, "input": "How do I get the link?"}, "intent_router"),
+        ({"intent": {"label": "OTHER", "nonsense": True}, "input": "asdf?"}, "intent_router"),
+        # decided before the content has a say: the fast path cancels the search
+        (
+            {
+                "intent": {"label": "OTHER"},
+                "input": "Can I talk to a real person please?",
+                "qualification": {"explicit_human_request": True},
+            },
+            "intent_router",
+        ),
+        (
+            {"intent": {"label": "OTHER", "high_stakes": True}, "input": "Is it refunded?"},
+            "intent_router",
+        ),
+        (
+            {"intent": {"label": "OTHER"}, "input": "Why?", "booking": {"status": "collecting"}},
+            "intent_router",
+        ),
         ({"intent": {"label": "LEARN", "confidence": 0.9}}, "intent_router"),
         ({"intent": {"label": "HACK", "confidence": 0.9}}, "intent_router"),
     ],

@@ -10,6 +10,7 @@ from frontdesk.conversation.routes import (
     is_low_confidence,
     redirect_routing,
     route_after_answer,
+    strongly_supported_by_site,
     supported_by_site,
 )
 
@@ -32,7 +33,38 @@ pytestmark = pytest.mark.unit
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
         # off-topic needs both signals: what the site's own pages answer is on-topic
         (RouteInput("OFFTOPIC", site_supported=True), "ANSWER", "site_supported"),
+        # small talk stays small talk; a question the site's pages answer is answered
         (RouteInput("OTHER", site_supported=True), "REDIRECT", "other"),
+        (RouteInput("OTHER", asks_question=True), "REDIRECT", "other"),
+        (RouteInput("OTHER", asks_question=True, site_supported=True), "REDIRECT", "other"),
+        (
+            RouteInput("OTHER", asks_question=True, site_strongly_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        (
+            RouteInput("STOP_BOOKING", asks_question=True, site_strongly_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        (
+            RouteInput(
+                "STOP_BOOKING",
+                asks_question=True,
+                site_strongly_supported=True,
+                booking_status="booked",
+            ),
+            "REDIRECT",
+            "stop_booking",
+        ),
+        # A question the classifier took for a booking is answered unless it asks for a
+        # demo or sales in so many words.
+        (RouteInput("BOOKING", asks_question=True), "ANSWER", "learn"),
+        (
+            RouteInput("BOOKING", asks_question=True, booking_wish=True),
+            "BOOKING",
+            "booking_requested",
+        ),
         (RouteInput("OFFTOPIC", nonsense=True, site_supported=True), "REDIRECT", "nonsense"),
         (RouteInput("HACK", site_supported=True), "REDIRECT", "hack"),
         (RouteInput("OFFTOPIC", high_stakes=True, site_supported=True), "HANDOFF", "high_stakes"),
@@ -160,3 +192,13 @@ def test_shared_words_need_a_passage_above_the_bulk_of_everyday_requests() -> No
     assert supported_by_site("ok", 0.85, 0.855, 0.75, word_bar=0.837)
     assert not supported_by_site("ok", 0.85, 0.855, 0.5, word_bar=0.837)
     assert supported_by_site("ok", 0.86, 0.855, 0.0, word_bar=0.837)  # the bar alone
+
+
+def test_strong_support_needs_the_bar_and_the_words() -> None:
+    # A press enquiry at 0.858 against a bar of 0.847 sharing two of seven words: on-topic
+    # enough to overrule "off-topic", not enough to overrule a conversation act.
+    assert not strongly_supported_by_site("ok", 0.858, 0.847, 0.29)
+    assert not strongly_supported_by_site("ok", 0.84, 0.847, 1.0)
+    assert not strongly_supported_by_site("no_result", 0.9, 0.847, 1.0)
+    assert not strongly_supported_by_site("ok", 0.9, None, 1.0)
+    assert strongly_supported_by_site("ok", 0.855, 0.847, 0.67)

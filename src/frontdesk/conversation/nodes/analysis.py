@@ -155,6 +155,11 @@ def _site_supported(state: ChatState) -> bool:
     return bool(support and support["supported"])
 
 
+def _site_strongly_supported(state: ChatState) -> bool:
+    support = state.get("site_support")
+    return bool(support and support.get("strong"))
+
+
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Deterministic: the route is a function of intent, qualification, interest, booking
@@ -185,6 +190,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             or asks_pricing(state["input"])
             or mentions_plans(state["input"]),
             site_supported=_site_supported(state),
+            site_strongly_supported=_site_strongly_supported(state),
             **follow_up_context(state, ctx.site.qualification.forms),
         )
     )

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
-from frontdesk.conversation.routes import supported_by_site
+from frontdesk.conversation.routes import strongly_supported_by_site, supported_by_site
 from frontdesk.conversation.state import ChatState, SiteSupport, collected_values
 from frontdesk.engines.local.answering.parts import question_parts
 from frontdesk.knowledge.models import RetrievalResult
@@ -125,6 +125,7 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
         threshold=round(bar if bar is not None else 1.0, 4),
         lexical=round(lexical, 4),
         supported=supported_by_site(result.status, result.top_score, bar, lexical, word_bar),
+        strong=strongly_supported_by_site(result.status, result.top_score, bar, lexical),
     )
     return {"site_support": support}
 

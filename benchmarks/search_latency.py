@@ -52,6 +52,7 @@ from search_site import (
     PER_DOC,
     SITE,
     Corpus,
+    dense_recall,
     exact_top10,
     memory_mb,
     percentile,
@@ -233,19 +234,8 @@ def recall_at_10(
                 f"SELECT id, chunk_id FROM knowledge_chunks WHERE id IN ({placeholders})"
             ).all()
         )
-    recalls: dict[int, list[float]] = {10: [], OPTIONS.candidates: []}
-    for q, (_, vector) in enumerate(work):
-        truth = {names[int(base.ids[r])] for r in best_rows[q]}
-        for limit, found in recalls.items():
-            hits = index.dense_search(SITE, MODEL, vector, limit)[:10]
-            found.append(len(truth & {hit.chunk_id for hit in hits}) / 10)
-    return {
-        "recall_at_10": round(float(np.mean(recalls[10])), 4),
-        # What a search uses: the top 10 of its `candidates` (50) dense candidates.
-        f"recall_at_10_of_{OPTIONS.candidates}": round(
-            float(np.mean(recalls[OPTIONS.candidates])), 4
-        ),
-    }
+    truth = [{names[int(base.ids[r])] for r in rows} for rows in best_rows]
+    return dense_recall(index, work, truth)
 
 
 def worker_memory(path: Path, chunks: int, seed: int, dense_only: bool) -> dict[str, float]:

@@ -40,6 +40,7 @@ from search_site import (
     PER_DOC,
     SITE,
     Corpus,
+    dense_recall,
     exact_top10,
     memory_mb,
     percentile,
@@ -238,18 +239,8 @@ def recall_at_10(
         for start in range(0, chunks, step)
     )
     truth = exact_top10(blocks, vectors)
-    recalls: dict[int, list[float]] = {10: [], OPTIONS.candidates: []}
-    for q, (_, vector) in enumerate(work):
-        expected = {f"{n // PER_DOC:07d}-{n % PER_DOC:02d}" for n in truth[q]}
-        for limit, found in recalls.items():
-            hits = index.dense_search(SITE, MODEL, vector, limit)[:10]
-            found.append(len(expected & {hit.chunk_id for hit in hits}) / 10)
-    return {
-        "recall_at_10": round(float(np.mean(recalls[10])), 4),
-        f"recall_at_10_of_{OPTIONS.candidates}": round(
-            float(np.mean(recalls[OPTIONS.candidates])), 4
-        ),
-    }
+    expected = [{f"{n // PER_DOC:07d}-{n % PER_DOC:02d}" for n in rows} for rows in truth]
+    return dense_recall(index, work, expected)
 
 
 def run_worker(url: str, chunks: int, seed: int) -> None:

@@ -175,6 +175,24 @@ def exact_top10(blocks: Any, vectors: np.ndarray) -> list[list[int]]:
     return [[int(r) for r in row] for row in best_rows]
 
 
+def dense_recall(
+    index: Any, work: list[tuple[str, np.ndarray]], truth: list[set[str]]
+) -> dict[str, float]:
+    """Recall@10 of the index's dense search against `truth` (each query's exact top-10
+    chunk ids): asked for 10, and the top 10 of the `candidates` a hybrid search uses."""
+    recalls: dict[int, list[float]] = {10: [], OPTIONS.candidates: []}
+    for expected, (_, vector) in zip(truth, work, strict=True):
+        for limit, found in recalls.items():
+            hits = index.dense_search(SITE, MODEL, vector, limit)[:10]
+            found.append(len(expected & {hit.chunk_id for hit in hits}) / 10)
+    return {
+        "recall_at_10": round(float(np.mean(recalls[10])), 4),
+        f"recall_at_10_of_{OPTIONS.candidates}": round(
+            float(np.mean(recalls[OPTIONS.candidates])), 4
+        ),
+    }
+
+
 def rewrite(index: Any, corpus: Corpus, chunks: int, count: int) -> None:
     """The re-ingestion: rewrite `count` chunks (new text and vectors) document by document
     through `replace_document`, and every 50 documents write a new page, printing when its

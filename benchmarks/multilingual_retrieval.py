@@ -1,8 +1,9 @@
 """Retrieval per language and across languages, for one or more embedding models.
 
     .venv/bin/python benchmarks/multilingual_retrieval.py \
-        [--models local:multilingual-e5-small,local:all-MiniLM-L6-v2] [--threshold default|none]
-        [--tasks xsid,demo,rutube,stackfaq,covid] [--limit 300] [--json]
+        [--models local:multilingual-e5-small,local:all-MiniLM-L6-v2]
+        [--threshold none|default|site|NUMBER]
+        [--tasks xsid,demo,crosslingual,rutube,stackfaq,covid] [--limit 300] [--json]
 
 Development sets are assembled at run time from ../shared/datasets (never copied):
 - xsid-intent/L: xSID holds the same 300 utterances in many languages. Odd-numbered
@@ -12,22 +13,32 @@ Development sets are assembled at run time from ../shared/datasets (never copied
 - xsid-translation/L→en: each question's page is its own English original among all 300.
 - demo/L: the demo site's questions in language L over its pages (English and Russian);
   demo/L→en drops the Russian pages and expects the English page on the same topic.
+- crosslingual/L→en: our own visitor questions in Russian, Spanish, French and Portuguese
+  about the demo's English pages (benchmarks/data/crosslingual_demo.jsonl; written for
+  this benchmark, each with the English pages that answer it), searched over the English
+  pages only, on a site whose language is English.
 - rutube: real Russian questions over a Russian help centre (first `--limit` questions).
 - stackfaq, covid: the English regression sets of `frontdesk eval retrieval`.
-hit@5 and MRR@10 are over answerable questions; a search below the model's relevance
-threshold is a miss (`--threshold none` ranks without one).
+- nih: real consumer health questions over NIH pages (the gold pages and `--nih-pages`
+  others; opt-in, not in the default tasks).
+hit@5 and MRR@10 are over answerable questions; a search below the relevance threshold
+is a miss. `--threshold none` ranks without one, `default` applies the model's default,
+`site` what the product does on a site with no configured threshold (the threshold its
+own content calibrates, `topic.calibrated_threshold`), a number that number.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import tempfile
 import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +47,7 @@ DATASETS = REPO.parent / "shared" / "datasets"
 DEMO = REPO / "src" / "frontdesk" / "demo"
 XSID_LANGUAGES = ("en", "de", "it", "nl")
 DEMO_LANGUAGES = ("en", "ru", "de", "es", "fr", "it", "pt", "nl")
+CROSSLINGUAL = Path(__file__).resolve().parent / "data" / "crosslingual_demo.jsonl"
 
 Task = tuple[str, list[dict[str, Any]], list[dict[str, Any]], str]
 
@@ -121,6 +133,44 @@ def demo_tasks() -> Iterable[Task]:
             yield f"demo/{lang}→en", english_only, english, lang
 
 
+def demo_english_pages() -> list[dict[str, Any]]:
+    return [
+        {"doc_id": path.name, "title": "", "text": path.read_text(encoding="utf-8")}
+        for path in sorted((DEMO / "kb").glob("*.md"))
+        if not path.name.startswith("ru-")
+    ]
+
+
+def crosslingual_tasks() -> Iterable[Task]:
+    """Visitors' questions in other languages over the demo's English pages only."""
+    pages = demo_english_pages()
+    names = {page["doc_id"] for page in pages}
+    by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in _jsonl(CROSSLINGUAL):
+        if not set(item["gold_doc_ids"]) <= names:
+            raise ValueError(f"{item['query_id']}: gold page not among the English pages")
+        by_lang[item["lang"]].append(item)
+    for lang, questions in by_lang.items():
+        yield f"crosslingual/{lang}→en", pages, questions, "en"
+
+
+def nih_task(pages: int) -> Iterable[Task]:
+    """NIH health pages (MedQuAD) with real consumer questions: the pages that answer
+    them plus `pages` others drawn at random (seed 7) from the 3,080, so a run takes
+    minutes rather than the whole corpus's half hour."""
+    folder = DATASETS / "sites" / "nih_health_en"
+    if not (folder / "corpus.jsonl").is_file():
+        print(f"skipped nih: {folder} not found", file=sys.stderr)
+        return
+    questions = [q for q in _jsonl(folder / "queries.jsonl") if q.get("gold_doc_ids")]
+    gold = {doc_id for q in questions for doc_id in q["gold_doc_ids"]}
+    corpus = _jsonl(folder / "corpus.jsonl")
+    others = [doc for doc in corpus if doc["doc_id"] not in gold]
+    random.Random(7).shuffle(others)
+    kept = [doc for doc in corpus if doc["doc_id"] in gold] + others[:pages]
+    yield f"nih/en (+{pages} pages)", kept, questions, "en"
+
+
 def folder_task(name: str, folder: Path, lang: str, limit: int) -> Iterable[Task]:
     if not (folder / "corpus.jsonl").is_file():
         print(f"skipped {name}: {folder} not found", file=sys.stderr)
@@ -159,7 +209,7 @@ class Bench:
         if threshold == "default":
             cut = DEFAULT_RELEVANCE_THRESHOLDS.get(model)
         else:
-            cut = None if threshold == "none" else float(threshold)
+            cut = None if threshold in ("none", "site") else float(threshold)
         folder = Path(tempfile.mkdtemp(prefix="frontdesk-ml-"))
         corpus, questions = folder / "corpus.jsonl", folder / "queries.jsonl"
         corpus.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n")
@@ -173,9 +223,18 @@ class Bench:
         self.kb.ingest_documents(site, read_corpus(corpus), progress=False)
         ingest_s = time.perf_counter() - started
         report = RetrievalReport(k=10)
+        # A site without a threshold gets the one its content calibrates: `none` searches
+        # with no threshold at all (the ranking alone).
+        unbounded = replace(
+            site.search_options(30), relevance_threshold=None, proactive_threshold=None
+        )
+        retriever, key = self.kb.retriever(site), self.kb.index_key(site)
         for item in read_queries(questions):
             started = time.perf_counter()
-            result = self.kb.search(site, item.query, top_k=30)
+            if threshold == "none":
+                result = retriever.search(key, item.query, unbounded)
+            else:
+                result = self.kb.search(site, item.query, top_k=30)
             elapsed = (time.perf_counter() - started) * 1000.0
             report.outcomes.append(
                 QueryOutcome(
@@ -189,12 +248,15 @@ class Bench:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="local:multilingual-e5-small,local:all-MiniLM-L6-v2")
-    parser.add_argument("--tasks", default="xsid,demo,rutube,stackfaq,covid")
+    parser.add_argument("--tasks", default="xsid,demo,crosslingual,rutube,stackfaq,covid")
     parser.add_argument(
-        "--threshold", default="default", help="default (the model's), none, or a number"
+        "--threshold",
+        default="default",
+        help="default (the model's), none, site (calibrated on the site's content) or a number",
     )
     parser.add_argument("--limit", type=int, default=300, help="questions per set (max)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--nih-pages", type=int, default=300, help="nih: pages besides the gold")
     parser.add_argument("--xsid-languages", default=",".join(XSID_LANGUAGES))
     parser.add_argument(
         "--db", type=Path, default=None, help="SQLite file to keep (reruns reuse its vectors)"
@@ -208,11 +270,15 @@ def main() -> None:
         tasks += xsid_tasks(args.limit, args.xsid_languages.split(","))
     if "demo" in wanted:
         tasks += demo_tasks()
+    if "crosslingual" in wanted:
+        tasks += crosslingual_tasks()
     if "rutube" in wanted:
         rutube = DATASETS / "sites" / "rutube_support_ru"
         tasks += folder_task("rutube/ru", rutube, "ru", args.limit)
     if "stackfaq" in wanted:
         tasks += folder_task("stackfaq/en", DATASETS / "retrieval" / "stackfaq", "en", 2000)
+    if "nih" in wanted:
+        tasks += nih_task(args.nih_pages)
     if "covid" in wanted:
         tasks += folder_task("covid_faq/en", DATASETS / "retrieval" / "covid_faq", "en", 2000)
     database = args.db or Path(tempfile.mkdtemp(prefix="frontdesk-ml-bench-")) / "bench.db"

@@ -14,7 +14,7 @@ import pytest
 from frontdesk.knowledge.chunker import chunk_document
 from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
-from frontdesk.knowledge.models import Document
+from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.multilingual import E5_WINDOW, E5Embedder
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
@@ -173,3 +173,15 @@ def test_ingest_sizes_chunks_with_the_model_tokenizer(kb: KnowledgeBase) -> None
     ingestor.ingest_documents("bikes-long", [document])
     stored = kb.index.list_documents("bikes-long")
     assert stored and stored[0].chunk_count > 2
+    # What was indexed — heading path and passage, as the model reads it — fits the window.
+    with kb.index.engine.connect() as conn:  # type: ignore[attr-defined]
+        ids = [
+            row[0]
+            for row in conn.exec_driver_sql(
+                "SELECT chunk_id FROM knowledge_chunks WHERE site_id = 'bikes-long'"
+            )
+        ]
+    chunks = kb.index.get_chunks("bikes-long", ids).values()
+    assert len(chunks) == stored[0].chunk_count
+    indexed = [Chunk(c.chunk_id, c.doc_id, 0, c.content, c.heading_path) for c in chunks]
+    assert max(embedder.count_tokens(chunk.indexed_text) for chunk in indexed) <= E5_WINDOW

@@ -159,6 +159,8 @@ class ChatService:
             engines=self.engines_for(site),
             retrieve=retrieve,
             topic_profile=topic_profile,
+            # Only a site whose local writer reads by meaning needs it at answer time.
+            embedder=self.knowledge.embedder(config) if config.engine.local_reads_meaning else None,
             enrich=self.enricher.for_site(config),
             visitor=visitor,
         )

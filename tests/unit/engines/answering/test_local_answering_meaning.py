@@ -16,6 +16,8 @@ from frontdesk.engines.local.answering.meaning import (
     MAX_CANDIDATES,
     blend,
     choose_candidates,
+    embedded_text,
+    under_its_question,
 )
 from frontdesk.engines.local.answering.phrases import NOT_FOUND, WEAK_LEAD_IN, phrase
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
@@ -43,6 +45,25 @@ def test_candidates_are_the_lexically_best_then_every_passages_first_units() -> 
 def test_candidates_are_capped() -> None:
     picks = [pick(i, p, score=0.0) for i in range(40) for p in range(3)]
     assert len(choose_candidates(picks)) == MAX_CANDIDATES
+
+
+def test_a_passages_opening_is_read_under_its_title_and_headings() -> None:
+    headings = ["How many TVs can I connect?", "Payments > Refunds"]
+    assert embedded_text(pick(0, 0, 0.0), headings) == "How many TVs can I connect?\nunit 0.0"
+    assert embedded_text(pick(1, LEAD_UNITS - 1, 0.0), headings).startswith("Payments > Refunds")
+    later = pick(0, LEAD_UNITS, 0.0)
+    assert embedded_text(later, headings) == later.unit.text  # the rest is read alone
+    assert embedded_text(pick(0, 0, 0.0), []) == "unit 0.0"
+
+
+def test_an_faq_answer_is_quoted_under_its_question() -> None:
+    faq = passage(7, ("Can I stream at 60 FPS?",), "Yes, you can.")
+    opening = pick(0, 0, 0.5)
+    quoted = under_its_question(opening, faq)
+    assert quoted.unit.text == "Can I stream at 60 FPS? unit 0.0"
+    assert under_its_question(pick(0, 1, 0.5), faq).unit.text == "unit 0.1"  # not the opening
+    titled = passage(8, ("Streaming settings",), "Yes, you can.")
+    assert under_its_question(opening, titled) == opening  # a title that asks nothing
 
 
 def test_a_unit_at_the_bar_of_the_best_passage_counts_as_a_match_of_the_question() -> None:

@@ -8,7 +8,9 @@ find no good match, the writer embeds the question and a few candidate sentences
 the site's own embedder (`SiteMeaning`) and lets the cosine in:
 
 - the candidates are the lexically best units plus the first units of every passage
-  (an FAQ page opens with its answer, which may share no word with the question);
+  (an FAQ page opens with its answer, which may share no word with the question); those
+  opening units are embedded under the passage's title and headings, which on a help
+  centre are the question they answer;
 - a unit *says what the question asks* when its cosine reaches the site's support bar —
   the everyday probes' mean plus `SUPPORT_SPREAD` deviations on this site, with this
   model (`knowledge/topic.py`), so no fixed number of one model decides; such a unit
@@ -16,7 +18,9 @@ the site's own embedder (`SiteMeaning`) and lets the cosine in:
   own (`Pick.own`);
 - every candidate is ranked by its lexical score plus how far its cosine clears the bar.
 
-`choose_candidates` and `blend` are pure; `read_meaning` calls the embedder.
+A chosen opening of a page whose title is a question is quoted under that question
+(`under_its_question`). `choose_candidates`, `embedded_text`, `blend` and
+`under_its_question` are pure; `read_meaning` calls the embedder.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 
 from frontdesk.engines.base import SiteMeaning
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
+from frontdesk.knowledge.models import RetrievedChunk
 
 LEXICAL_CANDIDATES = 8  # the lexically best units embedded
 LEAD_UNITS = 2  # and the first units of every passage (an FAQ's answer opens its page)
@@ -42,6 +47,7 @@ MATCHING_PASSAGES = 1
 # 0.02 above the bar is already a clear paraphrase; it lifts a unit by 0.2, as much as
 # a fifth of the question's words would.
 CLEARANCE_WEIGHT = 10.0
+QUESTION_MARKS = ("?", "？", "¿")
 
 
 def choose_candidates(picks: Sequence[Pick], lexical: int = LEXICAL_CANDIDATES) -> list[Pick]:
@@ -79,12 +85,35 @@ def blend(picks: Sequence[Pick], cosines: Sequence[float], bar: float) -> list[P
     return blended
 
 
-def read_meaning(question: str, picks: Sequence[Pick], meaning: SiteMeaning) -> list[Pick]:
-    """The candidates (`choose_candidates`) blended with their cosine to `question`."""
+def embedded_text(pick: Pick, headings: Sequence[str]) -> str:
+    """Pure: what is embedded for a unit. A passage's opening units are read under its
+    title and headings: on a help centre the title is the question the opening answers
+    ("How many TVs can I connect?" over "Up to 5 Smart TV devices.")."""
+    if headings and pick.unit.position < LEAD_UNITS:
+        return f"{headings[pick.index]}\n{pick.unit.text}"
+    return pick.unit.text
+
+
+def read_meaning(
+    question: str, picks: Sequence[Pick], meaning: SiteMeaning, headings: Sequence[str] = ()
+) -> list[Pick]:
+    """The candidates (`choose_candidates`) blended with their cosine to `question`;
+    `headings[i]` is passage i's title and heading path (`embedded_text`)."""
     candidates = choose_candidates(picks)
     if not candidates:
         return []
     query = np.ravel(meaning.embedder.embed_query(question))
-    vectors = meaning.embedder.embed_documents([pick.unit.text for pick in candidates])
+    texts = [embedded_text(pick, headings) for pick in candidates]
+    vectors = meaning.embedder.embed_documents(texts)
     cosines = np.asarray(vectors @ query, dtype=np.float64).tolist()
     return blend(candidates, cosines, meaning.bar)
+
+
+def under_its_question(pick: Pick, chunk: RetrievedChunk) -> Pick:
+    """Pure: the opening of a page titled with a question, quoted with that question
+    ("Can I stream at 60 FPS? Yes, you can."): the short answer of an FAQ says nothing
+    without it, and the visitor asked it in other words."""
+    title = chunk.title.strip()
+    if pick.unit.position != 0 or not title.endswith(QUESTION_MARKS) or title in pick.unit.text:
+        return pick
+    return replace(pick, unit=replace(pick.unit, text=f"{title} {pick.unit.text}"))

@@ -39,7 +39,7 @@ from dataclasses import replace
 import numpy as np
 
 from frontdesk.engines.base import AnswerRequest
-from frontdesk.engines.local.answering.meaning import read_meaning
+from frontdesk.engines.local.answering.meaning import read_meaning, under_its_question
 from frontdesk.engines.local.answering.parts import (
     QuestionPart,
     asks_for_examples,
@@ -201,8 +201,12 @@ class LocalAnswerWriter:
             # The words find nothing: a sentence may still say it in other words. Only
             # then, so every answer the words find stays as it was (`meaning.py`).
             query = request.search_query or request.question
-            by_meaning = await asyncio.to_thread(read_meaning, query, candidates, request.meaning)
-            picks = select_picks(by_meaning, self.max_units, self.max_chars, supported)
+            headings = [" ".join(dict.fromkeys((c.title, *c.heading_path))) for c in chunks]
+            by_meaning = await asyncio.to_thread(
+                read_meaning, query, candidates, request.meaning, headings
+            )
+            chosen = select_picks(by_meaning, self.max_units, self.max_chars, supported)
+            picks = [under_its_question(pick, chunks[pick.index]) for pick in chosen]
         if not picks:
             return None
         weak = max(pick.lexical for pick in picks) < WEAK_MATCH

@@ -3,6 +3,7 @@
     frontdesk eval sites                       # CI sample of every site (`make test`)
     frontdesk eval sites --full                # every question and page (`make eval-full`)
     frontdesk eval sites --only covid-faq-en --json
+    frontdesk eval sites --reads-meaning        # every site opts in to local_reads_meaning
 
 Exit codes as the other eval commands: 0 every gate holds, 1 a gate is missed, 2 the
 data is missing or unreadable.
@@ -39,6 +40,13 @@ def eval_sites(
     acceptance: Annotated[
         bool,
         typer.Option("--acceptance", help="Gate on issue #17's bar instead of each site's floors."),
+    ] = False,
+    reads_meaning: Annotated[
+        bool,
+        typer.Option(
+            "--reads-meaning",
+            help="Every site opts in to engine.local_reads_meaning (measures the opt-in).",
+        ),
     ] = False,
 ) -> None:
     """Answered / refused / abstention / everyday-request gates per site (issue #17)."""
@@ -82,6 +90,7 @@ def eval_sites(
                     errors,
                     ACCEPTANCE if acceptance else site.floors,
                     progress=not as_json,
+                    reads_meaning=reads_meaning,
                 )
             )
         except SiteDataError as exc:
@@ -93,6 +102,7 @@ def eval_sites(
         "sites": ", ".join(s.id for s in chosen),
         "sample": "full" if full else f"{sample}",
         "gates": "issue #17 acceptance" if acceptance else "per-site floors",
+        "local_reads_meaning": str(reads_meaning).lower(),
         "datasets": str(root),
     }
     report = write_report(output / "sites", "Frontdesk evaluation: sites", results, meta, items)

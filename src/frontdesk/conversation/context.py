@@ -10,6 +10,7 @@ from typing import Any
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Engines
+from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.models import RetrievalResult
 from frontdesk.knowledge.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig
@@ -38,6 +39,9 @@ class TurnContext:
     retrieve: Retriever
     enrich: Enricher = _no_enrichment
     topic_profile: ProfileLoader | None = None  # None: the relevance threshold is the bar
+    # The embedder of the site's knowledge base: with the topic profile's bar, the local
+    # writer reads sentences by meaning (`engines.base.SiteMeaning`). None: words only.
+    embedder: Embedder | None = None
     visitor: VisitorContext = field(default_factory=VisitorContext)
     relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
     now: datetime = field(default_factory=lambda: datetime.now(UTC))

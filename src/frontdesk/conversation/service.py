@@ -159,6 +159,11 @@ class ChatService:
             engines=self.engines_for(site),
             retrieve=retrieve,
             topic_profile=topic_profile,
+            # Only a site whose local writer reads by meaning needs it at answer time: the
+            # model its topic profile (and so its support bar) was measured with.
+            embedder=self.knowledge.serving_embedder(config)
+            if config.engine.local_reads_meaning
+            else None,
             enrich=self.enricher.for_site(config),
             visitor=visitor,
         )

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontdesk.knowledge.models import RetrievedChunk
+
+if TYPE_CHECKING:
+    from frontdesk.knowledge.embeddings import Embedder
 
 Intent = Literal[
     "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"
@@ -93,6 +96,17 @@ class Evaluation:
 
 
 @dataclass(frozen=True)
+class SiteMeaning:
+    """How a writer without a language model reads meaning on this site: the embedder the
+    site's knowledge base was built with, and the cosine a sentence must reach to say what
+    the question asks — the site's own support bar (`knowledge/topic.py`), measured
+    against everyday requests with the same model, so no one model's number is fixed."""
+
+    embedder: Embedder
+    bar: float
+
+
+@dataclass(frozen=True)
 class AnswerRequest:
     question: str
     search_query: str
@@ -105,6 +119,9 @@ class AnswerRequest:
     # The site's own reply to price questions (`pricing_reply`); empty: prices are
     # answered from the passages like any other fact.
     pricing_reply: str = ""
+    # The site's embedder and bar: the local writer finds sentences that say what the
+    # visitor asks in other words (synonyms, slang, typos). None: words only.
+    meaning: SiteMeaning | None = None
 
 
 class IntentClassifierJob(Protocol):

@@ -161,8 +161,10 @@ async def run_site(
     gates: SiteGates,
     *,
     progress: bool = True,
+    reads_meaning: bool = False,
 ) -> tuple[SuiteResult, list[dict[str, Any]]]:
-    """Build the site, run its items through the graph, score them."""
+    """Build the site, run its items through the graph, score them. `reads_meaning`: the
+    site opts in to `engine.local_reads_meaning` (the product's default is off)."""
     from frontdesk.evals.run import _progress, warm_up
     from frontdesk.evals.runner import run_items
     from frontdesk.evals.workspace import open_workspace
@@ -171,7 +173,9 @@ async def run_site(
     documents = load_documents(site, root, items, sample)
     sites_dir = settings.data_dir / "eval" / "sites"
     sites_dir.mkdir(parents=True, exist_ok=True)
-    (sites_dir / f"{site.id}.yaml").write_text(site_file(site), encoding="utf-8")
+    (sites_dir / f"{site.id}.yaml").write_text(
+        site_file(site, reads_meaning=reads_meaning), encoding="utf-8"
+    )
     site_settings = settings.model_copy(update={"sites_dir": sites_dir})
     console.print(f"[bold]{site.id}[/]: {len(documents)} pages, {len(items)} questions")
     async with open_workspace(site_settings, site.id, console, documents) as space:

@@ -278,9 +278,10 @@ def load_documents(
     return [d for d in documents if d.doc_id in keep]
 
 
-def site_file(site: EvalSite) -> str:
-    """A site file with the product's defaults: nothing here is tuned for the site."""
-    config = {
+def site_file(site: EvalSite, *, reads_meaning: bool = False) -> str:
+    """A site file with the product's defaults: nothing here is tuned for the site.
+    `reads_meaning` opts it in to the local writer's reading by meaning (measurement)."""
+    config: dict[str, Any] = {
         "id": site.id,
         "name": site.name,
         "default_language": site.language,
@@ -289,4 +290,6 @@ def site_file(site: EvalSite) -> str:
         "widget": {"public_key": f"pk_eval_{site.id.replace('-', '_')}_0001"},
         "business_hours": {"timezone": "UTC"},
     }
+    if reads_meaning:
+        config["engine"] = {"local_reads_meaning": True}
     return json.dumps(config, ensure_ascii=False, indent=2) + "\n"  # JSON is valid YAML

@@ -151,6 +151,12 @@ class KnowledgeBase:
     def embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
         return make_embedder(SiteKnowledge.of(site).config.embedding)
 
+    def serving_embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
+        """The embedder of the generation that answers now, the one searches and the topic
+        profile use (during a re-embed after a model change, still the previous model)."""
+        _, knowledge = self._serving(SiteKnowledge.of(site))
+        return self.embedder(knowledge)
+
     def retriever(self, site: SiteConfig | SiteKnowledge) -> Retriever:
         spec = SiteKnowledge.of(site).config.embedding
         with self._lock:

@@ -281,6 +281,12 @@ class EngineConfig(_Strict):
     complexity_routing: bool = Field(
         default=False, description="Simple questions are written by the fast model."
     )
+    local_reads_meaning: bool = Field(
+        default=False,
+        description="Local writer: when no sentence shares the visitor's words, quote one "
+        "that says the same in other words (its embedding clears the site's own support "
+        "bar). Answers more, abstains less (docs/evaluation.md).",
+    )
     options: dict[str, str | int | float | bool] = Field(
         default_factory=dict, description="Extra keyword arguments for init_chat_model."
     )

@@ -94,6 +94,8 @@ def test_old_index_answers_until_the_new_one_is_complete_then_switches(
     assert (serving.pending_key, serving.pending_model) == ("shop@1", "gated:128")
     # Still the old index, however many searches come in meanwhile.
     assert kb.search(changed, "opening hours").chunks[0].doc_id == "hours.md"
+    # The writer reads meaning with the model the site's support bar was measured with.
+    assert kb.serving_embedder(changed).name == kb.embedder(site("hash:256")).name
 
     gate.set()
     thread = kb.start_reembed(changed)
@@ -105,6 +107,7 @@ def test_old_index_answers_until_the_new_one_is_complete_then_switches(
     assert serving.pending_key is None
     assert kb.search(changed, "when are refunds paid").chunks[0].doc_id == "refunds.md"
     assert {d.doc_id for d in kb.list_documents(changed)} == {"refunds.md", "hours.md"}
+    assert kb.serving_embedder(changed) is gated["128"]
     with engine.connect() as conn:
         models = dict(
             conn.execute(

@@ -124,6 +124,13 @@ def test_every_site_file_is_a_valid_site_with_product_defaults(tmp_path: Path) -
         loaded = load_site_file(path).config
         assert loaded.id == site.id
         assert loaded.knowledge.relevance_threshold is None  # nothing tuned per site
+        assert loaded.engine.local_reads_meaning is False  # the product's default
+
+
+def test_a_site_file_can_opt_in_to_reading_by_meaning(tmp_path: Path) -> None:
+    path = tmp_path / f"{SITES[0].id}.yaml"
+    path.write_text(site_file(SITES[0], reads_meaning=True), encoding="utf-8")
+    assert load_site_file(path).config.engine.local_reads_meaning is True
 
 
 def test_unknown_site_names_the_known_ones() -> None:

@@ -30,7 +30,7 @@ from frontdesk.conversation.state import (
     skills_of,
     turn_of,
 )
-from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
+from frontdesk.engines.base import AnswerRequest, SiteMeaning, WriterUnavailableError
 from frontdesk.engines.local.answering.parts import names_missing
 from frontdesk.knowledge.models import RetrievalResult
 
@@ -95,6 +95,16 @@ async def _support_bar(runtime: Runtime[TurnContext]) -> float | None:
     return None if loader is None else (await loader()).support_threshold
 
 
+async def _site_meaning(runtime: Runtime[TurnContext]) -> SiteMeaning | None:
+    """The site's embedder with its support bar (measured with that embedder), when the
+    site lets the local writer read by meaning."""
+    ctx = runtime.context
+    if not ctx.site.engine.local_reads_meaning or ctx.embedder is None:
+        return None
+    bar = await _support_bar(runtime)
+    return None if bar is None else SiteMeaning(ctx.embedder, bar)
+
+
 @timed
 async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Second chance with an expanded query (seed 001 route_or_retry → retry)."""
@@ -155,6 +165,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         instructions=ctx.site.instructions,
         skills=skills_of(state),
         pricing_reply=ctx.site.pricing_reply_in(language_of(state, runtime)),
+        meaning=await _site_meaning(runtime),
     )
     renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []

@@ -22,9 +22,12 @@ An answer reads like an answer:
   documentation does not cover;
 - case studies are quoted only when the visitor asks for examples or names the customer.
 
-How units are scored, chosen and laid out is `quoting.py`. With an embedder, and only
-when the words alone find no good match (another language, a paraphrase), the cosine
-between the query and the best candidates is blended in (one small batch).
+How units are scored, chosen and laid out is `quoting.py`. When the words alone find no
+good match (another language, a paraphrase, slang, a synonym), the cosine between the
+query and a few candidates is blended in (one small batch) with the writer's own
+embedder, if any. A site that lets the local writer read by meaning (`request.meaning`,
+`meaning.py`) instead gets, only where the words find nothing at all, the sentences whose
+cosine clears the site's own support bar.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from dataclasses import replace
 import numpy as np
 
 from frontdesk.engines.base import AnswerRequest
+from frontdesk.engines.local.answering.meaning import read_meaning, under_its_question
 from frontdesk.engines.local.answering.parts import (
     QuestionPart,
     asks_for_examples,
@@ -187,12 +191,22 @@ class LocalAnswerWriter:
         )
         candidates = score_units(request, chunks, indices, weights, own, foreign)
         unsure = bool(candidates) and max(pick.lexical for pick in candidates) < WEAK_MATCH
-        if self.embedder is not None and unsure:  # the words alone find no good match
+        if unsure and request.meaning is None and self.embedder is not None:
             candidates = await asyncio.to_thread(self._blend, request, candidates)
         supported = supporting_passages(
             question_terms(request.question, language), chunks, indices, language
         )
         picks = select_picks(candidates, self.max_units, self.max_chars, supported)
+        if not picks and candidates and request.meaning is not None:
+            # The words find nothing: a sentence may still say it in other words. Only
+            # then, so every answer the words find stays as it was (`meaning.py`).
+            query = request.search_query or request.question
+            headings = [" ".join(dict.fromkeys((c.title, *c.heading_path))) for c in chunks]
+            by_meaning = await asyncio.to_thread(
+                read_meaning, query, candidates, request.meaning, headings
+            )
+            chosen = select_picks(by_meaning, self.max_units, self.max_chars, supported)
+            picks = [under_its_question(pick, chunks[pick.index]) for pick in chosen]
         if not picks:
             return None
         weak = max(pick.lexical for pick in picks) < WEAK_MATCH

@@ -242,25 +242,45 @@ def recall_at_10(
     return dense_recall(index, work, truth)
 
 
-def worker_memory(path: Path, args: argparse.Namespace) -> dict[str, float]:
-    """A fresh process, as a serving worker: open, search 200 times, report memory."""
-    output = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--worker",
-            str(path),
-            *corpus_arguments(args),
-            *(["--dense-only"] if args.dense_only else []),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return dict(json.loads(output.strip().splitlines()[-1]))
+def worker_memory(path: Path, args: argparse.Namespace) -> dict[str, float | int]:
+    """`--workers` fresh processes, as serving workers: each opens the index and searches
+    200 times, and once all have, each reads its memory — so Pss shares the mapped index
+    pages among the workers (and this process), as on a server running that many. The
+    first worker's figures are reported: VmRSS counts every shared page it touched,
+    Private (USS) only its own, Pss its own plus its share of the shared ones."""
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        str(path),
+        *corpus_arguments(args),
+        *(["--dense-only"] if args.dense_only else []),
+        "--together",
+    ]
+    workers = [
+        subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for _ in range(args.workers)
+    ]
+    pipes = [(worker.stdin, worker.stdout) for worker in workers]
+    for _, stdout in pipes:
+        assert stdout is not None and stdout.readline().strip() == "searched"
+    for stdin, _ in pipes:
+        assert stdin is not None
+        stdin.write("measure\n")
+        stdin.flush()
+    reports = [json.loads(stdout.readline()) for _, stdout in pipes if stdout is not None]
+    for worker in workers:
+        worker.communicate()  # closes stdin: the workers exit
+        if worker.returncode:
+            raise RuntimeError(f"a worker failed: {worker.returncode}")
+    return {**reports[0], "workers": len(reports)}
 
 
-def run_worker(path: Path, corpus: Corpus, chunks: int, seed: int, dense_only: bool) -> None:
+def run_worker(
+    path: Path, corpus: Corpus, chunks: int, seed: int, dense_only: bool, together: bool
+) -> None:
+    """Search 200 times and print memory; `together`: say "searched", measure when told,
+    and stay until stdin closes (see `worker_memory`)."""
     work = queries(corpus, chunks, 200, seed + 5)
     text_language("Wie finde ich meine alte Rechnung im Kundenkonto?")  # lingua's models
     baseline = memory_mb()  # what a worker holds before it opens the index
@@ -269,9 +289,14 @@ def run_worker(path: Path, corpus: Corpus, chunks: int, seed: int, dense_only: b
         dense_searches(index, work)
     else:
         timed_searches(Retriever(index, HashingEmbedder(DIM)), work)
+    if together:
+        print("searched", flush=True)
+        sys.stdin.readline()
     report = {f"worker_{k.lower()}_mb": round(v, 1) for k, v in memory_mb().items()}
     report["worker_baseline_rss_mb"] = round(baseline["VmRSS"], 1)
-    print(json.dumps(report))
+    print(json.dumps(report), flush=True)
+    if together:
+        sys.stdin.read()
 
 
 def run_writer(path: Path, corpus: Corpus, chunks: int, reingest: int) -> None:
@@ -464,12 +489,21 @@ def main() -> None:
     parser.add_argument(
         "--pg-url", help="PostgreSQL admin URL (default: start pgserver's PostgreSQL)."
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="Serving workers measured together for memory (they share the mapped index).",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--together", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     corpus = Corpus(args.seed, args.chunks, args.vocabulary)
     if args.worker:
-        return run_worker(args.worker, corpus, args.chunks, args.seed, args.dense_only)
+        return run_worker(
+            args.worker, corpus, args.chunks, args.seed, args.dense_only, args.together
+        )
     if args.writer:
         return run_writer(args.writer, corpus, args.chunks, args.reingest)
     if args.backend == "postgres":

@@ -294,6 +294,7 @@ def run_worker(
         sys.stdin.readline()
     report = {f"worker_{k.lower()}_mb": round(v, 1) for k, v in memory_mb().items()}
     report["worker_baseline_rss_mb"] = round(baseline["VmRSS"], 1)
+    report["worker_baseline_private_mb"] = round(baseline.get("Private", 0.0), 1)
     print(json.dumps(report), flush=True)
     if together:
         sys.stdin.read()

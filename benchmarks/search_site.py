@@ -120,8 +120,9 @@ class Corpus:
 
     def new_page_text(self, number: int) -> str:
         """Chunk 0 of a page written during the re-ingestion: with a word of its own, as
-        a new page has (at 1M chunks every word of the 5,000 is in over 2,000 chunks, so
-        a page of only those words has no lexical list by design)."""
+        a new page has (with the fixed vocabulary, at 1M chunks every word of the 5,000
+        is in over 2,000 chunks, so a page of only those words has no lexical list by
+        design)."""
         return f"newpage{number} " + self.text(number * PER_DOC)
 
     def write_doc(self, index: Any, number: int, version: int = 0, new: bool = False) -> None:

@@ -1,17 +1,20 @@
 """Search latency of the embedded index (SQLite) while it changes, at a chosen size.
 
     PYTHONPATH=src:. .venv/bin/python benchmarks/search_latency.py --chunks 100000 --bulk \
-        [--cache ~/.cache/frontdesk/bench] [--backend postgres] [--json]
+        [--cache ~/.cache/frontdesk/bench] [--backend postgres] [--vocabulary fixed] [--json]
 
 `--cache` keeps the built site for later runs of the same size and seed (1M chunks take
 ~35 min to build on a busy 2-core machine); `--backend postgres` runs the same site and
 measures on PostgreSQL + pgvector (`search_latency_pg.py`). The corpus and queries are
 in `search_site.py`.
 
-The corpus is synthetic: chunk texts over a Zipf-distributed vocabulary (realistic
-posting lists) and 384-dimensional "real-ish" vectors — unit vectors around 2,000 topic
-centres (clustered like embeddings of a site's pages, not uniform noise, on which no
-index structure helps); a query vector is a chunk's vector plus noise, and its words are
+The corpus is synthetic: chunk texts drawn with Zipf's law from a vocabulary that grows
+with the corpus as real text's does (Heaps' law; `--vocabulary fixed` keeps the 5,000
+words of the figures before session 30, under which every word of a 1M-chunk site is in
+~2,000 chunks and every query is one of only common words) and 384-dimensional
+"real-ish" vectors — unit vectors around 2,000 topic centres (clustered like
+embeddings of a site's pages, not uniform noise, on which no index structure helps); a
+query vector is a chunk's vector plus noise, and its words are
 drawn from that chunk. Query embedding is not timed (see benchmarks/ingest_speed.py).
 
 Reported:
@@ -51,6 +54,7 @@ from search_site import (
     OPTIONS,
     PER_DOC,
     SITE,
+    VOCABULARIES,
     Corpus,
     dense_recall,
     exact_top10,
@@ -238,29 +242,46 @@ def recall_at_10(
     return dense_recall(index, work, truth)
 
 
-def worker_memory(path: Path, chunks: int, seed: int, dense_only: bool) -> dict[str, float]:
-    """A fresh process, as a serving worker: open, search 200 times, report memory."""
-    output = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--worker",
-            str(path),
-            "--chunks",
-            str(chunks),
-            "--seed",
-            str(seed),
-            *(["--dense-only"] if dense_only else []),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return dict(json.loads(output.strip().splitlines()[-1]))
+def worker_memory(path: Path, args: argparse.Namespace) -> dict[str, float | int]:
+    """`--workers` fresh processes, as serving workers: each opens the index and searches
+    200 times, and once all have, each reads its memory — so Pss shares the mapped index
+    pages among the workers (and this process), as on a server running that many. The
+    first worker's figures are reported: VmRSS counts every shared page it touched,
+    Private (USS) only its own, Pss its own plus its share of the shared ones."""
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        str(path),
+        *corpus_arguments(args),
+        *(["--dense-only"] if args.dense_only else []),
+        "--together",
+    ]
+    workers = [
+        subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for _ in range(args.workers)
+    ]
+    pipes = [(worker.stdin, worker.stdout) for worker in workers]
+    for _, stdout in pipes:
+        assert stdout is not None and stdout.readline().strip() == "searched"
+    for stdin, _ in pipes:
+        assert stdin is not None
+        stdin.write("measure\n")
+        stdin.flush()
+    reports = [json.loads(stdout.readline()) for _, stdout in pipes if stdout is not None]
+    for worker in workers:
+        worker.communicate()  # closes stdin: the workers exit
+        if worker.returncode:
+            raise RuntimeError(f"a worker failed: {worker.returncode}")
+    return {**reports[0], "workers": len(reports)}
 
 
-def run_worker(path: Path, chunks: int, seed: int, dense_only: bool) -> None:
-    work = queries(Corpus(seed), chunks, 200, seed + 5)
+def run_worker(
+    path: Path, corpus: Corpus, chunks: int, seed: int, dense_only: bool, together: bool
+) -> None:
+    """Search 200 times and print memory; `together`: say "searched", measure when told,
+    and stay until stdin closes (see `worker_memory`)."""
+    work = queries(corpus, chunks, 200, seed + 5)
     text_language("Wie finde ich meine alte Rechnung im Kundenkonto?")  # lingua's models
     baseline = memory_mb()  # what a worker holds before it opens the index
     index = open_index(path)
@@ -268,15 +289,33 @@ def run_worker(path: Path, chunks: int, seed: int, dense_only: bool) -> None:
         dense_searches(index, work)
     else:
         timed_searches(Retriever(index, HashingEmbedder(DIM)), work)
+    if together:
+        print("searched", flush=True)
+        sys.stdin.readline()
     report = {f"worker_{k.lower()}_mb": round(v, 1) for k, v in memory_mb().items()}
     report["worker_baseline_rss_mb"] = round(baseline["VmRSS"], 1)
-    print(json.dumps(report))
+    report["worker_baseline_private_mb"] = round(baseline.get("Private", 0.0), 1)
+    print(json.dumps(report), flush=True)
+    if together:
+        sys.stdin.read()
 
 
-def run_writer(path: Path, chunks: int, reingest: int, seed: int) -> None:
+def run_writer(path: Path, corpus: Corpus, chunks: int, reingest: int) -> None:
     """Re-ingest `reingest` chunks (new text and vectors), and every 50 documents write a
     new page, printing when its transaction committed."""
-    rewrite(open_index(path), Corpus(seed), chunks, reingest)
+    rewrite(open_index(path), corpus, chunks, reingest)
+
+
+def corpus_arguments(args: argparse.Namespace) -> list[str]:
+    """The options that make a subprocess generate the same corpus."""
+    return [
+        "--chunks",
+        str(args.chunks),
+        "--seed",
+        str(args.seed),
+        "--vocabulary",
+        args.vocabulary,
+    ]
 
 
 def writer_command(script: str, target: object, args: argparse.Namespace) -> list[str]:
@@ -286,12 +325,9 @@ def writer_command(script: str, target: object, args: argparse.Namespace) -> lis
         script,
         "--writer",
         str(target),
-        "--chunks",
-        str(args.chunks),
+        *corpus_arguments(args),
         "--reingest",
         str(args.reingest),
-        "--seed",
-        str(args.seed),
     ]
 
 
@@ -366,6 +402,8 @@ def build_site(path: Path, corpus: Corpus, args: argparse.Namespace) -> tuple[fl
     of building (a 1M-chunk build takes many minutes here); each run works on its own
     copy, so re-ingestion never changes the cached site."""
     mode = "dense" if args.dense_only else "bulk" if args.bulk else "docs"
+    if args.vocabulary != "fixed":  # the earlier builds' names stay valid
+        mode += f"-{args.vocabulary}"
     cached = (
         args.cache / f"sqlite-{args.chunks}-seed{args.seed}-{mode}-v{CACHE_FORMAT}"
         if args.cache
@@ -421,6 +459,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--reingest", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--vocabulary",
+        choices=VOCABULARIES,
+        default="heaps",
+        help="heaps: Zipf words from a vocabulary that grows with the corpus (Heaps' law),"
+        " as a real site's does; fixed: 5,000 words at every size (figures before session 30).",
+    )
     parser.add_argument("--json", action="store_true", help="End with one JSON line.")
     parser.add_argument(
         "--bulk", action="store_true", help="Write the initial site in large transactions."
@@ -445,21 +490,30 @@ def main() -> None:
     parser.add_argument(
         "--pg-url", help="PostgreSQL admin URL (default: start pgserver's PostgreSQL)."
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="Serving workers measured together for memory (they share the mapped index).",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--together", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    corpus = Corpus(args.seed, args.chunks, args.vocabulary)
     if args.worker:
-        return run_worker(args.worker, args.chunks, args.seed, args.dense_only)
+        return run_worker(
+            args.worker, corpus, args.chunks, args.seed, args.dense_only, args.together
+        )
     if args.writer:
-        return run_writer(args.writer, args.chunks, args.reingest, args.seed)
+        return run_writer(args.writer, corpus, args.chunks, args.reingest)
     if args.backend == "postgres":
         import search_latency_pg
 
-        return print_report(search_latency_pg.run(args), args.json)
+        return print_report(search_latency_pg.run(args, corpus), args.json)
 
     with tempfile.TemporaryDirectory(prefix="frontdesk-bench-") as folder:
         path = Path(folder) / "bench.db"
-        corpus = Corpus(args.seed)
         write_s, base_s, cached = build_site(path, corpus, args)
         index = open_index(path)
         retriever = Retriever(index, HashingEmbedder(DIM))
@@ -475,6 +529,7 @@ def main() -> None:
             search_ms = timed_searches(retriever, work, cpu_ms, queued_ms)
         report: dict[str, float | int | str] = {
             "chunks": args.chunks,
+            "vocabulary": f"{args.vocabulary} ({len(corpus.words):,} words)",
             "write_s": round(write_s, 1),
             "build_cached": cached,
             "vector_base_s": round(base_s, 1),
@@ -488,7 +543,7 @@ def main() -> None:
             report["search_cpu_p95_ms"] = percentile(cpu_ms, 95)
             report["search_waiting_for_core_p95_ms"] = percentile(queued_ms, 95)
         report["load_average_1m"] = float(Path("/proc/loadavg").read_text().split()[0])
-        report.update(worker_memory(path, args.chunks, args.seed, args.dense_only))
+        report.update(worker_memory(path, args))
         report.update(recall_at_10(index, work[:100]))
         if not args.dense_only:
             report["reingest_chunks"] = args.reingest

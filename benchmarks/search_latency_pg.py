@@ -39,6 +39,7 @@ from search_site import (
     OPTIONS,
     PER_DOC,
     SITE,
+    VOCABULARIES,
     Corpus,
     dense_recall,
     exact_top10,
@@ -159,7 +160,8 @@ def bulk_load(engine: Engine, corpus: Corpus, chunks: int) -> tuple[float, float
 
 def prepare(admin: str, corpus: Corpus, args: argparse.Namespace) -> tuple[str, float, float, bool]:
     """The working database's URL: a copy of the cached build, or a fresh build."""
-    work = f"bench_{args.chunks}_s{args.seed}"
+    vocabulary = "" if args.vocabulary == "fixed" else f"_{args.vocabulary}"
+    work = f"bench_{args.chunks}_s{args.seed}{vocabulary}"
     cached = f"{work}_v{CACHE_FORMAT}"
     admin_execute(admin, f'DROP DATABASE IF EXISTS "{work}" WITH (FORCE)')
     if args.cache:
@@ -243,9 +245,9 @@ def recall_at_10(
     return dense_recall(index, work, expected)
 
 
-def run_worker(url: str, chunks: int, seed: int) -> None:
+def run_worker(url: str, corpus: Corpus, chunks: int, seed: int) -> None:
     """A fresh process as a serving worker: its own memory after 200 searches."""
-    work = queries(Corpus(seed), chunks, 200, seed + 5)
+    work = queries(corpus, chunks, 200, seed + 5)
     text_language("Wie finde ich meine alte Rechnung im Kundenkonto?")
     baseline = memory_mb()
     engine = make_engine(url)
@@ -257,14 +259,13 @@ def run_worker(url: str, chunks: int, seed: int) -> None:
     print(json.dumps(report))
 
 
-def run_writer(url: str, chunks: int, reingest: int, seed: int) -> None:
-    rewrite(PostgresKnowledgeIndex(make_engine(url)), Corpus(seed), chunks, reingest)
+def run_writer(url: str, corpus: Corpus, chunks: int, reingest: int) -> None:
+    rewrite(PostgresKnowledgeIndex(make_engine(url)), corpus, chunks, reingest)
 
 
-def run(args: argparse.Namespace) -> dict[str, float | int | str]:
-    from search_latency import during_reingestion, writer_command
+def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str]:
+    from search_latency import corpus_arguments, during_reingestion, writer_command
 
-    corpus = Corpus(args.seed)
     with ExitStack() as stack:
         admin = args.pg_url or start_server(stack, args.cache)
         url, write_s, index_s, cached = prepare(admin, corpus, args)
@@ -283,6 +284,7 @@ def run(args: argparse.Namespace) -> dict[str, float | int | str]:
         report: dict[str, float | int | str] = {
             "backend": f"postgresql {server_version} + pgvector {version}",
             "chunks": args.chunks,
+            "vocabulary": f"{args.vocabulary} ({len(corpus.words):,} words)",
             "write_s": round(write_s, 1),
             "index_build_s": round(index_s, 1),
             "build_cached": cached,
@@ -294,12 +296,11 @@ def run(args: argparse.Namespace) -> dict[str, float | int | str]:
             "load_average_1m": float(Path("/proc/loadavg").read_text().split()[0]),
         }
         output = subprocess.run(
-            [sys.executable, __file__, "--worker", url, "--chunks", str(args.chunks),
-             "--seed", str(args.seed)],
+            [sys.executable, __file__, "--worker", url, *corpus_arguments(args)],
             check=True,
             capture_output=True,
             text=True,
-        ).stdout  # fmt: skip
+        ).stdout
         report.update(json.loads(output.strip().splitlines()[-1]))
         report.update(recall_at_10(index, corpus, args.chunks, work[:100]))
         if args.reingest:
@@ -320,11 +321,13 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, required=True)
     parser.add_argument("--reingest", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--vocabulary", choices=VOCABULARIES, default="heaps")
     args = parser.parse_args()
+    corpus = Corpus(args.seed, args.chunks, args.vocabulary)
     if args.worker:
-        run_worker(args.worker, args.chunks, args.seed)
+        run_worker(args.worker, corpus, args.chunks, args.seed)
     elif args.writer:
-        run_writer(args.writer, args.chunks, args.reingest, args.seed)
+        run_writer(args.writer, corpus, args.chunks, args.reingest)
 
 
 if __name__ == "__main__":

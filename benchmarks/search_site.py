@@ -28,20 +28,59 @@ def percentile(values: list[float], q: float) -> float:
     return round(float(np.percentile(np.array(values), q)), 2)
 
 
-class Corpus:
-    """Deterministic synthetic chunks: text and vector of chunk n from the seed alone."""
+TOKENS_PER_CHUNK = 90  # the mean of the 60–120 words a chunk text has
+HEAPS_K, HEAPS_BETA = 40.0, 0.5  # vocabulary = K · tokens^β (English text: K 10–100, β 0.4–0.6)
+VOCABULARIES = ("heaps", "fixed")
 
-    def __init__(self, seed: int) -> None:
+
+def vocabulary_size(chunks: int, vocabulary: str = "heaps") -> int:
+    """Distinct words of a corpus of `chunks` chunks: "heaps" grows with the corpus as
+    real text does (Heaps' law: ~38,000 words at 10k chunks, 120,000 at 100k, 380,000 at
+    1M); "fixed" is the 5,000 words of the earlier benchmark figures."""
+    if vocabulary == "fixed":
+        return 5_000
+    return max(5_000, round(HEAPS_K * (chunks * TOKENS_PER_CHUNK) ** HEAPS_BETA))
+
+
+def syllable_word(rank: int) -> str:
+    """Word of a vocabulary rank (0 is the most frequent): the rank written in base 13
+    with syllables for digits, so frequent words are short, as in real text."""
+    syllables = [SYLLABLES[rank % len(SYLLABLES)]]
+    rank //= len(SYLLABLES)
+    while rank:
+        rank -= 1  # bijective numeration: every rank a different syllable sequence
+        syllables.append(SYLLABLES[rank % len(SYLLABLES)])
+        rank //= len(SYLLABLES)
+    return "".join(reversed(syllables)) + ("" if len(syllables) > 1 else "ro")
+
+
+class Corpus:
+    """Deterministic synthetic chunks: text and vector of chunk n from the seed alone.
+
+    Words are drawn with Zipf's law (the r-th most frequent word with probability ∝ 1/r)
+    from a vocabulary of `vocabulary_size(chunks, vocabulary)` words. With "heaps" the
+    vocabulary grows with the corpus, so a word's share of chunks stays what it is in a
+    real site of that size: at 1M chunks most words of a question are in a few hundred
+    chunks and "how", "the" in most. With "fixed" (the earlier figures) 5,000 words serve
+    every size: at 1M chunks even the rarest is in ~2,000 chunks, which no real corpus
+    of that size does, and every query is a query of only common words."""
+
+    def __init__(self, seed: int, chunks: int = 0, vocabulary: str = "fixed") -> None:
         rng = random.Random(seed)
-        words: set[str] = set()
-        while len(words) < 5000:
-            words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
-        self.words = sorted(words)
+        size = vocabulary_size(chunks, vocabulary)
+        if vocabulary == "fixed":
+            words: set[str] = set()
+            while len(words) < size:
+                words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+            self.words = sorted(words)
+        else:
+            self.words = [syllable_word(rank) for rank in range(size)]
         # Zipf word ranks, drawn by inverse transform on the cumulative weights.
-        self.cumulative = np.cumsum(1.0 / np.arange(1, 5001))
+        self.cumulative = np.cumsum(1.0 / np.arange(1, size + 1))
         centres = np.random.default_rng(seed).standard_normal((CENTRES, DIM)).astype(np.float32)
         self.centres = centres / np.linalg.norm(centres, axis=1, keepdims=True)
         self.seed = seed
+        self.vocabulary = vocabulary
         self._stems: dict[str, str] | None = None
 
     def texts(self, first: int, count: int, version: int = 0) -> list[str]:
@@ -63,7 +102,7 @@ class Corpus:
 
     def lexical(self, text: str) -> str:
         """`lexical_text(text)` of a corpus text, by a lookup of its words' stems (the
-        vocabulary is 5,000 lower-case words; the build checks it against `lexical_text`)."""
+        vocabulary is lower-case words; the build checks it against `lexical_text`)."""
         if self._stems is None:
             self._stems = dict(
                 zip(self.words, lexical_text(" ".join(self.words)).split(), strict=True)
@@ -81,8 +120,9 @@ class Corpus:
 
     def new_page_text(self, number: int) -> str:
         """Chunk 0 of a page written during the re-ingestion: with a word of its own, as
-        a new page has (at 1M chunks every word of the 5,000 is in over 2,000 chunks, so
-        a page of only those words has no lexical list by design)."""
+        a new page has (with the fixed vocabulary, at 1M chunks every word of the 5,000
+        is in over 2,000 chunks, so a page of only those words has no lexical list by
+        design)."""
         return f"newpage{number} " + self.text(number * PER_DOC)
 
     def write_doc(self, index: Any, number: int, version: int = 0, new: bool = False) -> None:

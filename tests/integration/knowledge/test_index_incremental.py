@@ -203,6 +203,26 @@ def test_writes_are_searched_through_the_log_and_compacted_into_new_bases(
     assert all(not h.chunk_id.startswith("d1-") for h in other.dense_search("s", MODEL, query, 30))
 
 
+def test_a_worker_applies_only_its_sites_and_models_logged_rows(engine: Engine) -> None:
+    rng = np.random.default_rng(11)
+    writer = small_index(engine, compaction_rows=10_000)
+    searcher = small_index(engine, compaction_rows=10_000)  # another worker
+    write(writer, "d0", unit(rng, 3))
+    query = unit(rng, 1)[0]
+    assert len(searcher.dense_search("s", MODEL, query, 10)) == 3  # its base: d0
+    write(writer, "d1", unit(rng, 3))
+    chunks = [chunk("o1", n) for n in range(3)]
+    lexical = [lexical_text(c.indexed_text) for c in chunks]
+    vectors = unit(rng, 3)
+    writer.replace_document("s", doc("o1", "x"), "f", chunks, vectors, lexical, "test:other")
+    writer.replace_document("t", doc("t1", "x"), "f", chunks, vectors, lexical, MODEL)
+    searcher._checked_at.clear()
+    hits = [h.chunk_id for h in searcher.dense_search("s", MODEL, query, 10)]
+    assert sorted(hits) == sorted(f"d{d}-{n}" for d in range(2) for n in range(3))
+    other_model = searcher.dense_search("s", "test:other", vectors[0], 10)
+    assert [h.chunk_id for h in other_model][:1] == ["o1-0"]
+
+
 def test_the_writing_process_compacts_so_searchers_need_not(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

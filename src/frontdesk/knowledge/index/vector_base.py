@@ -217,16 +217,19 @@ def applied(conn: Connection, site_id: str, model: str, live: Live) -> Live:
         return live
     added_rows = {int(row) for _, row, removed in changes if not removed}
     vectors: dict[int, Vector] = {}
+    # By primary key only, site and model checked here: with `site_id = :site` in the
+    # WHERE clause SQLite walks the site's (site_id, chunk_id) index instead — 190 ms for
+    # 400 rows of a 1M-chunk site, in the search that applies a writer's changes.
     statement = text(
-        "SELECT id, embedding FROM knowledge_chunks WHERE id IN :ids AND site_id = :site"
-        " AND embedding_model = :model"
+        "SELECT id, embedding, site_id, embedding_model FROM knowledge_chunks WHERE id IN :ids"
     ).bindparams(bindparam("ids", expanding=True))
     pending = sorted(added_rows)
     for start in range(0, len(pending), 500):
-        for row_id, blob in conn.execute(
-            statement, {"ids": pending[start : start + 500], "site": site_id, "model": model}
+        for row_id, blob, row_site, row_model in conn.execute(
+            statement, {"ids": pending[start : start + 500]}
         ).all():
-            vectors[int(row_id)] = as_vector(blob)
+            if row_site == site_id and row_model == model:
+                vectors[int(row_id)] = as_vector(blob)
     added = dict(live.added)
     removed = set(live.removed)
     base_ids = live.base.ids

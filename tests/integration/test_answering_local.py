@@ -44,7 +44,7 @@ async def run_turn(
     found = index.search(query)
     grades = await LocalDocumentGrader().grade(query, found)
     kept = [chunk for chunk, ok in zip(found, grades, strict=True) if ok] or found[:1]
-    writer = LocalAnswerWriter(index.embedder)
+    writer = LocalAnswerWriter()
     request = AnswerRequest(
         question=question,
         search_query=query,

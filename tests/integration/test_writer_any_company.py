@@ -39,7 +39,7 @@ async def write(
     request = AnswerRequest(
         question=question, search_query=search_query or question, language="en", chunks=chunks
     )
-    return await LocalAnswerWriter(index.embedder).compose(request), chunks
+    return await LocalAnswerWriter().compose(request), chunks
 
 
 def quotes(answer: str) -> list[str]:

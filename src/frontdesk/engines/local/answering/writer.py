@@ -22,21 +22,16 @@ An answer reads like an answer:
   documentation does not cover;
 - case studies are quoted only when the visitor asks for examples or names the customer.
 
-How units are scored, chosen and laid out is `quoting.py`. When the words alone find no
-good match (another language, a paraphrase, slang, a synonym), the cosine between the
-query and a few candidates is blended in (one small batch) with the writer's own
-embedder, if any. A site that lets the local writer read by meaning (`request.meaning`,
-`meaning.py`) instead gets, only where the words find nothing at all, the sentences whose
-cosine clears the site's own support bar.
+How units are scored, chosen and laid out is `quoting.py`. A site that lets the local
+writer read by meaning (`request.meaning`, `meaning.py`) gets, only where the words find
+nothing at all (a paraphrase, slang, a synonym), the sentences whose cosine with the
+question clears the site's own support bar.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
-
-import numpy as np
 
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering.meaning import read_meaning, under_its_question
@@ -82,33 +77,26 @@ from frontdesk.engines.local.answering.text import (
     question_terms,
     term_set,
 )
-from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.models import RetrievedChunk
 
 __all__ = ["LocalAnswerWriter", "cited_indices", "stream_pieces"]
 
 
 class LocalAnswerWriter:
-    """`AnswerWriterJob` that answers with cited quotes from the passages.
-
-    `embedder` (optional) adds query–sentence cosine to the lexical score; pass the
-    knowledge base's embedder (`make_embedder("local:all-MiniLM-L6-v2")`) to reuse its model.
-    """
+    """`AnswerWriterJob` that answers with cited quotes from the passages. It reads
+    meaning only through `request.meaning` (the site's embedder and bar), never its own
+    model: one writer serves every site, each with its own embedding model."""
 
     def __init__(
         self,
-        embedder: Embedder | None = None,
         *,
         max_units: int = 4,
         max_chunks: int = 8,
         max_chars: int = 700,
-        embed_candidates: int = 8,
     ) -> None:
-        self.embedder = embedder
         self.max_units = max_units
         self.max_chunks = max_chunks
         self.max_chars = max_chars
-        self.embed_candidates = embed_candidates
 
     async def write(self, request: AnswerRequest) -> AsyncIterator[str]:
         answer = await self.compose(request)
@@ -190,9 +178,6 @@ class LocalAnswerWriter:
             else question_terms(request.question, language)
         )
         candidates = score_units(request, chunks, indices, weights, own, foreign)
-        unsure = bool(candidates) and max(pick.lexical for pick in candidates) < WEAK_MATCH
-        if unsure and request.meaning is None and self.embedder is not None:
-            candidates = await asyncio.to_thread(self._blend, request, candidates)
         supported = supporting_passages(
             question_terms(request.question, language), chunks, indices, language
         )
@@ -268,25 +253,6 @@ class LocalAnswerWriter:
         lead = FOREIGN_LEAD_IN if foreign else WEAK_LEAD_IN if weak else LEAD_IN
         text = render(phrase(lead, language), chosen)
         return f"{text}\n\n{unknown_line(unknown, language)}" if unknown else text
-
-    def _blend(self, request: AnswerRequest, picks: list[Pick]) -> list[Pick]:
-        assert self.embedder is not None
-        ranked = sorted(picks, key=lambda p: p.score, reverse=True)[: self.embed_candidates]
-        query = self.embedder.embed_query(request.search_query or request.question)
-        vectors = self.embedder.embed_documents([pick.unit.text for pick in ranked])
-        cosines = np.asarray(vectors @ query, dtype=np.float64)
-        blended: list[Pick] = []
-        for pick, cosine in zip(ranked, cosines, strict=True):
-            lexical = max(pick.lexical, float(cosine) - 0.2)
-            blended.append(
-                replace(
-                    pick,
-                    score=0.6 * pick.score + 0.4 * float(cosine),
-                    lexical=lexical,
-                    own=pick.own or lexical >= MIN_MATCH,  # a paraphrase of the question
-                )
-            )
-        return blended
 
     def _pricing(self, request: AnswerRequest) -> str:
         """The site's pricing reply; one figure-free sentence about pricing if there is one."""

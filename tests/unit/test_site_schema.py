@@ -46,6 +46,8 @@ def test_proactive_threshold_defaults_to_relevance_plus_ten_points() -> None:
         (lambda r: r["business_hours"].pop("timezone"), "business_hours.timezone"),
         (lambda r: r["business_hours"].update(timezone="Mars/Olympus"), "business_hours.timezone"),
         (lambda r: r["business_hours"].update(start="18:00", end="09:00"), "business_hours"),
+        (lambda r: r["business_hours"].update(days=["mon", "funday"]), "business_hours.days"),
+        (lambda r: r["business_hours"].update(days=[]), "business_hours.days"),
         (lambda r: r["knowledge"].update(relevance_threshold=1.7), "knowledge.relevance_threshold"),
         (lambda r: r["knowledge"].update(top_k=0), "knowledge.top_k"),
         (lambda r: r.update(default_language="sv"), "default_language"),
@@ -62,6 +64,23 @@ def test_invalid_site_names_file_and_field(tmp_path: Path, mutate: Any, field: s
     message = str(info.value)
     assert str(path) in message
     assert field in message
+
+
+def test_business_days_default_to_weekdays_and_a_site_may_open_on_weekends() -> None:
+    from datetime import UTC, datetime
+
+    from frontdesk.leads.hours import is_business_hours
+
+    saturday_noon = datetime(2026, 11, 28, 11, 0, tzinfo=UTC)  # 12:00 in Berlin
+    raw = demo_raw()
+    raw["business_hours"] = {"timezone": "Europe/Berlin"}
+    weekdays = SiteConfig.model_validate(raw).business_hours
+    assert weekdays.days == ["mon", "tue", "wed", "thu", "fri"]
+    assert not is_business_hours(saturday_noon, weekdays.hours())
+    raw["business_hours"]["days"] = ["tue", "sat"]
+    shop = SiteConfig.model_validate(raw).business_hours
+    assert shop.hours().weekdays == frozenset({1, 5})
+    assert is_business_hours(saturday_noon, shop.hours())
 
 
 @pytest.mark.parametrize("bad_id", ["Demo", "-demo", "demo_site", "a" * 64, "", "demo site"])

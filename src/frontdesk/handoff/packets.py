@@ -30,7 +30,7 @@ from frontdesk.guard.visitor_text import (
 from frontdesk.leads.hours import BusinessHours, next_business_day_opening
 from frontdesk.leads.packet import SessionSnapshot, generate_context_packet
 from frontdesk.leads.qualification import QualificationState
-from frontdesk.sites.schema import BusinessHoursConfig, SiteConfig
+from frontdesk.sites.schema import SiteConfig
 
 IN_HOURS_RESPONSE = timedelta(hours=2)  # seed 004: "within 2 business hours"
 LAST_MESSAGE_CHARS = 2000
@@ -45,16 +45,6 @@ PROFILE_KEYS: Mapping[str, tuple[str, ...]] = {
 def crm_lead_key(site_id: str, session_id: str) -> str:
     """One CRM lead per conversation: every handoff of a session lands on the same lead."""
     return f"{site_id}:{session_id}:handoff"
-
-
-def business_hours_of(config: BusinessHoursConfig) -> BusinessHours:
-    """The site's configured hours as the pure module's value (whole hours, validated)."""
-    return BusinessHours(
-        timezone=config.timezone,
-        start_hour=config.start.hour,
-        end_hour=config.end.hour,
-        same_day_cutoff_hour=config.same_day_cutoff.hour,
-    )
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -119,7 +109,7 @@ def handoff_packet(
     packet = generate_context_packet(snapshot)
     in_hours = bool(handoff.get("business_hours", True))
     form = clean_fields((values.get("form_collection") or {}).get("collected_values") or {})
-    due = follow_up_due(packet.triggered_at, in_hours, business_hours_of(site.business_hours))
+    due = follow_up_due(packet.triggered_at, in_hours, site.business_hours.hours())
     return {
         "site_id": site.id,
         "site_name": site.name,

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.api.errors import ApiError
 from frontdesk.conversation import routes
-from frontdesk.leads.hours import BusinessHours, is_business_hours
+from frontdesk.leads.hours import is_business_hours
 from frontdesk.live.bus import LiveBus, session_channel, site_channel, wake_ups
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
@@ -98,14 +98,7 @@ def clean_message(text: str) -> str:
 
 
 def in_business_hours(site: SiteConfig, now: datetime) -> bool:
-    cfg = site.business_hours
-    hours = BusinessHours(
-        timezone=cfg.timezone,
-        start_hour=cfg.start.hour,
-        end_hour=cfg.end.hour,
-        same_day_cutoff_hour=cfg.same_day_cutoff.hour,
-    )
-    return is_business_hours(now, hours)
+    return is_business_hours(now, site.business_hours.hours())
 
 
 class LiveDesk:

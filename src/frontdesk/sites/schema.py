@@ -18,6 +18,8 @@ from pydantic import (
     model_validator,
 )
 
+from frontdesk.leads.hours import BusinessHours
+
 SUPPORTED_LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 SITE_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 
@@ -339,6 +341,10 @@ class SkillsConfig(_Strict):
     cta_min_turn: int = Field(default=2, ge=0, description="Earliest turn a CTA may be shown.")
 
 
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
 class BusinessHoursConfig(_Strict):
     timezone: str = Field(description="IANA timezone, e.g. Europe/Berlin.")
     start: time = Field(default=time(9, 0), description="Opening time (inclusive).")
@@ -346,6 +352,22 @@ class BusinessHoursConfig(_Strict):
     same_day_cutoff: time = Field(
         default=time(16, 0), description="Latest time a same-day follow-up is promised."
     )
+    # A shop, a clinic or a support desk may open on Saturdays or every day.
+    days: list[Weekday] = Field(
+        default_factory=lambda: list(WEEKDAYS[:5]),
+        min_length=1,
+        description="The days the team works, e.g. [mon, tue, wed, thu, fri, sat].",
+    )
+
+    def hours(self) -> BusinessHours:
+        """These hours as the pure module's value (`leads.hours`)."""
+        return BusinessHours(
+            timezone=self.timezone,
+            start_hour=self.start.hour,
+            end_hour=self.end.hour,
+            same_day_cutoff_hour=self.same_day_cutoff.hour,
+            weekdays=frozenset(WEEKDAYS.index(day) for day in self.days),
+        )
 
     @field_validator("timezone")
     @classmethod

@@ -35,7 +35,7 @@ from frontdesk.conversation.state import (
 )
 from frontdesk.conversation.texts import TEXTS
 from frontdesk.engines.local.signals import extract_email
-from frontdesk.leads.hours import BusinessHours, is_business_hours
+from frontdesk.leads.hours import is_business_hours
 from frontdesk.leads.qualification import (
     ConversationProgress,
     lead_level,
@@ -59,13 +59,7 @@ async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> U
 
 
 def business_hours_now(runtime: Runtime[TurnContext], same_day: bool = False) -> bool:
-    cfg = runtime.context.site.business_hours
-    hours = BusinessHours(
-        timezone=cfg.timezone,
-        start_hour=cfg.start.hour,
-        end_hour=cfg.end.hour,
-        same_day_cutoff_hour=cfg.same_day_cutoff.hour,
-    )
+    hours = runtime.context.site.business_hours.hours()
     return is_business_hours(runtime.context.now, hours, same_day_followup=same_day)
 
 

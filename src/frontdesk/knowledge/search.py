@@ -47,6 +47,22 @@ def bounded_query(query: str) -> str:
     return f"{query[:head]} {query[-(MAX_QUERY_CHARS - head) :]}"
 
 
+SHOUTED_SHARE = 0.6  # of a message's letters in capitals
+SHOUTED_MIN_LETTERS = 12  # "FAQ", "SAML SSO?" are names, not shouting
+
+
+def unshouted(query: str) -> str:
+    """Pure: a message written in capitals ("CAN I PAY BY CARD?"), in lower case; any
+    other message as it is. Cased embedding models (e5's tokenizer keeps case) read
+    shouted words as rare pieces, so a shouted question scored under the same question
+    written normally (a visitor's e-mail in capitals: cosine 0.854 against 0.875)."""
+    letters = [c for c in query if c.isalpha()]
+    if len(letters) < SHOUTED_MIN_LETTERS:
+        return query
+    capitals = sum(c.isupper() for c in letters)
+    return query.lower() if capitals >= SHOUTED_SHARE * len(letters) else query
+
+
 class Reranker(Protocol):
     """Optional second stage: scores for the fused candidates (higher is better)."""
 
@@ -132,7 +148,7 @@ class Retriever:
         cached = self.query_cache.get(model, query)
         if cached is not None:
             return cached
-        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        vector = np.asarray(self.embedder.embed_query(unshouted(query)), dtype=np.float32)
         self.query_cache.put(model, query, vector)
         return vector
 

@@ -151,3 +151,47 @@ def test_lexical_gets_an_equal_vote_when_the_model_does_not_know_the_language() 
     assert fusion_weights("Как оплатить счёт?", english, ("en",)) == (1.0, 1.0)
     assert fusion_weights("Como pago?", SearchOptions(language="es"), ("en",)) == (1.0, 1.0)
     assert fusion_weights("Как оплатить счёт?", english, None) == (1.0, 0.2)
+
+
+@pytest.mark.parametrize(
+    ("message", "read_as"),
+    [
+        ("CAN I PAY BY CARD?", "can i pay by card?"),
+        ("МОЖНО ПОВТОРНО ВОЙТИ В ПРИЛОЖЕНИЕ?", "можно повторно войти в приложение?"),
+        ("CAUSE OF A COLD\ni UNDERSTAND CONTAGION", "cause of a cold\ni understand contagion"),
+        # Names in capitals inside a normal sentence, and short names, stay as written.
+        ("Do you support SAML SSO with Okta?", "Do you support SAML SSO with Okta?"),
+        ("GDPR DPA?", "GDPR DPA?"),
+        ("", ""),
+    ],
+)
+def test_a_shouted_message_is_searched_in_lower_case(message: str, read_as: str) -> None:
+    from frontdesk.knowledge.search import unshouted
+
+    assert unshouted(message) == read_as
+
+
+def test_the_retriever_embeds_a_shouted_question_as_written_normally() -> None:
+    import numpy as np
+
+    from frontdesk.knowledge.search import Retriever
+
+    class RecordingEmbedder:  # what the (cased) model is asked to read
+        name = "recording"
+        dim = 4
+
+        def __init__(self) -> None:
+            self.read: list[str] = []
+
+        def embed_query(self, text: str) -> np.ndarray:
+            self.read.append(text)
+            return np.ones((1, self.dim), dtype=np.float32)
+
+    class NoIndex:  # embed_query never reaches the index
+        pass
+
+    embedder = RecordingEmbedder()
+    retriever = Retriever(NoIndex(), embedder)  # type: ignore[arg-type]
+    retriever.embed_query("HOW DO I CANCEL MY MEMBERSHIP?")
+    retriever.embed_query("Is SAML SSO included?")
+    assert embedder.read == ["how do i cancel my membership?", "Is SAML SSO included?"]

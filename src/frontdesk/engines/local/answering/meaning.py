@@ -33,6 +33,7 @@ import numpy as np
 from frontdesk.engines.base import SiteMeaning
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.knowledge.search import unshouted
 
 LEXICAL_CANDIDATES = 8  # the lexically best units embedded
 LEAD_UNITS = 2  # and the first units of every passage (an FAQ's answer opens its page)
@@ -102,7 +103,7 @@ def read_meaning(
     candidates = choose_candidates(picks)
     if not candidates:
         return []
-    query = np.ravel(meaning.embedder.embed_query(question))
+    query = np.ravel(meaning.embedder.embed_query(unshouted(question)))  # as the search reads it
     texts = [embedded_text(pick, headings) for pick in candidates]
     vectors = meaning.embedder.embed_documents(texts)
     cosines = np.asarray(vectors @ query, dtype=np.float64).tolist()

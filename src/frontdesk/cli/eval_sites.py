@@ -4,6 +4,8 @@
     frontdesk eval sites --full                # every question and page (`make eval-full`)
     frontdesk eval sites --only covid-faq-en --json
     frontdesk eval sites --reads-meaning        # every site opts in to local_reads_meaning
+    frontdesk eval sites --held-out --only covid-faq-en --everyday 1000
+                                               # questions outside the CI sample, every page
 
 Exit codes as the other eval commands: 0 every gate holds, 1 a gate is missed, 2 the
 data is missing or unreadable.
@@ -29,6 +31,18 @@ def eval_sites(
     full: Annotated[
         bool, typer.Option("--full", help="Every question and page, not the CI sample.")
     ] = False,
+    held_out_: Annotated[
+        bool,
+        typer.Option(
+            "--held-out",
+            help="Every question outside the CI sample, every page (the CI sample's figures "
+            "checked on questions they were not read from).",
+        ),
+    ] = False,
+    everyday: Annotated[
+        int | None,
+        typer.Option(help="With --held-out: at most this many everyday requests per site."),
+    ] = None,
     datasets_dir: Annotated[
         Path | None,
         typer.Option(help="The shared datasets folder (default: ../shared/datasets)."),
@@ -59,6 +73,7 @@ def eval_sites(
         SITES,
         SiteDataError,
         datasets_root,
+        held_out,
         site_by_id,
     )
 
@@ -77,7 +92,10 @@ def eval_sites(
         )
         raise typer.Exit(code=2)
     settings = settings_for(None)
-    sample = FULL if full else CI_SAMPLE
+    if full and held_out_:
+        errors.print("[bold red]error:[/] --full and --held-out exclude each other")
+        raise typer.Exit(code=2)
+    sample = FULL if full else held_out(everyday) if held_out_ else CI_SAMPLE
     results, items = [], []
     for site in chosen:
         try:
@@ -100,7 +118,7 @@ def eval_sites(
         items += dumped
     meta = {
         "sites": ", ".join(s.id for s in chosen),
-        "sample": "full" if full else f"{sample}",
+        "sample": "full" if full else "held out" if held_out_ else f"{sample}",
         "gates": "issue #17 acceptance" if acceptance else "per-site floors",
         "local_reads_meaning": str(reads_meaning).lower(),
         "datasets": str(root),

@@ -57,10 +57,19 @@ class Sample:
     unanswerable: int | None = None
     everyday: int | None = None
     pages: int | None = None  # distractor pages beside every gold page of the chosen items
+    # Held out: skip the questions this sample takes (the CI sample) and use the rest
+    # (ordered by the same hash, so the two never share a question).
+    skip: Sample | None = None
 
 
 FULL = Sample()
 CI_SAMPLE = Sample(answerable=40, unanswerable=30, everyday=40, pages=150)
+
+
+def held_out(everyday: int | None = None) -> Sample:
+    """Every question outside the CI sample and every page (`eval sites --held-out`);
+    `everyday` caps the everyday requests (3,000 CLINC150 rows per site otherwise)."""
+    return Sample(everyday=everyday, skip=CI_SAMPLE)
 
 
 @dataclass(frozen=True)
@@ -162,9 +171,22 @@ def _order(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def _take(rows: Sequence[dict[str, Any]], limit: int | None, key: str) -> list[dict[str, Any]]:
+def _take(
+    rows: Sequence[dict[str, Any]], limit: int | None, key: str, skip: int | None = 0
+) -> list[dict[str, Any]]:
+    """The first `limit` rows by a hash of their ids, after the first `skip` (None: all)."""
     ordered = sorted(rows, key=lambda row: _order(f"{key}|{row['_id']}"))
+    if skip is None:
+        return []
+    ordered = ordered[skip:]
     return ordered if limit is None else ordered[:limit]
+
+
+def _skipped(sample: Sample, kind: str) -> int | None:
+    """How many rows of a kind the sample's `skip` takes first (None: all of them)."""
+    if sample.skip is None:
+        return 0
+    return getattr(sample.skip, kind)  # type: ignore[no-any-return]
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -209,9 +231,10 @@ def load_queries(site: EvalSite, root: Path, sample: Sample) -> list[EvalItem]:
     chosen: list[dict[str, Any]] = []
     for wanted, limit in limits.items():
         of_kind = [r for r in rows if r["_kind"] == wanted]
-        chosen += _take(of_kind, limit, f"{site.id}|{wanted}")
+        chosen += _take(of_kind, limit, f"{site.id}|{wanted}", _skipped(sample, wanted))
     # Every site also gets the same everyday requests (its own off-topic rows come first).
-    return [_item(site, row) for row in chosen] + everyday_items(site, root, sample.everyday)
+    everyday = everyday_items(site, root, sample.everyday, _skipped(sample, "everyday"))
+    return [_item(site, row) for row in chosen] + everyday
 
 
 def _item(site: EvalSite, row: dict[str, Any]) -> EvalItem:
@@ -236,7 +259,9 @@ def _item(site: EvalSite, row: dict[str, Any]) -> EvalItem:
     )
 
 
-def everyday_items(site: EvalSite, root: Path, limit: int | None) -> list[EvalItem]:
+def everyday_items(
+    site: EvalSite, root: Path, limit: int | None, skip: int | None = 0
+) -> list[EvalItem]:
     """CLINC150 validation requests (not `oos`) of the domains the site is not about."""
     domains = json.loads((root / CLINC / "domains.json").read_text(encoding="utf-8"))
     domain_of = {intent: domain for domain, intents in domains.items() for intent in intents}
@@ -245,7 +270,7 @@ def everyday_items(site: EvalSite, root: Path, limit: int | None) -> list[EvalIt
         for number, row in enumerate(_jsonl(root / CLINC / "val.jsonl"), start=1)
         if row["label"] != "oos" and domain_of.get(row["label"]) not in site.clinc_domains
     ]
-    return [_item(site, row) for row in _take(rows, limit, f"{site.id}|everyday")]
+    return [_item(site, row) for row in _take(rows, limit, f"{site.id}|everyday", skip)]
 
 
 def load_documents(

@@ -17,6 +17,7 @@ from frontdesk.evals.sites import (
     SITES,
     Sample,
     SiteDataError,
+    held_out,
     load_documents,
     load_queries,
     query_kind,
@@ -170,6 +171,23 @@ def test_samples_are_stable_subsets_and_keep_every_gold_page() -> None:
     assert len(pages) <= len(gold) + 20
     # Everyday requests never come from the out-of-scope rows.
     assert all(not i.id.endswith("oos") for i in items)
+
+
+@needs_datasets
+def test_held_out_questions_are_everything_outside_the_ci_sample() -> None:
+    site = site_by_id("covid-faq-en")
+    sample = {i.id for i in load_queries(site, SHARED_DATASETS, CI_SAMPLE)}
+    everything = {i.id for i in load_queries(site, SHARED_DATASETS, FULL)}
+    outside = {i.id for i in load_queries(site, SHARED_DATASETS, held_out())}
+    assert outside == everything - sample
+    capped = load_queries(site, SHARED_DATASETS, held_out(everyday=25))
+    kinds = [i.metadata.category for i in capped]
+    assert kinds.count("everyday") == 25
+    assert {i.id for i in capped} <= outside
+    # The clinic's own questions all sit in the CI sample: none is held out.
+    clinic = site_by_id("clinica-dental-es")
+    rest = load_queries(clinic, SHARED_DATASETS, held_out(everyday=0))
+    assert [i for i in rest if i.metadata.category != "everyday"] == []
 
 
 def test_floors_never_exceed_the_acceptance_bar() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Engines
 from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.everyday import EverydaySimilarity
 from frontdesk.knowledge.models import RetrievalResult
 from frontdesk.knowledge.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig
@@ -20,6 +21,10 @@ Retriever = Callable[[str, str], Awaitable[RetrievalResult]]
 
 ProfileLoader = Callable[[], Awaitable[TopicProfile]]
 """The site's topic profile (`knowledge/topic.py`): its own bar for on-topic support."""
+
+EverydayLoader = Callable[[str], Awaitable[EverydaySimilarity | None]]
+"""A message → its similarity to the nearest everyday request (`knowledge/everyday.py`),
+with the bar; None when the site's embedding model has no everyday requests."""
 
 Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
 """Visitor enrichment (seed 000 priority pipeline); returns profile fields."""
@@ -39,6 +44,7 @@ class TurnContext:
     retrieve: Retriever
     enrich: Enricher = _no_enrichment
     topic_profile: ProfileLoader | None = None  # None: the relevance threshold is the bar
+    everyday: EverydayLoader | None = None  # None: no everyday-request signal
     # The embedder of the site's knowledge base: with the topic profile's bar, the local
     # writer reads sentences by meaning (`engines.base.SiteMeaning`). None: words only.
     embedder: Embedder | None = None

@@ -250,12 +250,21 @@ def supported_by_site(
     bar: float | None,
     lexical: float = 0.0,
     word_bar: float | None = None,
+    *,
+    everyday: bool = False,
 ) -> bool:
     """The turn's search found the site's content: above the relevance threshold (status
     ok) and either at the site's own bar (`knowledge/topic.py`) or sharing most of the
     question's words with a passage that scores at least `word_bar` (above the bulk of
     everyday requests) — the second signal covers languages and slang the embedding model
-    reads poorly, where every score is high and the bar with them."""
+    reads poorly, where every score is high and the bar with them.
+
+    A message that reads as a known everyday request (`everyday`, `knowledge/everyday.py`:
+    "I want to book vacation days" on a site with a page about sick leave) needs both
+    signals at once (`strongly_supported_by_site`): a passage merely near the request's
+    topic is no answer to it."""
+    if everyday:
+        return strongly_supported_by_site(status, top_score, bar, lexical)
     if status != "ok" or bar is None or top_score is None:
         return False
     if top_score >= bar:

@@ -154,11 +154,15 @@ class ChatService:
         async def topic_profile() -> Any:
             return await asyncio.to_thread(self.knowledge.topic_profile, config)
 
+        async def everyday(text: str) -> Any:
+            return await asyncio.to_thread(self.knowledge.everyday_similarity, config, text)
+
         return TurnContext(
             site=config,
             engines=self.engines_for(site),
             retrieve=retrieve,
             topic_profile=topic_profile,
+            everyday=everyday,
             # Only a site whose local writer reads by meaning needs it at answer time: the
             # model its topic profile (and so its support bar) was measured with.
             embedder=self.knowledge.serving_embedder(config)

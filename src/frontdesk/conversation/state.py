@@ -144,6 +144,10 @@ class SiteSupport(TypedDict):
     # Both signals at once: the cosine at the site's bar and most of the words in a
     # passage — what a conversation-act label (OTHER, BOOKING...) needs to be overruled.
     strong: NotRequired[bool]
+    # Cosine of the message with its nearest shipped everyday request, and the bar at which
+    # it reads as one (`knowledge/everyday.py`); None: no such signal for the site's model.
+    everyday: NotRequired[float | None]
+    everyday_bar: NotRequired[float | None]
 
 
 class Handoff(TypedDict):

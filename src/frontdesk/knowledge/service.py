@@ -28,6 +28,7 @@ from rich.console import Console
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
+from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
@@ -367,6 +368,18 @@ class KnowledgeBase:
         )
         self._profiles[key] = profile
         return profile
+
+    def everyday_similarity(
+        self, site: SiteConfig | SiteKnowledge, text: str
+    ) -> EverydaySimilarity | None:
+        """How close `text` is to a known everyday request (`knowledge/everyday.py`), read
+        by the model of the generation that answers now; None when that model has none."""
+        _, knowledge = self._serving(SiteKnowledge.of(site))
+        requests = load_everyday(knowledge.config.embedding)
+        if requests is None:
+            return None
+        vector = self.retriever(knowledge).embed_query(text)
+        return EverydaySimilarity(nearest=requests.nearest(vector), bar=requests.bar)
 
     # -- manage ----------------------------------------------------------------------
     def list_documents(self, site: SiteConfig | SiteKnowledge | str) -> list[StoredDocument]:

@@ -194,6 +194,21 @@ def test_shared_words_need_a_passage_above_the_bulk_of_everyday_requests() -> No
     assert supported_by_site("ok", 0.86, 0.855, 0.0, word_bar=0.837)  # the bar alone
 
 
+def test_a_message_read_as_an_everyday_request_needs_both_signals() -> None:
+    """covid-faq-en (e5): "did my vacation get approved yet" scored 0.848 against the
+    site's bar of 0.845 (its page on leave at work) with one word of three in a passage;
+    it reads as a known everyday request, so the cosine alone no longer overrules
+    "off-topic". A page that both scores and holds the words still does."""
+    assert supported_by_site("ok", 0.848, 0.845, 0.33)
+    assert not supported_by_site("ok", 0.848, 0.845, 0.33, everyday=True)
+    # The words path (most words, a passage above the bulk of everyday requests) is
+    # one signal too: "how many days have I used" on the same site.
+    assert supported_by_site("ok", 0.843, 0.845, 1.0, word_bar=0.83)
+    assert not supported_by_site("ok", 0.843, 0.845, 1.0, word_bar=0.83, everyday=True)
+    assert supported_by_site("ok", 0.90, 0.845, 0.75, word_bar=0.83, everyday=True)
+    assert not supported_by_site("no_result", 0.90, 0.845, 1.0, everyday=True)
+
+
 def test_strong_support_needs_the_bar_and_the_words() -> None:
     # A press enquiry at 0.858 against a bar of 0.847 sharing two of seven words: on-topic
     # enough to overrule "off-topic", not enough to overrule a conversation act.

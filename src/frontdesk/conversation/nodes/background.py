@@ -120,12 +120,22 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     bar = profile.support_threshold if profile is not None else result.threshold
     word_bar = profile.word_support_threshold if profile is not None else None
     lexical = _word_support(state["input"], result)
+    everyday = await ctx.everyday(state["input"]) if ctx.everyday is not None else None
     support = SiteSupport(
         score=result.top_score,
         threshold=round(bar if bar is not None else 1.0, 4),
         lexical=round(lexical, 4),
-        supported=supported_by_site(result.status, result.top_score, bar, lexical, word_bar),
+        supported=supported_by_site(
+            result.status,
+            result.top_score,
+            bar,
+            lexical,
+            word_bar,
+            everyday=everyday is not None and everyday.reads_as_everyday,
+        ),
         strong=strongly_supported_by_site(result.status, result.top_score, bar, lexical),
+        everyday=None if everyday is None else round(everyday.nearest, 4),
+        everyday_bar=None if everyday is None else round(everyday.bar, 4),
     )
     return {"site_support": support}
 

@@ -79,7 +79,8 @@ class SiteGates:
     minus one or two items' worth (a CI sample holds 25-40 questions of a kind), so CI fails
     on a regression without failing on the gap still open. They were set at the figures of
     the support bar recalibrated for e5, and raised with the routing of questions labelled
-    OTHER / STOP_BOOKING / BOOKING (docs/evaluation.md). Raise the floors as the
+    OTHER / STOP_BOOKING / BOOKING and with everyday requests that read as such
+    (docs/evaluation.md). Raise the floors as the
     figures improve; `frontdesk eval sites --acceptance` gates on the bar itself."""
 
     answered: float = 0.90
@@ -117,7 +118,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "US government health pages, real consumer e-mails, 25 unanswerable",
-        floors=SiteGates(0.82, 0.95, 0.70, 0.55, 0.875),
+        floors=SiteGates(0.82, 0.95, 0.70, 0.55, 0.925),
     ),
     EvalSite(
         "rutube-support-ru",
@@ -135,7 +136,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "public-health FAQ, real audience questions, 121 unanswerable",
-        floors=SiteGates(0.85, 0.90, 0.55, 0.15, 0.85),
+        floors=SiteGates(0.85, 0.90, 0.55, 0.15, 0.95),
     ),
     EvalSite(
         "stackfaq-en",

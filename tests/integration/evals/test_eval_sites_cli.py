@@ -33,6 +33,16 @@ def test_unknown_site_exits_2() -> None:
     not (SHARED_DATASETS / "intent" / "clinc150").is_dir(),
     reason=f"shared datasets not found at {SHARED_DATASETS}",
 )
+def test_full_and_held_out_exclude_each_other() -> None:
+    done = runner.invoke(app, ["eval", "sites", "--full", "--held-out", "--only", "stackfaq-en"])
+    assert done.exit_code == 2
+    assert "exclude each other" in done.output
+
+
+@pytest.mark.skipif(
+    not (SHARED_DATASETS / "intent" / "clinc150").is_dir(),
+    reason=f"shared datasets not found at {SHARED_DATASETS}",
+)
 def test_the_bundled_clinic_is_measured_and_gated(tmp_path: Path) -> None:
     out = tmp_path / "reports"
     done = runner.invoke(

@@ -7,9 +7,12 @@ CC BY 3.0, attribution in `ATTRIBUTION.md`): the intents the intent classifier i
 as off-topic (not chit-chat, not the ones left out, not `oos` — `intent_data.py`). Per
 intent, `--per-intent` rows (every n-th) are embedded as queries and shipped; `--calibrate`
 other rows of the same intents measure the bar: the `--quantile` of their similarity to
-their nearest shipped row (0.10: nine in ten unseen everyday requests read as everyday).
-The validation split and every site's questions are never read here. The file keeps the
-vectors (float16), the bar and the model's name, never the rows.
+their nearest shipped row (0.10: nine in ten unseen everyday requests read as everyday) —
+but never below what 95 % of questions to a company reach (`--company-quantile`, 0.95, of
+Frontdesk's own English LEARN / SUPPORT / CONTEXT training rows, `intents.jsonl`), so that
+a question to a company rarely reads as an everyday request. The validation split and every
+site's questions are never read here. The file keeps the vectors (float16), the bar and
+the model's name, never the rows.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import numpy as np
 from frontdesk.engines.local.intent_data import (
     CLINC_LEFT_OUT,
     CLINC_OTHER,
+    DATA_FILE,
+    load_examples,
     shared_datasets_dir,
 )
 from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
@@ -31,6 +36,9 @@ from frontdesk.knowledge.everyday import artifact_path
 PER_INTENT = 10
 CALIBRATE = 6
 QUANTILE = 0.10
+COMPANY_QUANTILE = 0.95
+COMPANY_ROWS = 400
+COMPANY_INTENTS = frozenset({"LEARN", "SUPPORT", "CONTEXT"})
 
 
 def _rows(path: Path) -> dict[str, list[str]]:
@@ -50,7 +58,19 @@ def split_rows(texts: list[str], per_intent: int, calibrate: int) -> tuple[list[
     return shipped, rest[:: max(1, len(rest) // calibrate)][:calibrate]
 
 
-def build(model: str, per_intent: int, calibrate: int, quantile: float) -> Path:
+def company_questions(limit: int = COMPANY_ROWS) -> list[str]:
+    """Frontdesk's own English training rows that ask a company something (every n-th)."""
+    rows = [
+        example.text
+        for example in load_examples(DATA_FILE)
+        if example.lang == "en" and example.intent in COMPANY_INTENTS and example.split == "train"
+    ]
+    return rows[:: max(1, len(rows) // limit)][:limit]
+
+
+def build(
+    model: str, per_intent: int, calibrate: int, quantile: float, company_quantile: float
+) -> Path:
     train = shared_datasets_dir() / "intent" / "clinc150" / "train.jsonl"
     if not train.is_file():
         raise SystemExit(f"{train} not found: set FRONTDESK_DATASETS_DIR")
@@ -67,11 +87,21 @@ def build(model: str, per_intent: int, calibrate: int, quantile: float) -> Path:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     packed = vectors.astype(np.float16)
     unpacked = packed.astype(np.float32)  # the bar is measured on what is shipped
-    nearest = [float(np.max(unpacked @ embedder.embed_query(text))) for text in held]
-    bar = float(np.quantile(nearest, quantile))
+
+    def nearest(texts: list[str]) -> list[float]:
+        return [float(np.max(unpacked @ embedder.embed_query(text))) for text in texts]
+
+    everyday = float(np.quantile(nearest(held), quantile))
+    company = company_questions()
+    companies = float(np.quantile(nearest(company), company_quantile))
+    bar = max(everyday, companies)
     path = artifact_path(model)
     np.savez_compressed(path, vectors=packed, bar=np.float64(bar), model=np.str_(model))
-    print(f"{path.name}: {len(shipped)} requests, bar {bar:.4f} ({len(held)} unseen rows)")
+    print(
+        f"{path.name}: {len(shipped)} requests, bar {bar:.4f} (unseen everyday rows: "
+        f"{everyday:.4f} at {quantile:.2f}, n={len(held)}; company questions: "
+        f"{companies:.4f} at {company_quantile:.2f}, n={len(company)})"
+    )
     return path
 
 
@@ -81,8 +111,9 @@ def main() -> None:
     parser.add_argument("--per-intent", type=int, default=PER_INTENT)
     parser.add_argument("--calibrate", type=int, default=CALIBRATE)
     parser.add_argument("--quantile", type=float, default=QUANTILE)
+    parser.add_argument("--company-quantile", type=float, default=COMPANY_QUANTILE)
     args = parser.parse_args()
-    build(args.model, args.per_intent, args.calibrate, args.quantile)
+    build(args.model, args.per_intent, args.calibrate, args.quantile, args.company_quantile)
 
 
 if __name__ == "__main__":

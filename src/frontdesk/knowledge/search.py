@@ -70,8 +70,9 @@ class Reranker(Protocol):
     def rerank(self, query: str, chunks: Sequence[RetrievedChunk]) -> Sequence[float]: ...
 
 
-# The heading list's RRF weight (BM25 over title and headings alone); see
-# docs/knowledge.md "A heading field in the lexical indexes" for how it was chosen.
+# The heading list's RRF weight (BM25 over title and headings alone): off by default. At
+# 0.1 covid_faq gained 2 questions of 56 but rutube lost 2 of 300 (docs/knowledge.md, "A
+# heading field in the lexical indexes"); a site opts in with `knowledge.heading_weight`.
 DEFAULT_HEADING_WEIGHT = 0.0
 
 

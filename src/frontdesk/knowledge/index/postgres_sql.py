@@ -77,19 +77,26 @@ WITH matches AS MATERIALIZED (
 ), df AS (
   SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme
 )
-SELECT m.chunk_id, sum(ln(1 + (CAST(:{p}n AS float8) - df.df + 0.5) / (df.df + 0.5)) * m.tf
+SELECT m.chunk_id, sum({idf} * m.tf
   * 2.2 / (m.tf + 1.2 * (1 - 0.75 + 0.75 * m.dl / CAST(:{p}avgdl AS float8)))) AS score
 FROM matches m JOIN df USING (lexeme)
 GROUP BY m.chunk_id ORDER BY score DESC, m.chunk_id LIMIT :limit
 """
 
 
-def bm25_sql(column: str, length: str, prefix: str = "") -> str:
+# Lucene's idf (never negative), and FTS5's: log((N - n + 0.5) / (n + 0.5)), 1e-6 when
+# that is not positive — so a heading word in most of a site's titles ("how") weighs
+# next to nothing, as it does in the SQLite index's heading list.
+_IDF_LUCENE = "ln(1 + (CAST(:{p}n AS float8) - df.df + 0.5) / (df.df + 0.5))"
+_IDF_FTS5 = "GREATEST(ln((CAST(:{p}n AS float8) - df.df + 0.5) / (df.df + 0.5)), 0.000001)"
+
+
+def bm25_sql(column: str, length: str, prefix: str = "", *, idf: str = _IDF_LUCENE) -> str:
     """BM25 over one tsvector field (`lexical` or `heading`) and its length column; its
     parameters (`:terms`, `:tsq`, `:has_terms`, `:n`, `:avgdl`) carry `prefix`."""
-    return _BM25.format(column=column, length=length, p=prefix)
+    return _BM25.format(column=column, length=length, p=prefix, idf=idf.format(p=prefix))
 
 
 HEADING_PREFIX = "h_"
 BM25 = bm25_sql("lexical", "lexical_length")
-BM25_HEADING = bm25_sql("heading", "heading_length", HEADING_PREFIX)
+BM25_HEADING = bm25_sql("heading", "heading_length", HEADING_PREFIX, idf=_IDF_FTS5)

@@ -21,7 +21,8 @@ one signal:
 
 hit@5 and MRR@10 over the documents in the order of their best chunk, as
 `frontdesk eval retrieval` counts them. This is how docs/knowledge.md's "Closing the English
-gap" table was measured; none of these variants is in the product.
+gap" table was measured; the `heading BM25 0.1` list is now the product's heading field
+(`SearchOptions.heading_weight`; `multilingual_retrieval.py --heading-weights` measures it).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
         [--models local:multilingual-e5-small,local:all-MiniLM-L6-v2]
         [--threshold none|default|site|NUMBER]
         [--tasks xsid,demo,crosslingual,rutube,stackfaq,covid] [--limit 300] [--json]
+        [--heading-weights 0,0.1]
 
 Development sets are assembled at run time from ../shared/datasets (never copied):
 - xsid-intent/L: xSID holds the same 300 utterances in many languages. Odd-numbered
@@ -194,7 +195,11 @@ class Bench:
         self.sites = 0
         self.run_id = uuid.uuid4().hex[:8]
 
-    def run(self, task: Task, model: str, threshold: str) -> dict[str, Any]:
+    def run(
+        self, task: Task, model: str, threshold: str, heading_weights: list[float | None]
+    ) -> list[dict[str, Any]]:
+        """The task's rows, one per heading weight (None: the product's default), on one
+        ingest of its pages."""
         from frontdesk.knowledge.evaluate import (
             QueryOutcome,
             RetrievalReport,
@@ -222,27 +227,41 @@ class Bench:
         started = time.perf_counter()
         self.kb.ingest_documents(site, read_corpus(corpus), progress=False)
         ingest_s = time.perf_counter() - started
-        report = RetrievalReport(k=10)
-        # A site without a threshold gets the one its content calibrates: `none` searches
-        # with no threshold at all (the ranking alone).
-        unbounded = replace(
-            site.search_options(30), relevance_threshold=None, proactive_threshold=None
-        )
-        retriever, key = self.kb.retriever(site), self.kb.index_key(site)
-        for item in read_queries(questions):
-            started = time.perf_counter()
-            if threshold == "none":
-                result = retriever.search(key, item.query, unbounded)
-            else:
-                result = self.kb.search(site, item.query, top_k=30)
-            elapsed = (time.perf_counter() - started) * 1000.0
-            report.outcomes.append(
-                QueryOutcome(
-                    item, document_ranking(result), result.status, result.top_score, elapsed
-                )
+        rows = []
+        for weight in heading_weights:
+            weighted = replace(
+                site, config=site.config.model_copy(update={"heading_weight": weight})
             )
-        metrics = report.metrics()
-        return {"task": name, "model": model, "threshold": cut, "ingest_s": ingest_s, **metrics}
+            report = RetrievalReport(k=10)
+            # A site without a threshold gets the one its content calibrates: `none`
+            # searches with no threshold at all (the ranking alone).
+            unbounded = replace(
+                weighted.search_options(30), relevance_threshold=None, proactive_threshold=None
+            )
+            retriever, key = self.kb.retriever(weighted), self.kb.index_key(weighted)
+            for item in read_queries(questions):
+                started = time.perf_counter()
+                if threshold == "none":
+                    result = retriever.search(key, item.query, unbounded)
+                else:
+                    result = self.kb.search(weighted, item.query, top_k=30)
+                elapsed = (time.perf_counter() - started) * 1000.0
+                report.outcomes.append(
+                    QueryOutcome(
+                        item, document_ranking(result), result.status, result.top_score, elapsed
+                    )
+                )
+            rows.append(
+                {
+                    "task": name,
+                    "model": model,
+                    "threshold": cut,
+                    "heading_weight": unbounded.heading_weight,
+                    "ingest_s": ingest_s,
+                    **report.metrics(),
+                }
+            )
+        return rows
 
 
 def main() -> None:
@@ -256,6 +275,12 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=300, help="questions per set (max)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--heading-weights",
+        default="",
+        help="Comma-separated fusion weights of the heading list to compare on one ingest"
+        " (0: off); default: the product's.",
+    )
     parser.add_argument("--nih-pages", type=int, default=300, help="nih: pages besides the gold")
     parser.add_argument("--xsid-languages", default=",".join(XSID_LANGUAGES))
     parser.add_argument(
@@ -284,20 +309,24 @@ def main() -> None:
     database = args.db or Path(tempfile.mkdtemp(prefix="frontdesk-ml-bench-")) / "bench.db"
     bench = Bench(database)
     rows = []
-    header = f"{'task':28} {'model':30} {'hit@5':>6} {'mrr':>6} {'n':>5} {'abst.rec':>8}"
+    weights: list[float | None] = [float(w) for w in args.heading_weights.split(",") if w] or [None]
+    header = (
+        f"{'task':28} {'model':30} {'head.w':>6} {'hit@5':>6} {'mrr':>6} {'n':>5} {'abst.rec':>8}"
+    )
     if not args.json:
         print(header)
     for task in tasks:
         for model in args.models.split(","):
-            row = bench.run(task, model, args.threshold)
-            rows.append(row)
-            if args.json:
-                continue
-            print(
-                f"{row['task']:28} {model:30} {row['hit@5'] or 0:6.3f} {row['mrr'] or 0:6.3f}"
-                f" {row['answerable']:5d} {row['abstain_recall'] or 0:8.2f}",
-                flush=True,
-            )
+            for row in bench.run(task, model, args.threshold, weights):
+                rows.append(row)
+                if args.json:
+                    continue
+                print(
+                    f"{row['task']:28} {model:30} {row['heading_weight']:6.2f}"
+                    f" {row['hit@5'] or 0:6.3f} {row['mrr'] or 0:6.3f}"
+                    f" {row['answerable']:5d} {row['abstain_recall'] or 0:8.2f}",
+                    flush=True,
+                )
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
 

@@ -43,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,7 @@ from search_site import (
     Corpus,
     dense_recall,
     exact_top10,
+    heading,
     memory_mb,
     percentile,
     queries,
@@ -69,8 +71,8 @@ from search_site import (
 from frontdesk.knowledge.embeddings import HashingEmbedder
 from frontdesk.knowledge.index.base import upsert_document
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
-from frontdesk.knowledge.lexical import lexical_text, query_terms, text_language
-from frontdesk.knowledge.models import Document
+from frontdesk.knowledge.lexical import heading_terms, lexical_text, query_terms, text_language
+from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search import Retriever
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
@@ -87,6 +89,7 @@ def bulk_write(index: SqliteKnowledgeIndex, corpus: Corpus, docs: int) -> None:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")  # SQLAlchemy's format
     with index.engine.connect() as conn:
         table = index.lexicon.ensure_table(conn, SITE)
+        headings = index.headings.ensure_table(conn, SITE)
         conn.commit()
     raw = index.engine.raw_connection()
     try:
@@ -104,11 +107,14 @@ def bulk_write(index: SqliteKnowledgeIndex, corpus: Corpus, docs: int) -> None:
             )
             chunk_rows = []
             fts_rows = []
+            heading_rows = []
             for number in numbers:
                 doc_id = f"doc-{number:07d}.md"
                 first = number * PER_DOC
                 vectors = corpus.vectors(first, PER_DOC)
-                for i, body in enumerate(corpus.texts(first, PER_DOC)):
+                texts = corpus.texts(first, PER_DOC)
+                path = heading(texts)
+                for i, body in enumerate(texts):
                     row_id = first + i + 1
                     chunk_rows.append(
                         (
@@ -118,23 +124,30 @@ def bulk_write(index: SqliteKnowledgeIndex, corpus: Corpus, docs: int) -> None:
                             f"{number:07d}-{i:02d}",
                             i,
                             doc_id,
+                            json.dumps([path]),
                             body,
                             MODEL,
                             vectors[i].astype("<f4").tobytes(),
                         )
                     )
-                    lexical = corpus.lexical(body)
-                    if number == start and lexical != lexical_text(body):
+                    lexical = corpus.lexical(f"{path} {body}")
+                    if number == start and lexical != lexical_text(
+                        Chunk("", doc_id, i, body, (path,)).indexed_text
+                    ):
                         raise AssertionError("the stem lookup differs from lexical_text")
                     fts_rows.append((row_id, lexical))
+                    heading_rows.append((row_id, heading_terms(lexical, (path,))))
             cursor.executemany(
                 "INSERT INTO knowledge_chunks (id, site_id, doc_id, chunk_id, chunk_index,"
                 " title, heading_path, content, url, source, content_hash,"
-                " embedding_model, embedding) VALUES (?, ?, ?, ?, ?, ?, '[]', ?, '', 'bench',"
+                " embedding_model, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 'bench',"
                 " '', ?, ?)",
                 chunk_rows,
             )
             cursor.executemany(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", fts_rows)
+            cursor.executemany(
+                f"INSERT INTO {headings} (rowid, heading) VALUES (?, ?)", heading_rows
+            )
             cursor.execute(
                 "INSERT INTO knowledge_sites (site_id, revision, updated_at) VALUES (?, 1, ?)"
                 " ON CONFLICT (site_id) DO UPDATE SET revision = knowledge_sites.revision + 1",
@@ -392,7 +405,7 @@ def during_reingestion(
     }
 
 
-CACHE_FORMAT = 2  # bump when the corpus or the build's rows change
+CACHE_FORMAT = 3  # bump when the corpus or the build's rows change
 
 
 def build_site(path: Path, corpus: Corpus, args: argparse.Namespace) -> tuple[float, float, bool]:
@@ -454,6 +467,7 @@ def build_site(path: Path, corpus: Corpus, args: argparse.Namespace) -> tuple[fl
 
 
 def main() -> None:
+    global OPTIONS  # `--heading-weight`: every search of this process uses it
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
@@ -496,10 +510,17 @@ def main() -> None:
         default=2,
         help="Serving workers measured together for memory (they share the mapped index).",
     )
+    parser.add_argument(
+        "--heading-weight",
+        type=float,
+        default=OPTIONS.heading_weight,
+        help="Fusion weight of the heading list (0: not searched; default: the product's).",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--together", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    OPTIONS = replace(OPTIONS, heading_weight=args.heading_weight)
     corpus = Corpus(args.seed, args.chunks, args.vocabulary)
     if args.worker:
         return run_worker(
@@ -534,7 +555,9 @@ def main() -> None:
             "build_cached": cached,
             "vector_base_s": round(base_s, 1),
             "ann": "hnsw" if index.vectors.live(SITE, MODEL).base.ann is not None else "exact",
-            "search": "dense (top 50)" if args.dense_only else "hybrid",
+            "search": "dense (top 50)"
+            if args.dense_only
+            else f"hybrid (heading weight {OPTIONS.heading_weight})",
             "search_p50_ms": percentile(search_ms, 50),
             "search_p95_ms": percentile(search_ms, 95),
         }

@@ -19,6 +19,7 @@ SITE = "bench-site"
 DIM = 384
 MODEL = f"hash:{DIM}"  # the name only; vectors are synthetic
 PER_DOC = 20
+HEADING_WORDS = 4
 CENTRES = 2_000
 SYLLABLES = ["ka", "lo", "mi", "ne", "sor", "tu", "va", "rex", "pli", "dan", "gor", "shi", "em"]
 OPTIONS = SearchOptions(top_k=7, relevance_threshold=0.0, proactive_threshold=None)
@@ -132,13 +133,21 @@ class Corpus:
         texts = self.texts(first, PER_DOC, version)
         if new:
             texts[0] = self.new_page_text(number)
+        path = (heading(texts),)
         chunks = [
-            Chunk(f"{number:07d}-{i:02d}", doc_id, i, body, (), doc_id)
+            Chunk(f"{number:07d}-{i:02d}", doc_id, i, body, path, doc_id)
             for i, body in enumerate(texts)
         ]
-        lexical = [lexical_text(c.content) for c in chunks]
+        lexical = [lexical_text(c.indexed_text) for c in chunks]
         vectors = self.vectors(first, PER_DOC, version)
         index.replace_document(SITE, document, "bench", chunks, vectors, lexical, MODEL)
+
+
+def heading(texts: list[str]) -> str:
+    """A document's heading (every chunk's heading path): the first words of its first
+    chunk, as a page's title names what it is about. Queries draw words from a chunk, so
+    some of them are in its heading, as visitors' words often are in a page's title."""
+    return " ".join(texts[0].split()[:HEADING_WORDS])
 
 
 def queries(corpus: Corpus, chunks: int, count: int, seed: int) -> list[tuple[str, np.ndarray]]:

@@ -129,8 +129,18 @@ def split_sentences(text: str) -> list[str]:
     return parts
 
 
+def _split_word(word: str, size: int, count: TokenCounter) -> list[str]:
+    """A "word" longer than `size` tokens (a URL, an encoded script, a hash) cut in halves
+    until each part fits: nothing else can split it, and a chunk over the model's window
+    would fail the whole document."""
+    if count(word) <= size or len(word) < 2:
+        return [word]
+    middle = len(word) // 2
+    return _split_word(word[:middle], size, count) + _split_word(word[middle:], size, count)
+
+
 def _split_words(text: str, size: int, count: TokenCounter) -> list[str]:
-    words = text.split()
+    words = [part for word in text.split() for part in _split_word(word, size, count)]
     out: list[str] = []
     current: list[str] = []
     tokens = 0
@@ -281,6 +291,8 @@ def _within_limit(
                 f" window ({' > '.join(probe.heading_path)[:80]!r})"
             )
         again = _pack_section(_Section(piece.path, [_Block([piece.text])]), room, 0, count)
+        if [part.text for part in again] == [piece.text]:
+            raise ValueError(f"a passage cannot be split under {max_tokens} tokens")
         out.extend(_within_limit(again, title, max_tokens, count))
     return out
 

@@ -11,6 +11,7 @@ so on a site with English, German and Russian pages "prices" finds "pricing",
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -46,14 +47,19 @@ def _latin_language(language: str) -> str:
     return "en" if language in _CYRILLIC_LANGUAGES else language
 
 
-def terms(text: str, language: str = "en") -> list[str]:
-    """Stemmed terms of `text` in order (duplicates kept, `_` treated as a separator)."""
-    latin = _latin_language(language)
-    words = [
+def _words(text: str) -> list[str]:
+    """The words `terms` stems: lower case, `_` a separator, none longer than the limit."""
+    return [
         word
         for word in _WORD.findall(text.lower().replace("_", " "))
         if len(word) <= MAX_TERM_LENGTH
     ]
+
+
+def terms(text: str, language: str = "en") -> list[str]:
+    """Stemmed terms of `text` in order (duplicates kept, `_` treated as a separator)."""
+    latin = _latin_language(language)
+    words = _words(text)
     cyrillic = [word for word in words if _CYRILLIC.search(word)]
     stems: dict[str, str] = {}
     if cyrillic:
@@ -67,6 +73,19 @@ def terms(text: str, language: str = "en") -> list[str]:
 def lexical_text(text: str, language: str = "en") -> str:
     """The space-separated stemmed form of `text` stored in the lexical index."""
     return " ".join(terms(text, language))
+
+
+def heading_terms(body: str, heading_path: Sequence[str]) -> str:
+    """The heading field of a chunk: the terms of its heading path (title and headings).
+
+    `body` is the chunk's lexical text, `lexical_text(chunk.indexed_text, language)`,
+    which begins with the heading path; its first terms are therefore the path's terms,
+    stemmed in the document's language. Taking them from the body needs no language (the
+    migration that adds the field to existing chunks has none) and cannot disagree with
+    it: a word is one term whatever the stemmer."""
+    path = " > ".join(part for part in heading_path if part)
+    count = len(_words(path)) if path else 0
+    return " ".join(body.split()[:count])
 
 
 def query_terms(text: str, language: str = "en", max_terms: int = 32) -> list[str]:

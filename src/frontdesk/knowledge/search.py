@@ -1,4 +1,5 @@
-"""Hybrid search: BM25 over stemmed text + dense cosine, fused by reciprocal rank.
+"""Hybrid search: BM25 over stemmed text + dense cosine (+ BM25 over the chunks' heading
+paths alone, when weighted), fused by reciprocal rank.
 
 The relevance threshold is applied to a meaningful score — the cosine similarity of the
 chunk to the query — never to the fused rank score, whose scale depends on list sizes.
@@ -12,7 +13,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -69,6 +70,18 @@ class Reranker(Protocol):
     def rerank(self, query: str, chunks: Sequence[RetrievedChunk]) -> Sequence[float]: ...
 
 
+# The heading list's RRF weight (BM25 over title and headings alone): off by default. At
+# 0.1 covid_faq gained 2 questions of 56 but rutube lost 2 of 300 (docs/knowledge.md, "A
+# heading field in the lexical indexes"); a site opts in with `knowledge.heading_weight`.
+DEFAULT_HEADING_WEIGHT = 0.0
+
+
+class FusionWeights(NamedTuple):
+    dense: float
+    lexical: float
+    heading: float
+
+
 @dataclass(frozen=True)
 class SearchOptions:
     """Per-site search knobs (from `KnowledgeConfig`)."""
@@ -81,6 +94,7 @@ class SearchOptions:
     rrf_k: int = 30
     dense_weight: float = 1.0
     lexical_weight: float = 0.2
+    heading_weight: float = DEFAULT_HEADING_WEIGHT
 
 
 def query_language(query: str, site_language: str) -> str:
@@ -93,15 +107,16 @@ def query_language(query: str, site_language: str) -> str:
 
 def fusion_weights(
     query: str, options: SearchOptions, model_languages: Sequence[str] | None
-) -> tuple[float, float]:
-    """(dense, lexical) weights. When the embedding model does not know the question's
-    language (MiniLM is English-only), the stemmed lexical list gets an equal vote."""
+) -> FusionWeights:
+    """(dense, lexical, heading) weights. When the embedding model does not know the
+    question's language (MiniLM is English-only), the stemmed lexical list gets an equal
+    vote."""
     dense, lexical = options.dense_weight, options.lexical_weight
     if model_languages is not None and query_language(query, options.language) not in (
         model_languages
     ):
         lexical = max(lexical, dense)
-    return dense, lexical
+    return FusionWeights(dense, lexical, options.heading_weight)
 
 
 def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
@@ -245,12 +260,12 @@ class Retriever:
         vector: Vector,
         words: list[str],
         options: SearchOptions,
-        weights: tuple[float, float],
+        weights: FusionWeights,
     ) -> tuple[list[tuple[str, float]], dict[str, float], float] | None:
         """Fused (chunk, rank score) list, cosines and the best cosine; None: empty index.
 
-        An index with `hybrid_search` (PostgreSQL) fuses in one query; otherwise dense and
-        lexical lists are fetched and fused here."""
+        An index with `hybrid_search` (both shipped ones) fuses on its side; otherwise
+        the dense, lexical and heading lists are fetched and fused here."""
         hybrid = getattr(self.index, "hybrid_search", None)
         if hybrid is not None:
             hits = hybrid(
@@ -259,8 +274,9 @@ class Retriever:
                 vector,
                 words,
                 limit=options.candidates,
-                dense_weight=weights[0],
-                lexical_weight=weights[1],
+                dense_weight=weights.dense,
+                lexical_weight=weights.lexical,
+                heading_weight=weights.heading,
                 rrf_k=options.rrf_k,
             )
             scored = {h.chunk_id: h.cosine for h in hits if h.cosine is not None}
@@ -272,7 +288,15 @@ class Retriever:
         if not dense:
             return None
         lexical = self.index.lexical_search(site_id, words, options.candidates) if words else []
-        fused = rrf_fuse([(dense, weights[0]), (lexical, weights[1])], k=options.rrf_k)
+        headings = (
+            self.index.heading_search(site_id, words, options.candidates)
+            if words and weights.heading > 0
+            else []
+        )
+        fused = rrf_fuse(
+            [(dense, weights.dense), (lexical, weights.lexical), (headings, weights.heading)],
+            k=options.rrf_k,
+        )
         cosines = {hit.chunk_id: hit.score for hit in dense}
         missing = [chunk_id for chunk_id, _ in fused if chunk_id not in cosines]
         if missing:

@@ -37,6 +37,7 @@ from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult
 from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.reembed import ReembedReport, rebuild
 from frontdesk.knowledge.search import (
+    DEFAULT_HEADING_WEIGHT,
     DEFAULT_RESULT_CACHE_SIZE,
     Reranker,
     Retriever,
@@ -94,6 +95,11 @@ class SiteKnowledge:
             relevance_threshold=self.relevance_threshold(),
             proactive_threshold=self.proactive_threshold(),
             language=self.language,
+            heading_weight=(
+                DEFAULT_HEADING_WEIGHT
+                if self.config.heading_weight is None
+                else self.config.heading_weight
+            ),
         )
 
     def with_model(self, model: str) -> SiteKnowledge:

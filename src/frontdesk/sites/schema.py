@@ -152,6 +152,14 @@ class KnowledgeConfig(_Strict):
         description="Score above which a case-study hit is surfaced proactively "
         "(default: relevance_threshold + 0.10).",
     )
+    heading_weight: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Weight in the hybrid search's fusion of the list ranked by words in "
+        "titles and headings alone (dense 1.0, words 0.2); 0 turns it off "
+        "(default: the product's, docs/knowledge.md).",
+    )
     chunk_size: int = Field(default=512, ge=64, le=4096, description="Chunk size in tokens.")
     chunk_overlap: int = Field(default=64, ge=0, le=1024, description="Overlap in tokens.")
     embedding: str = Field(

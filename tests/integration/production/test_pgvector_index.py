@@ -18,7 +18,7 @@ import pytest
 from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search import SearchOptions
+from frontdesk.knowledge.search import Retriever, SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
 from frontdesk.store.db import make_engine
@@ -72,7 +72,9 @@ def test_stackfaq_top5_agrees_with_sqlite(pgvector_url: str, tmp_path: Path) -> 
         lite.ingest_documents(SITE, documents, progress=False)
         pg.ingest_documents(SITE, documents, progress=False)
         lite_retriever, pg_retriever = lite.retriever(SITE), pg.retriever(SITE)
-        options = SearchOptions(top_k=5, relevance_threshold=None)
+        # With the heading list (BM25 over titles and headings alone) at its measured
+        # weight, whatever the default: both backends must fuse three lists alike.
+        options = SearchOptions(top_k=5, relevance_threshold=None, heading_weight=0.1)
         same_set = same_order = lite_hits = pg_hits = 0
         pg_ms: list[float] = []
         for item in queries:
@@ -133,5 +135,137 @@ def test_lexical_search_follows_the_common_terms_policy(pgvector_url: str) -> No
             rrf_k=30,
         )
         assert {h.chunk_id for h in hits[:2]} == {"d-1", "d-3"}
+    finally:
+        engine.dispose()
+
+
+# (title, text): at a chunk size of 64 the shipping and account pages get a chunk per
+# section, with heading paths such as "Shipping > Shipping abroad".
+HEADED = {
+    "refunds.md": (
+        "Refund policy",
+        "Money goes back to the card within 14 days. Shipping fees are not returned.",
+    ),
+    "shipping.md": (
+        "Shipping",
+        "## Delivery times\n\nParcels arrive in 3 to 5 working days in most regions, and a"
+        " refund of the shipping fee is possible when a parcel is late by more than a week."
+        "\n\n## Shipping abroad\n\nWe ship to every country of the European Union and to"
+        " Switzerland and Norway, with customs paperwork prepared by our warehouse team. Orders"
+        " outside Europe are not shipped yet.",
+    ),
+    "account.md": (
+        "Your account",
+        "## Password\n\nChange your password and e-mail address on the profile page, where"
+        " the security settings also list the devices that are signed in to your account."
+        "\n\n## Delete your account\n\nWrite to support to delete it; the team removes your"
+        " data within thirty days and confirms by e-mail when everything is gone for good.",
+    ),
+    "returns.md": (
+        "Returns and refund of shipping",
+        "Send the parcel back within 30 days for a refund.",
+    ),
+}
+HASHED = SiteKnowledge(
+    "headed",
+    KnowledgeConfig(embedding="hash:256", relevance_threshold=None, chunk_size=64, chunk_overlap=8),
+)
+
+
+def _headed_documents() -> list[Document]:
+    return [Document(d, title, t, "markdown", f"test:{d}") for d, (title, t) in HEADED.items()]
+
+
+def test_heading_lists_agree_with_sqlite(pgvector_url: str, tmp_path: Path) -> None:
+    """The heading field ranks the same chunks in the same order on both backends, alone
+    and as the third list of the hybrid search."""
+    from frontdesk.knowledge.lexical import query_terms
+
+    lite_engine = make_engine(f"sqlite:///{tmp_path / 'headed.db'}")
+    pg_engine = make_engine(pgvector_url)
+    try:
+        upgrade(lite_engine)
+        upgrade(pg_engine)
+        lite, pg = KnowledgeBase(lite_engine), KnowledgeBase(pg_engine)
+        for kb in (lite, pg):
+            kb.ingest_documents(HASHED, _headed_documents(), progress=False)
+        questions = [
+            "refund",
+            "How long do refunds take?",
+            "shipping abroad",
+            "delete my account",
+            "delivery times of parcels",
+        ]
+        for question in questions:
+            words = query_terms(question)
+            a = [h.chunk_id for h in lite.index.heading_search("headed", words, 10)]
+            b = [h.chunk_id for h in pg.index.heading_search("headed", words, 10)]
+            assert a and a == b, question
+        # In the fusion: what the heading list adds to each candidate's score is the same on
+        # both backends (the body's BM25 differs a little between FTS5 and SQL, as before).
+        lite_retriever, pg_retriever = lite.retriever(HASHED), pg.retriever(HASHED)
+
+        def added(retriever: Retriever, question: str) -> dict[str, float]:
+            vector = lite_retriever.embed_query(question)
+            scores = []
+            for weight in (0.0, 0.5):
+                options = SearchOptions(top_k=50, relevance_threshold=None, heading_weight=weight)
+                result = retriever.search_with_vector("headed", question, vector, options)
+                scores.append({c.chunk_id: c.rank_score for c in result.chunks})
+            return {c: round(scores[1][c] - scores[0].get(c, 0.0), 5) for c in scores[1]}
+
+        for question in questions:
+            a, b = added(lite_retriever, question), added(pg_retriever, question)
+            assert a == b, question
+            assert any(a.values()), question
+    finally:
+        lite_engine.dispose()
+        pg_engine.dispose()
+
+
+def test_upgrade_builds_the_heading_field_of_existing_chunks(pgvector_url: str) -> None:
+    """Chunks written before revision 0015 (no heading columns) get the heading field
+    the upgrade rebuilds from their stored tsvector: the values a fresh ingest writes;
+    nothing else changes."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from frontdesk.store.migrate import alembic_config, current_revision
+
+    columns = (
+        "SELECT id, site_id, chunk_id, content, heading_path, lexical::text, lexical_length,"
+        " embedding_vec::text FROM knowledge_chunks ORDER BY id"
+    )
+    headings = "SELECT id, heading::text, heading_length FROM knowledge_chunks ORDER BY id"
+    engine = make_engine(pgvector_url)
+    try:
+        upgrade(engine)
+        kb = KnowledgeBase(engine)
+        kb.ingest_documents(HASHED, _headed_documents(), progress=False)
+        with engine.connect() as conn:
+            before = conn.execute(text(columns)).all()
+            fresh = conn.execute(text(headings)).all()
+        assert any(length for _, _, length in fresh)
+        searched = [c.chunk_id for c in kb.search(HASHED, "shipping abroad").chunks]
+        config = alembic_config(engine.url.render_as_string(hide_password=False))
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0014")  # as the previous version left it
+        with engine.connect() as conn:
+            found = conn.execute(
+                text(
+                    "SELECT count(*) FROM information_schema.columns"
+                    " WHERE table_name = 'knowledge_chunks'"
+                    " AND column_name IN ('heading', 'heading_length')"
+                )
+            ).scalar_one()
+        assert found == 0
+        upgrade(engine)
+        assert current_revision(engine) == "0015"
+        with engine.connect() as conn:
+            assert conn.execute(text(columns)).all() == before
+            assert conn.execute(text(headings)).all() == fresh
+        after = KnowledgeBase(engine)
+        assert [c.chunk_id for c in after.search(HASHED, "shipping abroad").chunks] == searched
     finally:
         engine.dispose()

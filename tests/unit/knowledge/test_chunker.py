@@ -121,6 +121,19 @@ def test_very_long_sentence_is_split_by_words() -> None:
     assert sum(count_tokens(c.content) for c in chunks) == 500
 
 
+def test_a_word_longer_than_the_window_is_cut_so_the_document_is_indexed() -> None:
+    """A bookmarklet or an encoded URL is one "word" of hundreds of tokens: it is cut in
+    parts that fit, instead of failing the whole document (StackFAQ lost a page so)."""
+    script = "javascript:(function(){var%20t%3D1%3Bwhile(t%3C9)%7Bt%2B%2B%7D})()" * 40
+    text = f"Paste this into the address bar: {script} and press Enter."
+    chunks = chunk_document(doc(text), chunk_size=120, chunk_overlap=20, max_tokens=128)
+    assert len(chunks) > 1
+    assert all(count_tokens(c.indexed_text) <= 128 for c in chunks)
+    joined = "".join(c.content.replace(" ", "") for c in chunks)
+    assert script in joined  # every character is kept, in order (overlap aside)
+    assert chunks[0].content.startswith("Paste this")
+
+
 def test_sentence_splitting_handles_several_languages() -> None:
     assert split_sentences("Привет, мир. Как дела? Хорошо!") == [
         "Привет, мир.",

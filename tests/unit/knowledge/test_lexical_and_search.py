@@ -129,6 +129,65 @@ def test_metrics_without_unanswerable_queries_are_null() -> None:
     assert metrics["abstain_recall"] is None
 
 
+@pytest.mark.parametrize(
+    ("path", "content", "language"),
+    [
+        (("Billing", "Refunds & returns"), "Refunds are paid within 14 days.", "en"),
+        (("Rechnungen", "Ältere Rechnungen"), "Rechnungen im Kundenkonto.", "de"),
+        (("Оплата", "Чеки об оплате"), "Чеки приходят на почту.", "ru"),
+        (("Error_codes", "E20: " + "x" * 45 + " timeout"), "Retry later.", "en"),
+        (("", "Only a heading"), "Body words only here.", "fr"),
+        ((), "A passage with no heading path.", "en"),
+    ],
+)
+def test_heading_terms_are_the_stemmed_heading_path(
+    path: tuple[str, ...], content: str, language: str
+) -> None:
+    """The heading field taken from the lexical body is the path stemmed on its own, in
+    the document's language (what a migration can rebuild without the language)."""
+    from frontdesk.knowledge.lexical import heading_terms
+    from frontdesk.knowledge.models import Chunk
+
+    chunk = Chunk("c", "d", 0, content, path)
+    body = lexical_text(chunk.indexed_text, language)
+    expected = lexical_text(" > ".join(p for p in path if p), language)
+    assert heading_terms(body, path) == expected
+    assert body.startswith(expected)
+    assert heading_terms(body, ()) == ""
+
+
+def test_a_third_list_adds_its_weighted_reciprocal_rank() -> None:
+    dense = [Hit("a", 0.9), Hit("b", 0.8)]
+    lexical = [Hit("a", 3.0), Hit("b", 2.0)]
+    headings = [Hit("b", 5.0), Hit("c", 1.0)]
+    two = rrf_fuse([(dense, 1.0), (lexical, 0.2)], k=30)
+    three = rrf_fuse([(dense, 1.0), (lexical, 0.2), (headings, 0.1)], k=30)
+    assert [c for c, _ in two] == ["a", "b"]
+    assert dict(three)["b"] == pytest.approx(dict(two)["b"] + 0.1 / 31)
+    assert dict(three)["c"] == pytest.approx(0.1 / 32)  # found by its heading alone
+    assert rrf_fuse([(dense, 1.0), (lexical, 0.2), ([], 0.1)], k=30) == two
+
+
+def test_a_sites_heading_weight_reaches_its_search_options() -> None:
+    from pydantic import ValidationError
+
+    from frontdesk.knowledge.search import DEFAULT_HEADING_WEIGHT
+    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.sites.schema import KnowledgeConfig
+
+    default = SiteKnowledge("s", KnowledgeConfig()).search_options()
+    assert default.heading_weight == DEFAULT_HEADING_WEIGHT
+    assert (
+        SiteKnowledge("s", KnowledgeConfig(heading_weight=0)).search_options().heading_weight == 0
+    )
+    assert (
+        SiteKnowledge("s", KnowledgeConfig(heading_weight=0.3)).search_options().heading_weight
+        == 0.3
+    )
+    with pytest.raises(ValidationError, match="heading_weight"):
+        KnowledgeConfig(heading_weight=2)
+
+
 def test_answerable_flags() -> None:
     assert is_answerable({"gold_doc_ids": ["1"]})
     assert not is_answerable({"gold_doc_ids": ["1"], "answerable": False})
@@ -147,10 +206,17 @@ def test_lexical_gets_an_equal_vote_when_the_model_does_not_know_the_language() 
     assert query_language("Как оплатить счёт?", "en") == "ru"
     assert query_language("How do I pay my invoice?", "de") == "en"  # the question's own
     assert query_language("ok", "de") == "de"  # too short to tell: the site's language
-    assert fusion_weights("How do I pay?", english, ("en",)) == (1.0, 0.2)
-    assert fusion_weights("Как оплатить счёт?", english, ("en",)) == (1.0, 1.0)
-    assert fusion_weights("Como pago?", SearchOptions(language="es"), ("en",)) == (1.0, 1.0)
-    assert fusion_weights("Как оплатить счёт?", english, None) == (1.0, 0.2)
+    heading = english.heading_weight
+    assert fusion_weights("How do I pay?", english, ("en",)) == (1.0, 0.2, heading)
+    assert fusion_weights("Как оплатить счёт?", english, ("en",)) == (1.0, 1.0, heading)
+    assert fusion_weights("Como pago?", SearchOptions(language="es"), ("en",)) == (
+        1.0,
+        1.0,
+        heading,
+    )
+    assert fusion_weights("Как оплатить счёт?", english, None) == (1.0, 0.2, heading)
+    off = SearchOptions(heading_weight=0.0)
+    assert fusion_weights("How do I pay?", off, ("en",)).heading == 0.0
 
 
 @pytest.mark.parametrize(

@@ -91,7 +91,11 @@ class KnowledgeIndex(Protocol):
         lexical: Sequence[str],
         embedding_model: str,
     ) -> None:
-        """Insert or replace the document and all its chunks in one transaction."""
+        """Insert or replace the document and all its chunks in one transaction.
+
+        `lexical[i]` is chunk i's stemmed text, `lexical_text(chunk.indexed_text, …)`:
+        it begins with the heading path, whose terms are the heading field
+        (`lexical.heading_terms`)."""
         ...
 
     def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int: ...
@@ -106,6 +110,10 @@ class KnowledgeIndex(Protocol):
     # -- search ----------------------------------------------------------------------
     def lexical_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
         """Best chunks (BM25-like, higher is better) for stemmed query terms."""
+        ...
+
+    def heading_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
+        """Best chunks by BM25 over their heading paths alone (title and headings)."""
         ...
 
     def dense_search(

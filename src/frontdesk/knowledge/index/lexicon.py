@@ -1,8 +1,15 @@
-"""The embedded lexical index: one SQLite FTS5 table per site, ranked by FTS5's bm25().
+"""The embedded lexical index: SQLite FTS5 tables per site, ranked by FTS5's bm25().
 
 Rows are the chunks' pre-stemmed text (`frontdesk.knowledge.lexical`, each document
 stemmed in its own language), written in the same transaction as the chunk rows, with
 rowid = `knowledge_chunks.id`. A write costs only its own postings: nothing is rebuilt.
+
+A second table per site holds the heading field: each chunk's heading path (title and
+headings, `lexical.heading_terms`), with its own BM25 statistics (document frequencies
+and lengths of headings alone) — the third list of the hybrid search. It is a table of
+its own rather than a column of the first: FTS5's bm25() normalises by the whole row's
+length and counts a term's rows over every column, so a heading column would neither
+rank headings alone nor leave the body's ranking as it is.
 
 A table per site keeps a query on that site's postings and its BM25 statistics (document
 count, average length, document frequencies) the site's own.
@@ -26,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection, bindparam, text
 
@@ -46,9 +53,14 @@ def site_key(site_id: str) -> str:
     return "k" + hashlib.sha256(site_id.encode("utf-8")).hexdigest()[:32]
 
 
-def create_statements(table: str) -> list[str]:
-    """The site's FTS5 table."""
-    return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(body, {FTS_OPTIONS})"]
+def heading_table(site_id: str) -> str:
+    """The site's FTS5 table of heading paths (same digest as `fts_table`)."""
+    return "knowledge_heading_" + hashlib.sha256(site_id.encode("utf-8")).hexdigest()[:16]
+
+
+def create_statements(table: str, column: str = "body") -> list[str]:
+    """The site's FTS5 table (one text column)."""
+    return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({column}, {FTS_OPTIONS})"]
 
 
 def budgeted_terms(
@@ -108,23 +120,33 @@ def quoted(term: str) -> str:
 
 
 class Lexicon:
-    """Writes and searches the per-site FTS5 tables of one SQLite database."""
+    """Writes and searches one field's per-site FTS5 tables of one SQLite database:
+    the chunks' bodies (the default) or, with `heading_table` and "heading", their
+    heading paths."""
 
-    def __init__(self, budget: int = POSTINGS_BUDGET) -> None:
+    def __init__(
+        self,
+        budget: int = POSTINGS_BUDGET,
+        *,
+        table_of: Callable[[str], str] = fts_table,
+        column: str = "body",
+    ) -> None:
         self.budget = budget
+        self.table_of = table_of
+        self.column = column
         self._tables: set[str] = set()
         self._df = FrequencyCache()
 
     def ensure_table(self, conn: Connection, site_id: str) -> str:
-        table = fts_table(site_id)
+        table = self.table_of(site_id)
         if table not in self._tables:
-            for statement in create_statements(table):
+            for statement in create_statements(table, self.column):
                 conn.execute(text(statement))
             self._tables.add(table)
         return table
 
     def _exists(self, conn: Connection, site_id: str) -> str | None:
-        table = fts_table(site_id)
+        table = self.table_of(site_id)
         if table in self._tables:
             return table
         found = conn.execute(
@@ -141,7 +163,7 @@ class Lexicon:
             return
         table = self.ensure_table(conn, site_id)
         conn.execute(
-            text(f"INSERT INTO {table} (rowid, body) VALUES (:id, :body)"),
+            text(f"INSERT INTO {table} (rowid, {self.column}) VALUES (:id, :body)"),
             [{"id": row_id, "body": body} for row_id, body in rows],
         )
 

@@ -8,12 +8,15 @@
   positions (term frequency), `lexical_length` and the site's own statistics — the
   ranking of the SQLite index, with its common-terms policy (which terms a query asks
   for under the postings budget: `frontdesk.knowledge.index.postgres_lexicon`).
+  `heading` / `heading_length` are the same for the chunk's heading path alone (the
+  heading field, `lexical.heading_terms`), with its own statistics: the third list.
 - Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
   HNSW expression index (`vector_cosine_ops`), created on first ingest of that dimension.
   `ef_search` (recall/latency) is set per query; pgvector ≥ 0.8 iterative scans keep a
   per-site filter from starving the result list.
-- Hybrid: `hybrid_search` runs dense top-N, lexical top-N, reciprocal-rank fusion and the
-  cosine of every fused candidate in one SQL statement (one round trip per search).
+- Hybrid: `hybrid_search` runs dense top-N, lexical top-N, heading top-N (when weighted),
+  reciprocal-rank fusion and the cosine of every fused candidate in one SQL statement
+  (one round trip per search).
 """
 
 from __future__ import annotations
@@ -37,11 +40,14 @@ from frontdesk.knowledge.index.base import (
 from frontdesk.knowledge.index.postgres_lexicon import PgLexicon
 from frontdesk.knowledge.index.postgres_sql import (
     BM25,
+    BM25_HEADING,
+    HEADING_PREFIX,
     HYBRID,
     tsvector_literal,
     vector_literal,
 )
 from frontdesk.knowledge.index.sqlite import _blob, _now, _vector, read_revision
+from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 
 DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
@@ -71,6 +77,7 @@ class PostgresKnowledgeIndex:
         self._iterative: bool | None = None
         self._lock = threading.Lock()
         self.lexicon = PgLexicon()
+        self.headings = PgLexicon(column="heading", length="heading_length")
 
     # -- documents -------------------------------------------------------------------
     def list_documents(self, site_id: str) -> list[StoredDocument]:
@@ -117,11 +124,12 @@ class PostgresKnowledgeIndex:
                 text(
                     "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index, title,"
                     " heading_path, content, url, source, content_hash, embedding_model,"
-                    " embedding, embedding_vec, embedding_dim, lexical, lexical_length)"
-                    " VALUES (:site, :doc,"
+                    " embedding, embedding_vec, embedding_dim, lexical, lexical_length, heading,"
+                    " heading_length) VALUES (:site, :doc,"
                     " :chunk_id, :chunk_index, :title, :heading_path, :content, :url, :source,"
                     " :content_hash, :model, :embedding, CAST(:vec AS vector), :dim,"
-                    " CAST(:body AS tsvector), :length)"
+                    " CAST(:body AS tsvector), :length, CAST(:heading AS tsvector),"
+                    " :heading_length)"
                 ),
                 [
                     {
@@ -141,10 +149,16 @@ class PostgresKnowledgeIndex:
                         "dim": dim,
                         "body": body[0],
                         "length": body[1],
+                        "heading": heading[0],
+                        "heading_length": heading[1],
                     }
-                    for chunk, vector, body in zip(
-                        chunks, vectors, map(tsvector_literal, lexical), strict=True
-                    )
+                    for chunk, vector, text_ in zip(chunks, vectors, lexical, strict=True)
+                    for body, heading in [
+                        (
+                            tsvector_literal(text_),
+                            tsvector_literal(heading_terms(text_, chunk.heading_path)),
+                        )
+                    ]
                 ],
             )
 
@@ -213,16 +227,20 @@ class PostgresKnowledgeIndex:
         dense_weight: float,
         lexical_weight: float,
         rrf_k: int,
+        heading_weight: float = 0.0,
     ) -> list[FusedHit]:
-        """Dense + lexical candidates fused by reciprocal rank, with cosines, in one query."""
+        """Dense, lexical and heading candidates fused by reciprocal rank, with cosines,
+        in one query (the heading list is not searched at weight 0)."""
         dim = int(vector.shape[0])
         with self.engine.begin() as conn:
             tsq, asked = self.lexicon.query(conn, site_id, terms)
             count, average = self.lexicon.stats(conn, site_id) if tsq else (0, 1.0)
+            heading = self._heading_parameters(conn, site_id, terms if heading_weight > 0 else [])
             self._tune(conn)
             rows = conn.execute(
-                text(HYBRID.format(d=dim, bm25=BM25)),
+                text(HYBRID.format(d=dim, bm25=BM25, bm25_heading=BM25_HEADING)),
                 {
+                    **heading,
                     "site": site_id,
                     "model": embedding_model,
                     "vec": vector_literal(vector),
@@ -234,6 +252,7 @@ class PostgresKnowledgeIndex:
                     "avgdl": average,
                     "wd": dense_weight,
                     "wl": lexical_weight,
+                    "wh": heading_weight,
                     "k": rrf_k,
                 },
             ).all()
@@ -259,6 +278,27 @@ class PostgresKnowledgeIndex:
                     "avgdl": average,
                     "limit": limit,
                 },
+            ).all()
+        return [Hit(row[0], float(row[1])) for row in rows]
+
+    def _heading_parameters(
+        self, conn: Any, site_id: str, terms: Sequence[str]
+    ) -> dict[str, object]:
+        """The heading list's BM25 parameters (named with `HEADING_PREFIX`); they ask for
+        nothing when no term is given or none fits the budget."""
+        tsq, asked = self.headings.query(conn, site_id, terms) if terms else ("", [])
+        count, average = self.headings.stats(conn, site_id) if tsq else (0, 1.0)
+        values = {"tsq": tsq, "terms": asked, "has_terms": bool(tsq), "n": count, "avgdl": average}
+        return {HEADING_PREFIX + name: value for name, value in values.items()}
+
+    def heading_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
+        """Best chunks by BM25 over their heading paths alone (the heading field)."""
+        with self.engine.connect() as conn:
+            parameters = self._heading_parameters(conn, site_id, terms)
+            if not parameters[HEADING_PREFIX + "has_terms"]:
+                return []
+            rows = conn.execute(
+                text(BM25_HEADING), {**parameters, "site": site_id, "limit": limit}
             ).all()
         return [Hit(row[0], float(row[1])) for row in rows]
 

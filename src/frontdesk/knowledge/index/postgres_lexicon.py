@@ -30,19 +30,29 @@ from frontdesk.knowledge.index.postgres_sql import tsquery_literal
 
 _COUNT = (
     "SELECT count(*) FROM (SELECT 1 FROM knowledge_chunks WHERE site_id = :site"
-    " AND lexical @@ CAST(:tsq AS tsquery) LIMIT :cap) AS found"
+    " AND {column} @@ CAST(:tsq AS tsquery) LIMIT :cap) AS found"
 )
 _STATS = (
-    "SELECT count(*), COALESCE(NULLIF(avg(lexical_length), 0), 1) FROM knowledge_chunks"
+    "SELECT count(*), COALESCE(NULLIF(avg({length}), 0), 1) FROM knowledge_chunks"
     " WHERE site_id = :site"
 )
 
 
 class PgLexicon:
-    """Chooses a lexical query's terms and holds the site statistics BM25 needs."""
+    """Chooses a lexical query's terms and holds the site statistics BM25 needs, for one
+    tsvector field: the chunks' bodies (`lexical`, the default) or their heading paths
+    (`heading`, `heading_length`)."""
 
-    def __init__(self, budget: int = POSTINGS_BUDGET) -> None:
+    def __init__(
+        self,
+        budget: int = POSTINGS_BUDGET,
+        *,
+        column: str = "lexical",
+        length: str = "lexical_length",
+    ) -> None:
         self.budget = budget
+        self._count_sql = _COUNT.format(column=column)
+        self._stats_sql = _STATS.format(length=length)
         self._df = FrequencyCache()
         self._stats: dict[str, tuple[float, int, float]] = {}
         self._lock = threading.Lock()
@@ -69,13 +79,13 @@ class PgLexicon:
         cached = self._stats.get(site_id)
         if cached is not None and now - cached[0] < DF_TTL_S:
             return cached[1], cached[2]
-        count, average = conn.execute(text(_STATS), {"site": site_id}).one()
+        count, average = conn.execute(text(self._stats_sql), {"site": site_id}).one()
         with self._lock:
             self._stats[site_id] = (now, int(count), float(average))
         return int(count), float(average)
 
     def _count(self, conn: Connection, site_id: str, tsquery: str) -> int:
         value = conn.execute(
-            text(_COUNT), {"site": site_id, "tsq": tsquery, "cap": self.budget + 1}
+            text(self._count_sql), {"site": site_id, "tsq": tsquery, "cap": self.budget + 1}
         ).scalar_one()
         return int(value)

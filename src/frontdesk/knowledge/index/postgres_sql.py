@@ -43,12 +43,15 @@ WITH dense AS MATERIALIZED (
 ), dense_ranked AS (
   SELECT chunk_id, cosine, row_number() OVER (ORDER BY cosine DESC, chunk_id) AS rank
   FROM dense
-), lexical AS MATERIALIZED ({bm25}), fused AS (
+), lexical AS MATERIALIZED ({bm25}), headings AS MATERIALIZED ({bm25_heading}), fused AS (
   SELECT chunk_id, sum(part) AS rank_score FROM (
     SELECT chunk_id, CAST(:wd AS float8) / (:k + rank) AS part FROM dense_ranked
     UNION ALL
     SELECT chunk_id, CAST(:wl AS float8) / (:k + row_number() OVER (ORDER BY score DESC,
       chunk_id)) FROM lexical
+    UNION ALL
+    SELECT chunk_id, CAST(:wh AS float8) / (:k + row_number() OVER (ORDER BY score DESC,
+      chunk_id)) FROM headings
   ) parts GROUP BY chunk_id
 )
 SELECT f.chunk_id, f.rank_score,
@@ -65,17 +68,35 @@ ORDER BY f.rank_score DESC, f.chunk_id
 # them, so a matched chunk's tsvector is unnested to a few entries instead of all its
 # lexemes. `:n` and `:avgdl` are the site's chunk count and average length (cached by
 # `PgLexicon`: a count per query would scan the site).
-BM25 = """
+_BM25 = """
 WITH matches AS MATERIALIZED (
-  SELECT c.chunk_id, c.lexical_length AS dl, u.lexeme, cardinality(u.positions) AS tf
+  SELECT c.chunk_id, c.{length} AS dl, u.lexeme, cardinality(u.positions) AS tf
   FROM knowledge_chunks c,
-    unnest(ts_filter(setweight(c.lexical, 'A', CAST(:terms AS text[])), '{a}')) u
-  WHERE :has_terms AND c.site_id = :site AND c.lexical @@ CAST(:tsq AS tsquery)
+    unnest(ts_filter(setweight(c.{column}, 'A', CAST(:{p}terms AS text[])), '{{a}}')) u
+  WHERE :{p}has_terms AND c.site_id = :site AND c.{column} @@ CAST(:{p}tsq AS tsquery)
 ), df AS (
   SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme
 )
-SELECT m.chunk_id, sum(ln(1 + (CAST(:n AS float8) - df.df + 0.5) / (df.df + 0.5)) * m.tf * 2.2
-  / (m.tf + 1.2 * (1 - 0.75 + 0.75 * m.dl / CAST(:avgdl AS float8)))) AS score
+SELECT m.chunk_id, sum({idf} * m.tf
+  * 2.2 / (m.tf + 1.2 * (1 - 0.75 + 0.75 * m.dl / CAST(:{p}avgdl AS float8)))) AS score
 FROM matches m JOIN df USING (lexeme)
 GROUP BY m.chunk_id ORDER BY score DESC, m.chunk_id LIMIT :limit
 """
+
+
+# Lucene's idf (never negative), and FTS5's: log((N - n + 0.5) / (n + 0.5)), 1e-6 when
+# that is not positive — so a heading word in most of a site's titles ("how") weighs
+# next to nothing, as it does in the SQLite index's heading list.
+_IDF_LUCENE = "ln(1 + (CAST(:{p}n AS float8) - df.df + 0.5) / (df.df + 0.5))"
+_IDF_FTS5 = "GREATEST(ln((CAST(:{p}n AS float8) - df.df + 0.5) / (df.df + 0.5)), 0.000001)"
+
+
+def bm25_sql(column: str, length: str, prefix: str = "", *, idf: str = _IDF_LUCENE) -> str:
+    """BM25 over one tsvector field (`lexical` or `heading`) and its length column; its
+    parameters (`:terms`, `:tsq`, `:has_terms`, `:n`, `:avgdl`) carry `prefix`."""
+    return _BM25.format(column=column, length=length, p=prefix, idf=idf.format(p=prefix))
+
+
+HEADING_PREFIX = "h_"
+BM25 = bm25_sql("lexical", "lexical_length")
+BM25_HEADING = bm25_sql("heading", "heading_length", HEADING_PREFIX, idf=_IDF_FTS5)

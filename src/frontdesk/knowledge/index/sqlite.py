@@ -1,8 +1,9 @@
 """The embedded index: SQLite tables, per-site FTS5 lexical tables and mapped vectors.
 
 - Lexical: one FTS5 table per site over pre-stemmed text, ranked by bm25()
-  (`frontdesk.knowledge.index.lexicon`), written in the chunk write's transaction: a
-  write costs its own postings, a search never rebuilds anything.
+  (`frontdesk.knowledge.index.lexicon`), and one over the chunks' heading paths (the
+  heading field), written in the chunk write's transaction: a write costs its own
+  postings, a search never rebuilds anything.
 - Dense: vectors are stored as float32 blobs (the source of truth) and searched through
   `frontdesk.knowledge.index.vectors`: a memory-mapped base shared by every worker (exact
   scan on small sites, HNSW on large ones) plus the rows written since, read from a
@@ -37,9 +38,10 @@ from frontdesk.knowledge.index.base import (
     rrf_fuse,
     upsert_document,
 )
-from frontdesk.knowledge.index.lexicon import Lexicon
+from frontdesk.knowledge.index.lexicon import Lexicon, heading_table
 from frontdesk.knowledge.index.vector_base import as_vector
 from frontdesk.knowledge.index.vectors import VectorStore
+from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 
 _IN_BATCH = 500
@@ -95,6 +97,7 @@ class SqliteKnowledgeIndex:
             raise ValueError(f"SqliteKnowledgeIndex needs a SQLite engine, not {dialect}")
         self.engine = engine
         self.lexicon = Lexicon()
+        self.headings = Lexicon(table_of=heading_table, column="heading")
         self.vectors = vectors or VectorStore(engine, vector_folder(engine))
         self._revisions: dict[str, int] = {}  # site → revision this process has applied
         self._checked_at: dict[str, float] = {}  # site → when its revision was last read
@@ -140,6 +143,7 @@ class SqliteKnowledgeIndex:
             batch = list(doc_ids[start : start + _IN_BATCH])
             rows = list(conn.execute(select, {"site": site_id, "docs": batch}).scalars())
             self.lexicon.remove(conn, site_id, rows)
+            self.headings.remove(conn, site_id, rows)
             conn.execute(delete, {"site": site_id, "docs": batch})
 
     def replace_document(
@@ -194,10 +198,15 @@ class SqliteKnowledgeIndex:
                     {"site": site_id, "doc": document.doc_id},
                 ).all()
             )
-            self.lexicon.add(
+            rows = [
+                (ids[chunk.chunk_id], chunk, body)
+                for chunk, body in zip(chunks, lexical, strict=True)
+            ]
+            self.lexicon.add(conn, site_id, [(row, body) for row, _, body in rows])
+            self.headings.add(
                 conn,
                 site_id,
-                [(ids[chunk.chunk_id], body) for chunk, body in zip(chunks, lexical, strict=True)],
+                [(row, heading_terms(body, chunk.heading_path)) for row, chunk, body in rows],
             )
 
     def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int:
@@ -246,6 +255,12 @@ class SqliteKnowledgeIndex:
             names = self._chunk_ids(conn, site_id, [row for row, _ in found])
         return [Hit(names[row], score) for row, score in found if row in names]
 
+    def heading_search(self, site_id: str, terms: Sequence[str], limit: int) -> list[Hit]:
+        with self.engine.connect() as conn:
+            found = self.headings.search(conn, site_id, terms, limit)
+            names = self._chunk_ids(conn, site_id, [row for row, _ in found])
+        return [Hit(names[row], score) for row, score in found if row in names]
+
     def dense_search(
         self, site_id: str, embedding_model: str, vector: Vector, limit: int
     ) -> list[Hit]:
@@ -268,30 +283,43 @@ class SqliteKnowledgeIndex:
         dense_weight: float,
         lexical_weight: float,
         rrf_k: int,
+        heading_weight: float = 0.0,
     ) -> list[FusedHit]:
-        """Dense + lexical candidates fused by reciprocal rank, with cosines: the same
-        fusion as searching each list (`rrf_fuse`), on one connection and one read of
-        chunk ids; cosines of lexical-only candidates come from the vector store's rows."""
+        """Dense, lexical and heading candidates fused by reciprocal rank, with cosines:
+        the same fusion as searching each list (`rrf_fuse`; a list of weight 0 is not
+        searched), on one connection and one read of chunk ids; cosines of candidates
+        that only the word lists found come from the vector store's rows."""
         self.revision(site_id)
         dense = self.vectors.search(site_id, embedding_model, vector, limit)
         if not dense:
             return []
         with self.engine.connect() as conn:
             lexical = self.lexicon.search(conn, site_id, terms, limit) if terms else []
-            rows = list(dict.fromkeys(row for row, _ in dense + lexical))
+            headings = (
+                self.headings.search(conn, site_id, terms, limit)
+                if terms and heading_weight > 0
+                else []
+            )
+            rows = list(dict.fromkeys(row for row, _ in dense + lexical + headings))
             names = self._chunk_ids(conn, site_id, rows)
+
+        def hits(found: list[tuple[int, float]]) -> list[Hit]:
+            return [Hit(names[row], score) for row, score in found if row in names]
+
         fused = rrf_fuse(
             [
-                ([Hit(names[row], score) for row, score in dense if row in names], dense_weight),
-                (
-                    [Hit(names[row], score) for row, score in lexical if row in names],
-                    lexical_weight,
-                ),
+                (hits(dense), dense_weight),
+                (hits(lexical), lexical_weight),
+                (hits(headings), heading_weight),
             ],
             k=rrf_k,
         )
         cosines = {names[row]: score for row, score in dense if row in names}
-        lexical_only = [row for row, _ in lexical if row in names and names[row] not in cosines]
+        lexical_only = list(
+            dict.fromkeys(
+                row for row, _ in lexical + headings if row in names and names[row] not in cosines
+            )
+        )
         stored_rows = self.vectors.vectors(
             site_id, embedding_model, np.array(lexical_only, dtype=np.int64)
         )

@@ -10,8 +10,9 @@
   for under the postings budget: `frontdesk.knowledge.index.postgres_lexicon`).
 - Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
   HNSW expression index (`vector_cosine_ops`), created on first ingest of that dimension.
-  `ef_search` (recall/latency) is set per query; pgvector ≥ 0.8 iterative scans keep a
-  per-site filter from starving the result list.
+  `ef_search` (recall/latency) is set per query: at least the rows it asks for, at least
+  the configured floor; pgvector ≥ 0.8 iterative scans keep a per-site filter from
+  starving the result list.
 - Hybrid: `hybrid_search` runs dense top-N, lexical top-N, reciprocal-rank fusion and the
   cosine of every fused candidate in one SQL statement (one round trip per search).
 """

@@ -15,8 +15,11 @@ Search time is split between this process and the server: "CPU" is the searching
 thread's CPU time plus its server backend's CPU time during the search (schedstat).
 During the re-ingestion only this thread's CPU is counted, so a search's wait for the
 server (its CPU, locks and I/O) shows as "blocked".
-Recall@10 is of `dense_search` (pgvector HNSW, `ef_search` 40) against an exact scan of
-the same vectors in numpy.
+Recall@10 is of `dense_search` (pgvector HNSW) against an exact scan of the same vectors
+in numpy, for each `--ef-search` floor (the index raises `hnsw.ef_search` to the number of
+rows a search asks for): asked for 10, and the top 10 of the 50 candidates a hybrid search
+asks for; each floor also times the 300 hybrid searches. `--ef-construction` builds the
+HNSW graph with a longer candidate list (a separate cached build).
 """
 
 from __future__ import annotations
@@ -91,7 +94,9 @@ def admin_execute(admin: str, *statements: str) -> list[Any]:
     return found
 
 
-def bulk_load(engine: Engine, corpus: Corpus, chunks: int) -> tuple[float, float]:
+def bulk_load(
+    engine: Engine, corpus: Corpus, chunks: int, ef_construction: int
+) -> tuple[float, float]:
     """The site by COPY without its vector and lexical indexes, then the indexes built
     (what `replace_document` writes, row for row): (rows s, indexes s)."""
     started = time.perf_counter()
@@ -150,7 +155,8 @@ def bulk_load(engine: Engine, corpus: Corpus, chunks: int) -> tuple[float, float
             text(
                 f"CREATE INDEX {HNSW} ON knowledge_chunks USING hnsw"
                 f" ((embedding_vec::vector({DIM})) vector_cosine_ops)"
-                f" WITH (m = 16, ef_construction = 64) WHERE embedding_dim = {DIM}"
+                f" WITH (m = 16, ef_construction = {ef_construction})"
+                f" WHERE embedding_dim = {DIM}"
             )
         )
         conn.execute(text("ANALYZE knowledge_chunks"))
@@ -161,7 +167,8 @@ def bulk_load(engine: Engine, corpus: Corpus, chunks: int) -> tuple[float, float
 def prepare(admin: str, corpus: Corpus, args: argparse.Namespace) -> tuple[str, float, float, bool]:
     """The working database's URL: a copy of the cached build, or a fresh build."""
     vocabulary = "" if args.vocabulary == "fixed" else f"_{args.vocabulary}"
-    work = f"bench_{args.chunks}_s{args.seed}{vocabulary}"
+    graph = "" if args.ef_construction == 64 else f"_efc{args.ef_construction}"
+    work = f"bench_{args.chunks}_s{args.seed}{vocabulary}{graph}"
     cached = f"{work}_v{CACHE_FORMAT}"
     admin_execute(admin, f'DROP DATABASE IF EXISTS "{work}" WITH (FORCE)')
     if args.cache:
@@ -180,7 +187,7 @@ def prepare(admin: str, corpus: Corpus, args: argparse.Namespace) -> tuple[str, 
     engine = make_engine(database_url(admin, target))
     try:
         upgrade(engine)
-        write_s, index_s = bulk_load(engine, corpus, args.chunks)
+        write_s, index_s = bulk_load(engine, corpus, args.chunks, args.ef_construction)
     finally:
         engine.dispose()
     if args.cache:
@@ -223,9 +230,10 @@ def backend_stats(engine: Engine) -> list[Path]:
     return [Path(f"/proc/{pid}/schedstat") for pid in pids]
 
 
-def recall_at_10(
-    index: PostgresKnowledgeIndex, corpus: Corpus, chunks: int, work: list[tuple[str, np.ndarray]]
-) -> dict[str, float]:
+def exact_expected(
+    corpus: Corpus, chunks: int, work: list[tuple[str, np.ndarray]]
+) -> list[set[str]]:
+    """Each query's exact top-10 chunk ids (a numpy scan of every vector)."""
     vectors = np.stack([vector for _, vector in work])
     step = 50_000
     blocks = (
@@ -241,8 +249,29 @@ def recall_at_10(
         for start in range(0, chunks, step)
     )
     truth = exact_top10(blocks, vectors)
-    expected = [{f"{n // PER_DOC:07d}-{n % PER_DOC:02d}" for n in rows} for rows in truth]
-    return dense_recall(index, work, expected)
+    return [{f"{n // PER_DOC:07d}-{n % PER_DOC:02d}" for n in rows} for rows in truth]
+
+
+def ef_search_sweep(
+    index: PostgresKnowledgeIndex,
+    retriever: Retriever,
+    work: list[tuple[str, np.ndarray]],
+    expected: list[set[str]],
+    floors: list[int],
+    backends: list[Path],
+) -> dict[str, float]:
+    """Recall@10 and hybrid search p50 / p95 (wall and CPU) at each further floor."""
+    found: dict[str, float] = {}
+    for floor in floors:
+        index.ef_search = floor
+        wall, cpu = searches(retriever, work, backends)
+        found[f"ef{floor}_search_p50_ms"] = percentile(wall, 50)
+        found[f"ef{floor}_search_p95_ms"] = percentile(wall, 95)
+        found[f"ef{floor}_search_cpu_p95_ms"] = percentile(cpu, 95)
+        recall = dense_recall(index, work[: len(expected)], expected)
+        found.update({f"ef{floor}_{key}": value for key, value in recall.items()})
+        found[f"ef{floor}_load_average_1m"] = float(Path("/proc/loadavg").read_text().split()[0])
+    return found
 
 
 def run_worker(url: str, corpus: Corpus, chunks: int, seed: int) -> None:
@@ -270,7 +299,8 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
         admin = args.pg_url or start_server(stack, args.cache)
         url, write_s, index_s, cached = prepare(admin, corpus, args)
         engine = make_engine(url)
-        index = PostgresKnowledgeIndex(engine)
+        floors = [int(value) for value in args.ef_search.split(",")]
+        index = PostgresKnowledgeIndex(engine, ef_search=floors[0])
         retriever = Retriever(index, HashingEmbedder(DIM))
         work = queries(corpus, args.chunks, args.queries, args.seed + 1)
         searches(retriever, work[:20], [])  # warm the caches and the pooled connection
@@ -287,6 +317,8 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
             "vocabulary": f"{args.vocabulary} ({len(corpus.words):,} words)",
             "write_s": round(write_s, 1),
             "index_build_s": round(index_s, 1),
+            "hnsw": f"m 16, ef_construction {args.ef_construction}",
+            "ef_search_floor": floors[0],
             "build_cached": cached,
             "search": "hybrid (one SQL statement) + chunk fetch",
             "search_p50_ms": percentile(wall, 50),
@@ -302,7 +334,10 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
             text=True,
         ).stdout
         report.update(json.loads(output.strip().splitlines()[-1]))
-        report.update(recall_at_10(index, corpus, args.chunks, work[:100]))
+        expected = exact_expected(corpus, args.chunks, work[:100])
+        report.update(dense_recall(index, work[:100], expected))
+        report.update(ef_search_sweep(index, retriever, work, expected, floors[1:], backends))
+        index.ef_search = floors[0]
         if args.reingest:
             report["reingest_chunks"] = args.reingest
             report.update(

@@ -75,7 +75,11 @@ class Settings(BaseSettings):
         "(empty: SQLite in data_dir).",
     )
     hnsw_ef_search: int = Field(
-        default=40, ge=1, le=1000, description="pgvector HNSW ef_search (recall vs latency)."
+        default=40,
+        ge=1,
+        le=1000,
+        description="pgvector HNSW ef_search floor (recall vs latency); a search asking "
+        "for more rows (50 hybrid candidates) uses that many.",
     )
     sites_dir: Path = Field(
         default=DEMO_DIR / "sites",

@@ -103,6 +103,58 @@ def test_a_query_of_only_common_terms_asks_for_all_of_them_or_nothing(engine: En
     assert [h.chunk_id for h in index.lexical_search("s", ["how", "ship"], 10)] == ["d-1"]
 
 
+def test_a_conjunction_is_ranked_only_while_its_postings_fit_the_ranking_budget(
+    engine: Engine,
+) -> None:
+    """bm25() reads every posting of a query's terms to weigh them: a conjunction of
+    common terms is ranked only when those postings add up to the ranking budget."""
+    bodies = ["how to pay", "how to ship", "how to pay fast", "pay later"]
+    chunks = [chunk("d", n) for n in range(4)]
+    found = {}
+    for ranking_budget in (6, 5):  # "how" and "pay" are in 3 chunks each: 6 postings
+        index = SqliteKnowledgeIndex(engine)
+        index.lexicon.budget, index.lexicon.ranking_budget = 2, ranking_budget
+        rows = np.eye(4, 16, dtype=np.float32)
+        index.replace_document("s", doc("d", "x"), "f", chunks, rows, bodies, MODEL)
+        found[ranking_budget] = index.lexical_search("s", ["how", "pay"], 10)
+        # A term within the postings budget is searched as before, whatever the budget.
+        assert [h.chunk_id for h in index.lexical_search("s", ["how", "ship"], 10)] == ["d-1"]
+    assert {h.chunk_id for h in found[6]} == {"d-0", "d-2"}
+    assert found[5] == []
+
+
+def test_the_ranking_budget_changes_only_queries_of_only_common_terms(engine: Engine) -> None:
+    """Every query with a term under the postings budget gets the same hits and scores
+    with any ranking budget; a query of only common terms gets the same or none."""
+    rng = np.random.default_rng(11)
+    words = [f"w{n}" for n in range(60)]
+    weights = 1 / np.arange(1, 61)
+    bodies = [" ".join(rng.choice(words, 12, p=weights / weights.sum())) for _ in range(300)]
+    chunks = [chunk("d", n) for n in range(300)]
+    rows = unit(rng, 300)
+    queries = [list(rng.choice(words[:30], int(rng.integers(1, 5)))) for _ in range(200)]
+    results = {}
+    for ranking_budget in (0, 10**9):
+        index = SqliteKnowledgeIndex(engine)
+        index.lexicon.budget, index.lexicon.ranking_budget = 40, ranking_budget
+        index.replace_document("s", doc("d", "x"), "f", chunks, rows, bodies, MODEL)
+        results[ranking_budget] = [
+            [(h.chunk_id, round(h.score, 9)) for h in index.lexical_search("s", q, 20)]
+            for q in queries
+        ]
+    frequencies = {w: sum(w in b.split() for b in bodies) for w in words}
+    ordinary = common = changed = 0
+    for query, bounded, unbounded in zip(queries, results[0], results[10**9], strict=True):
+        if any(0 < frequencies[t] <= 40 for t in query):
+            ordinary += 1
+            assert bounded == unbounded, query
+        else:
+            common += 1
+            assert bounded in ([], unbounded), query
+            changed += bounded != unbounded
+    assert ordinary > 50 and changed > 5  # both kinds were exercised
+
+
 def test_hybrid_search_fuses_as_the_two_lists_do(engine: Engine) -> None:
     """The one-connection `hybrid_search` ranks exactly as `rrf_fuse` of `dense_search`
     and `lexical_search`, with the cosines `cosine_scores` gives (also after a write that

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sqlalchemy import text
 
 from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
@@ -267,5 +268,22 @@ def test_upgrade_builds_the_heading_field_of_existing_chunks(pgvector_url: str) 
             assert conn.execute(text(headings)).all() == fresh
         after = KnowledgeBase(engine)
         assert [c.chunk_id for c in after.search(HASHED, "shipping abroad").chunks] == searched
+    finally:
+        engine.dispose()
+
+
+def test_ef_search_follows_the_rows_a_search_asks_for(pgvector_url: str) -> None:
+    """pgvector's HNSW list is at least the LIMIT (a shorter list cannot hold the best
+    rows), at least the configured floor, at most pgvector's bound."""
+    engine = make_engine(pgvector_url)
+    try:
+        upgrade(engine)
+        index = PostgresKnowledgeIndex(engine, ef_search=40)
+        for limit, expected in ((10, 40), (50, 50), (400, 400), (5000, 1000)):
+            with engine.begin() as conn:
+                assert index.tune_search(conn, limit) == expected
+                assert conn.execute(text("SHOW hnsw.ef_search")).scalar_one() == str(expected)
+        with engine.connect() as conn:  # SET LOCAL: gone with the transaction
+            assert conn.execute(text("SHOW hnsw.ef_search")).scalar_one() == "40"
     finally:
         engine.dispose()

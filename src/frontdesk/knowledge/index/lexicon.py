@@ -26,6 +26,14 @@ the words are too common to rank the site by and the lexical list is empty (the 
 list ranks alone). Document frequencies for that choice are counted up to the budget (a
 term past it is "common", however common) and cached per process (`DF_TTL_S`): they
 steer which terms are asked, not the scores.
+
+A conjunction that matches few chunks can still be costly to rank: bm25() weighs each
+term by its document frequency, which FTS5 counts per query by reading the term's whole
+posting list (~0.1–0.2 µs a posting: ~85 ms for a query of words in most of 1M chunks).
+So a conjunction is ranked only when its terms' postings add up to at most
+`RANKING_BUDGET`; past that, its words are too common to rank the site by, as above.
+Those frequencies are counted once up to the ranking budget and cached like the others.
+A query with any term under `POSTINGS_BUDGET` is searched and ranked as before.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from sqlalchemy import Connection, bindparam, text
 
 FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
 POSTINGS_BUDGET = 2_000
+RANKING_BUDGET = 50_000  # postings bm25() may read to weigh a conjunction's terms
 DF_TTL_S = 60.0
 _DF_CACHE_SIZE = 200_000
 
@@ -127,15 +136,18 @@ class Lexicon:
     def __init__(
         self,
         budget: int = POSTINGS_BUDGET,
+        ranking_budget: int = RANKING_BUDGET,
         *,
         table_of: Callable[[str], str] = fts_table,
         column: str = "body",
     ) -> None:
         self.budget = budget
+        self.ranking_budget = ranking_budget
         self.table_of = table_of
         self.column = column
         self._tables: set[str] = set()
         self._df = FrequencyCache()
+        self._postings = FrequencyCache()  # counted up to the ranking budget
 
     def ensure_table(self, conn: Connection, site_id: str) -> str:
         table = self.table_of(site_id)
@@ -201,22 +213,26 @@ class Lexicon:
 
     def match_expression(self, conn: Connection, table: str, terms: list[str]) -> str | None:
         """The FTS5 query whose matches fit the budget: the rarest terms OR-ed, or all
-        of them AND-ed when each is past the budget; None when nothing fits (or no term
-        is known: unknown terms match nothing)."""
+        of them AND-ed when each is past the budget and their postings fit the ranking
+        budget; None when nothing fits (or no term is known: unknown terms match
+        nothing)."""
         frequencies = self._frequencies(conn, table, terms)
         chosen, conjunction = budgeted_terms(terms, frequencies, self.budget)
         if not conjunction:
             return " OR ".join(quoted(term) for term in chosen) if chosen else None
+        if not self._rankable(conn, table, chosen):
+            return None
         expression = " AND ".join(quoted(term) for term in chosen)
-        return expression if self._count(conn, table, expression) <= self.budget else None
+        fits = self._count(conn, table, expression, self.budget + 1) <= self.budget
+        return expression if fits else None
 
-    def _count(self, conn: Connection, table: str, expression: str) -> int:
-        """Rows matching `expression`, counted up to the budget + 1 (FTS5 stops there;
-        an exact count of a common word walks its whole posting list)."""
+    def _count(self, conn: Connection, table: str, expression: str, cap: int) -> int:
+        """Rows matching `expression`, counted up to `cap` (FTS5 stops there; an exact
+        count of a common word walks its whole posting list)."""
         return int(
             conn.exec_driver_sql(
                 f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                (expression, self.budget + 1),
+                (expression, cap),
             ).scalar_one()
         )
 
@@ -224,6 +240,23 @@ class Lexicon:
         found, missing = self._df.get(table, terms)
         # Counted up to the budget only: fts5vocab's exact count walks the whole
         # posting list, milliseconds for a common word on a large site.
-        counted = {term: self._count(conn, table, quoted(term)) for term in missing}
+        counted = {
+            term: self._count(conn, table, quoted(term), self.budget + 1) for term in missing
+        }
         self._df.put(table, counted)
         return found | counted
+
+    def _rankable(self, conn: Connection, table: str, terms: list[str]) -> bool:
+        """Whether bm25() would read at most `ranking_budget` postings to weigh these
+        terms. Each is counted up to the ranking budget (cached), and counting stops
+        once their sum is past it."""
+        found, _ = self._postings.get(table, terms)
+        total = 0
+        for term in sorted(terms, key=lambda t: (t not in found, found.get(t, 0))):
+            if term not in found:
+                found[term] = self._count(conn, table, quoted(term), self.ranking_budget + 1)
+                self._postings.put(table, {term: found[term]})
+            total += found[term]
+            if total > self.ranking_budget:
+                return False
+        return True

@@ -12,8 +12,9 @@
   heading field, `lexical.heading_terms`), with its own statistics: the third list.
 - Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
   HNSW expression index (`vector_cosine_ops`), created on first ingest of that dimension.
-  `ef_search` (recall/latency) is set per query; pgvector ≥ 0.8 iterative scans keep a
-  per-site filter from starving the result list.
+  `ef_search` (recall/latency) is set per query: at least the rows it asks for, at least
+  the configured floor; pgvector ≥ 0.8 iterative scans keep a per-site filter from
+  starving the result list.
 - Hybrid: `hybrid_search` runs dense top-N, lexical top-N, heading top-N (when weighted),
   reciprocal-rank fusion and the cosine of every fused candidate in one SQL statement
   (one round trip per search).
@@ -51,6 +52,14 @@ from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 
 DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
+MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
+
+
+def ef_search_for(limit: int, floor: int) -> int:
+    """The HNSW candidate list for a search asking for `limit` rows: at least `limit`
+    (pgvector's advice: a list shorter than the LIMIT cannot hold the best rows), at least
+    the configured `floor`, at most pgvector's bound."""
+    return max(1, min(MAX_EF_SEARCH, max(limit, floor)))
 
 
 def has_pgvector(engine: Engine) -> bool:
@@ -205,16 +214,19 @@ class PostgresKnowledgeIndex:
         return int(value)
 
     # -- search ----------------------------------------------------------------------
-    def _tune(self, conn: Any) -> None:
+    def tune_search(self, conn: Any, limit: int) -> int:
+        """Set this transaction's HNSW search for `limit` rows; the `ef_search` set."""
         if self._iterative is None:
             version = conn.execute(
                 text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             ).scalar()
             major, minor = (int(p) for p in str(version or "0.0").split(".")[:2])
             self._iterative = (major, minor) >= (0, 8)
-        conn.execute(text(f"SET LOCAL hnsw.ef_search = {int(self.ef_search)}"))
+        ef_search = ef_search_for(int(limit), int(self.ef_search))
+        conn.execute(text(f"SET LOCAL hnsw.ef_search = {ef_search}"))
         if self._iterative:
             conn.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+        return ef_search
 
     def hybrid_search(
         self,
@@ -236,7 +248,7 @@ class PostgresKnowledgeIndex:
             tsq, asked = self.lexicon.query(conn, site_id, terms)
             count, average = self.lexicon.stats(conn, site_id) if tsq else (0, 1.0)
             heading = self._heading_parameters(conn, site_id, terms if heading_weight > 0 else [])
-            self._tune(conn)
+            self.tune_search(conn, limit)
             rows = conn.execute(
                 text(HYBRID.format(d=dim, bm25=BM25, bm25_heading=BM25_HEADING)),
                 {
@@ -307,7 +319,7 @@ class PostgresKnowledgeIndex:
     ) -> list[Hit]:
         d = int(vector.shape[0])
         with self.engine.begin() as conn:
-            self._tune(conn)
+            self.tune_search(conn, limit)
             rows = conn.execute(
                 text(
                     f"SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=>"

@@ -163,6 +163,31 @@ def test_a_burst_of_tokens_is_still_revealed_progressively(
     expect(widget(page, ".chip")).to_have_count(2)
 
 
+def test_a_turn_finishes_when_the_browser_draws_no_frames(
+    context: Any, start_server: StartServer
+) -> None:
+    """A tab hidden mid-answer, or a headless browser, may never run an animation frame
+    that was asked for; the answer must still be shown and the turn finished (before the
+    fix the turn stayed "streaming" and the composer busy for good)."""
+    from playwright.sync_api import expect
+
+    server = start_server(ScriptedBackend())
+    page = context.new_page()
+    page.add_init_script("window.requestAnimationFrame = () => 1;")  # no frame ever comes
+    page.goto(f"{server.url}/")
+    open_and_acknowledge(page)
+    widget(page, "textarea").fill("What is Tessellate Flow?")
+    widget(page, "textarea").press("Enter")
+    done = widget(page, '.turn.assistant[data-state="complete"]')
+    expect(done).to_have_count(1, timeout=15_000)
+    expect(done).to_contain_text("workflow-automation and data-sync platform")
+    expect(widget(page, ".chip")).to_have_count(2)
+    # The composer is free again: the next question goes out and is answered too.
+    widget(page, "textarea").fill("And pricing?")
+    widget(page, "textarea").press("Enter")
+    expect(done).to_have_count(2, timeout=15_000)
+
+
 def test_api_stopped_shows_the_fallback_with_a_contact_link(
     context: Any, scripted_server: Server, artifacts: Path
 ) -> None:

@@ -418,6 +418,8 @@
   };
   const DEFAULT_PROACTIVE_DELAY_MS = 45000;
   const DEFAULT_STREAM_TIMEOUT_MS = 10000;
+  // How long an answer's next paint waits for an animation frame before a timer does it.
+  const LATE_FRAME_MS = 250;
   const DEFAULT_INACTIVITY_MS = 15 * 60 * 1000;
   const EMAIL = /[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}/i;
   const HUMAN_ROUTINGS = new Set(["cannot_answer", "high_stakes", "out_of_scope"]);
@@ -1734,6 +1736,8 @@
 
       let text = "";
       let scheduled = false;
+      let frame = 0;
+      let fallback = 0;
       let citations = new Map();
       let sourcesNode = null;
       const ctx = {
@@ -1757,12 +1761,22 @@
       const schedule = () => {
         if (scheduled) return;
         scheduled = true;
-        // Hidden tabs get no animation frames: catch up with a timer instead.
-        if (document.hidden) setTimeout(paint, 16);
-        else requestAnimationFrame(paint);
+        // Hidden tabs get no animation frames: catch up with a timer instead. A frame
+        // asked for while visible may never come either (the tab is hidden before it,
+        // or a headless browser draws nothing), and the turn must still finish: a timer
+        // paints if the frame is late.
+        if (document.hidden) {
+          fallback = setTimeout(paint, 16);
+        } else {
+          frame = requestAnimationFrame(paint);
+          fallback = setTimeout(paint, LATE_FRAME_MS);
+        }
       };
       const paint = () => {
+        if (!scheduled) return;
         scheduled = false;
+        cancelAnimationFrame(frame);
+        clearTimeout(fallback);
         const backlog = text.length - shown;
         if (backlog > 0) {
           shown =

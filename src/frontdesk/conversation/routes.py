@@ -38,13 +38,14 @@ ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 # The classifier's business-independent "not about any company" label: before a message
 # with it is refused, the site's own content gets its say (`site_support_check`).
 SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC"})
-# OTHER (greetings, thanks, chit-chat, jobs and press) and a STOP_BOOKING with nothing to
-# stop are conversation acts — unless the message asks something the site's pages answer:
-# "Are you part of the PADI programme?", "why can monetisation be refused?" were chatted
-# away while the site's FAQ has the answer. Only a question is checked ("thanks", "hi
-# there" and "no thanks" never reach the content), and it needs both signals of support
-# (`strongly_supported_by_site`): a press enquiry scoring just above the bar on the words
-# "who handles" is still the press enquiry the classifier heard.
+# OTHER (greetings, thanks, chit-chat, jobs and press) is a conversation act — unless the
+# message asks something the site's pages answer: "Are you part of the PADI programme?"
+# was chatted away while the site's FAQ has the answer. Only a question is checked
+# ("thanks", "hi there" and "no thanks" never reach the content), and OTHER needs both
+# signals of support (`strongly_supported_by_site`): a press enquiry scoring just above
+# the bar on the words "who handles" is still the press enquiry the classifier heard.
+# A STOP_BOOKING with nothing to stop names no act at all and needs the support an
+# everyday label needs (`decide_route`).
 QUESTION_SUPPORT_CHECKED_INTENTS = frozenset({"OTHER", "STOP_BOOKING"})
 # A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
 # read as its answer, whatever the classifier makes of it (a reply naming a problem may
@@ -147,10 +148,14 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":
-        # Nothing to stop unless a demo was booked or just offered; else it is small talk,
-        # or a question about the site's content (`_answers_question`).
+        # Nothing to stop unless a demo was booked or just offered; otherwise the label is not
+        # what the message does: the classifier heard a refusal in the visitor's own
+        # problem ("I don't remember my password, how…", "they rejected my request, why?").
+        # A question is then judged as an everyday label is: answered when the site's
+        # content supports it (`supported_by_site`, both signals for an everyday request).
         offered = inp.booking_status == "booked" or inp.demo_proposed_last_turn
-        if not offered and _answers_question(inp):
+        supported = inp.site_supported or inp.site_strongly_supported
+        if not offered and inp.asks_question and supported:
             return RouteDecision("ANSWER", "site_supported")
         reason = "stop_booking" if offered else "other"
         return RouteDecision("REDIRECT", reason)

@@ -57,6 +57,27 @@ pytestmark = pytest.mark.unit
             "REDIRECT",
             "stop_booking",
         ),
+        # With nothing to stop, "stop booking" names no act: a question the site's content
+        # supports (one signal, as for an everyday label) is answered...
+        (
+            RouteInput("STOP_BOOKING", asks_question=True, site_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        # ...a statement is not ("no thanks"), nor a question the content does not support
+        (RouteInput("STOP_BOOKING", site_supported=True), "REDIRECT", "other"),
+        (RouteInput("STOP_BOOKING", asks_question=True), "REDIRECT", "other"),
+        # and a real refusal of a demo just offered stays one
+        (
+            RouteInput(
+                "STOP_BOOKING",
+                asks_question=True,
+                site_supported=True,
+                demo_proposed_last_turn=True,
+            ),
+            "REDIRECT",
+            "stop_booking",
+        ),
         # A question the classifier took for a booking is answered unless it asks for a
         # demo or sales in so many words.
         (RouteInput("BOOKING", asks_question=True), "ANSWER", "learn"),

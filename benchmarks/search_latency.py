@@ -490,7 +490,7 @@ def main() -> None:
         type=int,
         default=CENTRES,
         help="Topic centres of the vectors (chunks / topics near-equidistant chunks a topic;"
-        " --chunks 100000 --topics 200 has the neighbourhoods of 1M chunks).",
+        " --chunks 100000 --topics 200 has the neighbourhoods, not the size, of 1M chunks).",
     )
     parser.add_argument("--json", action="store_true", help="End with one JSON line.")
     parser.add_argument(

@@ -70,8 +70,8 @@ class Corpus:
     chunks / topics members, all about as far from each other (isotropic noise): a
     query's exact top 10 is its own chunk and 9 of its topic's other members. At 1M
     chunks that is 9 of ~500 near-ties (49 within 0.03 of cosine), which an HNSW graph
-    finds much less often than 9 of 50 at 100k; `topics=200` at 100k chunks gives the
-    same neighbourhood as 1M (a quick stand-in for recall at 1M)."""
+    finds much less often than 9 of 50 at 100k; `topics=200` at 100k chunks gives 1M's
+    neighbourhoods (not its graph size: recall falls further with the graph's size)."""
 
     def __init__(
         self, seed: int, chunks: int = 0, vocabulary: str = "fixed", topics: int = CENTRES

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 from search_site import (
+    CENTRES,
     DIM,
     MODEL,
     OPTIONS,
@@ -328,6 +329,8 @@ def corpus_arguments(args: argparse.Namespace) -> list[str]:
         str(args.seed),
         "--vocabulary",
         args.vocabulary,
+        "--topics",
+        str(args.topics),
     ]
 
 
@@ -417,6 +420,8 @@ def build_site(path: Path, corpus: Corpus, args: argparse.Namespace) -> tuple[fl
     mode = "dense" if args.dense_only else "bulk" if args.bulk else "docs"
     if args.vocabulary != "fixed":  # the earlier builds' names stay valid
         mode += f"-{args.vocabulary}"
+    if args.topics != CENTRES:
+        mode += f"-topics{args.topics}"
     cached = (
         args.cache / f"sqlite-{args.chunks}-seed{args.seed}-{mode}-v{CACHE_FORMAT}"
         if args.cache
@@ -480,6 +485,13 @@ def main() -> None:
         help="heaps: Zipf words from a vocabulary that grows with the corpus (Heaps' law),"
         " as a real site's does; fixed: 5,000 words at every size (figures before session 30).",
     )
+    parser.add_argument(
+        "--topics",
+        type=int,
+        default=CENTRES,
+        help="Topic centres of the vectors (chunks / topics near-equidistant chunks a topic;"
+        " --chunks 100000 --topics 200 has the neighbourhoods, not the size, of 1M chunks).",
+    )
     parser.add_argument("--json", action="store_true", help="End with one JSON line.")
     parser.add_argument(
         "--bulk", action="store_true", help="Write the initial site in large transactions."
@@ -530,7 +542,7 @@ def main() -> None:
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     OPTIONS = replace(OPTIONS, heading_weight=args.heading_weight)
-    corpus = Corpus(args.seed, args.chunks, args.vocabulary)
+    corpus = Corpus(args.seed, args.chunks, args.vocabulary, args.topics)
     if args.worker:
         return run_worker(
             args.worker, corpus, args.chunks, args.seed, args.dense_only, args.together

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 from search_site import (
+    CENTRES,
     DIM,
     MODEL,
     OPTIONS,
@@ -168,7 +169,8 @@ def prepare(admin: str, corpus: Corpus, args: argparse.Namespace) -> tuple[str, 
     """The working database's URL: a copy of the cached build, or a fresh build."""
     vocabulary = "" if args.vocabulary == "fixed" else f"_{args.vocabulary}"
     graph = "" if args.ef_construction == 64 else f"_efc{args.ef_construction}"
-    work = f"bench_{args.chunks}_s{args.seed}{vocabulary}{graph}"
+    topics = "" if args.topics == CENTRES else f"_t{args.topics}"
+    work = f"bench_{args.chunks}_s{args.seed}{vocabulary}{topics}{graph}"
     cached = f"{work}_v{CACHE_FORMAT}"
     admin_execute(admin, f'DROP DATABASE IF EXISTS "{work}" WITH (FORCE)')
     if args.cache:
@@ -315,6 +317,7 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
             "backend": f"postgresql {server_version} + pgvector {version}",
             "chunks": args.chunks,
             "vocabulary": f"{args.vocabulary} ({len(corpus.words):,} words)",
+            "topics": args.topics,
             "write_s": round(write_s, 1),
             "index_build_s": round(index_s, 1),
             "hnsw": f"m 16, ef_construction {args.ef_construction}",
@@ -357,8 +360,9 @@ def main() -> None:
     parser.add_argument("--reingest", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--vocabulary", choices=VOCABULARIES, default="heaps")
+    parser.add_argument("--topics", type=int, default=CENTRES)
     args = parser.parse_args()
-    corpus = Corpus(args.seed, args.chunks, args.vocabulary)
+    corpus = Corpus(args.seed, args.chunks, args.vocabulary, args.topics)
     if args.worker:
         run_worker(args.worker, corpus, args.chunks, args.seed)
     elif args.writer:

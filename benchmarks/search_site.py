@@ -64,9 +64,18 @@ class Corpus:
     real site of that size: at 1M chunks most words of a question are in a few hundred
     chunks and "how", "the" in most. With "fixed" (the earlier figures) 5,000 words serve
     every size: at 1M chunks even the rarest is in ~2,000 chunks, which no real corpus
-    of that size does, and every query is a query of only common words."""
+    of that size does, and every query is a query of only common words.
 
-    def __init__(self, seed: int, chunks: int = 0, vocabulary: str = "fixed") -> None:
+    Vectors are unit vectors around `topics` centres (2,000 by default), so a topic has
+    chunks / topics members, all about as far from each other (isotropic noise): a
+    query's exact top 10 is its own chunk and 9 of its topic's other members. At 1M
+    chunks that is 9 of ~500 near-ties (49 within 0.03 of cosine), which an HNSW graph
+    finds much less often than 9 of 50 at 100k; `topics=200` at 100k chunks gives 1M's
+    neighbourhoods (not its graph size: recall falls further with the graph's size)."""
+
+    def __init__(
+        self, seed: int, chunks: int = 0, vocabulary: str = "fixed", topics: int = CENTRES
+    ) -> None:
         rng = random.Random(seed)
         size = vocabulary_size(chunks, vocabulary)
         if vocabulary == "fixed":
@@ -78,9 +87,10 @@ class Corpus:
             self.words = [syllable_word(rank) for rank in range(size)]
         # Zipf word ranks, drawn by inverse transform on the cumulative weights.
         self.cumulative = np.cumsum(1.0 / np.arange(1, size + 1))
-        centres = np.random.default_rng(seed).standard_normal((CENTRES, DIM)).astype(np.float32)
+        centres = np.random.default_rng(seed).standard_normal((topics, DIM)).astype(np.float32)
         self.centres = centres / np.linalg.norm(centres, axis=1, keepdims=True)
         self.seed = seed
+        self.topics = topics
         self.vocabulary = vocabulary
         self._stems: dict[str, str] | None = None
 
@@ -113,7 +123,7 @@ class Corpus:
 
     def vectors(self, first: int, count: int, version: int = 0) -> np.ndarray:
         rng = np.random.default_rng([self.seed, first, version])
-        topics = rng.integers(0, CENTRES, count)
+        topics = rng.integers(0, self.topics, count)
         noise = rng.standard_normal((count, DIM)).astype(np.float32)
         noise /= np.linalg.norm(noise, axis=1, keepdims=True)
         rows = self.centres[topics] + 0.6 * noise

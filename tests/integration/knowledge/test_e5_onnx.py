@@ -47,9 +47,18 @@ def test_vectors_match_the_engines_in_every_language(onnx_e5: OnnxE5) -> None:
     queries = onnx_e5.embed(texts, is_query=True)
     passages = onnx_e5.embed(texts, is_query=False)
     assert np.allclose(np.linalg.norm(queries, axis=1), 1.0, atol=1e-5)
+    # Both sides run int8 kernels whose rounding differs by CPU: on AVX2 without
+    # AVX-512 the closest text reads 0.9992 and a 3-token passage 0.994 (0.995+ with
+    # AVX-512). A wrong conversion or tokenization is far below either bound.
+    agreement: list[float] = []
     for row, text in enumerate(texts):
-        assert float(queries[row] @ engine.query(text)) > 0.995, text
-        assert float(passages[row] @ engine.passage(text)) > 0.995, text
+        for cosine in (
+            float(queries[row] @ engine.query(text)),
+            float(passages[row] @ engine.passage(text)),
+        ):
+            assert cosine > 0.99, text
+            agreement.append(cosine)
+    assert float(np.mean(agreement)) > 0.997
     # A question and a page are told apart as the engine tells them apart.
     assert float(queries[1] @ passages[0]) > float(queries[1] @ passages[2])
 

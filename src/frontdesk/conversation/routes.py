@@ -174,21 +174,12 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("ANSWER", "site_supported")
     if inp.intent == "OFFTOPIC":
         return RouteDecision("REDIRECT", "offtopic")
-    if inp.intent == "OTHER" and _answers_question(inp):
+    if inp.intent == "OTHER" and inp.asks_question and inp.site_strongly_supported:
+        # A question the site's own content supports is answered, not chatted away.
         return RouteDecision("ANSWER", "site_supported")
     if inp.intent in ("OTHER", "BOOKING"):
         return RouteDecision("REDIRECT", "other")
     raise ValueError(f"unknown intent {inp.intent!r}")
-
-
-def _answers_question(inp: RouteInput) -> bool:
-    """A conversation-act label (`QUESTION_SUPPORT_CHECKED_INTENTS`) on a question that
-    the site's own content supports: the question is answered, not chatted away."""
-    return (
-        inp.intent in QUESTION_SUPPORT_CHECKED_INTENTS
-        and inp.asks_question
-        and inp.site_strongly_supported
-    )
 
 
 def _start(inp: RouteInput) -> BookingStatus:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -28,11 +30,55 @@ from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_ha
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
 # 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
+# 4: machine-encoded runs are left out of what the embedding model reads.
 log = logging.getLogger(__name__)
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 # Lexical rows are stemmed in each document's detected language (was: the site's).
 LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
+ENCODED_RUN_CHARS = 64
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_DATA_URI = re.compile(r"data:[\w/.+-]*;base64,")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+=*")
+
+
+def is_encoded_run(word: str) -> bool:
+    """Whether a space-free run of text is machine encoding, not language: percent-encoded
+    (a bookmarklet, a tracking URL) or base64 (an inline image, a key, a certificate's
+    lines). Addresses with ids in them are kept for their words; scripts written without
+    spaces (Chinese, Japanese, Thai) are never caught, both patterns being ASCII."""
+    if len(word) < ENCODED_RUN_CHARS:
+        return False
+    escapes = len(_PERCENT_ESCAPE.findall(word))
+    if escapes >= 8 and 3 * escapes >= 0.2 * len(word):
+        return True
+    if _DATA_URI.search(word):
+        return True
+    return bool(_BASE64.fullmatch(word)) and _switches_case_often(word)
+
+
+def _switches_case_often(run: str) -> bool:
+    """Base64 changes between capitals, small letters and digits at ~60 % of neighbouring
+    characters; words, paths and file names (Janssen-Prep-and-Admin-Summary.pdf) at a few."""
+    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in run if c.isalnum()]
+    switches = sum(a != b for a, b in pairwise(kinds))
+    return switches >= 0.3 * max(len(kinds) - 1, 1)
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What the embedding model reads of a chunk: its indexed text without encoded runs.
+    An embedding of encoding is noise close to every short question (one 1,707-character
+    bookmarklet on a help page became the nearest passage of most everyday requests and
+    raised the site's support bar); the visitor still sees the whole passage, and the
+    lexical index still holds it."""
+    text = chunk.indexed_text
+    if not any(is_encoded_run(word) for word in text.split()):
+        return text
+    kept = "\n".join(
+        " ".join(word for word in line.split(" ") if not is_encoded_run(word))
+        for line in text.split("\n")
+    )
+    return re.sub(r"\n{3,}", "\n\n", kept).strip()
 
 
 @dataclass(frozen=True)
@@ -200,9 +246,19 @@ class Ingestor:
         return replace(document, text=text, withheld=tuple(withheld))
 
     def _embed(self, chunks: Sequence[Chunk], report: IngestReport) -> dict[str, Vector]:
-        """Vectors by content hash: from the cache, or embedded in batches and cached."""
+        """Vectors by chunk content hash: from the cache, or embedded in batches and cached.
+        The cache's key is the hash of the text embedded (the same as the chunk's unless
+        encoded runs were left out)."""
         model = self.embedder.name
-        texts = {chunk.content_hash: chunk.indexed_text for chunk in chunks}
+        inputs = {chunk.content_hash: embedding_text(chunk) for chunk in chunks}
+        keys = {digest: content_hash(text) for digest, text in inputs.items()}
+        texts = {keys[digest]: text for digest, text in inputs.items()}
+        vectors = self._embed_texts(model, texts, report)
+        return {digest: vectors[key] for digest, key in keys.items()}
+
+    def _embed_texts(
+        self, model: str, texts: dict[str, str], report: IngestReport
+    ) -> dict[str, Vector]:
         vectors = self.index.cached_vectors(model, list(texts))
         missing = [digest for digest in texts if digest not in vectors]
         if not missing:

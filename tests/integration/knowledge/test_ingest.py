@@ -139,6 +139,26 @@ def test_embedding_cache_is_shared_by_content_hash(
     assert second.chunks_total == first.chunks_total
 
 
+def test_an_encoded_blob_is_shown_but_not_embedded(
+    kb: KnowledgeBase, tmp_path: Path, make_site: SiteFactory
+) -> None:
+    """A page's bookmarklet stays in the passage a visitor reads, but the vector is the
+    page's words alone: the same page without it embeds nothing new (one cache key)."""
+    blob = "javascript:(function()%7Bvar%20v%3Ddocument.querySelector(%22video%22)%3B" * 4
+    words = "# Saving videos\n\nDrag this link to your bookmarks bar, then click it on a video."
+    with_blob, without = tmp_path / "with", tmp_path / "without"
+    for root, text in [(with_blob, f"{words}\n\n{blob}\n"), (without, f"{words}\n\n")]:
+        root.mkdir()
+        (root / "save.md").write_text(text, "utf-8")
+
+    first = kb.ingest_path(make_site("one"), with_blob, progress=False)
+    second = kb.ingest_path(make_site("two"), without, progress=False)
+    assert first.chunks_embedded == first.chunks_total == 1
+    assert second.chunks_total == 1 and second.chunks_embedded == 0
+    shown = kb.search(make_site("one"), "bookmarks bar video").chunks[0].content
+    assert blob in shown
+
+
 def test_migration_creates_and_drops_the_knowledge_tables(engine: Engine) -> None:
     from alembic import command
 

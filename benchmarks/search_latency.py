@@ -71,6 +71,7 @@ from search_site import (
 
 from frontdesk.knowledge.embeddings import HashingEmbedder
 from frontdesk.knowledge.index.base import upsert_document
+from frontdesk.knowledge.index.postgres import HNSW_EF_CONSTRUCTION
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.lexical import heading_terms, lexical_text, query_terms, text_language
 from frontdesk.knowledge.models import Chunk, Document
@@ -535,7 +536,11 @@ def main() -> None:
         " re-ingestion, each gets recall@10 and search p95 on the same build.",
     )
     parser.add_argument(
-        "--ef-construction", type=int, default=64, help="postgres: the HNSW build's list."
+        "--ef-construction",
+        type=int,
+        default=HNSW_EF_CONSTRUCTION,
+        help="postgres: the HNSW build's list (default: the product's,"
+        f" {HNSW_EF_CONSTRUCTION}; builds at 64 are cached without a suffix).",
     )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--together", action="store_true", help=argparse.SUPPRESS)

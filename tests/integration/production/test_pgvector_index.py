@@ -10,11 +10,13 @@ their lists may differ in order and tail; how often the top-5 sets agree is prin
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import text
+from alembic.config import Config
+from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
@@ -231,7 +233,7 @@ def test_upgrade_builds_the_heading_field_of_existing_chunks(pgvector_url: str) 
     from alembic import command
     from sqlalchemy import text
 
-    from frontdesk.store.migrate import alembic_config, current_revision
+    from frontdesk.store.migrate import alembic_config, current_revision, head_revision
 
     columns = (
         "SELECT id, site_id, chunk_id, content, heading_path, lexical::text, lexical_length,"
@@ -262,7 +264,7 @@ def test_upgrade_builds_the_heading_field_of_existing_chunks(pgvector_url: str) 
             ).scalar_one()
         assert found == 0
         upgrade(engine)
-        assert current_revision(engine) == "0015"
+        assert current_revision(engine) == head_revision()
         with engine.connect() as conn:
             assert conn.execute(text(columns)).all() == before
             assert conn.execute(text(headings)).all() == fresh
@@ -285,5 +287,98 @@ def test_ef_search_follows_the_rows_a_search_asks_for(pgvector_url: str) -> None
                 assert conn.execute(text("SHOW hnsw.ef_search")).scalar_one() == str(expected)
         with engine.connect() as conn:  # SET LOCAL: gone with the transaction
             assert conn.execute(text("SHOW hnsw.ef_search")).scalar_one() == "40"
+    finally:
+        engine.dispose()
+
+
+def _hnsw_options(engine: Engine) -> dict[str, dict[str, str]]:
+    """Each HNSW index of knowledge_chunks: its options as PostgreSQL stores them."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            text(
+                "SELECT i.relname, i.reloptions FROM pg_index x"
+                " JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid"
+                " JOIN pg_am a ON a.oid = i.relam"
+                " WHERE t.relname = 'knowledge_chunks' AND a.amname = 'hnsw'"
+            )
+        ).all()
+    return {name: dict(o.split("=", 1) for o in options or ()) for name, options in rows}
+
+
+def _nearest_by_index(engine: Engine, vector: np.ndarray) -> str:
+    """The nearest chunk as the dimension's HNSW index finds it (no sequential scan)."""
+    d = len(vector)
+    query = (
+        f"SELECT chunk_id FROM knowledge_chunks WHERE embedding_dim = {d}"
+        f" ORDER BY embedding_vec::vector({d}) <=> CAST(:v AS vector({d})) LIMIT 1"
+    )
+    with engine.begin() as conn:
+        conn.execute(text("SET LOCAL enable_seqscan = off"))
+        literal = {"v": str(vector.tolist())}
+        plan = "\n".join(conn.execute(text(f"EXPLAIN {query}"), literal).scalars())
+        assert f"ix_knowledge_chunks_hnsw_{d}" in plan, plan
+        return str(conn.execute(text(query), literal).scalar_one())
+
+
+def test_hnsw_graphs_grow_with_the_broader_build_list(pgvector_url: str) -> None:
+    """Revision 0016 sets ef_construction 128 on the HNSW indexes there are (revision
+    0004's and a dimension's created at ingest), keeping m; a new dimension's index is
+    created with it; downgrading restores 64; the altered graphs keep finding the rows
+    inserted before and after the change."""
+    from alembic import command
+
+    from frontdesk.knowledge.index.postgres import HNSW_EF_CONSTRUCTION
+    from frontdesk.store.migrate import alembic_config, current_revision, head_revision
+
+    assert HNSW_EF_CONSTRUCTION == 128
+    engine = make_engine(pgvector_url)
+    config = alembic_config(engine.url.render_as_string(hide_password=False))
+
+    def migrate(step: Callable[[Config, str], None], to: str) -> None:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            step(config, to)
+
+    def write(doc: str, rows: np.ndarray) -> None:
+        chunks = [Chunk(f"{doc}-{n}", doc, n, f"text {n}", (), doc) for n in range(len(rows))]
+        PostgresKnowledgeIndex(engine).replace_document(
+            "s", Document(doc, doc, "", "text", doc), "f", chunks, rows, ["t"] * len(rows), "m"
+        )
+
+    def efc() -> dict[str, str]:
+        return {name: o["ef_construction"] for name, o in _hnsw_options(engine).items()}
+
+    rng = np.random.default_rng(3)
+    unit = rng.standard_normal((60, 16)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    try:
+        migrate(command.upgrade, "0015")
+        write("old", unit[:30])
+        with engine.begin() as conn:  # as the code before revision 0016 created it
+            conn.execute(text("ALTER INDEX ix_knowledge_chunks_hnsw_16 SET (ef_construction=64)"))
+        assert _hnsw_options(engine) == {
+            "ix_knowledge_chunks_hnsw_384": {"m": "16", "ef_construction": "64"},
+            "ix_knowledge_chunks_hnsw_16": {"m": "16", "ef_construction": "64"},
+        }
+        upgrade(engine)
+        assert current_revision(engine) == head_revision() == "0016"
+        assert _hnsw_options(engine) == {
+            "ix_knowledge_chunks_hnsw_384": {"m": "16", "ef_construction": "128"},
+            "ix_knowledge_chunks_hnsw_16": {"m": "16", "ef_construction": "128"},
+        }
+        write("new", unit[30:])  # inserted into the altered graph
+        write("wide", np.eye(3, 8, dtype=np.float32))  # a new dimension's index
+        assert _hnsw_options(engine)["ix_knowledge_chunks_hnsw_8"] == {
+            "m": "16",
+            "ef_construction": "128",
+        }
+        for n in range(60):  # every row, old and new, is its own nearest neighbour
+            expected = f"old-{n}" if n < 30 else f"new-{n - 30}"
+            assert _nearest_by_index(engine, unit[n]) == expected
+        migrate(command.downgrade, "0015")
+        assert efc() == dict.fromkeys(
+            ["ix_knowledge_chunks_hnsw_384", "ix_knowledge_chunks_hnsw_16",
+             "ix_knowledge_chunks_hnsw_8"], "64"
+        )  # fmt: skip
     finally:
         engine.dispose()

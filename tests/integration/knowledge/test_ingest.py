@@ -147,9 +147,9 @@ def test_an_encoded_blob_is_shown_but_not_embedded(
     blob = "javascript:(function()%7Bvar%20v%3Ddocument.querySelector(%22video%22)%3B" * 4
     words = "# Saving videos\n\nDrag this link to your bookmarks bar, then click it on a video."
     with_blob, without = tmp_path / "with", tmp_path / "without"
-    for root, text in [(with_blob, f"{words}\n\n{blob}\n"), (without, f"{words}\n\n")]:
+    for root, page in [(with_blob, f"{words}\n\n{blob}\n"), (without, f"{words}\n\n")]:
         root.mkdir()
-        (root / "save.md").write_text(text, "utf-8")
+        (root / "save.md").write_text(page, "utf-8")
 
     first = kb.ingest_path(make_site("one"), with_blob, progress=False)
     second = kb.ingest_path(make_site("two"), without, progress=False)

@@ -5,7 +5,7 @@ Revises: 0015
 
 Every `ix_knowledge_chunks_hnsw_<dim>` index (revision 0004's 384-dimension one, and any
 `PostgresKnowledgeIndex._ensure_dim_index` created for another dimension) gets
-`ef_construction = HNSW_EF_CONSTRUCTION` as its option (docs/knowledge.md, session 33).
+`ef_construction = 128` as its option (docs/knowledge.md, session 33).
 pgvector reads the option from the index at every insert and every vacuum repair
 (`HnswGetEfConstruction` in `HnswInsertTupleOnDisk` and `hnswvacuum.c`), so rows written
 from now on are linked with the broader list; the graph already built is left as it is
@@ -19,13 +19,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from frontdesk.knowledge.index.postgres import HNSW_EF_CONSTRUCTION
-
 revision: str = "0016"
 down_revision: str | None = "0015"
 branch_labels = None
 depends_on = None
 
+# Frozen here: a later change of `postgres.HNSW_EF_CONSTRUCTION` is a new revision.
+EF_CONSTRUCTION = 128
 PREVIOUS = 64  # revision 0004's, and pgvector's default
 
 
@@ -54,7 +54,7 @@ def _set(ef_construction: int) -> None:
 
 
 def upgrade() -> None:
-    _set(HNSW_EF_CONSTRUCTION)
+    _set(EF_CONSTRUCTION)
 
 
 def downgrade() -> None:

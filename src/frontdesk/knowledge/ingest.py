@@ -37,6 +37,7 @@ CHUNKER_VERSION = "4"
 LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
 ENCODED_RUN_CHARS = 64
+_WORD = re.compile(r"\S+")
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _DATA_URI = re.compile(r"data:[\w/.+-]*;base64,")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+=*")
@@ -72,13 +73,8 @@ def embedding_text(chunk: Chunk) -> str:
     raised the site's support bar); the visitor still sees the whole passage, and the
     lexical index still holds it."""
     text = chunk.indexed_text
-    if not any(is_encoded_run(word) for word in text.split()):
-        return text
-    kept = "\n".join(
-        " ".join(word for word in line.split(" ") if not is_encoded_run(word))
-        for line in text.split("\n")
-    )
-    return re.sub(r"\n{3,}", "\n\n", kept).strip()
+    kept = _WORD.sub(lambda word: "" if is_encoded_run(word[0]) else word[0], text)
+    return text if kept == text else re.sub(r"\n{3,}", "\n\n", kept).strip()
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -236,14 +237,18 @@ def due_period_end(schedule: str, now: datetime) -> datetime | None:
 
 
 async def run_digest_schedules(
-    runtime: Runtime, knowledge: Any, stop: asyncio.Event, tick_s: float = SCHEDULE_TICK_S
+    runtime: Runtime,
+    knowledge: Any,
+    stop: asyncio.Event,
+    tick_s: float = SCHEDULE_TICK_S,
+    clock: Callable[[], datetime] = utcnow,
 ) -> None:
     """Until `stop`: send each site's digest when the schedule's tick passes (once per
     tick across workers: the `digest_runs` row is the claim)."""
     schedule = runtime.settings.digest_schedule
     warned: set[tuple[str, datetime]] = set()
     while schedule and not stop.is_set():
-        period_end = due_period_end(schedule, utcnow())
+        period_end = due_period_end(schedule, clock())
         if period_end is not None:
             await _send_due(runtime, knowledge, period_end, warned)
         try:

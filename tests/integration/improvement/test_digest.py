@@ -159,14 +159,20 @@ async def test_the_worker_loop_sends_when_the_schedule_ticks(
     runtime: Runtime, smtp: SmtpReceiver
 ) -> None:
     seed(runtime)
-    runtime.settings.digest_schedule = "* * * * *"  # every minute: due now
+    runtime.settings.digest_schedule = "0 8 * * 1"  # Mondays at 08:00
+    # A clock standing just after the tick: with the wall clock and an every-minute
+    # schedule, a slow first send that ended in the next minute rightly sent that
+    # minute's digest too, and the test read two mails.
+    just_after = datetime(2026, 11, 23, 8, 0, 30, tzinfo=UTC)
     stop = asyncio.Event()
-    loop = asyncio.create_task(run_digest_schedules(runtime, None, stop, tick_s=0.05))
-    for _ in range(200):
+    loop = asyncio.create_task(
+        run_digest_schedules(runtime, None, stop, tick_s=0.05, clock=lambda: just_after)
+    )
+    for _ in range(600):
         if smtp.mails:
             break
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)  # more ticks in the same minute send nothing more
+    await asyncio.sleep(0.3)  # more ticks in the same period send nothing more
     stop.set()
     await loop
     assert len(smtp.mails) == 1

@@ -17,7 +17,8 @@ During the re-ingestion only this thread's CPU is counted, so a search's wait fo
 server (its CPU, locks and I/O) shows as "blocked".
 Recall@10 is of `dense_search` (pgvector HNSW) against an exact scan of the same vectors
 in numpy, for each `--ef-search` floor (the index raises `hnsw.ef_search` to the number of
-rows a search asks for): asked for 10, and the top 10 of the 50 candidates a hybrid search
+rows a search asks for, and broader on a large graph: `ef_search_for`, reported as
+`ef…_list_for_50`): asked for 10, and the top 10 of the 50 candidates a hybrid search
 asks for; each floor also times the 300 hybrid searches. `--ef-construction` builds the
 HNSW graph with a longer candidate list (a separate cached build).
 """
@@ -55,7 +56,7 @@ from search_site import (
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.embeddings import HashingEmbedder
-from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
+from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex, ef_search_for
 from frontdesk.knowledge.index.postgres_sql import tsvector_literal, vector_literal
 from frontdesk.knowledge.lexical import text_language
 from frontdesk.knowledge.search import Retriever
@@ -261,12 +262,14 @@ def ef_search_sweep(
     expected: list[set[str]],
     floors: list[int],
     backends: list[Path],
+    graph_rows: int,
 ) -> dict[str, float]:
     """Recall@10 and hybrid search p50 / p95 (wall and CPU) at each further floor."""
     found: dict[str, float] = {}
     for floor in floors:
         index.ef_search = floor
         wall, cpu = searches(retriever, work, backends)
+        found[f"ef{floor}_list_for_50"] = ef_search_for(50, floor, graph_rows)
         found[f"ef{floor}_search_p50_ms"] = percentile(wall, 50)
         found[f"ef{floor}_search_p95_ms"] = percentile(wall, 95)
         found[f"ef{floor}_search_cpu_p95_ms"] = percentile(cpu, 95)
@@ -306,6 +309,8 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
         retriever = Retriever(index, HashingEmbedder(DIM))
         work = queries(corpus, args.chunks, args.queries, args.seed + 1)
         searches(retriever, work[:20], [])  # warm the caches and the pooled connection
+        with engine.begin() as conn:
+            graph_rows = index.graph_rows(conn, DIM)
         backends = backend_stats(engine)
         wall, cpu = searches(retriever, work, backends)
         with engine.connect() as conn:
@@ -322,6 +327,8 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
             "index_build_s": round(index_s, 1),
             "hnsw": f"m 16, ef_construction {args.ef_construction}",
             "ef_search_floor": floors[0],
+            "graph_rows_estimate": graph_rows,
+            "list_for_50": ef_search_for(50, floors[0], graph_rows),
             "build_cached": cached,
             "search": "hybrid (one SQL statement) + chunk fetch",
             "search_p50_ms": percentile(wall, 50),
@@ -339,7 +346,9 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
         report.update(json.loads(output.strip().splitlines()[-1]))
         expected = exact_expected(corpus, args.chunks, work[:100])
         report.update(dense_recall(index, work[:100], expected))
-        report.update(ef_search_sweep(index, retriever, work, expected, floors[1:], backends))
+        report.update(
+            ef_search_sweep(index, retriever, work, expected, floors[1:], backends, graph_rows)
+        )
         index.ef_search = floors[0]
         if args.reingest:
             report["reingest_chunks"] = args.reingest

@@ -78,8 +78,9 @@ class Settings(BaseSettings):
         default=40,
         ge=1,
         le=1000,
-        description="pgvector HNSW ef_search floor (recall vs latency); a search asking "
-        "for more rows (50 hybrid candidates) uses that many.",
+        description="pgvector HNSW ef_search floor (recall vs latency); a search uses at "
+        "least the rows it asks for (50 hybrid candidates), 2x / 4x that on a graph of "
+        "200k / 600k rows.",
     )
     sites_dir: Path = Field(
         default=DEMO_DIR / "sites",

@@ -19,6 +19,7 @@ from alembic.config import Config
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.evaluate import read_corpus, read_queries
+from frontdesk.knowledge.index import postgres
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search import Retriever, SearchOptions
@@ -283,12 +284,56 @@ def test_ef_search_follows_the_rows_a_search_asks_for(pgvector_url: str) -> None
         index = PostgresKnowledgeIndex(engine, ef_search=40)
         for limit, expected in ((10, 40), (50, 50), (400, 400), (5000, 1000)):
             with engine.begin() as conn:
-                assert index.tune_search(conn, limit) == expected
+                assert index.tune_search(conn, limit, 384) == expected
                 assert conn.execute(text("SHOW hnsw.ef_search")).scalar_one() == str(expected)
         with engine.connect() as conn:  # SET LOCAL: gone with the transaction
             assert conn.execute(text("SHOW hnsw.ef_search")).scalar_one() == "40"
     finally:
         engine.dispose()
+
+
+def test_the_list_is_sized_by_the_graph_postgresql_counted(
+    pgvector_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph's size comes from PostgreSQL's own estimate of the dimension's HNSW index,
+    cached for a minute and then read again, so a graph that grows past a breadth step
+    gets the broader list without a restart."""
+    engine = make_engine(pgvector_url)
+    try:
+        upgrade(engine)
+        kb = KnowledgeBase(engine)
+        index = kb.index
+        assert isinstance(index, PostgresKnowledgeIndex)
+        kb.ingest_documents(SITE, [_sized_document(i) for i in range(30)], progress=False)
+        counted = _vacuum_and_count(engine)
+        with engine.begin() as conn:
+            assert index.graph_rows(conn, 384) == counted >= 30
+            assert index.graph_rows(conn, 999) >= counted  # no such graph: the table's
+        kb.ingest_documents(SITE, [_sized_document(i) for i in range(30, 60)], progress=False)
+        grown = _vacuum_and_count(engine)
+        assert grown >= counted + 30
+        with engine.begin() as conn:
+            assert index.graph_rows(conn, 384) == counted  # within the minute: cached
+        monkeypatch.setattr(postgres, "GRAPH_ROWS_TTL_S", 0.0)
+        with engine.begin() as conn:
+            assert index.graph_rows(conn, 384) == grown
+    finally:
+        engine.dispose()
+
+
+def _vacuum_and_count(engine: Engine) -> int:
+    """Refresh PostgreSQL's estimates (autovacuum's job in production); the true count."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("VACUUM ANALYZE knowledge_chunks"))
+        return int(
+            conn.execute(
+                text("SELECT count(*) FROM knowledge_chunks WHERE embedding_dim = 384")
+            ).scalar_one()
+        )
+
+
+def _sized_document(number: int) -> Document:
+    return Document(f"d{number}", f"Page {number}", f"Topic {number} is covered here.", "text", "")
 
 
 def _hnsw_options(engine: Engine) -> dict[str, dict[str, str]]:

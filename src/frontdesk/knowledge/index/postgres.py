@@ -13,9 +13,9 @@
 - Dense: `embedding_vec` is an untyped pgvector column; each dimension has a partial
   HNSW expression index (`vector_cosine_ops`, m 16, ef_construction
   `HNSW_EF_CONSTRUCTION`), created on first ingest of that dimension.
-  `ef_search` (recall/latency) is set per query: at least the rows it asks for, at least
-  the configured floor; pgvector ≥ 0.8 iterative scans keep a per-site filter from
-  starving the result list.
+  `ef_search` (recall/latency) is set per query: at least the rows it asks for, broader
+  on a large graph, at least the configured floor; pgvector ≥ 0.8 iterative scans keep a
+  per-site filter from starving the result list.
 - Hybrid: `hybrid_search` runs dense top-N, lexical top-N, heading top-N (when weighted),
   reciprocal-rank fusion and the cosine of every fused candidate in one SQL statement
   (one round trip per search).
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,13 +61,22 @@ DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
 # options at every insert, so revision 0016 sets it on existing indexes too.
 HNSW_EF_CONSTRUCTION = 128
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
+# How much broader than its LIMIT a search's list is, by the rows in the graph (all
+# sites share one graph a dimension). Recall@10 of a hybrid search's 50 candidates on
+# graphs built at 128 (docs/knowledge.md, sessions 33-34): 0.990 at 100k with a list of
+# 50; at 300k 0.977 with 50, 0.994 with 100; at 1M 0.918 with 50, 0.975 with 100, 0.997
+# with 200. Each step costs a few ms of CPU, paid only where the graph needs it.
+LIST_BREADTH: tuple[tuple[int, int], ...] = ((600_000, 4), (200_000, 2))
+GRAPH_ROWS_TTL_S = 60.0  # the graph's size is a catalog estimate; re-read once a minute
 
 
-def ef_search_for(limit: int, floor: int) -> int:
+def ef_search_for(limit: int, floor: int, graph_rows: int = 0) -> int:
     """The HNSW candidate list for a search asking for `limit` rows: at least `limit`
-    (pgvector's advice: a list shorter than the LIMIT cannot hold the best rows), at least
-    the configured `floor`, at most pgvector's bound."""
-    return max(1, min(MAX_EF_SEARCH, max(limit, floor)))
+    (pgvector's advice: a list shorter than the LIMIT cannot hold the best rows), wider
+    on a large graph (`LIST_BREADTH`), at least the configured `floor`, at most pgvector's
+    bound."""
+    breadth = next((times for rows, times in LIST_BREADTH if graph_rows >= rows), 1)
+    return max(1, min(MAX_EF_SEARCH, max(limit * breadth, floor)))
 
 
 def has_pgvector(engine: Engine) -> bool:
@@ -91,6 +101,7 @@ class PostgresKnowledgeIndex:
         self.ef_search = ef_search
         self._dims: set[int] = set()
         self._iterative: bool | None = None
+        self._graph_rows: dict[int, tuple[int, float]] = {}
         self._lock = threading.Lock()
         self.lexicon = PgLexicon()
         self.headings = PgLexicon(column="heading", length="heading_length")
@@ -222,15 +233,37 @@ class PostgresKnowledgeIndex:
         return int(value)
 
     # -- search ----------------------------------------------------------------------
-    def tune_search(self, conn: Any, limit: int) -> int:
-        """Set this transaction's HNSW search for `limit` rows; the `ef_search` set."""
+    def graph_rows(self, conn: Any, dim: int) -> int:
+        """Rows in the `dim` HNSW graph, as PostgreSQL's statistics estimate them (kept by
+        CREATE INDEX, VACUUM and ANALYZE; the table's estimate until the index has one);
+        cached for `GRAPH_ROWS_TTL_S`."""
+        now = time.monotonic()
+        cached = self._graph_rows.get(dim)
+        if cached is not None and now - cached[1] < GRAPH_ROWS_TTL_S:
+            return cached[0]
+        # reltuples is -1 until a relation's first VACUUM / ANALYZE (PostgreSQL >= 14).
+        graph, table = conn.execute(
+            text(
+                "SELECT i.reltuples, t.reltuples FROM pg_class t"
+                " LEFT JOIN pg_class i ON i.relname = :index WHERE t.relname = 'knowledge_chunks'"
+            ),
+            {"index": f"ix_knowledge_chunks_hnsw_{dim}"},
+        ).one()
+        estimate = graph if graph is not None and graph >= 0 else table
+        rows = max(0, int(estimate or 0))
+        self._graph_rows[dim] = (rows, now)
+        return rows
+
+    def tune_search(self, conn: Any, limit: int, dim: int) -> int:
+        """Set this transaction's HNSW search for `limit` rows of the `dim` graph; the
+        `ef_search` set."""
         if self._iterative is None:
             version = conn.execute(
                 text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             ).scalar()
             major, minor = (int(p) for p in str(version or "0.0").split(".")[:2])
             self._iterative = (major, minor) >= (0, 8)
-        ef_search = ef_search_for(int(limit), int(self.ef_search))
+        ef_search = ef_search_for(int(limit), int(self.ef_search), self.graph_rows(conn, dim))
         conn.execute(text(f"SET LOCAL hnsw.ef_search = {ef_search}"))
         if self._iterative:
             conn.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
@@ -256,7 +289,7 @@ class PostgresKnowledgeIndex:
             tsq, asked = self.lexicon.query(conn, site_id, terms)
             count, average = self.lexicon.stats(conn, site_id) if tsq else (0, 1.0)
             heading = self._heading_parameters(conn, site_id, terms if heading_weight > 0 else [])
-            self.tune_search(conn, limit)
+            self.tune_search(conn, limit, dim)
             rows = conn.execute(
                 text(HYBRID.format(d=dim, bm25=BM25, bm25_heading=BM25_HEADING)),
                 {
@@ -327,7 +360,7 @@ class PostgresKnowledgeIndex:
     ) -> list[Hit]:
         d = int(vector.shape[0])
         with self.engine.begin() as conn:
-            self.tune_search(conn, limit)
+            self.tune_search(conn, limit, d)
             rows = conn.execute(
                 text(
                     f"SELECT chunk_id, 1 - (embedding_vec::vector({d}) <=>"

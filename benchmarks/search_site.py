@@ -244,11 +244,16 @@ def dense_recall(
         for limit, found in recalls.items():
             hits = index.dense_search(SITE, MODEL, vector, limit)[:10]
             found.append(len(expected & {hit.chunk_id for hit in hits}) / 10)
+    of_candidates = np.asarray(recalls[OPTIONS.candidates])
     return {
+        "recall_queries": len(truth),
         "recall_at_10": round(float(np.mean(recalls[10])), 4),
-        f"recall_at_10_of_{OPTIONS.candidates}": round(
-            float(np.mean(recalls[OPTIONS.candidates])), 4
-        ),
+        f"recall_at_10_of_{OPTIONS.candidates}": round(float(of_candidates.mean()), 4),
+        f"recall_at_10_of_{OPTIONS.candidates}_se": round(
+            float(of_candidates.std(ddof=1) / np.sqrt(len(of_candidates))), 4
+        )
+        if len(of_candidates) > 1
+        else 0.0,
     }
 
 

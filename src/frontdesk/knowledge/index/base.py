@@ -10,17 +10,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, Engine, bindparam, text
 
 from frontdesk.knowledge.instructions import WithheldPassage
 from frontdesk.knowledge.models import Chunk, Document
 
 Vector = NDArray[np.float32]
+IN_BATCH = 500  # ids per `IN (...)`: under SQLite's bound on a statement's parameters
 
 
 @dataclass(frozen=True)
@@ -201,3 +202,67 @@ def parse_time(value: object) -> datetime | None:
     if value is None or isinstance(value, datetime):
         return value
     return datetime.fromisoformat(str(value))
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def vector_blob(vector: Vector) -> bytes:
+    """A vector as stored: little-endian float32."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def as_vector(blob: bytes) -> Vector:
+    """A stored vector (`vector_blob`) read back."""
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def read_revision(conn: Connection, site_id: str) -> int:
+    """The site's revision in `knowledge_sites` (0 before its first write); both indexes."""
+    value = conn.execute(
+        text("SELECT revision FROM knowledge_sites WHERE site_id = :site"), {"site": site_id}
+    ).scalar()
+    return int(value or 0)
+
+
+def read_cached_vectors(engine: Engine, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
+    """The embedding cache's vectors of `model` for these content hashes (the same SQL on
+    SQLite and PostgreSQL)."""
+    statement = text(
+        "SELECT content_hash, vector FROM knowledge_embedding_cache"
+        " WHERE model = :model AND content_hash IN :hashes"
+    ).bindparams(bindparam("hashes", expanding=True))
+    found: dict[str, Vector] = {}
+    unique = list(dict.fromkeys(hashes))
+    with engine.connect() as conn:
+        for start in range(0, len(unique), IN_BATCH):
+            batch = unique[start : start + IN_BATCH]
+            for digest, blob in conn.execute(statement, {"model": model, "hashes": batch}):
+                found[digest] = as_vector(bytes(blob))
+    return found
+
+
+def write_cached_vectors(engine: Engine, model: str, vectors: Mapping[str, Vector]) -> None:
+    """Keep these vectors of `model` by content hash; a hash already kept stays as it is."""
+    if not vectors:
+        return
+    now = utc_now()
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO knowledge_embedding_cache (model, content_hash, dim, vector,"
+                " created_at) VALUES (:model, :hash, :dim, :vector, :now)"
+                " ON CONFLICT (model, content_hash) DO NOTHING"
+            ),
+            [
+                {
+                    "model": model,
+                    "hash": digest,
+                    "dim": int(vector.shape[0]),
+                    "vector": vector_blob(vector),
+                    "now": now,
+                }
+                for digest, vector in vectors.items()
+            ],
+        )

@@ -37,8 +37,13 @@ from frontdesk.knowledge.index.base import (
     StoredChunk,
     StoredDocument,
     Vector,
+    read_cached_vectors,
     read_documents,
+    read_revision,
     upsert_document,
+    utc_now,
+    vector_blob,
+    write_cached_vectors,
 )
 from frontdesk.knowledge.index.postgres_lexicon import PgLexicon
 from frontdesk.knowledge.index.postgres_sql import (
@@ -49,7 +54,6 @@ from frontdesk.knowledge.index.postgres_sql import (
     tsvector_literal,
     vector_literal,
 )
-from frontdesk.knowledge.index.sqlite import _blob, _now, _vector, read_revision
 from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 
@@ -136,7 +140,7 @@ class PostgresKnowledgeIndex:
     ) -> None:
         if len(chunks) != len(vectors) or len(chunks) != len(lexical):
             raise ValueError("chunks, vectors and lexical texts must have the same length")
-        now = _now()
+        now = utc_now()
         with self.engine.begin() as conn:
             self._bump(conn, site_id)
             conn.execute(
@@ -172,7 +176,7 @@ class PostgresKnowledgeIndex:
                         "source": chunk.source,
                         "content_hash": chunk.content_hash,
                         "model": embedding_model,
-                        "embedding": _blob(vector),
+                        "embedding": vector_blob(vector),
                         "vec": vector_literal(vector),
                         "dim": dim,
                         "body": body[0],
@@ -202,7 +206,7 @@ class PostgresKnowledgeIndex:
                 " VALUES (:site, 1, :now) ON CONFLICT (site_id)"
                 " DO UPDATE SET revision = knowledge_sites.revision + 1, updated_at = :now"
             ),
-            {"site": site_id, "now": _now()},
+            {"site": site_id, "now": utc_now()},
         )
 
     def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int:
@@ -421,38 +425,7 @@ class PostgresKnowledgeIndex:
 
     # -- embedding cache -------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
-        unique = list(dict.fromkeys(hashes))
-        if not unique:
-            return {}
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT content_hash, vector FROM knowledge_embedding_cache"
-                    " WHERE model = :model AND content_hash IN :hashes"
-                ).bindparams(bindparam("hashes", expanding=True)),
-                {"model": model, "hashes": unique},
-            ).all()
-        return {digest: _vector(bytes(blob)) for digest, blob in rows}
+        return read_cached_vectors(self.engine, model, hashes)
 
     def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        if not vectors:
-            return
-        now = _now()
-        with self.engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO knowledge_embedding_cache (model, content_hash, dim, vector,"
-                    " created_at) VALUES (:model, :hash, :dim, :vector, :now)"
-                    " ON CONFLICT (model, content_hash) DO NOTHING"
-                ),
-                [
-                    {
-                        "model": model,
-                        "hash": digest,
-                        "dim": int(vector.shape[0]),
-                        "vector": _blob(vector),
-                        "now": now,
-                    }
-                    for digest, vector in vectors.items()
-                ],
-            )
+        write_cached_vectors(self.engine, model, vectors)

@@ -22,51 +22,35 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
 from frontdesk.knowledge.index.base import (
+    IN_BATCH,
     FusedHit,
     Hit,
     StoredChunk,
     StoredDocument,
     Vector,
+    as_vector,
+    read_cached_vectors,
     read_documents,
+    read_revision,
     rrf_fuse,
     upsert_document,
+    utc_now,
+    vector_blob,
+    write_cached_vectors,
 )
 from frontdesk.knowledge.index.lexicon import Lexicon, heading_table
-from frontdesk.knowledge.index.vector_base import as_vector
 from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 
-_IN_BATCH = 500
 REVISION_RECHECK_S = 0.25
 log = logging.getLogger(__name__)
-
-
-def _blob(vector: Vector) -> bytes:
-    return np.asarray(vector, dtype="<f4").tobytes()
-
-
-def _vector(blob: bytes) -> Vector:
-    return as_vector(blob)
-
-
-def read_revision(conn: Connection, site_id: str) -> int:
-    """The site's revision in `knowledge_sites` (0 before its first write); both indexes."""
-    value = conn.execute(
-        text("SELECT revision FROM knowledge_sites WHERE site_id = :site"), {"site": site_id}
-    ).scalar()
-    return int(value or 0)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def vector_folder(engine: Engine) -> Path | None:
@@ -127,7 +111,7 @@ class SqliteKnowledgeIndex:
                 " VALUES (:site, 1, :now) ON CONFLICT (site_id)"
                 " DO UPDATE SET revision = knowledge_sites.revision + 1, updated_at = :now"
             ),
-            {"site": site_id, "now": _now()},
+            {"site": site_id, "now": utc_now()},
         )
 
     def _delete_chunks(self, conn: Connection, site_id: str, doc_ids: Sequence[str]) -> None:
@@ -139,8 +123,8 @@ class SqliteKnowledgeIndex:
         delete = _expanding(
             "DELETE FROM knowledge_chunks WHERE site_id = :site AND doc_id IN :docs", "docs"
         )
-        for start in range(0, len(doc_ids), _IN_BATCH):
-            batch = list(doc_ids[start : start + _IN_BATCH])
+        for start in range(0, len(doc_ids), IN_BATCH):
+            batch = list(doc_ids[start : start + IN_BATCH])
             rows = list(conn.execute(select, {"site": site_id, "docs": batch}).scalars())
             self.lexicon.remove(conn, site_id, rows)
             self.headings.remove(conn, site_id, rows)
@@ -158,7 +142,7 @@ class SqliteKnowledgeIndex:
     ) -> None:
         if len(chunks) != len(vectors) or len(chunks) != len(lexical):
             raise ValueError("chunks, vectors and lexical texts must have the same length")
-        now = _now()
+        now = utc_now()
         with self._writing(site_id) as conn:
             self._delete_chunks(conn, site_id, [document.doc_id])
             upsert_document(conn, site_id, document, fingerprint, len(chunks), now)
@@ -184,7 +168,7 @@ class SqliteKnowledgeIndex:
                         "source": chunk.source,
                         "content_hash": chunk.content_hash,
                         "model": embedding_model,
-                        "embedding": _blob(vector),
+                        "embedding": vector_blob(vector),
                     }
                     for chunk, vector in zip(chunks, vectors, strict=True)
                 ],
@@ -218,8 +202,8 @@ class SqliteKnowledgeIndex:
         )
         with self._writing(site_id) as conn:
             self._delete_chunks(conn, site_id, doc_ids)
-            for start in range(0, len(doc_ids), _IN_BATCH):
-                batch = list(doc_ids[start : start + _IN_BATCH])
+            for start in range(0, len(doc_ids), IN_BATCH):
+                batch = list(doc_ids[start : start + IN_BATCH])
                 removed += conn.execute(statement, {"site": site_id, "docs": batch}).rowcount
         return removed
 
@@ -354,7 +338,7 @@ class SqliteKnowledgeIndex:
             ).all()
         scores: dict[str, float] = {}
         for chunk_id, blob in rows:
-            stored = _vector(blob)
+            stored = as_vector(blob)
             if stored.shape != vector.shape:
                 raise ValueError(
                     f"query vector has {vector.shape[0]} dimensions, the index has "
@@ -405,38 +389,7 @@ class SqliteKnowledgeIndex:
 
     # -- embedding cache -------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
-        statement = text(
-            "SELECT content_hash, vector FROM knowledge_embedding_cache"
-            " WHERE model = :model AND content_hash IN :hashes"
-        ).bindparams(bindparam("hashes", expanding=True))
-        found: dict[str, Vector] = {}
-        unique = list(dict.fromkeys(hashes))
-        with self.engine.connect() as conn:
-            for start in range(0, len(unique), _IN_BATCH):
-                batch = unique[start : start + _IN_BATCH]
-                for digest, blob in conn.execute(statement, {"model": model, "hashes": batch}):
-                    found[digest] = _vector(blob)
-        return found
+        return read_cached_vectors(self.engine, model, hashes)
 
     def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        if not vectors:
-            return
-        now = _now()
-        with self.engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO knowledge_embedding_cache (model, content_hash, dim, vector,"
-                    " created_at) VALUES (:model, :hash, :dim, :vector, :now)"
-                    " ON CONFLICT (model, content_hash) DO NOTHING"
-                ),
-                [
-                    {
-                        "model": model,
-                        "hash": digest,
-                        "dim": int(vector.shape[0]),
-                        "vector": _blob(vector),
-                        "now": now,
-                    }
-                    for digest, vector in vectors.items()
-                ],
-            )
+        write_cached_vectors(self.engine, model, vectors)

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import Connection, bindparam, text
 
-from frontdesk.knowledge.index.base import Vector
+from frontdesk.knowledge.index.base import Vector, as_vector
 
 # The graph walk's breadth (usearch `expansion_search`). At 1M chunks (int8, M 16) the
 # top 10 of a search's 100 re-scored candidates matched an exact scan for 0.947 of
@@ -30,10 +30,6 @@ Ids = NDArray[np.int64]
 
 def digest(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8")).hexdigest()[:24]
-
-
-def as_vector(blob: bytes) -> Vector:
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
 def dot(matrix: Vector, vector: Vector) -> Vector:

@@ -38,13 +38,12 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, Engine, text
 
-from frontdesk.knowledge.index.base import Vector
+from frontdesk.knowledge.index.base import Vector, as_vector
 from frontdesk.knowledge.index.vector_base import (
     Base,
     Ids,
     Live,
     applied,
-    as_vector,
     background_priority,
     digest,
     dot,

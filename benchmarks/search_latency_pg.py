@@ -271,7 +271,9 @@ def ef_search_sweep(
     for floor in floors:
         index.ef_search = floor
         wall, cpu = searches(retriever, work, backends)
-        found[f"ef{floor}_list_for_50"] = ef_search_for(50, floor, graph_rows)
+        found[f"ef{floor}_list_for_{OPTIONS.candidates}"] = ef_search_for(
+            OPTIONS.candidates, floor, graph_rows
+        )
         found[f"ef{floor}_search_p50_ms"] = percentile(wall, 50)
         found[f"ef{floor}_search_p95_ms"] = percentile(wall, 95)
         found[f"ef{floor}_search_cpu_p95_ms"] = percentile(cpu, 95)
@@ -330,7 +332,9 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
             "hnsw": f"m 16, ef_construction {args.ef_construction}",
             "ef_search_floor": floors[0],
             "graph_rows_estimate": graph_rows,
-            "list_for_50": ef_search_for(50, floors[0], graph_rows),
+            f"list_for_{OPTIONS.candidates}": ef_search_for(
+                OPTIONS.candidates, floors[0], graph_rows
+            ),
             "build_cached": cached,
             "search": "hybrid (one SQL statement) + chunk fetch",
             "search_p50_ms": percentile(wall, 50),

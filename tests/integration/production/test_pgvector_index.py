@@ -305,10 +305,19 @@ def test_the_list_is_sized_by_the_graph_postgresql_counted(
         index = kb.index
         assert isinstance(index, PostgresKnowledgeIndex)
         kb.ingest_documents(SITE, [_sized_document(i) for i in range(30)], progress=False)
+        # rows of another dimension: in the table, not in the 384 graph
+        narrow = np.eye(12, 6, dtype=np.float32)
+        chunks = [Chunk(f"n-{i}", "n", i, f"narrow {i}", (), "n") for i in range(12)]
+        index.replace_document(
+            "narrow", Document("n", "n", "", "text", "n"), "f", chunks, narrow, ["t"] * 12, "m"
+        )
         counted = _vacuum_and_count(engine)
+        with engine.connect() as conn:
+            table = int(conn.execute(text("SELECT count(*) FROM knowledge_chunks")).scalar_one())
+        assert table >= counted + 12
         with engine.begin() as conn:
-            assert index.graph_rows(conn, 384) == counted >= 30
-            assert index.graph_rows(conn, 999) >= counted  # no such graph: the table's
+            assert index.graph_rows(conn, 384) == counted >= 30  # the graph's, not the table's
+            assert index.graph_rows(conn, 999) == table  # no such graph: the table's
         kb.ingest_documents(SITE, [_sized_document(i) for i in range(30, 60)], progress=False)
         grown = _vacuum_and_count(engine)
         assert grown >= counted + 30

@@ -235,6 +235,8 @@ def read_cached_vectors(engine: Engine, model: str, hashes: Sequence[str]) -> di
     ).bindparams(bindparam("hashes", expanding=True))
     found: dict[str, Vector] = {}
     unique = list(dict.fromkeys(hashes))
+    if not unique:
+        return found
     with engine.connect() as conn:
         for start in range(0, len(unique), IN_BATCH):
             batch = unique[start : start + IN_BATCH]

@@ -27,6 +27,7 @@ from frontdesk.knowledge.instructions import withhold_instructions
 from frontdesk.knowledge.lexical import lexical_text, text_language
 from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
+from frontdesk.knowledge.titles import page_title, title_texts
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
 # 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
@@ -83,6 +84,9 @@ class IngestOptions:
     chunk_overlap: int = 64
     language: str = "en"
     progress: bool = True
+    # Embed each page's title too (into the embedding cache), for searches that rank by
+    # it (`titles.py`).
+    title_vectors: bool = False
 
 
 def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:
@@ -107,6 +111,9 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 options.language,
                 embedding_model,
                 LEXICAL_VERSION,
+                # Titles embedded too: a site indexed without them is processed once more
+                # (chunk vectors from the cache), so that its titles get embedded.
+                *(["titles"] if options.title_vectors else []),
             ]
         )
     )
@@ -202,6 +209,8 @@ class Ingestor:
                 continue
             pending.append(_Pending(document, print_, chunks, previous is None))
         vectors = self._embed([chunk for item in pending for chunk in item.chunks], report)
+        if self.options.title_vectors:
+            self._embed_titles([chunk for item in pending for chunk in item.chunks])
         for item in pending:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
             matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
@@ -251,6 +260,18 @@ class Ingestor:
         texts = {keys[digest]: text for digest, text in inputs.items()}
         vectors = self._embed_texts(model, texts, report)
         return {digest: vectors[key] for digest, key in keys.items()}
+
+    def _embed_titles(self, chunks: Sequence[Chunk]) -> None:
+        """Page titles into the embedding cache, so that no search embeds one (a few
+        short texts per page; not counted as chunks embedded)."""
+        titles = title_texts([page_title(chunk.heading_path, chunk.title) for chunk in chunks])
+        model = self.embedder.name
+        cached = self.index.cached_vectors(model, list(titles))
+        missing = [digest for digest in titles if digest not in cached]
+        for start in range(0, len(missing), EMBED_BATCH):
+            batch = missing[start : start + EMBED_BATCH]
+            embedded = self.embedder.embed_documents([titles[d] for d in batch])
+            self.index.cache_vectors(model, {d: embedded[i] for i, d in enumerate(batch)})
 
     def _embed_texts(
         self, model: str, texts: dict[str, str], report: IngestReport

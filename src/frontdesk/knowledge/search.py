@@ -27,6 +27,7 @@ from frontdesk.knowledge.query_cache import (
     LruCache,
     QueryCache,
 )
+from frontdesk.knowledge.titles import TitleVectors, blend_by_title
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,8 @@ class SearchOptions:
     dense_weight: float = 1.0
     lexical_weight: float = 0.2
     heading_weight: float = DEFAULT_HEADING_WEIGHT
+    # The page title's share of a chunk's dense score (`titles.py`); 0: the passage alone.
+    title_weight: float = 0.0
 
 
 def query_language(query: str, site_language: str) -> str:
@@ -157,6 +160,7 @@ class Retriever:
         self.results: LruCache[tuple[object, ...], RetrievalResult] = LruCache(result_cache_size)
         # Indexes without revisions (test doubles) are searched every time.
         self._revision: Callable[[str], int] | None = getattr(index, "revision", None)
+        self.titles = TitleVectors(index, embedder.name)
 
     def embed_query(self, query: str) -> Vector:
         model = self.embedder.name
@@ -264,10 +268,11 @@ class Retriever:
     ) -> tuple[list[tuple[str, float]], dict[str, float], float] | None:
         """Fused (chunk, rank score) list, cosines and the best cosine; None: empty index.
 
-        An index with `hybrid_search` (both shipped ones) fuses on its side; otherwise
-        the dense, lexical and heading lists are fetched and fused here."""
+        An index with `hybrid_search` (both shipped ones) fuses on its side, unless page
+        titles weigh in the dense list (`titles.py`); otherwise the dense, lexical and
+        heading lists are fetched and fused here."""
         hybrid = getattr(self.index, "hybrid_search", None)
-        if hybrid is not None:
+        if hybrid is not None and options.title_weight <= 0:
             hits = hybrid(
                 site_id,
                 model,
@@ -287,6 +292,14 @@ class Retriever:
         dense = self.index.dense_search(site_id, model, vector, options.candidates)
         if not dense:
             return None
+        cosines = {hit.chunk_id: hit.score for hit in dense}
+        top_score = max(cosines.values())
+        if options.title_weight > 0:
+            stored = self.index.get_chunks(site_id, list(cosines))
+            titles = self.titles.cosines(stored, vector)
+            dense = blend_by_title(
+                [hit for hit in dense if hit.chunk_id in stored], titles, options.title_weight
+            )
         lexical = self.index.lexical_search(site_id, words, options.candidates) if words else []
         headings = (
             self.index.heading_search(site_id, words, options.candidates)
@@ -297,11 +310,10 @@ class Retriever:
             [(dense, weights.dense), (lexical, weights.lexical), (headings, weights.heading)],
             k=options.rrf_k,
         )
-        cosines = {hit.chunk_id: hit.score for hit in dense}
         missing = [chunk_id for chunk_id, _ in fused if chunk_id not in cosines]
         if missing:
             cosines.update(self.index.cosine_scores(site_id, model, vector, missing))
-        return fused, cosines, dense[0].score
+        return fused, cosines, top_score
 
 
 def _retrieved(chunk: StoredChunk, score: float, rank_score: float) -> RetrievedChunk:

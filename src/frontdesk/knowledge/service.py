@@ -43,6 +43,7 @@ from frontdesk.knowledge.search import (
     Retriever,
     SearchOptions,
 )
+from frontdesk.knowledge.titles import default_title_weight
 from frontdesk.knowledge.topic import TopicProfile, build_profile
 from frontdesk.sites.schema import KnowledgeConfig
 
@@ -100,6 +101,11 @@ class SiteKnowledge:
                 if self.config.heading_weight is None
                 else self.config.heading_weight
             ),
+            title_weight=(
+                default_title_weight(self.config.embedding)
+                if self.config.title_weight is None
+                else self.config.title_weight
+            ),
         )
 
     def with_model(self, model: str) -> SiteKnowledge:
@@ -117,6 +123,7 @@ class SiteKnowledge:
             chunk_overlap=self.config.chunk_overlap,
             language=self.language,
             progress=progress,
+            title_vectors=self.search_options().title_weight > 0,
         )
 
 

@@ -160,6 +160,14 @@ class KnowledgeConfig(_Strict):
         "titles and headings alone (dense 1.0, words 0.2); 0 turns it off "
         "(default: the product's, docs/knowledge.md).",
     )
+    title_weight: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Share of the page title's cosine in a passage's dense rank (the "
+        "passage's own cosine counts 1); 0 turns it off (default: 0.5 for "
+        "multilingual-e5-small, 0 for other models; docs/knowledge.md).",
+    )
     chunk_size: int = Field(default=512, ge=64, le=4096, description="Chunk size in tokens.")
     chunk_overlap: int = Field(default=64, ge=0, le=1024, description="Overlap in tokens.")
     embedding: str = Field(

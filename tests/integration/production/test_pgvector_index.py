@@ -434,3 +434,65 @@ def test_hnsw_graphs_grow_with_the_broader_build_list(pgvector_url: str) -> None
         )  # fmt: skip
     finally:
         engine.dispose()
+
+
+TITLED = SiteKnowledge(
+    "titled",
+    KnowledgeConfig(embedding="hash:256", relevance_threshold=None, title_weight=0.5),
+)
+TITLED_PAGES = [
+    Document("holiday", "Taking the bike on holiday", "Rentals may leave the city.", "text", "h"),
+    Document("stolen", "Stolen bikes", "Report it to the police within a day.", "text", "s"),
+    Document("cities", "Delivery cities", "We deliver bikes in three cities.", "text", "c"),
+    Document("locks", "Locks", "Every bike has a lock; a holiday lock is extra.", "text", "l"),
+]
+
+
+def test_titles_rank_the_dense_list_alike_on_both_backends(
+    pgvector_url: str, tmp_path: Path
+) -> None:
+    """Page titles in the dense ranking (`titles.py`) take the separate-list path on
+    PostgreSQL too: the same order as SQLite, passage cosines kept, and the titles are
+    in PostgreSQL's embedding cache after the ingest."""
+    from dataclasses import replace
+
+    from frontdesk.knowledge.embeddings import make_embedder
+    from frontdesk.knowledge.models import content_hash
+
+    hashing = make_embedder("hash:256")
+    title_of = {d.doc_id: hashing.embed_documents([d.title])[0] for d in TITLED_PAGES}
+
+    lite_engine = make_engine(f"sqlite:///{tmp_path / 'titled.db'}")
+    pg_engine = make_engine(pgvector_url)
+    try:
+        upgrade(lite_engine)
+        upgrade(pg_engine)
+        lite, pg = KnowledgeBase(lite_engine), KnowledgeBase(pg_engine)
+        for kb in (lite, pg):
+            kb.ingest_documents(TITLED, TITLED_PAGES, progress=False)
+        cached = pg.index.cached_vectors("hash:256", [content_hash(d.title) for d in TITLED_PAGES])
+        assert len(cached) == len(TITLED_PAGES)
+        options = replace(TITLED.search_options(top_k=4), lexical_weight=0.0)
+        plain = replace(options, title_weight=0.0)
+        moved = False
+        for question in ["holiday bike", "stolen", "which cities", "lock for the holiday"]:
+            vector = lite.retriever(TITLED).embed_query(question)
+            orders = []
+            for kb in (lite, pg):
+                retriever = kb.retriever(TITLED)
+                titled = retriever.search_with_vector("titled", question, vector, options)
+                by_cosine = retriever.search_with_vector("titled", question, vector, plain)
+                scores = {c.doc_id: round(c.score, 4) for c in titled.chunks}
+                assert scores == {c.doc_id: round(c.score, 4) for c in by_cosine.chunks}
+                blended = [
+                    round(c.score + 0.5 * float(np.dot(title_of[c.doc_id], vector)), 4)
+                    for c in titled.chunks
+                ]
+                assert blended == sorted(blended, reverse=True), (question, blended)
+                orders.append(blended)
+                moved |= [c.doc_id for c in titled.chunks] != [c.doc_id for c in by_cosine.chunks]
+            assert orders[0] == orders[1], question  # equal scores may swap places
+        assert moved, "no question ranks differently by title: the test shows nothing"
+    finally:
+        lite_engine.dispose()
+        pg_engine.dispose()

@@ -68,15 +68,17 @@ from search_site import (
     rewrite,
     run_queue_ms,
     where_time_went,
+    write_title_vectors,
 )
 
-from frontdesk.knowledge.embeddings import HashingEmbedder
+from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, HashingEmbedder
 from frontdesk.knowledge.index.base import upsert_document
 from frontdesk.knowledge.index.postgres import HNSW_EF_CONSTRUCTION
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.lexical import heading_terms, lexical_text, query_terms, text_language
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search import Retriever
+from frontdesk.knowledge.titles import default_title_weight
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 
@@ -271,6 +273,8 @@ def worker_memory(path: Path, args: argparse.Namespace) -> dict[str, float | int
         str(path),
         *corpus_arguments(args),
         *(["--dense-only"] if args.dense_only else []),
+        f"--heading-weight={args.heading_weight}",
+        f"--title-weight={args.title_weight}",
         "--together",
     ]
     workers = [
@@ -474,7 +478,7 @@ def build_site(path: Path, corpus: Corpus, args: argparse.Namespace) -> tuple[fl
 
 
 def main() -> None:
-    global OPTIONS  # `--heading-weight`: every search of this process uses it
+    global OPTIONS  # `--heading-weight`, `--title-weight`: every search of this process
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
@@ -537,6 +541,13 @@ def main() -> None:
         help="Fusion weight of the heading list (0: not searched; default: the product's).",
     )
     parser.add_argument(
+        "--title-weight",
+        type=float,
+        default=default_title_weight(DEFAULT_EMBEDDING),
+        help="Share of the page title's cosine in the dense rank (0: the passage alone;"
+        " default: the product's default model's).",
+    )
+    parser.add_argument(
         "--ef-search",
         default="40",
         help="postgres: comma-separated hnsw.ef_search floors; the first is timed with"
@@ -553,7 +564,7 @@ def main() -> None:
     parser.add_argument("--together", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--writer", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    OPTIONS = replace(OPTIONS, heading_weight=args.heading_weight)
+    OPTIONS = replace(OPTIONS, heading_weight=args.heading_weight, title_weight=args.title_weight)
     corpus = Corpus(args.seed, args.chunks, args.vocabulary, args.topics)
     if args.worker:
         return run_worker(
@@ -564,12 +575,15 @@ def main() -> None:
     if args.backend == "postgres":
         import search_latency_pg
 
+        search_latency_pg.OPTIONS = OPTIONS  # the weights given here
         return print_report(search_latency_pg.run(args, corpus), args.json)
 
     with tempfile.TemporaryDirectory(prefix="frontdesk-bench-") as folder:
         path = Path(folder) / "bench.db"
         write_s, base_s, cached = build_site(path, corpus, args)
         index = open_index(path)
+        if OPTIONS.title_weight > 0:
+            write_title_vectors(index, corpus, args.chunks)
         retriever = Retriever(index, HashingEmbedder(DIM))
         work = queries(corpus, args.chunks, args.queries, args.seed + 1)
         search = dense_searches if args.dense_only else timed_searches
@@ -590,7 +604,8 @@ def main() -> None:
             "ann": "hnsw" if index.vectors.live(SITE, MODEL).base.ann is not None else "exact",
             "search": "dense (top 50)"
             if args.dense_only
-            else f"hybrid (heading weight {OPTIONS.heading_weight})",
+            else f"hybrid (heading weight {OPTIONS.heading_weight},"
+            f" title weight {OPTIONS.title_weight})",
             "search_p50_ms": percentile(search_ms, 50),
             "search_p95_ms": percentile(search_ms, 95),
         }

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from search_site import (
     percentile,
     queries,
     rewrite,
+    write_title_vectors,
 )
 from sqlalchemy import Engine, text
 
@@ -310,6 +312,8 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
         engine = make_engine(url)
         floors = [int(value) for value in args.ef_search.split(",")]
         index = PostgresKnowledgeIndex(engine, ef_search=floors[0])
+        if OPTIONS.title_weight > 0:
+            write_title_vectors(index, corpus, args.chunks)
         retriever = Retriever(index, HashingEmbedder(DIM))
         work = queries(corpus, args.chunks, args.queries, args.seed + 1)
         searches(retriever, work[:20], [])  # warm the caches and the pooled connection
@@ -336,7 +340,10 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
                 OPTIONS.candidates, floors[0], graph_rows
             ),
             "build_cached": cached,
-            "search": "hybrid (one SQL statement) + chunk fetch",
+            "search": "hybrid (one SQL statement) + chunk fetch"
+            if OPTIONS.title_weight <= 0
+            else f"dense, words (and headings) in separate statements, page titles at"
+            f" {OPTIONS.title_weight}, fused by the retriever + chunk fetch",
             "search_p50_ms": percentile(wall, 50),
             "search_p95_ms": percentile(wall, 95),
             "search_cpu_p50_ms": percentile(cpu, 50),
@@ -344,7 +351,15 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
             "load_average_1m": float(Path("/proc/loadavg").read_text().split()[0]),
         }
         output = subprocess.run(
-            [sys.executable, __file__, "--worker", url, *corpus_arguments(args)],
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                url,
+                *corpus_arguments(args),
+                f"--heading-weight={OPTIONS.heading_weight}",
+                f"--title-weight={OPTIONS.title_weight}",
+            ],
             check=True,
             capture_output=True,
             text=True,
@@ -371,6 +386,7 @@ def run(args: argparse.Namespace, corpus: Corpus) -> dict[str, float | int | str
 
 
 def main() -> None:
+    global OPTIONS  # the weights of the measuring process (`search_latency.py` sets them)
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker")
     parser.add_argument("--writer")
@@ -379,7 +395,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--vocabulary", choices=VOCABULARIES, default="heaps")
     parser.add_argument("--topics", type=int, default=CENTRES)
+    parser.add_argument("--heading-weight", type=float, default=OPTIONS.heading_weight)
+    parser.add_argument("--title-weight", type=float, default=OPTIONS.title_weight)
     args = parser.parse_args()
+    OPTIONS = replace(OPTIONS, heading_weight=args.heading_weight, title_weight=args.title_weight)
     corpus = Corpus(args.seed, args.chunks, args.vocabulary, args.topics)
     if args.worker:
         run_worker(args.worker, corpus, args.chunks, args.seed)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from frontdesk.knowledge.lexical import lexical_text
-from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.knowledge.models import Chunk, Document, content_hash
 from frontdesk.knowledge.search import SearchOptions
 
 SITE = "bench-site"
@@ -151,6 +151,19 @@ class Corpus:
         lexical = [lexical_text(c.indexed_text) for c in chunks]
         vectors = self.vectors(first, PER_DOC, version)
         index.replace_document(SITE, document, "bench", chunks, vectors, lexical, MODEL)
+
+
+def write_title_vectors(index: Any, corpus: Any, chunks: int) -> None:
+    """Each page's title vector in the embedding cache, where an ingest puts it
+    (`knowledge/titles.py`). The corpus has no model, so a page's title is given its first
+    chunk's vector: a vector near the page's topic, as a title's is."""
+    pages = chunks // PER_DOC
+    for start in range(0, pages, 2_000):
+        batch = {}
+        for number in range(start, min(pages, start + 2_000)):
+            first = number * PER_DOC
+            batch[content_hash(heading(corpus.texts(first, 1)))] = corpus.vectors(first, 1)[0]
+        index.cache_vectors(MODEL, batch)
 
 
 def heading(texts: list[str]) -> str:

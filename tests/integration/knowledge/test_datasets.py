@@ -41,11 +41,11 @@ def test_stackfaq_with_the_multilingual_default() -> None:
     metrics = evaluate_retrieval(
         folder / "corpus.jsonl", folder / "queries.jsonl", embedding=E5
     ).metrics()
-    # Measured 0.978 hit@5 / 0.909 MRR (benchmarks/multilingual_retrieval.py): 1.7 and 4.8
-    # points under MiniLM on English crowd paraphrases, the price of one multilingual
-    # space (docs/knowledge.md). This floor catches a regression from there.
-    assert metrics["hit@5"] >= 0.97
-    assert metrics["mrr"] >= 0.90
+    # Measured 0.993 hit@5 / 0.945 MRR (benchmarks/multilingual_retrieval.py) with page
+    # titles in the dense ranking; 0.987 / 0.920 without (docs/knowledge.md). Issue #18's
+    # bar for English is 0.99.
+    assert metrics["hit@5"] >= 0.99
+    assert metrics["mrr"] >= 0.935
 
 
 def test_covid_faq_reports_abstention() -> None:

@@ -14,18 +14,15 @@ import pytest
 from frontdesk.knowledge.chunker import chunk_document
 from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
-from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.knowledge.models import Chunk
 from frontdesk.knowledge.multilingual import E5_WINDOW, E5Embedder
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
+from tests.support.pages import page
 
 pytestmark = pytest.mark.integration
 
 E5 = "local:multilingual-e5-small"
-
-
-def page(doc_id: str, title: str, text: str) -> Document:
-    return Document(doc_id, title, text, "markdown", f"kb/{doc_id}")
 
 
 # A small help centre of an invented bicycle-rental shop, in English, with two pages also

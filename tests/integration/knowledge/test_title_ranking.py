@@ -11,18 +11,15 @@ import pytest
 
 from frontdesk.knowledge.embeddings import make_embedder
 from frontdesk.knowledge.ingest import Ingestor
-from frontdesk.knowledge.models import Document, content_hash
+from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.search import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
+from tests.support.pages import page
 
 pytestmark = pytest.mark.integration
 
 E5 = "local:multilingual-e5-small"
-
-
-def page(doc_id: str, title: str, text: str) -> Document:
-    return Document(doc_id, title, text, "markdown", f"kb/{doc_id}")
 
 
 # A small FAQ of an invented bicycle-rental shop: each title is the question its page

@@ -10,7 +10,8 @@ their lists may differ in order and tail; how often the top-5 sets agree is prin
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,22 @@ pytestmark = [pytest.mark.postgres, pytest.mark.integration, pytest.mark.timeout
 STACKFAQ = Path(__file__).resolve().parents[3].parent / "shared/datasets/retrieval/stackfaq"
 SITE = SiteKnowledge("faq", KnowledgeConfig(relevance_threshold=None))
 OTHER = SiteKnowledge("faq-other", KnowledgeConfig(relevance_threshold=None))
+
+
+@contextmanager
+def both_backends(
+    pgvector_url: str, tmp_path: Path, name: str
+) -> Iterator[tuple[KnowledgeBase, KnowledgeBase]]:
+    """A migrated SQLite and a migrated PostgreSQL knowledge base, disposed afterwards."""
+    lite_engine = make_engine(f"sqlite:///{tmp_path / f'{name}.db'}")
+    pg_engine = make_engine(pgvector_url)
+    try:
+        upgrade(lite_engine)
+        upgrade(pg_engine)
+        yield KnowledgeBase(lite_engine), KnowledgeBase(pg_engine)
+    finally:
+        lite_engine.dispose()
+        pg_engine.dispose()
 
 
 def test_index_is_postgres_and_sites_are_isolated(pgvector_url: str) -> None:
@@ -67,12 +84,7 @@ def test_stackfaq_top5_agrees_with_sqlite(pgvector_url: str, tmp_path: Path) -> 
         pytest.skip(f"dataset {STACKFAQ} is not available")
     documents = read_corpus(STACKFAQ / "corpus.jsonl")
     queries = read_queries(STACKFAQ / "queries.jsonl")
-    lite_engine = make_engine(f"sqlite:///{tmp_path / 'faq.db'}")
-    pg_engine = make_engine(pgvector_url)
-    try:
-        upgrade(lite_engine)
-        upgrade(pg_engine)
-        lite, pg = KnowledgeBase(lite_engine), KnowledgeBase(pg_engine)
+    with both_backends(pgvector_url, tmp_path, "faq") as (lite, pg):
         lite.ingest_documents(SITE, documents, progress=False)
         pg.ingest_documents(SITE, documents, progress=False)
         lite_retriever, pg_retriever = lite.retriever(SITE), pg.retriever(SITE)
@@ -93,9 +105,6 @@ def test_stackfaq_top5_agrees_with_sqlite(pgvector_url: str, tmp_path: Path) -> 
             lite_hits += any(c.doc_id in gold for c in a.chunks)
             pg_hits += any(c.doc_id in gold for c in b.chunks)
             same_order += ids_a == ids_b
-    finally:
-        lite_engine.dispose()
-        pg_engine.dispose()
     n = len(queries)
     pg_ms.sort()
     print(
@@ -185,12 +194,7 @@ def test_heading_lists_agree_with_sqlite(pgvector_url: str, tmp_path: Path) -> N
     and as the third list of the hybrid search."""
     from frontdesk.knowledge.lexical import query_terms
 
-    lite_engine = make_engine(f"sqlite:///{tmp_path / 'headed.db'}")
-    pg_engine = make_engine(pgvector_url)
-    try:
-        upgrade(lite_engine)
-        upgrade(pg_engine)
-        lite, pg = KnowledgeBase(lite_engine), KnowledgeBase(pg_engine)
+    with both_backends(pgvector_url, tmp_path, "headed") as (lite, pg):
         for kb in (lite, pg):
             kb.ingest_documents(HASHED, _headed_documents(), progress=False)
         questions = [
@@ -222,9 +226,6 @@ def test_heading_lists_agree_with_sqlite(pgvector_url: str, tmp_path: Path) -> N
             a, b = added(lite_retriever, question), added(pg_retriever, question)
             assert a == b, question
             assert any(a.values()), question
-    finally:
-        lite_engine.dispose()
-        pg_engine.dispose()
 
 
 def test_upgrade_builds_the_heading_field_of_existing_chunks(pgvector_url: str) -> None:
@@ -462,12 +463,7 @@ def test_titles_rank_the_dense_list_alike_on_both_backends(
     hashing = make_embedder("hash:256")
     title_of = {d.doc_id: hashing.embed_documents([d.title])[0] for d in TITLED_PAGES}
 
-    lite_engine = make_engine(f"sqlite:///{tmp_path / 'titled.db'}")
-    pg_engine = make_engine(pgvector_url)
-    try:
-        upgrade(lite_engine)
-        upgrade(pg_engine)
-        lite, pg = KnowledgeBase(lite_engine), KnowledgeBase(pg_engine)
+    with both_backends(pgvector_url, tmp_path, "titled") as (lite, pg):
         for kb in (lite, pg):
             kb.ingest_documents(TITLED, TITLED_PAGES, progress=False)
         cached = pg.index.cached_vectors("hash:256", [content_hash(d.title) for d in TITLED_PAGES])
@@ -493,6 +489,3 @@ def test_titles_rank_the_dense_list_alike_on_both_backends(
                 moved |= [c.doc_id for c in titled.chunks] != [c.doc_id for c in by_cosine.chunks]
             assert orders[0] == orders[1], question  # equal scores may swap places
         assert moved, "no question ranks differently by title: the test shows nothing"
-    finally:
-        lite_engine.dispose()
-        pg_engine.dispose()

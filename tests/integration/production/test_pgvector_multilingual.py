@@ -7,17 +7,13 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
-from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from tests.support.pages import page
 
 pytestmark = [pytest.mark.postgres, pytest.mark.integration, pytest.mark.timeout(600)]
-
-
-def page(doc_id: str, title: str, text: str) -> Document:
-    return Document(doc_id, title, text, "markdown", f"kb/{doc_id}")
 
 
 # A small ferry operator's help pages in English, one of them also in Russian.

@@ -77,6 +77,13 @@ class Reranker(Protocol):
 DEFAULT_HEADING_WEIGHT = 0.0
 
 
+class Candidates(NamedTuple):
+    fused: list[tuple[str, float]]  # (chunk id, rank score), best first
+    cosines: dict[str, float]
+    top_score: float
+    read: dict[str, StoredChunk]  # chunks the search has already read, by id
+
+
 class FusionWeights(NamedTuple):
     dense: float
     lexical: float
@@ -218,7 +225,7 @@ class Retriever:
         candidates = self._candidates(site_id, model, vector, words, options, weights)
         if candidates is None:
             return RetrievalResult.no_result("empty_index", threshold=options.relevance_threshold)
-        fused, cosines, top_score = candidates
+        fused, cosines, top_score, read = candidates
         threshold = options.relevance_threshold
         if threshold is not None and top_score < threshold:
             return RetrievalResult.no_result(
@@ -231,7 +238,8 @@ class Retriever:
         ]
         depth = options.top_k * 3 if self.reranker else options.top_k
         ranked = ranked[:depth]
-        stored = self.index.get_chunks(site_id, [chunk_id for chunk_id, _ in ranked])
+        unread = [chunk_id for chunk_id, _ in ranked if chunk_id not in read]
+        stored = {**read, **self.index.get_chunks(site_id, unread)} if unread else read
         chunks = [
             _retrieved(stored[chunk_id], cosines[chunk_id], rank_score)
             for chunk_id, rank_score in ranked
@@ -265,8 +273,9 @@ class Retriever:
         words: list[str],
         options: SearchOptions,
         weights: FusionWeights,
-    ) -> tuple[list[tuple[str, float]], dict[str, float], float] | None:
-        """Fused (chunk, rank score) list, cosines and the best cosine; None: empty index.
+    ) -> Candidates | None:
+        """Fused (chunk, rank score) list, cosines, the best cosine and the chunks already
+        read (to rank by their page titles); None: empty index.
 
         An index with `hybrid_search` (both shipped ones) fuses on its side, unless page
         titles weigh in the dense list (`titles.py`); otherwise the dense, lexical and
@@ -288,12 +297,13 @@ class Retriever:
             if not scored:
                 return None
             fused_hybrid = [(h.chunk_id, h.rank_score) for h in hits]
-            return fused_hybrid, scored, max(scored.values())
+            return Candidates(fused_hybrid, scored, max(scored.values()), {})
         dense = self.index.dense_search(site_id, model, vector, options.candidates)
         if not dense:
             return None
         cosines = {hit.chunk_id: hit.score for hit in dense}
         top_score = max(cosines.values())
+        stored: dict[str, StoredChunk] = {}
         if options.title_weight > 0:
             stored = self.index.get_chunks(site_id, list(cosines))
             titles = self.titles.cosines(stored, vector)
@@ -313,7 +323,7 @@ class Retriever:
         missing = [chunk_id for chunk_id, _ in fused if chunk_id not in cosines]
         if missing:
             cosines.update(self.index.cosine_scores(site_id, model, vector, missing))
-        return fused, cosines, top_score
+        return Candidates(fused, cosines, top_score, stored)
 
 
 def _retrieved(chunk: StoredChunk, score: float, rank_score: float) -> RetrievedChunk:

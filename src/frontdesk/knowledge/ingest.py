@@ -264,7 +264,21 @@ class Ingestor:
     def _embed_titles(self, chunks: Sequence[Chunk]) -> None:
         """Page titles into the embedding cache, so that no search embeds one (a few
         short texts per page; not counted as chunks embedded)."""
-        titles = title_texts([page_title(chunk.heading_path, chunk.title) for chunk in chunks])
+        self._embed_title_texts(
+            title_texts([page_title(chunk.heading_path, chunk.title) for chunk in chunks])
+        )
+
+    def embed_page_titles(self, site_id: str) -> None:
+        """Every titled page's title into the embedding cache (those already there cost
+        one read). For pages kept as they were: a crawl never re-ingests an unchanged
+        page, so a site crawled before titles counted gets them from its next crawl. (A
+        page without a title, whose first heading stands in, gets it when next ingested:
+        the fingerprint includes the titles.)"""
+        if self.options.title_vectors:
+            stored = self.index.list_documents(site_id)
+            self._embed_title_texts(title_texts([doc.title.strip() for doc in stored]))
+
+    def _embed_title_texts(self, titles: dict[str, str]) -> None:
         model = self.embedder.name
         cached = self.index.cached_vectors(model, list(titles))
         missing = [digest for digest in titles if digest not in cached]

@@ -18,7 +18,8 @@ Title vectors are kept in the embedding cache (keyed by the title's hash, like a
 embedded), written at ingest and read at search time through an in-process LRU. A site
 indexed before titles counted ranks by passages alone until its next ingest, which
 re-chunks every page once (the fingerprint changed; chunk vectors come from the cache)
-and embeds the titles.
+and embeds the titles, or its next crawl, which ends by embedding the titles of pages it
+did not re-ingest (`Ingestor.embed_page_titles`).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from sqlalchemy import Engine
 
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
 from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync
 from frontdesk.knowledge.web.sync import CrawlSummary
@@ -198,3 +200,30 @@ def test_include_exclude_depth_and_max_pages(engine: Engine, website: LoopbackWe
 
     capped = Harness(engine, website)
     assert asyncio.run(capped.sync.sync("capped", source_for(website, max_pages=20))).found == 20
+
+
+def test_a_site_crawled_before_titles_counted_gets_them_from_its_next_crawl(
+    engine: Engine, website: LoopbackWebsite
+) -> None:
+    """A crawl never re-ingests an unchanged page, so a site crawled before page titles
+    ranked its searches (`knowledge/titles.py`) gets its titles from the next crawl's
+    title pass: every page title is embedded once, and no passage again."""
+    kb = KnowledgeBase(engine)
+    site = SiteKnowledge("acme", KnowledgeConfig(embedding="hash:256", title_weight=0.5))
+    embedder = CountingEmbedder(make_embedder("hash:256"))
+    source = source_for(website)
+    older = replace(site.ingest_options(progress=False), title_vectors=False)
+    asyncio.run(SiteSync(engine, Ingestor(kb.index, embedder, older)).sync("acme", source))
+    titles = {doc.title.strip() for doc in kb.list_documents("acme") if doc.title.strip()}
+    hashes = [content_hash(title) for title in titles]
+    assert len(titles) > 100 and kb.index.cached_vectors("hash:256", hashes) == {}
+
+    embedder.texts.clear()
+    current = Ingestor(kb.index, embedder, site.ingest_options(progress=False))
+    summary = asyncio.run(SiteSync(engine, current).sync("acme", source))
+    assert summary.chunks_embedded == 0
+    assert sorted(embedder.texts) == sorted(titles)
+    assert len(kb.index.cached_vectors("hash:256", hashes)) == len(titles)
+    embedder.texts.clear()
+    asyncio.run(SiteSync(engine, current).sync("acme", source))
+    assert embedder.texts == []  # kept in the cache: the next crawl reads them, once

@@ -192,6 +192,7 @@ class SiteSync:
         if dropped:
             self.ingestor.index.remove_documents(site_id, dropped)
         summary.removed = len(dropped)
+        self.ingestor.embed_page_titles(site_id)  # unchanged pages are not re-ingested
         self.store.save_pages(site_id, source_url, rows, removed_urls)
 
     @staticmethod

@@ -83,6 +83,12 @@ class SiteKnowledge:
             return self.config.relevance_threshold
         return DEFAULT_RELEVANCE_THRESHOLDS.get(self.config.embedding)
 
+    def title_weight(self) -> float:
+        """The page title's share of the dense rank: the site's, else its model's default."""
+        if self.config.title_weight is not None:
+            return self.config.title_weight
+        return default_title_weight(self.config.embedding)
+
     def proactive_threshold(self) -> float | None:
         if self.config.proactive_threshold is not None:
             return self.config.proactive_threshold
@@ -101,11 +107,7 @@ class SiteKnowledge:
                 if self.config.heading_weight is None
                 else self.config.heading_weight
             ),
-            title_weight=(
-                default_title_weight(self.config.embedding)
-                if self.config.title_weight is None
-                else self.config.title_weight
-            ),
+            title_weight=self.title_weight(),
         )
 
     def with_model(self, model: str) -> SiteKnowledge:
@@ -123,7 +125,7 @@ class SiteKnowledge:
             chunk_overlap=self.config.chunk_overlap,
             language=self.language,
             progress=progress,
-            title_vectors=self.search_options().title_weight > 0,
+            title_vectors=self.title_weight() > 0,
         )
 
 

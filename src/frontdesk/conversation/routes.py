@@ -138,7 +138,8 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         # ("how do I get the link to the donations service?", "can one account serve the
         # site and the studio app?"): the documentation answers it, or a person is offered.
         return RouteDecision("ANSWER", "learn")
-    if inp.intent == "BOOKING":
+    if inp.intent == "BOOKING" and (inp.booking_wish or inp.demo_proposed_last_turn):
+        # A reply to the demo just offered ("yes, let's do it") books too.
         return RouteDecision("BOOKING", "booking_requested", booking_status=_start(inp))
     if inp.hot_lead and inp.proposals_issued == 0 and inp.booking_status != "booked":
         # After a booking (post-conversion) the demo is not proposed again.
@@ -168,6 +169,12 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("BOOKING", "interest_threshold", booking_status="collecting")
     if inp.intent in ANSWERABLE_INTENTS:
         return RouteDecision("ANSWER", inp.intent.lower())
+    if inp.intent == "BOOKING":
+        # Nor on a request that is no question and names no demo or sales ("I'd like to
+        # use encryption when sending mail", "send me the list of documents for
+        # monetisation"): the label alone asked these visitors for their email. The
+        # documentation answers, or says it cannot and offers a person.
+        return RouteDecision("ANSWER", "learn")
     if inp.intent in SUPPORT_CHECKED_INTENTS and inp.site_supported:
         # What the site's pages answer is on-topic, however everyday its phrasing sounds
         # ("can I take the bike on holiday?"); off-topic needs both signals.
@@ -177,7 +184,7 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.intent == "OTHER" and inp.asks_question and inp.site_strongly_supported:
         # A question the site's own content supports is answered, not chatted away.
         return RouteDecision("ANSWER", "site_supported")
-    if inp.intent in ("OTHER", "BOOKING"):
+    if inp.intent == "OTHER":
         return RouteDecision("REDIRECT", "other")
     raise ValueError(f"unknown intent {inp.intent!r}")
 

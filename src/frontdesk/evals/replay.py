@@ -159,6 +159,8 @@ def dialog_supervision_from(
     }
     if asked_email:
         state["content_gating_ask_turn"] = marker_turn(turn_number)
+    if proposed_demo:  # as the graph records a 👇 of its own reply (`markers.py`)
+        state["demo_proposed_turn"] = marker_turn(turn_number)
     return state
 
 

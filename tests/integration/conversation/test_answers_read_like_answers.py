@@ -165,6 +165,18 @@ async def test_a_price_question_does_not_start_the_booking_form(
     assert offers(result.answer) <= 1, result.answer
 
 
+async def test_a_request_the_classifier_takes_for_a_booking_is_answered(
+    service: ChatService, session_id: str
+) -> None:
+    # A help-centre visitor's request (held-out StackFAQ), no question mark and no demo
+    # or sales named: the label alone used to ask for a work email.
+    text = "I'd like to use encryption when sending gmail messages."
+    result = await turn(service, session_id, text)
+    assert result.intent == "BOOKING"  # the premise: the local classifier's label
+    assert result.route == "ANSWER", result.answer
+    assert "💌" not in result.answer and "email" not in result.answer.lower(), result.answer
+
+
 async def test_a_wish_for_a_demo_starts_the_booking(service: ChatService, session_id: str) -> None:
     result = await turn(service, session_id, "Can I book a demo for next week?")
     assert result.route == "BOOKING"

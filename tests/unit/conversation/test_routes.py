@@ -26,7 +26,11 @@ pytestmark = pytest.mark.unit
         (RouteInput("OFFTOPIC"), "REDIRECT", "offtopic"),
         (RouteInput("OTHER"), "REDIRECT", "other"),
         (RouteInput("HACK"), "REDIRECT", "hack"),
-        (RouteInput("BOOKING"), "BOOKING", "booking_requested"),
+        # Booking starts on a wish for a demo or sales in so many words, or on a reply to
+        # the demo just offered; the classifier's label alone is a request to answer.
+        (RouteInput("BOOKING"), "ANSWER", "learn"),
+        (RouteInput("BOOKING", booking_wish=True), "BOOKING", "booking_requested"),
+        (RouteInput("BOOKING", demo_proposed_last_turn=True), "BOOKING", "booking_requested"),
         (RouteInput("STOP_BOOKING"), "REDIRECT", "other"),
         (RouteInput("STOP_BOOKING", demo_proposed_last_turn=True), "REDIRECT", "stop_booking"),
         (RouteInput("STOP_BOOKING", booking_status="booked"), "REDIRECT", "stop_booking"),
@@ -150,7 +154,8 @@ def test_hack_increments_the_counter_and_nothing_else_does() -> None:
 
 
 def test_booking_state_changes() -> None:
-    assert decide_route(RouteInput("BOOKING")).booking_status == "collecting"
+    wish = RouteInput("BOOKING", booking_wish=True)
+    assert decide_route(wish).booking_status == "collecting"
     assert decide_route(RouteInput("BOOKING", booking_status="booked")).booking_status == "booked"
     stop = decide_route(RouteInput("STOP_BOOKING", booking_status="collecting"))
     assert stop.booking_status == "declined"

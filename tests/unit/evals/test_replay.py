@@ -197,6 +197,8 @@ def test_demo_marker_and_markers_of_earlier_messages() -> None:
     assert demo.dialog_supervision == {
         "email_asked_last_turn": False,
         "demo_was_proposed_last_turn": True,
+        # recorded at the turn the graph records its own 👇, so "yes" accepts the demo
+        "demo_proposed_turn": marker_turn(demo.turn_number),
     }
     earlier = reconstruct([user("q"), bot("Email? 💌"), user("no"), bot("Sure.")], "x")
     assert earlier.dialog_supervision is None  # only the LAST assistant message counts
@@ -294,3 +296,9 @@ async def test_everything_is_written_with_one_update_and_no_interest_signals() -
     assert "interest_signals" not in values
     assert values["dialog_supervision"]["demo_was_proposed_last_turn"] is True
     assert values["dialog_supervision"]["content_gating_ask_turn"] == 1
+
+
+def test_a_replayed_demo_offer_is_the_one_the_next_turn_answers() -> None:
+    rebuilt = reconstruct([user("q"), bot("Want a demo? Book below 👇")], "Yes, let's do it")
+    supervision = rebuilt.state_update()["dialog_supervision"]
+    assert turns_since(supervision, "demo_proposed_turn", rebuilt.turn_number) == 1

@@ -56,7 +56,7 @@ def site_suite(site_id: str, outcomes: Sequence[Outcome], gates: SiteGates) -> S
     answerable = [o for o in ran if _kind(o) == "answerable"]
     unanswerable = [o for o in ran if _kind(o) == "unanswerable"]
     everyday = [o for o in ran if _kind(o) == "everyday"]
-    answered = _share([o.routing in ANSWERED_ROUTINGS for o in answerable])
+    answered = _share([_answered(o) for o in answerable])
     refused = _share([o.routing in REFUSED_ROUTINGS for o in answerable])
     scored = answerable + unanswerable
     abstain = m.abstain_scores(
@@ -122,6 +122,12 @@ def site_suite(site_id: str, outcomes: Sequence[Outcome], gates: SiteGates) -> S
     )
 
 
+def _answered(outcome: Outcome) -> bool:
+    """The reply answers: "What's your email? 💌" carries the routing "answered" too, but
+    a help-centre question that opens the booking form got no answer."""
+    return outcome.routing in ANSWERED_ROUTINGS and outcome.route != "BOOKING"
+
+
 def _foreign(outcome: Outcome) -> list[str]:
     return foreign_sentences(outcome.answer, outcome.language or "en")
 
@@ -131,7 +137,7 @@ def _missed(outcome: Outcome) -> bool:
     if outcome.error or _foreign(outcome):
         return True
     if kind == "answerable":
-        return outcome.routing not in ANSWERED_ROUTINGS
+        return not _answered(outcome)
     if kind == "unanswerable":
         return not outcome.abstained
     return outcome.routing not in REFUSED_ROUTINGS

@@ -67,21 +67,24 @@ def test_answered_refused_and_abstained_are_counted_per_kind() -> None:
         _outcome("answerable", "low_confidence"),
         _outcome("answerable", "irrelevant", route="REDIRECT"),
         _outcome("answerable", "cannot_answer"),
+        # the booking form ("What's your email? 💌") is routed "answered", but answers nothing
+        _outcome("answerable", "answered", route="BOOKING"),
         _outcome("unanswerable", "cannot_answer"),
         _outcome("unanswerable", "answered"),
         _outcome("everyday", "irrelevant", route="REDIRECT"),
         _outcome("everyday", "followup"),
     ]
     result = site_suite("x", outcomes, ACCEPTANCE)
-    assert result.metrics["answered"] == 0.5
-    assert result.metrics["refused_offtopic"] == 0.25
+    assert result.metrics["answered"] == 0.4
+    assert result.metrics["refused_offtopic"] == 0.2
     # Abstained: the refused and the cannot_answer answerable, one unanswerable.
     assert result.metrics["abstain_precision"] == pytest.approx(1 / 3, abs=1e-3)
     assert result.metrics["abstain_recall"] == 0.5
     assert result.metrics["everyday_refused"] == 0.5
-    assert result.metrics["reference_recall"] == pytest.approx(1 / 4)
+    assert result.metrics["reference_recall"] == pytest.approx(1 / 5)
     assert not result.passed
     assert {f["kind"] for f in result.failures} == {"answerable", "unanswerable", "everyday"}
+    assert "answerable-answered-BOOKING" in {f["id"] for f in result.failures}
 
 
 def test_a_site_that_meets_every_bar_passes_and_abstention_is_not_gated_without_unanswerables() -> (

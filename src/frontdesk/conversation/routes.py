@@ -19,7 +19,7 @@ from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
-from frontdesk.engines.local.answering.text import is_question
+from frontdesk.engines.local.answering.text import guess_language, is_question, question_terms
 from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
@@ -45,8 +45,13 @@ SUPPORT_CHECKED_INTENTS = frozenset({"OFFTOPIC"})
 # signals of support (`strongly_supported_by_site`): a press enquiry scoring just above
 # the bar on the words "who handles" is still the press enquiry the classifier heard.
 # A STOP_BOOKING with nothing to stop names no act at all and needs the support an
-# everyday label needs (`decide_route`).
+# everyday label needs (`decide_route`). A statement is checked too when it is about
+# something (`states_a_topic`), and then needs both signals.
 QUESTION_SUPPORT_CHECKED_INTENTS = frozenset({"OTHER", "STOP_BOOKING"})
+# Content words a statement needs to be about something: "thanks", "no thanks", "hi
+# there", "cancel it" have fewer; "Encrypting gmail messages." and "Upload finished but
+# the video is not there" (help-centre visitors who write no question) have enough.
+TOPIC_WORDS = 3
 # A reply to the bot's own 👉 question ("about 200 people", "lead routing, mostly") is
 # read as its answer, whatever the classifier makes of it (a reply naming a problem may
 # look like support, one about meetings like a booking), unless it declines, attacks,
@@ -85,6 +90,9 @@ class RouteInput:
     # The message asks something ("how do I cancel?", "what is the refund policy?")
     # rather than only voicing a grievance.
     asks_question: bool = False
+    # The message states something with enough content words to be about a topic
+    # (`states_a_topic`): "Encrypting gmail messages.", not "no thanks".
+    states_topic: bool = False
     # The message says in so many words that the visitor wants a demo, a call or sales.
     booking_wish: bool = False
     # The message is about prices or plans.
@@ -158,6 +166,8 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         supported = inp.site_supported or inp.site_strongly_supported
         if not offered and inp.asks_question and supported:
             return RouteDecision("ANSWER", "site_supported")
+        if not offered and inp.states_topic and inp.site_strongly_supported:
+            return RouteDecision("ANSWER", "site_supported")
         reason = "stop_booking" if offered else "other"
         return RouteDecision("REDIRECT", reason)
     if (
@@ -181,8 +191,13 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("ANSWER", "site_supported")
     if inp.intent == "OFFTOPIC":
         return RouteDecision("REDIRECT", "offtopic")
-    if inp.intent == "OTHER" and inp.asks_question and inp.site_strongly_supported:
-        # A question the site's own content supports is answered, not chatted away.
+    if (
+        inp.intent == "OTHER"
+        and (inp.asks_question or inp.states_topic)
+        and inp.site_strongly_supported
+    ):
+        # A question, or a statement about something, that the site's own content
+        # supports is answered, not chatted away.
         return RouteDecision("ANSWER", "site_supported")
     if inp.intent == "OTHER":
         return RouteDecision("REDIRECT", "other")
@@ -405,9 +420,9 @@ def live_handoff_route(*, in_hours: bool, operators_online: int) -> LiveHandoff:
 
 
 def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:
-    """An everyday request, or small talk asked as a question, waits for the site's
-    content before it is refused; everything else is routed at once (keyboard mash needs
-    no search)."""
+    """An everyday request, or small talk asked as a question or stating a topic, waits
+    for the site's content before it is refused; everything else is routed at once
+    (keyboard mash and "thanks" need no search)."""
     intent = state.get("intent") or {}
     label = intent.get("label")
     if label is None:
@@ -416,13 +431,20 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
         return "intent_router"
     if label in SUPPORT_CHECKED_INTENTS:
         return "site_support_check"
+    text = state.get("input") or ""
     if (
         label in QUESTION_SUPPORT_CHECKED_INTENTS
-        and is_question(state.get("input") or "")
+        and (is_question(text) or states_a_topic(text))
         and not _decided_before_content(state)
     ):
         return "site_support_check"
     return "intent_router"
+
+
+def states_a_topic(text: str) -> bool:
+    """Pure: the message has `TOPIC_WORDS` content words or more (a statement about
+    something rather than a conversation act)."""
+    return len(question_terms(text, guess_language(text))) >= TOPIC_WORDS
 
 
 def _decided_before_content(state: ChatState) -> bool:

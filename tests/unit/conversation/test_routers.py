@@ -67,6 +67,16 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"intent": {"label": "OFFTOPIC", "nonsense": True}}, "intent_router"),
         ({"intent": {"label": "OTHER", "confidence": 0.9}}, "intent_router"),
         ({"intent": {"label": "OTHER"}, "input": "thanks, that helps"}, "intent_router"),
+        ({"intent": {"label": "STOP_BOOKING"}, "input": "no thanks"}, "intent_router"),
+        # a statement about something (a help-centre visitor writing a title) is checked
+        (
+            {"intent": {"label": "OTHER"}, "input": "Encrypting gmail messages."},
+            "site_support_check",
+        ),
+        (
+            {"intent": {"label": "STOP_BOOKING"}, "input": "Загрузка видео завершена, а его нет"},
+            "site_support_check",
+        ),
         ({"intent": {"label": "OTHER"}, "input": "Do you speak English?"}, "site_support_check"),
         (
             {"intent": {"label": "STOP_BOOKING"}, "input": "Why was it refused?"},

@@ -10,6 +10,7 @@ from frontdesk.conversation.routes import (
     is_low_confidence,
     redirect_routing,
     route_after_answer,
+    states_a_topic,
     strongly_supported_by_site,
     supported_by_site,
 )
@@ -41,6 +42,29 @@ pytestmark = pytest.mark.unit
         (RouteInput("OTHER", site_supported=True), "REDIRECT", "other"),
         (RouteInput("OTHER", asks_question=True), "REDIRECT", "other"),
         (RouteInput("OTHER", asks_question=True, site_supported=True), "REDIRECT", "other"),
+        # a statement about something ("Encrypting gmail messages.") needs both signals
+        (RouteInput("OTHER", states_topic=True, site_supported=True), "REDIRECT", "other"),
+        (
+            RouteInput("OTHER", states_topic=True, site_strongly_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        (RouteInput("STOP_BOOKING", states_topic=True, site_supported=True), "REDIRECT", "other"),
+        (
+            RouteInput("STOP_BOOKING", states_topic=True, site_strongly_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        (
+            RouteInput(
+                "STOP_BOOKING",
+                states_topic=True,
+                site_strongly_supported=True,
+                demo_proposed_last_turn=True,
+            ),
+            "REDIRECT",
+            "stop_booking",
+        ),
         (
             RouteInput("OTHER", asks_question=True, site_strongly_supported=True),
             "ANSWER",
@@ -146,6 +170,24 @@ pytestmark = pytest.mark.unit
 def test_routing_table(inp: RouteInput, route: str, reason: str) -> None:
     decision = decide_route(inp)
     assert (decision.route, decision.reason) == (route, reason)
+
+
+@pytest.mark.parametrize(
+    ("text", "about_something"),
+    [
+        ("thanks", False),
+        ("no thanks", False),
+        ("hi there", False),
+        ("cancel it", False),
+        ("Encrypting gmail messages.", True),
+        ("Загрузка видео завершена, а его нет", True),
+        ("Quiero cambiar la fecha de mi limpieza dental", True),
+    ],
+)
+def test_a_statement_about_something_has_three_content_words(
+    text: str, about_something: bool
+) -> None:
+    assert states_a_topic(text) is about_something
 
 
 def test_hack_increments_the_counter_and_nothing_else_does() -> None:

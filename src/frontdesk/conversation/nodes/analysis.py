@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.nodes.skills import follow_up_context
-from frontdesk.conversation.routes import RouteInput, decide_route
+from frontdesk.conversation.routes import RouteInput, decide_route, states_a_topic
 from frontdesk.conversation.state import (
     ChatState,
     InterestSignals,
@@ -185,6 +185,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             # A procedure or policy asked about; a grievance with a "who do I talk to?"
             # is still for a person.
             asks_question=is_question(state["input"]) and not voices_grievance(state["input"]),
+            states_topic=states_a_topic(state["input"]),
             booking_wish="demo_interest" in signals,
             mentions_pricing="pricing_interest" in signals
             or asks_pricing(state["input"])

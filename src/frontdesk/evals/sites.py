@@ -82,8 +82,10 @@ class SiteGates:
     OTHER / STOP_BOOKING / BOOKING and with everyday requests that read as such
     (docs/evaluation.md). Page titles in the dense ranking (session 35) moved nih's
     sample by one abstention and one answer against retrieval gains on every other set;
-    its abstention floors follow, with the same margin. Raise the floors as the
-    figures improve; `frontdesk eval sites --acceptance` gates on the bar itself."""
+    its abstention floors follow, with the same margin. Verified quotes that end in a
+    link (session 36) raised nih's and RUTUBE's answered floors and nih's
+    abstention precision. Raise the floors as the figures improve; `frontdesk eval sites
+    --acceptance` gates on the bar itself."""
 
     answered: float = 0.90
     not_refused: float = 0.98  # at most 2 % of answerable questions refused as off-topic
@@ -120,7 +122,7 @@ SITES: tuple[EvalSite, ...] = (
         "en",
         ("en",),
         "US government health pages, real consumer e-mails, 25 unanswerable",
-        floors=SiteGates(0.82, 0.95, 0.65, 0.50, 0.925),
+        floors=SiteGates(0.85, 0.95, 0.70, 0.50, 0.925),
     ),
     EvalSite(
         "rutube-support-ru",
@@ -129,7 +131,7 @@ SITES: tuple[EvalSite, ...] = (
         "ru",
         ("ru", "en"),
         "Russian video platform FAQ, real support questions",
-        floors=SiteGates(0.62, 0.90, 0.0, 0.0, 0.95),
+        floors=SiteGates(0.65, 0.90, 0.0, 0.0, 0.95),
     ),
     EvalSite(
         "covid-faq-en",

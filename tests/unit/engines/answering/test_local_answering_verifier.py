@@ -6,6 +6,8 @@ from local_answering_kb import ALL, PLANS, RATE_LIMIT, SALESFORCE, passage
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, LocalClaimVerifier
 from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN, NOT_FOUND, PARTS_UNKNOWN
+from frontdesk.engines.local.answering.quoting import with_citation
+from frontdesk.engines.local.answering.text import split_claims
 
 pytestmark = pytest.mark.unit
 
@@ -34,6 +36,26 @@ async def test_extractive_answer_is_fully_supported() -> None:
     answer = await LocalAnswerWriter().compose(req)
     result = await LocalClaimVerifier().verify(answer, ALL)
     assert result.claims
+    assert result.factuality_score == 1.0
+
+
+async def test_quotes_of_two_passages_ending_in_a_link_are_two_claims() -> None:
+    # The writer cites a quote without a full stop (a sentence ending in a link) as
+    # "…shorts/ [1]": the next quote, from another passage, is another claim.
+    shorts = passage(
+        7,
+        ("Shorts",),
+        "Shorts are vertical videos of up to 60 seconds, published in the Shorts section: "
+        "https://example.com/feeds/shorts/",
+    )
+    ranking = passage(
+        8, ("Recommendations",), "The ranking of videos in Shorts follows the platform's rules."
+    )
+    first = with_citation(shorts.content, 1)
+    assert first.endswith("/shorts/ [1]")  # how the writer cites a quote with no full stop
+    answer = f"According to our documentation: {first} {with_citation(ranking.content, 2)}"
+    result = await LocalClaimVerifier().verify(answer, [shorts, ranking])
+    assert [claim.chunk_index for claim in result.claims] == [0, 1]
     assert result.factuality_score == 1.0
 
 
@@ -79,3 +101,15 @@ async def test_negation_is_compared_sentence_by_sentence() -> None:
     answer = "- **Downgrades** take effect at the start of the next billing period [1]."
     result = await LocalClaimVerifier().verify(answer, [item])
     assert result.claims[0].supported
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("Use the link: https://example.com/a [1] Then sign in [2].", 2),
+        ("It supports SSO [1] and SCIM [2]. It runs in the EU [3].", 2),
+        ("See both pages [1] [2] for the details.", 1),
+    ],
+)
+def test_a_citation_ends_a_claim_only_before_a_new_sentence(answer: str, claims: int) -> None:
+    assert len(split_claims(answer)) == claims

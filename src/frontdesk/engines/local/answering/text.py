@@ -352,13 +352,24 @@ def _passage_units(content: str) -> tuple[Unit, ...]:
     return tuple(units)
 
 
+# A citation closes a quote even when the quote has no full stop: a passage's sentence
+# may end in a link or a code ("…in the Shorts section: https://rutube.ru/feeds/shorts/
+# [1] The algorithm…"). Read as one sentence, two quotes of two passages made a claim
+# that neither passage supports, and a verbatim answer was judged unfounded.
+_AFTER_CITATION = re.compile(
+    r"(?:(?<=\[\d\])|(?<=\[\d\d\]))\s+(?=[*_`]*[\"'«“(]?[*_`]*[A-ZА-ЯЁÀ-ÖØ-Þ0-9¿¡])"
+)
+
+
 def split_claims(text: str) -> list[str]:
-    """Sentences and list lines of an answer, citations kept."""
+    """Sentences and list lines of an answer, citations kept; a citation followed by a
+    new sentence ends its claim."""
     parts: list[str] = []
     for line in text.split("\n"):
         line = _BULLET.sub("", line.strip())
         if line:
-            parts.extend(split_sentences(line))
+            for sentence in split_sentences(line):
+                parts.extend(p.strip() for p in _AFTER_CITATION.split(sentence) if p.strip())
     return parts
 
 

@@ -97,6 +97,9 @@ def test_questions_and_grievances() -> None:
     assert is_question("how do I cancel my subscription")
     assert is_question("Как отменить подписку")
     assert not is_question("I want my money back.")
+    # typed fast, without a question mark or an apostrophe; "could you tell me" in Russian
+    assert is_question("Whats the fastest way to delete my account on facebook.")
+    assert is_question("Подскажите, пожалуйста, как удалить канал")
     assert voices_grievance("We are considering legal action. Who do I talk to?")
     assert not voices_grievance("What is the refund policy?")
 

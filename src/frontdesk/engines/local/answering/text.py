@@ -118,9 +118,11 @@ def guess_language(text: str, default: str = "en") -> str:
 
 
 _QUESTION_START = re.compile(
-    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|can|could|do|does|did|is|are|"
-    r"was|will|would|should|shall|may|have|has|"
+    # "whats", "hows": visitors who type fast drop the apostrophe
+    r"^\W*(?:what|how|why|when|where|which|who|whom|whose|whats|hows|wheres|whos|"
+    r"can|could|do|does|did|is|are|was|will|would|should|shall|may|have|has|"
     r"как|что|почему|где|когда|какие|какой|какая|каков\w*|можно|сколько|зачем|ли|есть ли|"
+    r"подскажите|"
     r"comment|pourquoi|quand|où|quel|quelle|quels|quelles|est-ce|combien|puis-je|peut-on|"
     r"wie|was|warum|wann|wo|welche|welcher|welches|kann|können|gibt|ist|sind|"
     r"cómo|qué|por qué|cuándo|dónde|cuál|cuáles|puedo|cuánto|hay|"

@@ -28,15 +28,15 @@ WEAK_LEAD_IN: dict[str, str] = {
     "ru": "Не уверен, что это полностью отвечает на ваш вопрос, но в документации сказано:",
     "fr": "Je ne suis pas sûr que cela réponde entièrement à votre question, "
     "mais notre documentation indique :",
-    "de": "Ich bin nicht sicher, ob das Ihre Frage ganz beantwortet, "
+    "de": "Ich bin nicht sicher, ob das deine Frage ganz beantwortet, "
     "aber in unserer Dokumentation steht:",
-    "es": "No estoy seguro de que esto responda del todo a su pregunta, "
+    "es": "No estoy seguro de que esto responda del todo a tu pregunta, "
     "pero nuestra documentación dice:",
-    "it": "Non sono sicuro che questo risponda del tutto alla sua domanda, "
+    "it": "Non sono sicuro che questo risponda del tutto alla tua domanda, "
     "ma la nostra documentazione dice:",
     "pt": "Não tenho certeza de que isto responde totalmente à sua pergunta, "
     "mas a nossa documentação diz:",
-    "nl": "Ik weet niet zeker of dit uw vraag volledig beantwoordt, maar onze documentatie zegt:",
+    "nl": "Ik weet niet zeker of dit je vraag volledig beantwoordt, maar onze documentatie zegt:",
 }
 
 # The graph adds one offer of a person after it (`offer_human`, or the high-stakes
@@ -146,11 +146,11 @@ SUGGEST_ABOUT: dict[str, str] = {
     "en": "Can you tell me more about {x}?",
     "ru": "Расскажите подробнее про «{x}»?",
     "fr": "Pouvez-vous m'en dire plus sur « {x} » ?",
-    "de": "Können Sie mir mehr über „{x}“ sagen?",
-    "es": "¿Puede contarme más sobre «{x}»?",
-    "it": "Può dirmi di più su «{x}»?",
+    "de": "Kannst du mir mehr über „{x}“ sagen?",
+    "es": "¿Puedes contarme más sobre «{x}»?",
+    "it": "Puoi dirmi di più su «{x}»?",
     "pt": "Pode me contar mais sobre «{x}»?",
-    "nl": "Kunt u mij meer vertellen over ‘{x}’?",
+    "nl": "Kun je me meer vertellen over ‘{x}’?",
 }
 SUGGEST_CODE: dict[str, str] = {
     "en": "What does error {x} mean?",

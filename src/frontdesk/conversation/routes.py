@@ -180,10 +180,11 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.intent in ANSWERABLE_INTENTS:
         return RouteDecision("ANSWER", inp.intent.lower())
     if inp.intent == "BOOKING":
-        # Nor on a request that is no question and names no demo or sales ("I'd like to
-        # use encryption when sending mail", "send me the list of documents for
-        # monetisation"): the label alone asked these visitors for their email. The
-        # documentation answers, or says it cannot and offers a person.
+        # A request labelled BOOKING that names no demo or sales and asks no question
+        # ("I'd like to use encryption when sending mail", "send me the list of documents
+        # for monetisation"): booking starts on a wish, not on the label (above), which
+        # alone used to ask these visitors for their email. The documentation answers,
+        # or says it cannot and offers a person.
         return RouteDecision("ANSWER", "learn")
     if inp.intent in SUPPORT_CHECKED_INTENTS and inp.site_supported:
         # What the site's pages answer is on-topic, however everyday its phrasing sounds

@@ -172,6 +172,14 @@ class Settings(BaseSettings):
         ge=1,
         description="How long a locked-out IP gets 429 (with Retry-After) on every admin route.",
     )
+    admin_account_slowdown_s: float = Field(
+        default=1.0,
+        ge=0,
+        le=30,
+        description="Delay before each console sign-in to an account that failed more than "
+        "FRONTDESK_ADMIN_AUTH_MAX_FAILURES times a minute from all IPs together (for "
+        "FRONTDESK_ADMIN_LOCKOUT_S). The account is never locked: only IPs are.",
+    )
     metrics_token: str = Field(
         default="",
         description="Bearer token required by GET /metrics; empty: /metrics is open (keep "

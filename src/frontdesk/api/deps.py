@@ -152,7 +152,10 @@ def get_admin_lockout(request: Request, runtime: RuntimeDep) -> AdminLockout:
         guard: TurnGuard = request.app.state.guard
         settings = runtime.settings
         lockout = AdminLockout(
-            guard.limiter, settings.admin_auth_max_failures, settings.admin_lockout_s
+            guard.limiter,
+            settings.admin_auth_max_failures,
+            settings.admin_lockout_s,
+            account_slowdown_s=settings.admin_account_slowdown_s,
         )
         request.app.state.admin_lockout = lockout
     return lockout
@@ -171,7 +174,8 @@ def _token_lookup(
 
 
 AdminLockoutDep = Annotated[AdminLockout, Depends(get_admin_lockout)]
-"""Failed admin and console sign-ins per client IP (and per e-mail for the console)."""
+"""Failed admin and console sign-ins per client IP (console: also per IP and account,
+and a slow-down per account)."""
 
 
 async def require_admin(

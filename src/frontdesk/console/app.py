@@ -13,6 +13,7 @@ from frontdesk.console import (
     auth_pages,
     improvement_pages,
     inbox_pages,
+    invite_pages,
     knowledge_pages,
     leads_pages,
     live_api,
@@ -63,6 +64,7 @@ async def _csrf(request: Request, _exc: Exception) -> Response:
 def install_console(app: FastAPI) -> None:
     for module in (
         auth_pages,
+        invite_pages,
         oidc_pages,
         inbox_pages,
         leads_pages,

@@ -1,7 +1,8 @@
-"""Signing in and out, and accepting an invitation (the first owner's link is one too)."""
+"""Signing in and out (invitations: `invite_pages`)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
 from typing import Annotated
@@ -28,11 +29,10 @@ from frontdesk.console.access import (
     set_session_cookie,
 )
 from frontdesk.console.oidc import OidcConfig
-from frontdesk.console.passwords import hash_password, password_problem, verify_password
+from frontdesk.console.passwords import verify_password
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
-from frontdesk.store.models import utcnow
 from frontdesk.store.operators import OperatorRepository
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -115,8 +115,13 @@ def open_session(runtime: Runtime, operator_id: str) -> str:
         return token
 
 
-def _email_key(email: str) -> str:
-    return "email:" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
+def account_key(email: str) -> str:
+    """The lockout key of the account an e-mail names (never the address itself)."""
+    return "account:" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
+
+
+def ip_account_key(ip_hash: str, email: str) -> str:
+    return f"{ip_hash}:{account_key(email)}"
 
 
 @router.post("/login")
@@ -135,12 +140,20 @@ async def login(
         return login_form(
             request, error="The form expired; please sign in again.", next_url=next_url, status=403
         )
-    wait = max(lockout.retry_after_s(ip_hash), lockout.retry_after_s(_email_key(email)))
+    # Locks are per client IP and per (IP, account): failures from elsewhere never lock
+    # the rightful operator out. Failures for one account from every IP together only
+    # slow its sign-ins down.
+    pair = ip_account_key(ip_hash, email)
+    wait = max(lockout.retry_after_s(ip_hash), lockout.retry_after_s(pair))
     if wait:
         return _throttled(request, wait, next_url)
+    delay = lockout.account_delay_s(account_key(email))
+    if delay:
+        await asyncio.sleep(delay)
     operator_id = await run_in_threadpool(_check_password, runtime, email, password)
     if operator_id is None:
-        wait = max(await lockout.failed(ip_hash), await lockout.failed(_email_key(email)))
+        await lockout.account_failed(account_key(email))
+        wait = max(await lockout.failed(ip_hash), await lockout.failed(pair))
         if wait:
             return _throttled(request, wait, next_url)
         return login_form(request, error="Wrong e-mail or password.", next_url=next_url, status=401)
@@ -172,102 +185,4 @@ async def logout(request: Request, runtime: RuntimeDep, user: ConsoleUserDep) ->
     await run_in_threadpool(close)
     response = RedirectResponse("/console/login", status_code=303)
     clear_session_cookie(response)
-    return response
-
-
-# -- invitations ---------------------------------------------------------------------------
-def _invite_view(runtime: Runtime, token: str) -> dict[str, str] | None:
-    with runtime.sessions() as session:
-        invite = OperatorRepository(session).open_invite(token)
-        if invite is None:
-            return None
-        sites = invite.site_id or "every site"
-        return {"email": invite.email or "", "role": invite.role, "sites": sites}
-
-
-@router.get("/invite/{token}")
-async def invite_page(request: Request, runtime: RuntimeDep, token: str) -> Response:
-    invite = await run_in_threadpool(_invite_view, runtime, token)
-    if invite is None:
-        return render(request, "invite_used.html", {}, status_code=404)
-    return render_invite(request, token, invite)
-
-
-def render_invite(
-    request: Request, token: str, invite: dict[str, str], error: str = ""
-) -> Response:
-    login_csrf = request.cookies.get(LOGIN_CSRF_COOKIE) or secrets.token_urlsafe(24)
-    response = render(
-        request,
-        "invite.html",
-        {"token": token, "invite": invite, "error": error, "login_csrf": login_csrf},
-        status_code=400 if error else 200,
-    )
-    response.set_cookie(
-        LOGIN_CSRF_COOKIE,
-        login_csrf,
-        httponly=True,
-        samesite="strict",
-        secure=secure_cookies(request),
-        path="/console",
-    )
-    return response
-
-
-class InviteRejected(Exception):
-    """The invitation is used or expired, or names an operator whose password differs."""
-
-
-def _accept(runtime: Runtime, token: str, email: str, password: str) -> str:
-    """Create the operator of an invitation (an existing one proves their password and
-    gains the role); the new session's token."""
-    with transaction(runtime.sessions) as session:
-        operators = OperatorRepository(session)
-        invite = operators.open_invite(token)
-        if invite is None:
-            raise InviteRejected("This invitation has been used or has expired.")
-        existing = operators.by_email(email)
-        if existing is not None and existing.password_hash is not None:
-            if not verify_password(existing.password_hash, password):
-                raise InviteRejected(
-                    f"{email} already has an account: enter its current password (twice)."
-                )
-            operator = existing
-        else:
-            operator = operators.ensure(email, hash_password(password))
-        sites = [invite.site_id] if invite.site_id else sorted(runtime.sites)
-        for site_id in sites:
-            operators.grant(operator, site_id, invite.role)
-        invite.used_at = utcnow()
-        _row, session_token = operators.open_session(operator, SESSION_LIFETIME)
-        return session_token
-
-
-@router.post("/invite/{token}")
-async def accept_invite(
-    request: Request,
-    runtime: RuntimeDep,
-    token: str,
-    email: EmailField,
-    password: PasswordField,
-    confirm: PasswordField,
-    csrf_token: TokenField = "",
-) -> Response:
-    invite = await run_in_threadpool(_invite_view, runtime, token)
-    if invite is None:
-        return render(request, "invite_used.html", {}, status_code=404)
-    email = (invite["email"] or email).strip().lower()
-    problem = password_problem(password, confirm)
-    if not _login_csrf_ok(request, csrf_token):
-        problem = "The form expired; please submit it again."
-    elif "@" not in email:
-        problem = "Enter your e-mail address."
-    if problem:
-        return render_invite(request, token, invite, error=problem)
-    try:
-        session_token = await run_in_threadpool(_accept, runtime, token, email, password)
-    except InviteRejected as exc:
-        return render_invite(request, token, invite, error=str(exc))
-    response = RedirectResponse("/console", status_code=303)
-    set_session_cookie(response, request, session_token)
     return response

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
 from frontdesk.store.admin_tokens import hash_token
@@ -168,6 +168,29 @@ class OperatorRepository:
         if row is None or row.used_at is not None or _aware(row.expires_at) <= (now or utcnow()):
             return None
         return row
+
+    def consume_invite(self, token: str, now: datetime | None = None) -> OperatorInvite | None:
+        """Mark the invitation of `token` used, if it is still open; None if it was not.
+
+        One conditional UPDATE, the first statement of the caller's transaction: of any
+        number of simultaneous acceptances exactly one changes the row (PostgreSQL waits
+        on the row lock and re-checks the condition; SQLite serialises writers), and a
+        rollback of the caller's transaction leaves the invitation open again."""
+        result = self.session.execute(
+            update(OperatorInvite)
+            .where(
+                OperatorInvite.token_hash == hash_token(token),
+                OperatorInvite.used_at.is_(None),
+                OperatorInvite.expires_at > (now or utcnow()),
+            )
+            .values(used_at=now or utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        if not isinstance(result, CursorResult) or result.rowcount != 1:
+            return None
+        return self.session.scalar(
+            select(OperatorInvite).where(OperatorInvite.token_hash == hash_token(token))
+        )
 
     def withdraw_first_owner_invites(self) -> int:
         """Unused invitations for every site stop working (a newer link replaces them)."""

@@ -8,6 +8,7 @@ session's CSRF token changes nothing, and guessing passwords gets throttled.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from console_support import (
     seed_lead,
     sign_in,
 )
+from fastapi.testclient import TestClient
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -206,6 +208,39 @@ def test_repeated_bad_passwords_are_throttled(console_app: Console, team: Any) -
     assert locked.status_code == 429 and int(locked.headers["Retry-After"]) > 0
     assert "Too many failed sign-ins" in locked.text
     assert "fd_console" not in locked.cookies
+
+
+def test_failures_from_another_ip_never_lock_the_operator_out(
+    console_app: Console, team: Any
+) -> None:
+    from frontdesk.guard.admin_lockout import AdminLockout
+    from frontdesk.guard.limits import InMemoryRateLimiter
+
+    limit = console_app.settings.admin_auth_max_failures
+    console_app.app.state.admin_lockout = AdminLockout(
+        InMemoryRateLimiter(clock=lambda: 1_000_000.0),
+        limit,
+        console_app.settings.admin_lockout_s,
+        account_slowdown_s=0.3,
+        clock=lambda: 1000.0,
+    )
+    attacker = TestClient(console_app.app, client=("203.0.113.66", 40000))
+    statuses = [
+        sign_in(attacker, team["owner"], f"guess {n}").status_code for n in range(limit + 1)
+    ]
+    assert statuses[:limit] == [401] * limit and statuses[limit] == 429
+    assert sign_in(attacker, team["owner"]).status_code == 429  # the attacker's IP is locked
+    # The owner, from their own address, still gets in: the account is only slowed down.
+    owner = TestClient(console_app.app, client=("198.51.100.7", 40000))
+    started = time.monotonic()
+    signed_in = sign_in(owner, team["owner"])
+    assert signed_in.status_code == 303 and "fd_console" in signed_in.cookies
+    assert time.monotonic() - started >= 0.3
+    # A second address of the attacker gets the same slow-down, not a free run.
+    second = TestClient(console_app.app, client=("203.0.113.67", 40000))
+    started = time.monotonic()
+    assert sign_in(second, team["owner"], "another guess").status_code == 401
+    assert time.monotonic() - started >= 0.3
 
 
 def test_session_cookie_flags_and_sign_out(console_app: Console, team: Any) -> None:

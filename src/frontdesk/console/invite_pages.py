@@ -1,0 +1,279 @@
+"""Accepting an invitation (the first owner's link is one too).
+
+An invitation never authenticates an existing account: it creates a new operator with
+the password set in its form, or, opened by a signed-in operator, adds its role to them.
+Someone who already has an account signs in through `/console/login` (throttled like
+any sign-in) and comes back to the link. An invitation that names an e-mail is bound to
+it: only that operator, or a new account with that e-mail, can accept it.
+
+Each invitation is consumed by one conditional update in the transaction that creates
+the operator or grants the role (`OperatorRepository.consume_invite`), so simultaneous
+acceptances of one link give one account, whatever the database.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.exc import IntegrityError
+from starlette.concurrency import run_in_threadpool
+
+from frontdesk.api.deps import AdminLockoutDep, IpHashDep, RuntimeDep
+from frontdesk.console.access import (
+    LOGIN_CSRF_COOKIE,
+    SESSION_COOKIE,
+    SESSION_LIFETIME,
+    ConsoleUser,
+    csrf_matches,
+    secure_cookies,
+    session_user,
+    set_session_cookie,
+)
+from frontdesk.console.passwords import hash_password, password_problem
+from frontdesk.console.templating import render
+from frontdesk.guard.admin_lockout import AdminLockout
+from frontdesk.runtime import Runtime
+from frontdesk.store.db import transaction
+from frontdesk.store.models import Operator, OperatorInvite
+from frontdesk.store.operators import OperatorRepository
+
+router = APIRouter(prefix="/console", include_in_schema=False)
+
+EmailField = Annotated[str, Form(max_length=320)]
+PasswordField = Annotated[str, Form(max_length=1000)]
+TokenField = Annotated[str, Form(max_length=200)]
+
+USED = "This invitation has been used or has expired."
+
+
+@dataclass(frozen=True)
+class InviteView:
+    email: str
+    role: str
+    sites: str
+    has_account: bool  # the e-mail it names already signs in: sign in first, then accept
+
+
+class InviteRejected(Exception):
+    """The invitation cannot be accepted this way; the message says what to do instead."""
+
+
+class InviteUsed(InviteRejected):
+    """Used (a moment ago, perhaps by a simultaneous request) or expired."""
+
+
+def _invite_view(runtime: Runtime, token: str) -> InviteView | None:
+    with runtime.sessions() as session:
+        operators = OperatorRepository(session)
+        invite = operators.open_invite(token)
+        if invite is None:
+            return None
+        named = operators.by_email(invite.email) if invite.email else None
+        return InviteView(
+            email=invite.email or "",
+            role=invite.role,
+            sites=invite.site_id or "every site",
+            has_account=named is not None and named.password_hash is not None,
+        )
+
+
+def _sign_in_first(email: str) -> str:
+    return (
+        f"{email} already has an account. Sign in as {email}, then open this link again "
+        "to accept the invitation."
+    )
+
+
+def _sites_of(runtime: Runtime, invite: OperatorInvite) -> list[str]:
+    return [invite.site_id] if invite.site_id else sorted(runtime.sites)
+
+
+def _grant(
+    runtime: Runtime, operators: OperatorRepository, operator: Operator, invite: OperatorInvite
+) -> None:
+    for site_id in _sites_of(runtime, invite):
+        operators.grant(operator, site_id, invite.role)
+
+
+def _create_account(runtime: Runtime, token: str, email: str, password: str) -> str:
+    """A new operator with `password` and the invitation's role; the session token."""
+    password_hash = hash_password(password)  # slow on purpose: not while holding the row
+    try:
+        with transaction(runtime.sessions) as session:
+            operators = OperatorRepository(session)
+            invite = operators.consume_invite(token)  # first statement: see the docstring
+            if invite is None:
+                raise InviteUsed(USED)
+            if invite.email and invite.email != email:
+                raise InviteRejected(f"This invitation is for {invite.email}.")
+            operator = operators.by_email(email)
+            if operator is None:
+                operator = operators.ensure(email, password_hash)
+            elif not _may_set_first_password(runtime, operators, operator, invite):
+                raise InviteRejected(_sign_in_first(email))  # rolls back: the link stays open
+            else:
+                operator.password_hash = password_hash
+            _grant(runtime, operators, operator, invite)
+            _row, session_token = operators.open_session(operator, SESSION_LIFETIME)
+            return session_token
+    except IntegrityError as exc:  # the same e-mail signed up at the same moment
+        raise InviteRejected(_sign_in_first(email)) from exc
+
+
+def _may_set_first_password(
+    runtime: Runtime, operators: OperatorRepository, operator: Operator, invite: OperatorInvite
+) -> bool:
+    """An operator added without a password (`frontdesk operators add`) sets one through
+    the invitation made for them: it must name them, and they must have no role beyond
+    its sites, so an owner of one site cannot claim another site's operator."""
+    if operator.password_hash is not None or invite.email != operator.email:
+        return False
+    return set(operators.roles(operator.id)) <= set(_sites_of(runtime, invite))
+
+
+def _join(runtime: Runtime, token: str, user: ConsoleUser) -> None:
+    """The signed-in operator accepts: the invitation's role is added to their account."""
+    with transaction(runtime.sessions) as session:
+        operators = OperatorRepository(session)
+        invite = operators.consume_invite(token)
+        if invite is None:
+            raise InviteUsed(USED)
+        if invite.email and invite.email != user.email:
+            raise InviteRejected(
+                f"This invitation is for {invite.email}; you are signed in as {user.email}. "
+                f"Sign out, then sign in as {invite.email} to accept it."
+            )
+        operator = operators.get(user.operator_id)
+        if operator is None:
+            raise InviteRejected("Your session has ended; sign in again.")
+        _grant(runtime, operators, operator, invite)
+
+
+async def _signed_in(request: Request, runtime: Runtime) -> ConsoleUser | None:
+    return await run_in_threadpool(session_user, runtime, request.cookies.get(SESSION_COOKIE))
+
+
+def render_invite(
+    request: Request,
+    token: str,
+    invite: InviteView,
+    user: ConsoleUser | None,
+    error: str = "",
+    status: int | None = None,
+) -> Response:
+    login_csrf = request.cookies.get(LOGIN_CSRF_COOKIE) or secrets.token_urlsafe(24)
+    mismatch = bool(user and invite.email and invite.email != user.email)
+    response = render(
+        request,
+        "invite.html",
+        {
+            "token": token,
+            "invite": invite,
+            "error": error,
+            "login_csrf": login_csrf,
+            "signed_in_as": user.email if user else "",
+            "mismatch": mismatch,
+            "form_csrf": user.csrf_token if user else login_csrf,
+        },
+        user=user,
+        status_code=status or (400 if error else 200),
+    )
+    response.set_cookie(
+        LOGIN_CSRF_COOKIE,
+        login_csrf,
+        httponly=True,
+        samesite="strict",
+        secure=secure_cookies(request),
+        path="/console",
+    )
+    return response
+
+
+@router.get("/invite/{token}")
+async def invite_page(request: Request, runtime: RuntimeDep, token: str) -> Response:
+    invite = await run_in_threadpool(_invite_view, runtime, token)
+    if invite is None:
+        return render(request, "invite_used.html", {}, status_code=404)
+    return render_invite(request, token, invite, await _signed_in(request, runtime))
+
+
+@router.post("/invite/{token}")
+async def accept_invite(
+    request: Request,
+    runtime: RuntimeDep,
+    ip_hash: IpHashDep,
+    lockout: AdminLockoutDep,
+    token: str,
+    email: EmailField = "",
+    password: PasswordField = "",
+    confirm: PasswordField = "",
+    csrf_token: TokenField = "",
+) -> Response:
+    invite = await run_in_threadpool(_invite_view, runtime, token)
+    if invite is None:
+        return render(request, "invite_used.html", {}, status_code=404)
+    user = await _signed_in(request, runtime)
+    if user is not None:
+        if not csrf_matches(user.csrf_token, csrf_token):
+            return render_invite(
+                request, token, invite, user, error="The form expired; please submit it again."
+            )
+        try:
+            await run_in_threadpool(_join, runtime, token, user)
+        except InviteUsed:
+            return render(request, "invite_used.html", {}, status_code=404)
+        except InviteRejected as exc:
+            return render_invite(request, token, invite, user, error=str(exc), status=409)
+        return RedirectResponse("/console", status_code=303)
+    return await _accept_as_new_account(
+        request, runtime, ip_hash, lockout, token, invite, email, password, confirm, csrf_token
+    )
+
+
+async def _accept_as_new_account(
+    request: Request,
+    runtime: Runtime,
+    ip_hash: str,
+    lockout: AdminLockout,
+    token: str,
+    invite: InviteView,
+    email: str,
+    password: str,
+    confirm: str,
+    csrf_token: str,
+) -> Response:
+    wait = lockout.retry_after_s(ip_hash)
+    if wait:
+        return _throttled(request, token, invite, wait)
+    email = (invite.email or email).strip().lower()
+    problem = password_problem(password, confirm)
+    if not csrf_matches(request.cookies.get(LOGIN_CSRF_COOKIE) or "", csrf_token):
+        problem = "The form expired; please submit it again."
+    elif "@" not in email:
+        problem = "Enter your e-mail address."
+    if problem:
+        return render_invite(request, token, invite, None, error=problem)
+    try:
+        session_token = await run_in_threadpool(_create_account, runtime, token, email, password)
+    except InviteUsed:
+        return render(request, "invite_used.html", {}, status_code=404)
+    except InviteRejected as exc:
+        # Trying addresses on an open link counts like a failed sign-in from this IP.
+        wait = await lockout.failed(ip_hash)
+        if wait:
+            return _throttled(request, token, invite, wait)
+        return render_invite(request, token, invite, None, error=str(exc), status=409)
+    response = RedirectResponse("/console", status_code=303)
+    set_session_cookie(response, request, session_token)
+    return response
+
+
+def _throttled(request: Request, token: str, invite: InviteView, wait: int) -> Response:
+    error = f"Too many failed attempts. Try again in {wait} seconds."
+    response = render_invite(request, token, invite, None, error=error, status=429)
+    response.headers["Retry-After"] = str(wait)
+    return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -289,6 +290,21 @@ class Settings(BaseSettings):
 
     def ensure_dirs(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def public_base_url(self) -> str:
+        """Where people reach this server, for links in pages and messages: `public_url`,
+        else the address `frontdesk serve` binds; "" when that is every interface (no
+        single address to name: links stay relative). Never a request's Host header."""
+        if self.public_url.strip():
+            return self.public_url.strip().rstrip("/")
+        try:
+            if ipaddress.ip_address(self.host).is_unspecified:
+                return ""
+        except ValueError:  # a host name
+            pass
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     @property
     def spool_path(self) -> Path:

@@ -144,7 +144,7 @@ def remove(
 def console_url(settings: Settings) -> str:
     """Where operators open the console: FRONTDESK_PUBLIC_URL when set, else the address
     `frontdesk serve` binds."""
-    base = settings.public_url.rstrip("/") or f"http://{settings.host}:{settings.port}"
+    base = settings.public_base_url or f"http://{settings.host}:{settings.port}"
     return f"{base}/console"
 
 

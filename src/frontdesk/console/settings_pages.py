@@ -53,7 +53,7 @@ async def _page(
             "path": str(path),
             "text": extra.pop("text", text),
             "roles": ROLES,
-            "origin": f"{request.url.scheme}://{request.url.netloc}",
+            "origin": runtime.settings.public_base_url,
             **team,
             **extra,
         },
@@ -144,7 +144,9 @@ async def invite(
             return token
 
     token = await run_in_threadpool(create)
-    link = f"{request.url.scheme}://{request.url.netloc}/console/invite/{token}"
+    # From the configured address, never the request's Host header: a forged Host must
+    # not turn the link an owner copies into one that hands the token to another server.
+    link = f"{runtime.settings.public_base_url}/console/invite/{token}"
     return await _page(request, runtime, site, invite_link=link)
 
 

@@ -4,6 +4,7 @@ reloaded without a restart), the team (roles, invitations) and admin API tokens.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +16,7 @@ from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
-from frontdesk.sites.registry import SiteConfigError, deployment_sites, load_site_file
+from frontdesk.sites.registry import SiteConfigError, load_site_file
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import ROLES, OperatorRepository
@@ -100,28 +101,50 @@ async def validate(
     )
 
 
-def reload_sites(runtime: Runtime) -> None:
-    """Read every site file again; all valid → they replace the served sites (mirrored
-    into the store), else nothing changes and the error says which file and field."""
-    sites = deployment_sites(runtime.settings)
+def reload_sites(runtime: Runtime, site_ids: Iterable[str]) -> None:
+    """Read the files of `site_ids` again (an owner's sites; no other tenant's file is
+    read, and its errors never show); all valid → they replace those served sites
+    (mirrored into the store), else nothing changes and the error says which field."""
+    served = dict(runtime.sites)
+    reloaded = {site_id: load_site_file(served[site_id].path) for site_id in site_ids}
+    taken = {
+        site.config.widget.public_key: site_id
+        for site_id, site in served.items()
+        if site_id not in reloaded
+    }
+    for site_id, loaded in reloaded.items():
+        other = taken.get(loaded.config.widget.public_key)
+        if other is not None:
+            raise SiteConfigError(
+                f"{loaded.path}: widget.public_key: already used by another site; "
+                "give this site its own key."
+            )
+        taken[loaded.config.widget.public_key] = site_id
     with transaction(runtime.sessions) as session:
         repo = SiteRepository(session)
-        for loaded in sites.values():
+        for loaded in reloaded.values():
             repo.upsert(loaded.config)
-    runtime.sites = sites
+    runtime.sites = served | reloaded
 
 
 @router.post("/settings/reload", dependencies=[CsrfDep])
 async def reload(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> Response:
     site.require("owner")
+    owned = [
+        site_id
+        for site_id, role in site.user.roles.items()
+        if role == "owner" and site_id in runtime.sites
+    ]
     try:
-        await run_in_threadpool(reload_sites, runtime)
+        await run_in_threadpool(reload_sites, runtime, owned)
     except SiteConfigError as exc:
         return await _page(request, runtime, site, status=422, reload_error=str(exc))
     web = getattr(request.app.state, "web_sync", None)
     if web is not None:  # re-syncs (console, admin API) read the reloaded web sources
         web.sites = runtime.sites
-    return await _page(request, runtime, site, notice="Site files reloaded.")
+    return await _page(
+        request, runtime, site, notice=f"Site files reloaded: {', '.join(sorted(owned))}."
+    )
 
 
 @router.post("/settings/invite", dependencies=[CsrfDep])

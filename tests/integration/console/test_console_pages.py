@@ -14,6 +14,7 @@ import pytest
 import yaml
 from console_support import (
     Console,
+    add_operator,
     page_csrf,
     seed_conversation,
     seed_failed_handoff,
@@ -155,19 +156,38 @@ def test_site_file_validation_matches_the_cli_and_reload_needs_no_restart(
     )
     assert good.status_code == 200 and "Valid: this file would load." in good.text
 
-    # A new site file is served after a reload, without a restart...
-    beta = yaml.safe_load(acme_file.read_text(encoding="utf-8"))
-    beta.update(id="beta", name="Beta Ltd")
-    beta["widget"]["public_key"] = "pk_beta_000000000000001"
-    (acme_file.parent / "beta.yaml").write_text(yaml.safe_dump(beta), encoding="utf-8")
+    # An edited site file is served after a reload, without a restart...
+    original = acme_file.read_text(encoding="utf-8")
+    acme_file.write_text(original.replace("America/New_York", "Europe/Berlin"), encoding="utf-8")
     done = client.post("/console/sites/acme/settings/reload", data={"csrf_token": csrf})
-    assert done.status_code == 200 and "Site files reloaded." in done.text
-    assert "beta" in console_app.runtime.sites
-    # ...and a broken file changes nothing: every site keeps being served.
+    assert done.status_code == 200 and "Site files reloaded: acme, demo." in done.text
+    assert console_app.runtime.sites["acme"].config.business_hours.timezone == "Europe/Berlin"
+    # ...and a broken file changes nothing: every site keeps being served as it was.
     acme_file.write_text(broken, encoding="utf-8")
     failed = client.post("/console/sites/acme/settings/reload", data={"csrf_token": csrf})
     assert failed.status_code == 422 and "Not reloaded" in failed.text
-    assert set(console_app.runtime.sites) == {"demo", "acme", "beta"}
+    assert set(console_app.runtime.sites) == {"demo", "acme"}
+    assert console_app.runtime.sites["acme"].config.business_hours.timezone == "Europe/Berlin"
+
+
+def test_reload_by_one_sites_owner_reads_only_their_sites(console_app: Console, team: Any) -> None:
+    add_operator(console_app.runtime, "owner@demo-only.test", {"demo": "owner"})
+    client = console_app.client()
+    assert sign_in(client, "owner@demo-only.test").status_code == 303
+    csrf = page_csrf(client, "/console/sites/demo/settings")
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    acme_file.write_text(
+        acme_file.read_text(encoding="utf-8").replace("America/New_York", "Europe/Berlin"),
+        encoding="utf-8",
+    )
+    done = client.post("/console/sites/demo/settings/reload", data={"csrf_token": csrf})
+    assert done.status_code == 200
+    assert console_app.runtime.sites["acme"].config.business_hours.timezone == "America/New_York"
+    assert "Site files reloaded: demo." in done.text
+    # Another tenant's broken file neither blocks this owner's reload nor shows to them.
+    acme_file.write_text("id: acme\nname: [broken", encoding="utf-8")
+    again = client.post("/console/sites/demo/settings/reload", data={"csrf_token": csrf})
+    assert again.status_code == 200 and "acme.yaml" not in again.text
     assert console_app.runtime.sites["acme"].config.business_hours.timezone == "America/New_York"
 
 
@@ -187,7 +207,7 @@ async def test_a_console_retry_is_delivered_by_the_dispatcher(
         rt = console_app.runtime
         from frontdesk.console.settings_pages import reload_sites
 
-        reload_sites(rt)
+        reload_sites(rt, ["demo"])
         session_id = seed(rt, "demo")
         handoff_id, outbox_id = seed_failed_handoff(rt, "demo", session_id)
         client = console_app.client()

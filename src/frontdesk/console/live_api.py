@@ -31,6 +31,7 @@ from frontdesk.api.sse import DEFAULT_PING_S
 from frontdesk.api.turns import Admission, TurnGuard
 from frontdesk.console.access import ConsoleSite
 from frontdesk.live.desk import LiveDesk, Operator, Published
+from frontdesk.live.names import ImpersonatingName, check_display_name, safe_display_name
 
 router = APIRouter(prefix="/console/sites/{site}/live", include_in_schema=False)
 
@@ -55,7 +56,17 @@ def display_name(email: str) -> str:
 
 
 def operator_of(site: ConsoleSite, name: str = "") -> Operator:
-    return Operator(site.user.operator_id, name.strip() or display_name(site.user.email))
+    """The operator as the visitor sees them: the name they chose (refused if it would
+    pass for the assistant), else one made from their e-mail (left out if it would)."""
+    site_name = site.site.config.name
+    try:
+        chosen = check_display_name(name, site_name) if name.strip() else ""
+    except ImpersonatingName as exc:
+        raise ApiError(422, "name_impersonates_assistant", str(exc)) from exc
+    return Operator(
+        site.user.operator_id,
+        chosen or safe_display_name(display_name(site.user.email), site_name),
+    )
 
 
 def agent(site: ConsoleSite, name: str = "") -> Operator:

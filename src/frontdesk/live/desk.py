@@ -21,6 +21,7 @@ from frontdesk.api.errors import ApiError
 from frontdesk.conversation import routes
 from frontdesk.leads.hours import is_business_hours
 from frontdesk.live.bus import LiveBus, session_channel, site_channel, wake_ups
+from frontdesk.live.names import safe_display_name
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.live import LiveConversation, LiveEvent, LiveRepository, Owner
@@ -463,7 +464,7 @@ class LiveDesk:
         already owns the conversation) and the text reaches the widget. None: not a
         bridged thread, or a retry of a reply already relayed."""
         body = clean_message(text)
-        operator = Operator(f"slack:{user}"[:36], name[:80])
+        operator = Operator(f"slack:{user}"[:36], safe_display_name(name[:80], site.name))
 
         def work(repo: LiveRepository, now: datetime) -> tuple[Published | None, list[str]]:
             session_id = repo.slack_session(site.id, thread_ts)

@@ -145,6 +145,14 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -
     assert unknown_reply.status_code == 404
     assert unknown_reply.json()["error"]["code"] == "session_not_found"
 
+    # A name the visitor would take for the assistant (the widget's word for it, the
+    # site's name, spelled with look-alike or invisible characters): refused, no join.
+    for name in ("Tessellate Assistant", "Tessellate", "Assi\u200bstant", "\u0410ssistant"):
+        posing = await anna.post(base, f"{LIVE}/{session_id}/join", {"name": name})
+        assert posing.status_code == 422, (name, posing.text)
+        assert posing.json()["error"]["code"] == "name_impersonates_assistant"
+        assert "Choose another name" in posing.json()["error"]["message"]
+
     assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
     assert (
         await anna.post(base, f"{LIVE}/{session_id}/reply", {"text": "kept"})

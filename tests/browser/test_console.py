@@ -314,6 +314,42 @@ def test_every_page_renders_on_desktop_and_phone(
             context.close()
 
 
+def test_an_operator_signs_in_then_accepts_an_invitation(
+    browser: Any, console_server: ConsoleServer
+) -> None:
+    """An invitation for an existing account sends them through the sign-in form (never
+    asks for their password itself) and then adds the role to the signed-in account."""
+    from playwright.sync_api import expect
+
+    from frontdesk.console.passwords import hash_password
+    from frontdesk.store.db import transaction
+    from frontdesk.store.operators import OperatorRepository
+
+    email = f"kim-{uuid.uuid4().hex[:6]}@console.test"
+    with transaction(console_server.runtime.sessions) as session:
+        OperatorRepository(session).ensure(email, hash_password(PASSWORD))
+    token = _invitation(console_server, email)
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(f"{console_server.url}/console/invite/{token}")
+        expect(page.locator('input[name="password"]')).to_have_count(0)
+        page.click("#sign-in-to-accept")
+        expect(page.locator("h1")).to_have_text("Sign in")
+        page.fill('input[name="email"]', email)
+        page.fill('input[name="password"]', PASSWORD)
+        page.click('button[type="submit"]')
+        page.click("#accept-invitation")
+        expect(page.locator("nav.pages")).to_be_visible()
+        assert "/console/sites/demo/" in page.url
+    finally:
+        context.close()
+    with console_server.runtime.sessions() as session:
+        operators = OperatorRepository(session)
+        operator = operators.by_email(email)
+        assert operator is not None and operators.roles(operator.id) == {"demo": "agent"}
+
+
 def _assert_fits(page: Any, page_name: str, viewport: tuple[int, int]) -> None:
     overflow = page.evaluate(
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
@@ -322,12 +358,12 @@ def _assert_fits(page: Any, page_name: str, viewport: tuple[int, int]) -> None:
     assert overflow <= 1, f"{page_name} overflows {viewport} by {overflow}px: {wide}"
 
 
-def _invitation(server: ConsoleServer) -> str:
+def _invitation(server: ConsoleServer, email: str | None = None) -> str:
     from datetime import timedelta
 
     from frontdesk.store.db import transaction
     from frontdesk.store.operators import OperatorRepository
 
     with transaction(server.runtime.sessions) as session:
-        _row, token = OperatorRepository(session).invite("demo", "agent", timedelta(days=1))
+        _row, token = OperatorRepository(session).invite("demo", "agent", timedelta(days=1), email)
     return token

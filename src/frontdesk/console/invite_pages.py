@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.deps import AdminLockoutDep, IpHashDep, RuntimeDep
 from frontdesk.console.access import (
     LOGIN_CSRF_COOKIE,
+    ROLE_RANK,
     SESSION_COOKIE,
     SESSION_LIFETIME,
     ConsoleUser,
@@ -95,8 +96,12 @@ def _sites_of(runtime: Runtime, invite: OperatorInvite) -> list[str]:
 def _grant(
     runtime: Runtime, operators: OperatorRepository, operator: Operator, invite: OperatorInvite
 ) -> None:
+    """The invitation's role on its sites; a higher role the operator has stays."""
+    current = operators.roles(operator.id)
     for site_id in _sites_of(runtime, invite):
-        operators.grant(operator, site_id, invite.role)
+        held = current.get(site_id)
+        if held is None or ROLE_RANK[held] < ROLE_RANK[invite.role]:
+            operators.grant(operator, site_id, invite.role)
 
 
 def _create_account(runtime: Runtime, token: str, email: str, password: str) -> str:

@@ -135,6 +135,10 @@ def test_a_signed_in_operator_accepts_and_gains_the_role(tenants: Console) -> No
     assert accepted.status_code == 303
     assert roles_of(tenants, ALICE) == {"acme": "owner", "demo": "agent"}
     assert alice.get(path).status_code == 404  # used
+    # An invitation for a lower role than the one held changes nothing.
+    lower = make_invite(tenants, MALLORY, role="viewer")
+    alice.post(lower, data={"csrf_token": form_token(alice, lower)})
+    assert roles_of(tenants, ALICE) == {"acme": "owner", "demo": "agent"}
 
 
 def test_an_invite_for_an_existing_account_asks_to_sign_in_first(tenants: Console) -> None:

@@ -56,7 +56,6 @@ class InviteView:
     email: str
     role: str
     sites: str
-    has_account: bool  # the e-mail it names already signs in: sign in first, then accept
 
 
 class InviteRejected(Exception):
@@ -69,17 +68,12 @@ class InviteUsed(InviteRejected):
 
 def _invite_view(runtime: Runtime, token: str) -> InviteView | None:
     with runtime.sessions() as session:
-        operators = OperatorRepository(session)
-        invite = operators.open_invite(token)
+        invite = OperatorRepository(session).open_invite(token)
         if invite is None:
             return None
-        named = operators.by_email(invite.email) if invite.email else None
-        return InviteView(
-            email=invite.email or "",
-            role=invite.role,
-            sites=invite.site_id or "every site",
-            has_account=named is not None and named.password_hash is not None,
-        )
+        # Whether its e-mail has an account is not shown: the page would tell whoever made
+        # the invitation which addresses have accounts on other sites.
+        return InviteView(invite.email or "", invite.role, invite.site_id or "every site")
 
 
 def _sign_in_first(email: str) -> str:

@@ -10,6 +10,7 @@ import re
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,14 @@ def test_an_operator_without_password_cannot_be_claimed_by_another_sites_owner(
     with tenants.runtime.sessions() as session:
         carol = OperatorRepository(session).by_email("carol@acme.test")
         assert carol is not None and carol.password_hash is None
+    # The invitation `frontdesk operators add` prints for her (acme, her e-mail) works.
+    with transaction(tenants.runtime.sessions) as session:
+        _row, token = OperatorRepository(session).invite(
+            "acme", "agent", timedelta(days=1), "carol@acme.test"
+        )
+    own = post_new_account(tenants.client(), f"/console/invite/{token}", "carol@acme.test")
+    assert own.status_code == 303 and "fd_console" in own.cookies
+    assert roles_of(tenants, "carol@acme.test") == {"acme": "agent"}
 
 
 def test_a_signed_in_operator_accepts_and_gains_the_role(tenants: Console) -> None:

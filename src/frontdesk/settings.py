@@ -183,8 +183,13 @@ class Settings(BaseSettings):
     )
     metrics_token: str = Field(
         default="",
-        description="Bearer token required by GET /metrics; empty: /metrics is open (keep "
-        "it on a private network).",
+        description="Bearer token GET /metrics requires (`Authorization: Bearer <token>`); "
+        "empty: /metrics answers 403 unless FRONTDESK_METRICS_OPEN is true.",
+    )
+    metrics_open: bool = Field(
+        default=False,
+        description="Serve GET /metrics without a token when FRONTDESK_METRICS_TOKEN is "
+        "empty: only for a process that nothing but your private network reaches.",
     )
     public_url: str = Field(
         default="",

@@ -218,10 +218,19 @@ DOCS_CSP = (
 DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
 
 
+CONSOLE_STATIC = "/console/static/"
+
+
 def no_store_path(path: str) -> bool:
-    """Responses that may carry personal data (every `/v1/…` route: turns, session
-    history and exports, leads, handoffs, traces, admin) and the metrics."""
-    return path.startswith("/v1/") or path == "/metrics"
+    """Responses that may carry personal data: every `/v1/…` route (turns, session history
+    and exports, leads, handoffs, traces, admin), the metrics, and every console response
+    but its static files (pages, the live JSON and event streams, transcript exports)."""
+    console = path == "/console" or path.startswith("/console/")
+    return (
+        path.startswith("/v1/")
+        or path == "/metrics"
+        or (console and not path.startswith(CONSOLE_STATIC))
+    )
 
 
 class SecurityHeaders:
@@ -231,7 +240,8 @@ class SecurityHeaders:
     - on HTML: a `Content-Security-Policy` (a route may set its own, as the demo page does;
       otherwise a policy that loads nothing, or the docs pages' CDN policy) and
       `X-Frame-Options: DENY` (with CSP `frame-ancestors 'none'`): no page is framed;
-    - `Cache-Control: no-store` on `/v1/…` and `/metrics`, whatever the route set.
+    - `Cache-Control: no-store` on `/v1/…`, `/metrics` and `/console/…` (not its static
+      files), whatever the route set.
     """
 
     def __init__(self, app: ASGIApp) -> None:

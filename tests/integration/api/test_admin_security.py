@@ -2,6 +2,7 @@
 
 Each test names what the old code let through: unlimited wrong admin keys, one
 process-wide key only, no security headers, an open /metrics, the Host header in the page.
+/metrics is closed unless a token is set or the operator opts in.
 """
 
 from __future__ import annotations
@@ -231,8 +232,31 @@ def test_metrics_need_the_token_when_one_is_set(make_api: MakeApi) -> None:
     assert good.headers["cache-control"] == "no-store"
 
 
-def test_metrics_are_open_by_default(api: Api) -> None:
-    assert api.client.get("/metrics").status_code == 200
+def test_metrics_are_closed_by_default_and_say_how_to_open_them(api: Api) -> None:
+    # Must not: a stranger reading every site's name and traffic from a default install
+    # (the route answered 200 to anyone). Must survive: a message saying how to enable it.
+    asked = api.client.post("/v1/ask", json={"message": "hi"}, headers=acme_headers())
+    assert asked.status_code == 200
+    for headers in ({}, {"Authorization": "Bearer anything"}):
+        response = api.client.get("/metrics", headers=headers)
+        assert response.status_code == 403
+        error = response.json()["error"]
+        assert error["code"] == "metrics_disabled"
+        assert "FRONTDESK_METRICS_TOKEN" in error["message"]
+        assert "FRONTDESK_METRICS_OPEN=true" in error["message"]
+        assert "acme" not in response.text and "frontdesk_" not in response.text
+        assert response.headers["cache-control"] == "no-store"
+
+
+def test_metrics_are_served_without_a_token_only_when_the_operator_opts_in(
+    make_api: MakeApi,
+) -> None:
+    opened = make_api(settings_options={"metrics_open": True})
+    response = opened.client.get("/metrics")
+    assert response.status_code == 200 and "frontdesk_http_requests_total" in response.text
+    # A token, when one is set, is required whatever the opt-in says.
+    both = make_api(settings_options={"metrics_open": True, "metrics_token": "scrape-0123456789"})
+    assert both.client.get("/metrics").status_code == 401
 
 
 def test_the_admin_key_still_opens_every_site(api: Api) -> None:

@@ -43,6 +43,7 @@ def test_metrics_count_requests_turns_routes_blocks_and_handoffs(make_api: MakeA
     api = make_api(
         backend,
         rate_limits={"per_session_per_minute": 20, "per_ip_per_minute": 4, "per_site_per_day": 99},
+        settings_options={"metrics_open": True},
     )
     for _ in range(3):
         assert (
@@ -74,7 +75,8 @@ def test_metrics_count_requests_turns_routes_blocks_and_handoffs(make_api: MakeA
     assert metric(text, "frontdesk_blocks_total", reason="rate_limited") == 1
 
 
-def test_metrics_use_route_templates_not_raw_paths(api: Api) -> None:
+def test_metrics_use_route_templates_not_raw_paths(make_api: MakeApi) -> None:
+    api = make_api(settings_options={"metrics_open": True})
     session = uuid.uuid4()
     api.client.get(f"/v1/sessions/{session}", headers=demo_headers())
     text = api.client.get("/metrics").text

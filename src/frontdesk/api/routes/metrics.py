@@ -1,7 +1,9 @@
 """`GET /metrics`: Prometheus exposition of this process's counters and histograms.
 
-With `FRONTDESK_METRICS_TOKEN` set, the scraper must send `Authorization: Bearer <token>`;
-unset (the default), the route is open and belongs on a private network.
+It names every site and its traffic, so it is closed by default: with
+`FRONTDESK_METRICS_TOKEN` set the scraper sends `Authorization: Bearer <token>`; with no
+token it answers 403 unless `FRONTDESK_METRICS_OPEN=true` says this process is reached
+only from a private network.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ router = APIRouter(tags=["health"])
 _bearer = HTTPBearer(
     auto_error=False,
     scheme_name="MetricsToken",
-    description="FRONTDESK_METRICS_TOKEN, when it is set.",
+    description="FRONTDESK_METRICS_TOKEN.",
+)
+
+METRICS_DISABLED = (
+    "GET /metrics is off: set FRONTDESK_METRICS_TOKEN and send it as 'Authorization: "
+    "Bearer <token>', or set FRONTDESK_METRICS_OPEN=true to serve it without a token "
+    "on a listener only your private network reaches."
 )
 
 
@@ -31,9 +39,12 @@ def require_metrics_token(
     runtime: RuntimeDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
-    expected = runtime.settings.metrics_token
+    settings = runtime.settings
+    expected = settings.metrics_token
     if not expected:
-        return
+        if settings.metrics_open:
+            return
+        raise ApiError(403, "metrics_disabled", METRICS_DISABLED)
     given = credentials.credentials if credentials else ""
     if not hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8")):
         raise ApiError(
@@ -55,6 +66,11 @@ def require_metrics_token(
             "model": ErrorResponse,
             "description": "FRONTDESK_METRICS_TOKEN is set and "
             "the bearer token is missing or wrong.",
+        },
+        403: {
+            "model": ErrorResponse,
+            "description": "No FRONTDESK_METRICS_TOKEN and FRONTDESK_METRICS_OPEN is not "
+            "true: /metrics is off.",
         },
     },
 )

@@ -1,10 +1,17 @@
-"""A conversation as a JSON document or Markdown (pure: a `Transcript` in, text out)."""
+"""A conversation as a JSON document or Markdown (pure: a `Transcript` in, text out).
+
+The Markdown is meant to be opened in any viewer, so every text in it is escaped
+(`console.links`): a visitor's `<img onerror=…>`, `[link](javascript:…)` or a line that
+imitates a turn heading stays text, messages are block quotes, and only http(s) addresses
+become links.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
+from frontdesk.console.links import markdown_link, markdown_quote, markdown_text
 from frontdesk.store.inbox import Transcript, TranscriptTurn
 
 
@@ -94,33 +101,34 @@ def transcript_document(site_id: str, transcript: Transcript) -> dict[str, Any]:
 
 def transcript_markdown(site_id: str, transcript: Transcript) -> str:
     document = transcript_document(site_id, transcript)
+    text = markdown_text
     lines = [
-        f"# Conversation {document['session_id']}",
+        f"# Conversation {text(document['session_id'])}",
         "",
-        f"- Site: {site_id}",
-        f"- Started: {document['started_at']}",
-        f"- Language: {document['language'] or 'unknown'}",
+        f"- Site: {text(site_id)}",
+        f"- Started: {text(document['started_at'])}",
+        f"- Language: {text(document['language'] or 'unknown')}",
     ]
     visitor = document["visitor"]
     for label, values in (("Page", visitor["pages"]), ("Referrer", visitor["referrers"])):
-        lines += [f"- {label}: {value}" for value in values]
+        lines += [f"- {label}: {markdown_link(value)}" for value in values]
     if visitor["enrichment"]:
         known = ", ".join(f"{key} {value}" for key, value in visitor["enrichment"].items())
-        lines.append(f"- Enrichment: {known}")
+        lines.append(f"- Enrichment: {text(known)}")
     lines.append("")
     for turn in document["turns"]:
         labels = ", ".join(
             f"{name} {turn[name]}" for name in ("route", "routing", "intent") if turn[name]
         )
-        lines += [f"## Turn {turn['turn']}" + (f" ({labels})" if labels else ""), ""]
-        lines += [f"**Visitor:** {turn['visitor']}", "", f"**Assistant:** {turn['assistant']}", ""]
+        lines += [f"## Turn {turn['turn']}" + (f" ({text(labels)})" if labels else ""), ""]
+        lines += ["**Visitor:**", "", *markdown_quote(turn["visitor"]), ""]
+        lines += ["**Assistant:**", "", *markdown_quote(turn["assistant"]), ""]
         for citation in turn["citations"]:
             title = citation.get("title") or citation.get("doc_id") or "source"
-            url = citation.get("url")
-            shown = f"[{title}]({url})" if url else title
-            lines.append(f"- [{citation.get('index', '?')}] {shown}")
+            shown = markdown_link(citation.get("url"), title)
+            lines.append(f"- \\[{text(citation.get('index', '?'))}\\] {shown}")
         if turn["citations"]:
             lines.append("")
     for handoff in document["handoffs"]:
-        lines.append(f"Handoff ({handoff['reason']}): {handoff['status']}")
+        lines.append(text(f"Handoff ({handoff['reason']}): {handoff['status']}"))
     return "\n".join(lines).rstrip() + "\n"

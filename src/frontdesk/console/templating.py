@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from frontdesk.console.access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
+from frontdesk.console.links import link, mail_link
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -38,6 +39,11 @@ def _pretty_json(value: Any) -> str:
 
 templates.env.filters["when"] = _when
 templates.env.filters["pretty_json"] = _pretty_json
+# Every address the team did not write itself (a visitor's page and referrer, a document's
+# front-matter url, a lead's e-mail) is rendered through these: only http(s) (or a plain
+# e-mail address) becomes a link; `javascript:` and the like stay text.
+templates.env.filters["link"] = link
+templates.env.filters["mail_link"] = mail_link
 
 
 def render(

@@ -99,7 +99,7 @@ def test_exports_carry_every_turn_with_citations_and_trace(console_app: Console,
     assert {n.get("node") for n in turn["trace"]["nodes"]} >= {"first_token"}
     markdown = client.get(f"{base}/export.md").text
     assert markdown.startswith(f"# Conversation {session_id}")
-    assert "**Visitor:** How do I reset my password?" in markdown
+    assert "**Visitor:**\n\n> How do I reset my password?\n" in markdown
     assert "[Account security](https://example.test/security)" in markdown
     page = client.get(base).text
     assert "score 0.734" in page and "first_token" in page and "scripted:model" in page

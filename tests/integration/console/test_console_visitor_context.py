@@ -81,7 +81,7 @@ def test_page_referrer_and_enrichment_are_separate_fields(console_app: Console, 
     assert exported["turns"][0]["page"] == PAGE
     assert exported["turns"][0]["referrer"] == REFERRER
     markdown = client.get(f"/console/sites/demo/conversations/{session_id}/export.md").text
-    assert f"- Page: {PAGE}" in markdown and f"- Referrer: {REFERRER}" in markdown
+    assert f"- Page: <{PAGE}>" in markdown and f"- Referrer: <{REFERRER}>" in markdown
     assert "- Enrichment: company Northwind Traders, sector Logistics" in markdown
 
 

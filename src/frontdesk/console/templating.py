@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from frontdesk.console.access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
@@ -44,6 +45,10 @@ templates.env.filters["pretty_json"] = _pretty_json
 # e-mail address) becomes a link; `javascript:` and the like stay text.
 templates.env.filters["link"] = link
 templates.env.filters["mail_link"] = mail_link
+# Beside every value the visitor typed (a lead's name, e-mail, company, form answers).
+templates.env.globals["unverified"] = Markup(
+    '<span class="tag unverified" title="Typed by the visitor; not verified">unverified</span>'
+)
 
 
 def render(

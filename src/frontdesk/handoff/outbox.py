@@ -14,7 +14,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from frontdesk.guard.visitor_text import EMAIL_CHARS, clean_field, clean_fields
-from frontdesk.handoff.packets import handoff_packet, visitor_fields
+from frontdesk.handoff.packets import (
+    LEAD_UNVERIFIED_COLUMNS,
+    UNVERIFIED,
+    handoff_packet,
+    visitor_fields,
+)
 from frontdesk.leads.packet import ContextPacketGenerationError
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.models import Handoff, Lead
@@ -112,7 +117,7 @@ def record_lead_capture(
     form = clean_fields(form or {})
     # A visitor the site signed in (widget identity verification) is named on the lead.
     identity = WidgetSessionRepository(session).identity(site.id, session_id)
-    details: dict[str, Any] = {"form": form}
+    details: dict[str, Any] = {"form": form, UNVERIFIED: [*LEAD_UNVERIFIED_COLUMNS, "form"]}
     if identity is not None:
         details["identity"] = identity.as_dict()
     lead, created = LeadRepository(session).create_once(
@@ -143,6 +148,7 @@ def record_lead_capture(
             "form": form,
             "captured_at": datetime.now(UTC).isoformat(),
         },
+        UNVERIFIED: ["lead.email", "lead.form"],
     }
     outbox = OutboxRepository(session)
     for index, _ in enumerate(site.handoff.webhooks):

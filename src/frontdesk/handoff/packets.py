@@ -10,6 +10,11 @@ the last message, the evidence the summary quotes) is cleaned here, once, for ev
 channel: `visitor_fields` and form answers with `clean_field` (one line, no markup),
 every other string of the packet with `clean_text` (no control characters, bounded).
 Channels still escape for their own format (Slack mrkdwn, e-mail headers, JSON).
+
+It is also the visitor's word, not a fact: each JSON document names the paths that hold
+it under `unverified`, and the text renderings label it "unverified" and keep it out of
+the places that say what a message is (the e-mail subject, the Slack header) and out of
+the lines that look like the packet's own fields (multi-line text is quoted).
 """
 
 from __future__ import annotations
@@ -40,6 +45,28 @@ PROFILE_KEYS: Mapping[str, tuple[str, ...]] = {
     "company": ("company", "company_name"),
     "role": ("role", "job_title"),
 }
+
+
+UNVERIFIED = "unverified"
+"""The label every rendering puts on what the visitor typed (name, company, role,
+e-mail, form answers, messages and the summary that quotes them), and the key under
+which each JSON document lists the paths that hold it."""
+HANDOFF_UNVERIFIED: tuple[str, ...] = (
+    "packet.visitor",
+    "packet.conversation_summary",
+    "packet.conversation.signals_observed",
+    "form",
+    "last_message",
+)
+CRM_UNVERIFIED: tuple[str, ...] = (
+    "contact",
+    "notes.summary",
+    "notes.signals_observed",
+    "notes.last_message",
+    "notes.form",
+)
+LEAD_UNVERIFIED_COLUMNS: tuple[str, ...] = ("email", "name", "company")
+"""The `leads` columns that only ever hold what the visitor said."""
 
 
 def crm_lead_key(site_id: str, session_id: str) -> str:
@@ -122,6 +149,7 @@ def handoff_packet(
         "form": form,
         # The summary and the signal log quote the visitor's own words.
         "packet": clean_tree(packet.model_dump(mode="json")),
+        UNVERIFIED: list(HANDOFF_UNVERIFIED),
     }
 
 
@@ -149,19 +177,34 @@ def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
             "last_message": data.get("last_message", ""),
             "form": dict(data.get("form") or {}),
         },
+        UNVERIFIED: list(CRM_UNVERIFIED),
     }
 
 
 def email_subject(data: Mapping[str, Any]) -> str:
-    """Seed 004: "[HANDOFF FALLBACK] [lead_level] lead — [visitor_email or session_id]"."""
+    """Seed 004's "[HANDOFF FALLBACK] [lead_level] lead — …", naming the site and the
+    session rather than the visitor's e-mail: the subject says what the message is, so
+    nothing the visitor typed goes there."""
     packet = data["packet"]
-    who = packet["visitor"].get("email") or packet["session_id"]
+    site = data.get("site_name") or data.get("site_id")
+    where = f"{site} — " if site else ""
     # One line whatever the packet holds: a line break would end the header.
-    return clean_field(f"[HANDOFF FALLBACK] {packet['lead_level']} lead — {who}", 300)
+    return clean_field(
+        f"[HANDOFF FALLBACK] {packet['lead_level']} lead — {where}session {packet['session_id']}",
+        300,
+    )
+
+
+def quoted(text: object) -> list[str]:
+    """`text` as e-mail quoting: every line starts with `> `, so a visitor's line can
+    never start a line of its own that looks like one of the packet's fields."""
+    return [f"> {line}".rstrip() for line in str(text or "").split("\n")]
 
 
 def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
-    """The full context packet as plain text, with what failed and why."""
+    """The full context packet as plain text, with what failed and why. Our own fields
+    come first, one per line; what the visitor typed is labelled unverified, and the
+    multi-line parts (the summary quotes the visitor, the last message) are quoted."""
     packet = data["packet"]
     visitor = packet["visitor"]
     qualification = packet["qualification"]
@@ -173,14 +216,6 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
         f"Triggered at: {packet['triggered_at']}",
         f"Business hours: {'yes' if data.get('business_hours', True) else 'no (outside hours)'}",
         f"Follow up by: {data.get('follow_up_due', '')}",
-        "",
-        f"Email: {visitor.get('email') or 'Not captured'}",
-        f"Name: {visitor.get('name') or 'Unknown'}",
-        f"Company: {visitor.get('company') or 'Unknown'}",
-        f"Role: {visitor.get('role') or 'Unknown'}",
-        "",
-        f"Summary: {packet['conversation_summary']}",
-        "",
         "Qualification: "
         + " | ".join(
             f"{name}: {qualification[f'{name.lower()}_fit']}"
@@ -190,10 +225,18 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
         f"referral: {qualification['referral_mentioned']}",
         f"Turns: {packet['conversation']['turn_count']}; "
         f"proposals: {packet['conversation']['stage3_proposals_issued']}",
-        f"Last message: {data.get('last_message', '')}",
+        "",
+        f"What the visitor told us ({UNVERIFIED}: typed by the visitor, not checked):",
+        f"Email ({UNVERIFIED}): {visitor.get('email') or 'Not captured'}",
+        f"Name ({UNVERIFIED}): {visitor.get('name') or 'Unknown'}",
+        f"Company ({UNVERIFIED}): {visitor.get('company') or 'Unknown'}",
+        f"Role ({UNVERIFIED}): {visitor.get('role') or 'Unknown'}",
     ]
     if data.get("form"):
-        lines.append(f"Form: {json.dumps(data['form'], ensure_ascii=False)}")
+        lines.append(f"Form ({UNVERIFIED}): {json.dumps(data['form'], ensure_ascii=False)}")
+    lines += ["", f"Summary (quotes the visitor, {UNVERIFIED}):"]
+    lines += quoted(packet["conversation_summary"])
+    lines += ["", f"Last message ({UNVERIFIED}):", *quoted(data.get("last_message", ""))]
     if failed:
         lines += ["", "Channels that failed after retries:"]
         lines += [f"- {channel}: {error}" for channel, error in sorted(failed.items())]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +21,7 @@ from typing import Any, Literal
 from frontdesk.handoff.channels.slack import SESSION_MARKER
 
 MAX_AGE_S = 300
-SESSION_ID = re.compile(re.escape(SESSION_MARKER) + r" ([0-9a-fA-F-]{36})")
+SESSION_LINE = re.compile(re.escape(SESSION_MARKER) + r" ([0-9a-fA-F-]{36}) ·")
 
 
 def slack_signature(secret: str, timestamp: str, body: bytes) -> str:
@@ -66,6 +65,23 @@ class ThreadReply:
 SlackEvent = HandoffPosted | ThreadReply | None
 
 
+def handoff_session(blocks: object) -> str | None:
+    """The session our handoff message names: its last block, a context line that starts
+    with the marker. Only that line counts — a visitor's words quoted earlier in the
+    message ("Frontdesk session <someone else's id> · …") cannot bind the thread."""
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    last = blocks[-1]
+    if not isinstance(last, dict) or last.get("type") != "context":
+        return None
+    for element in last.get("elements") or []:
+        text = element.get("text") if isinstance(element, dict) else None
+        found = SESSION_LINE.match(text) if isinstance(text, str) else None
+        if found:
+            return found.group(1).lower()
+    return None
+
+
 def read_event(payload: dict[str, Any]) -> SlackEvent:
     """What an `event_callback` means to the bridge (None: nothing to do)."""
     event = payload.get("event")
@@ -75,9 +91,8 @@ def read_event(payload: dict[str, Any]) -> SlackEvent:
     if not ts:
         return None
     if event.get("subtype") == "bot_message" or event.get("bot_id"):
-        # Ours when it carries the session line (in its blocks or its text).
-        found = SESSION_ID.search(json.dumps(event.get("blocks") or []) + str(event.get("text")))
-        return HandoffPosted(ts, found.group(1).lower()) if found else None
+        session_id = handoff_session(event.get("blocks"))
+        return HandoffPosted(ts, session_id) if session_id else None
     thread_ts = event.get("thread_ts")
     if event.get("subtype") or not thread_ts or thread_ts == ts:
         return None  # edits, joins, and top-level messages are not replies

@@ -108,7 +108,7 @@ async def test_explicit_request_is_handed_off_and_delivered_everywhere(
     assert (lead.reason, lead.capture_context) == ("explicit_request", "handoff")
     (slack,) = http.received_on("/slack")
     header = slack.json()["text"]
-    assert header in ("❄️ cold Lead — Unknown", "📬 Lead captured (outside hours) — Unknown")
+    assert header in ("❄️ cold Lead — Tessellate", "📬 Lead captured (outside hours) — Tessellate")
     assert header.startswith("❄️") == handoff.business_hours
     (hook,) = http.received_on("/hook")
     assert hook.json()["data"]["session_id"] == session
@@ -150,8 +150,8 @@ async def test_hot_lead_is_handed_off_with_its_qualification(
     assert lead.details["handoffs"] == [first.id, second.id]
     slack, _ = http.received_on("/slack")
     assert slack.json()["text"] in (
-        "🔥 hot Lead — Unknown",
-        "📬 Lead captured (outside hours) — Unknown",
+        "🔥 hot Lead — Tessellate",
+        "📬 Lead captured (outside hours) — Tessellate",
     )
 
 

@@ -1,5 +1,6 @@
 """Issue #24 finding 2: a visitor's words never become Slack markup, and Block Kit limits
-hold however long the conversation was.
+hold however long the conversation was. The visitor's words travel in `plain_text`
+objects (Slack never parses them); every `mrkdwn` text is ours, escaped.
 
 A real dispatcher delivers to a real loopback HTTP receiver standing in for Slack's
 incoming webhook; what the receiver got is what the sales channel would render.
@@ -80,9 +81,9 @@ def quoting(evidence: str, **profile: str) -> dict[str, Any]:
 
 
 async def test_mentions_and_links_arrive_as_literal_text(acme: Runtime, http: HttpReceiver) -> None:
-    # Must survive: the visitor's words, readable (`&lt;@U024BE7LH&gt;` renders as
-    # `<@U024BE7LH>`), and the handoff delivered. Must not: a mention, @channel or a
-    # disguised link in the sales channel.
+    # Must survive: the visitor's words, readable as typed (a `plain_text` object is
+    # shown as written), and the handoff delivered. Must not: a mention, @channel or a
+    # disguised link in the sales channel (markup in a `mrkdwn` text).
     await deliver(acme, quoting(INJECTED, role="Ops & Finance <lead>"), INJECTED)
     (slack,) = http.received_on("/slack")
     message = slack.json()
@@ -91,13 +92,11 @@ async def test_mentions_and_links_arrive_as_literal_text(acme: Runtime, http: Ht
         if kind == "mrkdwn":
             assert not SLACK_MARKUP.search(text), text
             assert "&" not in text.replace("&amp;", "").replace("&lt;", "").replace("&gt;", "")
-    summary = message["blocks"][2]["text"]["text"]
-    assert (
-        "&lt;@U024BE7LH&gt; &lt;http://evil.example/login|re-verify Slack login&gt; "
-        "&lt;!channel&gt; &amp; co" in summary
-    )
-    role = message["blocks"][1]["fields"][1]["text"]
-    assert role == "*Role:*\nOps &amp; Finance"  # the one-line field also lost its tag
+    summary = message["blocks"][3]["text"]
+    assert summary["type"] == "plain_text" and INJECTED in summary["text"]
+    role = message["blocks"][2]["fields"][3]
+    assert role == {"type": "plain_text", "text": "Role: Ops & Finance", "emoji": False}
+    assert [kind for kind, text in rendered if "evil.example" in text] == ["plain_text"]
 
 
 async def test_block_kit_limits_are_enforced_with_an_ellipsis(
@@ -107,17 +106,21 @@ async def test_block_kit_limits_are_enforced_with_an_ellipsis(
     # text over 3,000 characters or a header over 150), with the start of the visitor's
     # words. Must not: a text over its limit, or an entity cut in half.
     long_words = "&<>" * 2000  # 6,000 characters, 18,000 once escaped
-    company = "C&" * 150  # a 200-character company (cut by the packet), 300+ in the header
+    company = "C&" * 150  # a 200-character company once the packet cuts it
     await deliver(acme, quoting(long_words, company_name=company), long_words)
     (slack,) = http.received_on("/slack")
     message = slack.json()
     assert len(message["blocks"]) <= 50
     header = message["blocks"][0]["text"]["text"]
-    assert len(header) <= 150 and header.endswith("…")
+    assert header == "🔥 hot Lead — Acme"  # the visitor's company is not the header
     for kind, text in texts(message):
         assert len(text) <= 3000, (kind, len(text))
-    summary = message["blocks"][2]["text"]["text"]
+        if kind == "mrkdwn":  # escaped text: never an entity cut in half
+            assert re.search(r"&[a-z]{0,3}…$", text) is None
+    summary = message["blocks"][3]["text"]["text"]
     assert summary.endswith("…") and len(summary) > 2900
-    assert re.search(r"&[a-z]{0,3}…$", summary) is None  # no half entity before the ellipsis
-    for field in message["blocks"][1]["fields"]:
-        assert len(field["text"]) <= 2000
+    for block in message["blocks"][1:3]:
+        for field in block["fields"]:
+            assert len(field["text"]) <= 2000
+    company = message["blocks"][2]["fields"][2]["text"]
+    assert company.startswith("Company: C&C&") and len(company) <= 2000

@@ -209,9 +209,9 @@ async def test_visitor_strings_reach_every_channel_clean(
     assert "invoices gnp.exe" in packet["conversation_summary"]
 
     (mail,) = smtp.mails
-    assert mail.subject == "[HANDOFF FALLBACK] hot lead — ana@northwind.io Bcc: victim@example.com"
+    assert mail.subject == "[HANDOFF FALLBACK] hot lead — Acme — session sess-evil"
     assert mail.message["Bcc"] is None and mail.recipients == ("sales@acme.test",)
-    assert "Company: Evil Corp\n" in mail.body
+    assert "Company (unverified): Evil Corp\n" in mail.body
     body_packet = json.loads(mail.body.split("Context packet (JSON):\n", 1)[1])
     assert body_packet["visitor"]["company"] == "Evil Corp"
     assert handoff.id

@@ -118,34 +118,43 @@ def test_unknown_profile_values_are_not_reported() -> None:
 
 @pytest.mark.parametrize(("level", "emoji"), [("hot", "🔥"), ("warm", "🌡️"), ("cold", "❄️")])
 def test_slack_header_carries_the_level_emoji_in_hours(level: str, emoji: str) -> None:
-    header = slack_header(data(level)["packet"], business_hours=True)
-    assert header == f"{emoji} {level} Lead — Northwind"
+    header = slack_header(data(level), business_hours=True)
+    assert header == f"{emoji} {level} Lead — Acme"  # the site, never the visitor's company
 
 
-def test_slack_header_outside_hours_and_unknown_company() -> None:
-    packet = data(business_hours=False, company=None)["packet"]
-    assert slack_header(packet, business_hours=False) == (
-        "📬 Lead captured (outside hours) — Unknown"
+def test_slack_header_outside_hours() -> None:
+    assert slack_header(data(business_hours=False), business_hours=False) == (
+        "📬 Lead captured (outside hours) — Acme"
     )
 
 
 def test_block_kit_layout_follows_the_seed() -> None:
     message = slack_message(data(), "https://crm.example/leads/42")
     blocks = message["blocks"]
-    assert [b["type"] for b in blocks] == ["header", "section", "section", "section", "actions"]
-    fields = [f["text"] for f in blocks[1]["fields"]]
-    assert fields == [
-        "*Email:*\nana@northwind.io",
-        "*Role:*\nHead of Ops",
-        "*Trigger:*\nhot_lead",
-        "*Turns:*\n4",
+    assert [b["type"] for b in blocks] == [
+        "header",
+        "section",
+        "section",
+        "section",
+        "section",
+        "actions",
     ]
-    assert blocks[2]["text"]["text"].startswith("*Summary:*\n")
-    assert blocks[3]["text"]["text"] == (
+    assert [f["text"] for f in blocks[1]["fields"]] == ["*Trigger:*\nhot_lead", "*Turns:*\n4"]
+    visitor = blocks[2]
+    assert visitor["text"]["text"] == "*What the visitor told us* (unverified, not checked)"
+    assert [(f["type"], f["text"]) for f in visitor["fields"]] == [
+        ("plain_text", "Email: ana@northwind.io"),
+        ("plain_text", "Name: Unknown"),
+        ("plain_text", "Company: Northwind"),
+        ("plain_text", "Role: Head of Ops"),
+    ]
+    assert blocks[3]["text"]["type"] == "plain_text"
+    assert blocks[3]["text"]["text"].startswith("Summary (quotes the visitor, unverified):\n")
+    assert blocks[4]["text"]["text"] == (
         "*Qualification:* Problem: confirmed | Authority: confirmed | "
         "Company: partially_confirmed | Timing: not_detected"
     )
-    button = blocks[4]["elements"][0]
+    button = blocks[5]["elements"][0]
     assert button["text"]["text"] == "View CRM Record"
     assert button["url"] == "https://crm.example/leads/42"
     assert message["text"] == blocks[0]["text"]["text"]  # notification fallback text
@@ -173,7 +182,8 @@ def test_block_kit_without_crm_record_has_no_button() -> None:
 
 def test_crm_payload_is_the_seed_schema() -> None:
     payload = crm_lead_payload(data())
-    assert set(payload) == {"contact", "lead", "qualification", "notes"}
+    assert set(payload) == {"contact", "lead", "qualification", "notes", "unverified"}
+    assert "contact" in payload["unverified"] and "notes.last_message" in payload["unverified"]
     assert payload["lead"]["source"] == "website-chat"
     assert payload["lead"]["handoff_reason"] == "hot_lead"
     assert payload["contact"]["email"] == "ana@northwind.io"
@@ -222,7 +232,7 @@ def test_lead_capture_webhook_names_its_event() -> None:
 
 def test_fallback_email_subject_body_and_stable_id() -> None:
     payload = {**data(), "failed_channels": {"slack": "HTTP 500"}}
-    assert email_subject(payload) == "[HANDOFF FALLBACK] hot lead — ana@northwind.io"
+    assert email_subject(payload) == "[HANDOFF FALLBACK] hot lead — Acme — session sess-1"
     body = email_body(payload, payload["failed_channels"])
     assert "- slack: HTTP 500" in body and '"conversation_summary"' in body
     message = fallback_message(delivery(payload, "email"), "bot@acme.io", "sales@acme.io")

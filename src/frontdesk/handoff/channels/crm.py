@@ -15,7 +15,12 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import crm_lead_key, crm_lead_payload
+from frontdesk.handoff.packets import (
+    LEAD_UNVERIFIED_COLUMNS,
+    UNVERIFIED,
+    crm_lead_key,
+    crm_lead_payload,
+)
 from frontdesk.store.db import transaction
 from frontdesk.store.repositories import LeadRepository
 
@@ -37,10 +42,13 @@ class CrmChannel:
         data = delivery.payload
         packet = data["packet"]
         visitor: dict[str, Any] = packet["visitor"]
+        payload = crm_lead_payload(data)
         details = {
-            **crm_lead_payload(data),
+            **payload,
             "handoff_id": delivery.handoff_id,
             "handoffs": [delivery.handoff_id],
+            # The row's contact columns and these details paths are the visitor's word.
+            UNVERIFIED: [*LEAD_UNVERIFIED_COLUMNS, *payload[UNVERIFIED]],
         }
         with transaction(self.sessions) as session:
             lead, created = LeadRepository(session).create_once(

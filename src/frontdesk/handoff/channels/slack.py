@@ -1,19 +1,21 @@
 """Slack channel: an incoming-webhook POST of a Block Kit message (seed 004 "Slack Delivery").
 
 Confirmed by HTTP 200. The header carries the lead level's emoji (🔥 hot, 🌡️ warm,
-❄️ cold), or 📬 "Lead captured (outside hours)" when the team is offline. The "View CRM
-Record" button appears only when the CRM record exists and the site has a
-`handoff.crm_record_url`; incoming webhooks cannot edit a sent message, so a Slack
+❄️ cold), or 📬 "Lead captured (outside hours)" when the team is offline, and the site's
+name. The "View CRM Record" button appears only when the CRM record exists and the site
+has a `handoff.crm_record_url`; incoming webhooks cannot edit a sent message, so a Slack
 delivery that runs before the CRM one goes out without the button.
 
-Visitor-derived text never becomes Slack markup: every value in a `mrkdwn` text (and the
-notification `text`, which Slack parses too) is escaped the way Slack asks — `&`, `<`,
-`>` as `&amp;`, `&lt;`, `&gt;` — so `<!channel>`, `<@U024BE7LH>` or
-`<http://evil|re-verify your login>` arrive as literal text, not as a mention or a
-disguised link. `plain_text` objects (the header) are not parsed for markup and are
-sent as they are. Block Kit's limits are enforced by cutting with an ellipsis: 3000
-characters per section text or context element, 2000 per section field, 150 for the
-header, at most 50 blocks.
+What the visitor typed is the visitor's word, and it never becomes Slack markup:
+- it is never in the header or the notification `text` (the seed put the visitor's
+  company there: "Lead — Globex @here *URGENT*" read as our own alert);
+- it travels only in `plain_text` objects, which Slack shows as written — no bold, no
+  mention, no link, no emoji code — under a label saying it is unverified (Slack's
+  `mrkdwn` has no escape for `*`, `_` or `~`, so escaping could not make it inert);
+- every `mrkdwn` text is ours, and the values in it are escaped the way Slack asks
+  (`&`, `<`, `>` as `&amp;`, `&lt;`, `&gt;`).
+Block Kit's limits are enforced by cutting with an ellipsis: 3000 characters per section
+text or context element, 2000 per section field, 150 for the header, at most 50 blocks.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 
 import httpx
 
-from frontdesk.guard.visitor_text import ELLIPSIS
+from frontdesk.guard.visitor_text import ELLIPSIS, shorten
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
+from frontdesk.handoff.packets import UNVERIFIED
 
 HEADER_CHARS = 150
 SECTION_CHARS = 3000  # a section's text, a context element, the notification text
@@ -55,13 +58,21 @@ def mrkdwn(label: str, value: object, limit: int = SECTION_CHARS) -> dict[str, s
     return {"type": "mrkdwn", "text": fit(f"{label}{escape(value)}", limit)}
 
 
-def slack_header(packet: Mapping[str, Any], business_hours: bool) -> str:
-    company = packet["visitor"].get("company") or "Unknown"
+def visitor_text(label: str, value: object, limit: int = FIELD_CHARS) -> dict[str, Any]:
+    """A `plain_text` object: what the visitor typed, shown as written (never parsed)."""
+    return {"type": "plain_text", "text": shorten(f"{label}{value}", limit), "emoji": False}
+
+
+def slack_header(data: Mapping[str, Any], business_hours: bool) -> str:
+    """The seed's "[EMOJI] [lead_level] Lead — …" with the site's name where the seed put
+    the visitor's company: the header is read as what the message is, so it holds only
+    our own facts."""
+    site = str(data.get("site_name") or data.get("site_id") or "")
+    where = f" — {site}" if site else ""
     if not business_hours:
-        return f"{OUTSIDE_HOURS_EMOJI} Lead captured (outside hours) — {company}"
-    level = str(packet["lead_level"])
-    # The seed's literal template: "[EMOJI] [lead_level] Lead — [visitor_company or Unknown]".
-    return f"{LEVEL_EMOJI.get(level, '')} {level} Lead — {company}".strip()
+        return f"{OUTSIDE_HOURS_EMOJI} Lead captured (outside hours){where}"
+    level = str(data["packet"]["lead_level"])
+    return f"{LEVEL_EMOJI.get(level, '')} {level} Lead{where}".strip()
 
 
 SESSION_MARKER = "Frontdesk session"
@@ -90,7 +101,7 @@ def slack_message(
     visitor = packet["visitor"]
     qualification = packet["qualification"]
     business_hours = bool(data.get("business_hours", True))
-    header = slack_header(packet, business_hours)
+    header = slack_header(data, business_hours)
     blocks: list[dict[str, Any]] = [
         {
             "type": "header",
@@ -99,13 +110,28 @@ def slack_message(
         {
             "type": "section",
             "fields": [
-                mrkdwn("*Email:*\n", visitor.get("email") or "Not captured", FIELD_CHARS),
-                mrkdwn("*Role:*\n", visitor.get("role") or "Unknown", FIELD_CHARS),
                 mrkdwn("*Trigger:*\n", packet["handoff_reason"], FIELD_CHARS),
                 mrkdwn("*Turns:*\n", packet["conversation"]["turn_count"], FIELD_CHARS),
             ],
         },
-        {"type": "section", "text": mrkdwn("*Summary:*\n", packet["conversation_summary"])},
+        {
+            "type": "section",
+            "text": mrkdwn(f"*What the visitor told us* ({UNVERIFIED}, not checked)", ""),
+            "fields": [
+                visitor_text("Email: ", visitor.get("email") or "Not captured"),
+                visitor_text("Name: ", visitor.get("name") or "Unknown"),
+                visitor_text("Company: ", visitor.get("company") or "Unknown"),
+                visitor_text("Role: ", visitor.get("role") or "Unknown"),
+            ],
+        },
+        {
+            "type": "section",
+            "text": visitor_text(
+                f"Summary (quotes the visitor, {UNVERIFIED}):\n",
+                packet["conversation_summary"],
+                SECTION_CHARS,
+            ),
+        },
         {
             "type": "section",
             "text": mrkdwn(

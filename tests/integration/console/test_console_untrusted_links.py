@@ -137,6 +137,13 @@ def test_visitor_and_document_addresses_are_never_script_links(
     assert f"- Page: <{REAL_PAGE}>" in markdown
     assert "\n## Turn 9" not in markdown  # the visitor's line cannot pass for a turn
     assert "- \\[1\\] Refund policy" in markdown
+    # Rendered by a CommonMark renderer that lets raw HTML through (as many viewers do).
+    markdown_it = pytest.importorskip("markdown_it")
+    renderer = markdown_it.MarkdownIt("commonmark", {"html": True}).enable(["table"])
+    rendered = renderer.render(markdown)
+    assert "<img" not in rendered and "onerror=alert(1)" in rendered  # shown as text
+    assert_only_safe_links(rendered, "rendered export")
+    assert rendered.count("<h2>") == 2  # the two real turns, not the visitor's "## Turn 9"
 
     exported = owner.get(f"{base}/conversations/{session_id}/export.json")
     assert exported.headers["content-type"].startswith("application/json")

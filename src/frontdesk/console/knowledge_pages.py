@@ -59,6 +59,7 @@ async def _page(
         "knowledge.html",
         {
             "documents": sorted(documents, key=lambda d: d.title.lower()),
+            "withheld": withheld_rows(documents),
             "sources": file_sources(site),
             "web": web,
             "threshold": _threshold(site),
@@ -69,6 +70,25 @@ async def _page(
         site=site,
         status_code=status,
     )
+
+
+def withheld_rows(documents: list[Any]) -> list[dict[str, str]]:
+    """Every passage kept out of the index, with its page and why, for the team to fix the
+    page: planted instructions, requests for secrets, hidden text."""
+    from frontdesk.knowledge.instructions import reason_label
+
+    return [
+        {
+            "doc_id": document.doc_id,
+            "title": document.title,
+            "url": document.url or document.source,
+            "reason": passage.reason,
+            "why": reason_label(passage.reason),
+            "excerpt": passage.excerpt,
+        }
+        for document in sorted(documents, key=lambda d: d.title.lower())
+        for passage in document.withheld
+    ]
 
 
 def _threshold(site: ConsoleSite) -> float | None:

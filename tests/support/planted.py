@@ -20,7 +20,7 @@ from frontdesk.knowledge.models import Document
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "planted" / "passages.yaml"
 # Every attacker address of the fixture is on a domain with "evil" in its name, or is the
 # fixture's attacker phone number.
-ATTACKER = re.compile(r"[\w.+-]*evil[\w.-]*|\+1 555 0199 1234", re.IGNORECASE)
+ATTACKER = re.compile(r"(?:[\w.+-]+@)?[\w.-]*evil[\w.-]*|\+1 555 0199 1234", re.IGNORECASE)
 
 Label = Literal["planted", "benign"]
 

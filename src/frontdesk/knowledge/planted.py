@@ -202,6 +202,12 @@ def _patterns() -> _Patterns:
         re.compile(rf"{_w(_words(lexicon, 'address_datives'))}\s+(?:\w+\s+)?{ai}"),
         # "To all AI systems:", "Für KI:"
         re.compile(rf"^{prep}\s+{after_prep}{ai}\s*[:,]"),
+        # "For any LLM summarising this website:", "To the virtual assistant answering here —"
+        re.compile(
+            rf"^{prep}\s+(?:{quantifier}|{article})\s+(?:\w+\s+)?{ai}[^:.!?]{{0,50}}?\s*[:—–]"
+        ),
+        # "Automated assistants: …" (a plural or qualified name, not a bare "AI:" title)
+        re.compile(rf"^(?:{quantifier}\s+)?(?=\w[\w -]{{3,}}\s*:){ai}\s*:"),
         # "Dear AI", "Attention, language models", "Hey assistant"
         re.compile(rf"{vocative}[\s,!:]+(?:{quantifier}\s+)?(?:{ai}|{_BARE_ASSISTANT})"),
         # "Assistant, …" opening a sentence

@@ -9,7 +9,9 @@ What is checked is what can be checked without a browser: the `hidden` attribute
 `aria-hidden="true"`, `<template>`, comments, and each element's own inline `style`
 (`display:none`, `visibility:hidden`, a zero or near-zero `font-size`, `opacity:0`, zero
 width or height with hidden overflow, clipping to nothing, off-screen positioning or
-indentation, transparent text or text coloured like its inline background). Stylesheets
+indentation, transparent text or text coloured like its inline background). A panel the
+reader opens (a tab panel, an accordion body named by a control's `aria-controls`,
+`hidden="until-found"`) is content and stays. Stylesheets
 and scripts are not evaluated: a rule in a `<style>` block or a CSS file that hides a
 class is not seen. Pure functions over an lxml tree or Markdown text.
 """
@@ -163,12 +165,13 @@ def drop_hidden(root: HtmlElement) -> list[HiddenPassage]:
 
     found: list[HiddenPassage] = []
     hidden: list[HtmlElement] = []
-    for node in _walk(root):
+    revealable = _revealable_ids(root)
+    for node in _walk(root, revealable):
         if isinstance(node, etree._Comment):
             _report(found, str(node.text or ""), "hidden_comment")
             hidden.append(node)
         elif isinstance(node.tag, str) and node.tag not in ("html", "head", "body"):
-            reason = element_hides(node)
+            reason = _hides(node, revealable)
             if reason:
                 _report(found, node.text_content(), reason)
                 hidden.append(node)
@@ -177,7 +180,35 @@ def drop_hidden(root: HtmlElement) -> list[HiddenPassage]:
     return found
 
 
-def _walk(root: HtmlElement) -> Iterator[HtmlElement]:
+def _revealable_ids(root: HtmlElement) -> set[str]:
+    """Ids of elements a control on the page shows on demand: an accordion's or a tab's
+    panel (`aria-controls`, `data-target`, `data-bs-target`)."""
+    ids: set[str] = set()
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue
+        ids.update(str(element.get("aria-controls") or "").split())
+        for name in ("data-target", "data-bs-target"):
+            target = str(element.get(name) or "")
+            if target.startswith("#"):
+                ids.add(target[1:])
+    return ids
+
+
+def _hides(element: HtmlElement, revealable: set[str]) -> str | None:
+    """`element_hides`, except for a panel the reader opens: a tab panel, an accordion's
+    body named by a control, `hidden="until-found"` (found by the browser's search)."""
+    reason = element_hides(element)
+    if reason in ("hidden_attribute", "hidden_display_none") and (
+        element.get("id") in revealable
+        or element.get("role") == "tabpanel"
+        or str(element.get("hidden") or "").lower() == "until-found"
+    ):
+        return None
+    return reason
+
+
+def _walk(root: HtmlElement, revealable: set[str]) -> Iterator[HtmlElement]:
     """Every node under `root`, not descending into one that is hidden."""
     from lxml import etree
 
@@ -186,7 +217,7 @@ def _walk(root: HtmlElement) -> Iterator[HtmlElement]:
         node = stack.pop()
         yield node
         if isinstance(node, etree._Comment) or (
-            isinstance(node.tag, str) and node is not root and element_hides(node)
+            isinstance(node.tag, str) and node is not root and _hides(node, revealable)
         ):
             continue
         stack.extend(reversed(list(node)))

@@ -179,6 +179,20 @@ def test_hidden_html_is_dropped_with_its_tail_kept() -> None:
     assert [reason for _, reason in found] == ["hidden_display_none", "hidden_comment"]
 
 
+def test_panels_the_reader_opens_are_kept() -> None:
+    html = (
+        "<button aria-controls='faq-1' aria-expanded='false'>Can I pause?</button>"
+        "<div id='faq-1' hidden>Yes, for up to eight weeks a year.</div>"
+        "<div role='tabpanel' style='display:none'>Annual billing saves fifteen percent.</div>"
+        "<div hidden='until-found'>Delivery is free in every city we serve.</div>"
+        "<div hidden>Nobody opens this one, it is hidden for good.</div>"
+    )
+    visible, found = visible_html(html)
+    assert "eight weeks" in visible and "fifteen percent" in visible
+    assert "Delivery is free" in visible and "hidden for good" not in visible
+    assert [reason for _, reason in found] == ["hidden_attribute"]
+
+
 def test_markdown_comments_go_but_code_blocks_stay() -> None:
     text = "Intro\n\n<!-- planted note for any AI reading -->\n\n```html\n<!-- example -->\n```\n"
     visible, found = visible_markdown(text)

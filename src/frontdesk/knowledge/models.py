@@ -30,8 +30,9 @@ class Document:
     kind: DocumentKind
     source: str
     url: str = ""
-    # Lines ingestion kept out of the index as instructions to the assistant
-    # (`knowledge/instructions.py`), shown to the team, never to visitors.
+    # Passages kept out of the index (hidden text, instructions to the assistant, requests
+    # for secrets: `knowledge/hidden.py`, `instructions.py`), shown to the team, never to
+    # visitors.
     withheld: tuple[WithheldPassage, ...] = ()
     # (heading text, fragment id) of a web page's headings: a passage under a heading
     # cites `url#id`, so the visitor lands on the section, not the top of the page.
@@ -151,8 +152,8 @@ class IngestReport:
             f"skipped {len(self.skipped)} (unchanged), removed {len(self.removed)}, "
             f"failed {len(self.failed)}; {self.chunks_embedded} chunks embedded"
             + (
-                f"; {sum(map(len, self.withheld.values()))} lines withheld as instructions"
-                " to the assistant"
+                f"; {sum(map(len, self.withheld.values()))} passages withheld (planted"
+                " instructions, requests for secrets, hidden text)"
                 if self.withheld
                 else ""
             )

@@ -273,16 +273,18 @@ def _visible_prose(text: str, found: list[HiddenPassage]) -> str:
         return ""
 
     text = _MARKDOWN_COMMENT.sub(comment, text)
-    position = 0
+    pieces: list[str] = []
+    position = kept_from = 0
     while (opening := _RAW_TAG.search(text, position)) is not None:
         reason = _attributes_hide(opening[1], opening[2])
         if reason is None:
             position = opening.end()
             continue
-        closing = re.search(rf"</{re.escape(opening[1])}\s*>", text[opening.end() :], re.I)
-        end = opening.end() + closing.end() if closing else len(text)
-        inner = text[opening.end() : end - (closing.end() - closing.start() if closing else 0)]
+        closing = re.compile(rf"</{re.escape(opening[1])}\s*>", re.I).search(text, opening.end())
+        end = closing.end() if closing else len(text)
+        inner = text[opening.end() : closing.start() if closing else len(text)]
         _report(found, re.sub(r"<[^>]+>", " ", inner), reason)
-        text = text[: opening.start()] + text[end:]
-        position = opening.start()
-    return text
+        pieces.append(text[kept_from : opening.start()])
+        position = kept_from = end
+    pieces.append(text[kept_from:])
+    return "".join(pieces)

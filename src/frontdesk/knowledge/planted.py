@@ -36,15 +36,17 @@ ADDRESSED_TO_ASSISTANT = "addressed_to_assistant"
 SECRET_REQUEST = "secret_request"
 
 _EMAIL = re.compile(
-    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-    r"|[\w.+-]+\s*[\[(]\s*at\s*[\])]\s*[\w-]+(?:\s*(?:[\[(]\s*dot\s*[\])]|\.)\s*[\w-]+)+",
+    r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+"
+    r"|[\w.+-]{1,64}\s*[\[(]\s*at\s*[\])]\s*[\w-]{1,63}"
+    r"(?:\s*(?:[\[(]\s*dot\s*[\])]|\.)\s*[\w-]{1,63})+",
     re.IGNORECASE,
 )
 _URL = re.compile(
-    r"(?:https?://|www\.)[^\s<>\"')\]]+|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/[^\s<>\"')\]]*",
+    r"(?:https?://|www\.)[^\s<>\"')\]]+"
+    r"|\b[\w-]{1,63}(?:\.[\w-]{1,63}){0,8}\.[a-z]{2,24}/[^\s<>\"')\]]*",
     re.IGNORECASE,
 )
-_PHONE = re.compile(r"\+\d[\d\s().-]{6,}\d|\(?\b\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
+_PHONE = re.compile(r"\+\d[\d\s().-]{6,20}\d|\(?\b\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
 _TARGETS = (_EMAIL, _URL, _PHONE)
 _SPELLED_AT = re.compile(r"[\[(]\s*at\s*[\])]", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")

@@ -69,6 +69,26 @@ class LocalWaiters:
         return sum(len(waiters) for waiters in self._by_channel.values())
 
 
+class OutageLog:
+    """One warning when a bus connection is lost and one line when it is back, however
+    often a reconnect or a publish fails in between (a retry every second would
+    otherwise log every second of an outage)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.down = False
+
+    def lost(self, exc: BaseException) -> None:
+        if not self.down:
+            self.down = True
+            log.warning("live bus: %s lost (%s); retrying every %g s", self.what, exc, RETRY_S)
+
+    def recovered(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("live bus: %s recovered", self.what)
+
+
 class LiveBus:
     """In-process bus (one replica); the base of the shared ones."""
 
@@ -104,6 +124,8 @@ class RedisBus(LiveBus):
         self.redis: Any = Redis.from_url(url, socket_connect_timeout=timeout_s)
         self._listener: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        # Subscribing and publishing share one outage: Redis is down for both.
+        self.outage = OutageLog("Redis subscription")
 
     async def start(self) -> None:
         self._listener = asyncio.create_task(self._listen(), name="frontdesk-live-redis")
@@ -115,6 +137,7 @@ class RedisBus(LiveBus):
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
+                self.outage.recovered()
                 self._ready.set()
                 self.waiters.wake_all()  # anything published while we were away is re-read
                 async for message in pubsub.listen():
@@ -124,7 +147,7 @@ class RedisBus(LiveBus):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("live bus: Redis subscription lost (%s); retrying", exc)
+                self.outage.lost(exc)
                 await asyncio.sleep(RETRY_S)
             finally:
                 with contextlib.suppress(Exception):
@@ -134,8 +157,9 @@ class RedisBus(LiveBus):
         try:
             for channel in channels:
                 await self.redis.publish(self.channel, channel)
+            self.outage.recovered()
         except Exception as exc:  # the stream's periodic re-read still delivers
-            log.warning("live bus: Redis publish failed (%s)", exc)
+            self.outage.lost(exc)
             for channel in channels:
                 self.waiters.wake(channel)
 
@@ -155,6 +179,7 @@ class PostgresBus(LiveBus):
         self.conninfo = conninfo
         self._listener: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        self.outage = OutageLog("PostgreSQL LISTEN")
 
     async def start(self) -> None:
         self._listener = asyncio.create_task(self._listen(), name="frontdesk-live-pg")
@@ -170,6 +195,7 @@ class PostgresBus(LiveBus):
                     self.conninfo, autocommit=True
                 ) as conn:
                     await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self.outage.recovered()
                     self._ready.set()
                     self.waiters.wake_all()
                     async for notice in conn.notifies():
@@ -177,7 +203,7 @@ class PostgresBus(LiveBus):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("live bus: PostgreSQL LISTEN lost (%s); retrying", exc)
+                self.outage.lost(exc)
                 await asyncio.sleep(RETRY_S)
 
     def in_transaction(self, connection: Connection, channels: Iterable[str]) -> None:

@@ -4,19 +4,33 @@ log, a screenshot or guessed — continues, restores, exports or erases nothing.
 
 Sync functions (they run in the threadpool); each raises an `ApiError` the widget
 understands: 403 `session_secret_invalid`, 410 `session_expired`, 404 `session_not_found`.
+A turn's session is checked first (`claim_for_turn`, read only) and written only once the
+turn is admitted (`keep_session`), so a refused request writes nothing.
 """
 
 from __future__ import annotations
 
+import hmac
+import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from frontdesk.api.errors import ApiError
 from frontdesk.api.security import EXPIRES_HEADER, SECRET_HEADER
+from frontdesk.conversation.spool import Spool
+from frontdesk.conversation.spooled_sessions import (
+    SpooledKey,
+    issue_spooled_key,
+    spooled_keys,
+    store_claim,
+)
 from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
+from frontdesk.store.health import store_writes
 from frontdesk.store.models import utcnow
 from frontdesk.store.repositories import ConversationRepository
 from frontdesk.store.widget import (
@@ -25,8 +39,11 @@ from frontdesk.store.widget import (
     WidgetSessionKey,
     WidgetSessionRepository,
     as_utc,
+    hash_secret,
     key_live,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -55,6 +72,10 @@ def _refused() -> ApiError:
     )
 
 
+def _expired() -> ApiError:
+    return ApiError(410, "session_expired", "This conversation has expired; start a new one.")
+
+
 def _checked_key(
     repo: WidgetSessionRepository, site: SiteConfig, session_id: str, secret: str | None
 ) -> WidgetSessionKey:
@@ -62,8 +83,111 @@ def _checked_key(
     if key is None:
         raise _refused()
     if not key_live(key, session_ttl(site)):
-        raise ApiError(410, "session_expired", "This conversation has expired; start a new one.")
+        raise _expired()
     return key
+
+
+@dataclass(frozen=True)
+class SessionClaim:
+    """The session a turn may run in: verified, nothing written yet (a request refused
+    by a rate limit or a busy session must leave no trace in the store)."""
+
+    session_id: str
+    key_id: int | None = None  # its stored key; None for a new session or a spooled key
+    spooled: SpooledKey | None = None  # its key, issued while the store could not write
+    identity: VerifiedIdentity | None = None
+    bind_identity: bool = False
+
+
+def claim_for_turn(
+    runtime: Runtime,
+    site: SiteConfig,
+    session_id: str | None,
+    secret: str | None,
+    identity: VerifiedIdentity | None,
+) -> SessionClaim:
+    """The session a turn runs in (read only): a new one when no id is given or the id is
+    new; an existing one only with its secret, and not another visitor's."""
+    ttl = session_ttl(site)
+    session_id = session_id or str(uuid.uuid4())
+    spooled = spooled_keys.get(runtime.settings.spool_path, site.id, session_id)
+    if spooled is not None:  # its key waits in the spool: checked like a stored one
+        if not secret or not hmac.compare_digest(spooled.secret_hash, hash_secret(secret)):
+            raise _refused()
+        if not spooled.live(ttl):
+            raise ApiError(
+                410, "session_expired", "This conversation has expired; start a new one."
+            )
+        _check_identity(identity, spooled.identity)
+        return SessionClaim(session_id, spooled=spooled, identity=identity or spooled.identity)
+    with runtime.sessions() as db:
+        repo = WidgetSessionRepository(db)
+        if not repo.keys(site.id, session_id):
+            if ConversationRepository(db).get(site.id, session_id) is not None:
+                # A conversation from before session secrets: nobody can prove it is theirs.
+                raise _refused()
+            return SessionClaim(session_id, identity=identity)
+        key = _checked_key(repo, site, session_id, secret)
+        bound = repo.identity(site.id, session_id)
+        _check_identity(identity, bound)
+        return SessionClaim(
+            session_id,
+            key_id=key.id,
+            identity=identity or bound,
+            bind_identity=identity is not None and bound is None,
+        )
+
+
+def _check_identity(identity: VerifiedIdentity | None, bound: VerifiedIdentity | None) -> None:
+    if identity is not None and bound is not None and bound.user_id != identity.user_id:
+        raise ApiError(
+            403,
+            "session_identity_mismatch",
+            "This conversation belongs to another signed-in visitor; start a new one.",
+        )
+
+
+def keep_session(runtime: Runtime, site: SiteConfig, claim: SessionClaim) -> SessionGrant:
+    """Write what the turn's session needs (a new key, last seen, a bound identity).
+
+    When the store cannot write, the turn still runs: a new session's key is issued and
+    kept in the spool (`conversation/spooled_sessions.py`), an existing session is used
+    as verified (its last-seen time waits for the next turn)."""
+    ttl = session_ttl(site)
+    folder = runtime.settings.spool_path
+    issued: IssuedKey | None = None
+    try:
+        with transaction(runtime.sessions) as db:
+            repo = WidgetSessionRepository(db)
+            if claim.spooled is not None:  # the store writes again: the key goes there
+                if store_claim(db, claim.spooled) != claim.session_id:
+                    raise _refused()  # another visitor's key won this session id
+            elif claim.key_id is None:
+                if repo.keys(site.id, claim.session_id):  # issued by a request just before
+                    raise _refused()
+                issued = repo.issue(site.id, claim.session_id, ttl, claim.identity)
+            else:
+                key = db.get(WidgetSessionKey, claim.key_id)
+                if key is None:  # erased since it was checked
+                    raise _refused()
+                if claim.bind_identity and claim.identity is not None:
+                    repo.bind_identity(site.id, claim.session_id, claim.identity)
+                repo.touch(key)
+    except SQLAlchemyError as exc:  # a full disk, a read-only database
+        store_writes.failed(exc)
+        if claim.spooled is None and claim.key_id is None:
+            log.error("session key not stored (%s); it is kept in the spool", exc)
+            issued = issue_spooled_key(
+                Spool(folder), site.id, claim.session_id, ttl, claim.identity
+            )
+            return SessionGrant(claim.session_id, issued.expires_at, issued, claim.identity)
+        log.warning("session %s: last seen not stored (%s)", claim.session_id, exc)
+        return SessionGrant(claim.session_id, utcnow() + ttl, None, claim.identity)
+    if claim.spooled is not None:
+        spooled_keys.stored(folder, claim.spooled)
+    if issued is not None:
+        return SessionGrant(claim.session_id, issued.expires_at, issued, claim.identity)
+    return SessionGrant(claim.session_id, utcnow() + ttl, None, claim.identity)
 
 
 def open_for_turn(
@@ -73,30 +197,8 @@ def open_for_turn(
     secret: str | None,
     identity: VerifiedIdentity | None,
 ) -> SessionGrant:
-    """The session a turn runs in: a new one (its secret issued) when no id is given or
-    the id is new; an existing one only with its secret, and not another visitor's."""
-    ttl = session_ttl(site)
-    with transaction(runtime.sessions) as db:
-        repo = WidgetSessionRepository(db)
-        session_id = session_id or str(uuid.uuid4())
-        if not repo.keys(site.id, session_id):
-            if ConversationRepository(db).get(site.id, session_id) is not None:
-                # A conversation from before session secrets: nobody can prove it is theirs.
-                raise _refused()
-            issued = repo.issue(site.id, session_id, ttl, identity)
-            return SessionGrant(session_id, issued.expires_at, issued, identity)
-        key = _checked_key(repo, site, session_id, secret)
-        bound = repo.identity(site.id, session_id)
-        if identity is not None and bound is not None and bound.user_id != identity.user_id:
-            raise ApiError(
-                403,
-                "session_identity_mismatch",
-                "This conversation belongs to another signed-in visitor; start a new one.",
-            )
-        if identity is not None and bound is None:
-            repo.bind_identity(site.id, session_id, identity)
-        repo.touch(key)
-        return SessionGrant(session_id, utcnow() + ttl, None, identity or bound)
+    """`claim_for_turn` then `keep_session` (callers with no limit to check between)."""
+    return keep_session(runtime, site, claim_for_turn(runtime, site, session_id, secret, identity))
 
 
 def authorize_session(

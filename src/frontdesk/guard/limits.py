@@ -76,16 +76,28 @@ def turn_checks(
     site_id: str, session_id: str, ip_hash: str, limits: RateLimits
 ) -> list[LimitCheck]:
     """The three limits a turn counts against (site file `rate_limits`)."""
+    return [*session_checks(site_id, session_id, limits), *visitor_checks(site_id, ip_hash, limits)]
+
+
+def visitor_checks(site_id: str, ip_hash: str, limits: RateLimits) -> list[LimitCheck]:
+    """The limits known before the session is (per IP and per site): counted before
+    anything of the request is written."""
     return [
-        LimitCheck(
-            f"{site_id}:session:{session_id}",
-            LimitRule("per_session_per_minute", limits.per_session_per_minute, MINUTE),
-        ),
         LimitCheck(
             f"{site_id}:ip:{ip_hash}",
             LimitRule("per_ip_per_minute", limits.per_ip_per_minute, MINUTE),
         ),
         LimitCheck(f"{site_id}:day", LimitRule("per_site_per_day", limits.per_site_per_day, DAY)),
+    ]
+
+
+def session_checks(site_id: str, session_id: str, limits: RateLimits) -> list[LimitCheck]:
+    """The per-session limit, once the session is verified (and before it is written)."""
+    return [
+        LimitCheck(
+            f"{site_id}:session:{session_id}",
+            LimitRule("per_session_per_minute", limits.per_session_per_minute, MINUTE),
+        )
     ]
 
 

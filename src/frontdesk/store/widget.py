@@ -84,6 +84,11 @@ class IssuedKey:
     expires_at: datetime
 
 
+def new_secret() -> str:
+    """A session secret (shown to its visitor once; only its hash is kept)."""
+    return secrets.token_urlsafe(SECRET_BYTES)
+
+
 def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
@@ -111,22 +116,41 @@ class WidgetSessionRepository:
         identity: VerifiedIdentity | None = None,
     ) -> IssuedKey:
         """A new secret for the session (the only time it is seen in clear)."""
-        secret = secrets.token_urlsafe(SECRET_BYTES)
+        secret = new_secret()
         now = utcnow()
+        self.add_hashed(site_id, session_id, hash_secret(secret), now, identity)
+        return IssuedKey(session_id, secret, now + ttl)
+
+    def add_hashed(
+        self,
+        site_id: str,
+        session_id: str,
+        secret_hash: str,
+        created_at: datetime,
+        identity: VerifiedIdentity | None = None,
+    ) -> None:
+        """A key whose secret was issued earlier (kept in the spool while the store could
+        not write)."""
         self.session.add(
             WidgetSessionKey(
                 site_id=site_id,
                 session_id=session_id,
-                secret_hash=hash_secret(secret),
+                secret_hash=secret_hash,
                 user_id=identity.user_id if identity else None,
                 email=identity.email if identity else None,
                 name=identity.name if identity else None,
-                created_at=now,
-                last_seen_at=now,
+                created_at=created_at,
+                last_seen_at=created_at,
             )
         )
         self.session.flush()
-        return IssuedKey(session_id, secret, now + ttl)
+
+    def by_hash(self, site_id: str, secret_hash: str) -> WidgetSessionKey | None:
+        return self.session.scalar(
+            select(WidgetSessionKey).where(
+                WidgetSessionKey.site_id == site_id, WidgetSessionKey.secret_hash == secret_hash
+            )
+        )
 
     def match(self, site_id: str, session_id: str, secret: str | None) -> WidgetSessionKey | None:
         """The key whose secret this is, compared in constant time; None when none is."""

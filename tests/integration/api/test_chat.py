@@ -26,8 +26,10 @@ from api_support import (
 )
 from live_server import LiveServer
 from scripted_backend import DEMO_ANSWER, Reply, ScriptedBackend
+from sqlalchemy import select
 
 from frontdesk.conversation.payload import CallToAction, ErrorEvent, HandoffInfo, TurnResult
+from frontdesk.store.widget import WidgetSessionKey
 
 pytestmark = pytest.mark.integration
 
@@ -54,6 +56,11 @@ def chat(api: Api, message: str = "What is Tessellate Flow?", **body: object) ->
     headers = body.pop("headers", None) or demo_headers()
     assert isinstance(headers, dict)
     return api.client.post("/v1/chat", json={"message": message, **body}, headers=headers)
+
+
+def _session_keys(api: Api) -> list[WidgetSessionKey]:
+    with api.runtime.sessions() as db:
+        return list(db.scalars(select(WidgetSessionKey)).all())
 
 
 # ---- the event stream ----------------------------------------------------------------------
@@ -439,6 +446,43 @@ def test_per_ip_limit(make_api: MakeApi) -> None:
     )
     codes = [chat(api).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
+
+
+def test_requests_over_the_ip_and_site_limits_write_no_session(make_api: MakeApi) -> None:
+    # A flood from one address: each refused request used to leave a session key row
+    # behind (300 requests -> 60 answered, 300 rows). Refused means nothing written.
+    api = make_api(
+        rate_limits={"per_session_per_minute": 20, "per_ip_per_minute": 5, "per_site_per_day": 100}
+    )
+    codes = [chat(api).status_code for _ in range(12)]
+    assert codes == [200] * 5 + [429] * 7
+    assert len(_session_keys(api)) == 5
+
+
+def test_a_request_over_the_session_limit_writes_nothing(make_api: MakeApi) -> None:
+    api = make_api(
+        rate_limits={"per_session_per_minute": 2, "per_ip_per_minute": 50, "per_site_per_day": 100}
+    )
+    session, secret = new_session(api.client)
+    body = {"session_id": session, "session_secret": secret}
+    assert [chat(api, **body).status_code for _ in range(2)] == [200, 200]
+    (seen,) = [key.last_seen_at for key in _session_keys(api)]
+    assert chat(api, **body).status_code == 429
+    assert [key.last_seen_at for key in _session_keys(api)] == [seen], "refused, yet touched"
+
+
+async def test_two_first_turns_naming_one_new_session_issue_one_key(make_api: MakeApi) -> None:
+    # Two visitors race to open the same (new) session id: one gets it, the other is
+    # refused, and only one secret exists for it.
+    backend = ScriptedBackend(default=Reply(token_delay_s=0.01))
+    api = make_api(backend)
+    body = {"message": "hello", "session_id": str(uuid.uuid4())}
+    async with await _lifespan_client(api) as client:
+        responses = await asyncio.gather(
+            *(client.post("/v1/chat", json=body, headers=demo_headers()) for _ in range(2))
+        )
+    assert sorted(r.status_code for r in responses) == [200, 429]
+    assert len(_session_keys(api)) == 1
 
 
 def test_per_site_daily_limit_is_per_site(make_api: MakeApi) -> None:

@@ -1,7 +1,8 @@
 """Turns: `POST /v1/chat` (streamed as SSE) and `POST /v1/ask` (one JSON response).
 
-Order of checks (DESIGN "A turn, end to end"): site key → origin → rate limits →
-session slot (429 when busy) → the backend, whose abuse gate runs before the graph.
+Order of checks (DESIGN "A turn, end to end"): site key → origin → rate limits per IP
+and site → the session's secret (read only) → its rate limit and slot (429 when busy) →
+the session written → the backend, whose abuse gate runs before the graph.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from frontdesk.api.schemas import ErrorResponse, TurnRequest
 from frontdesk.api.security import SECRET_HEADER, SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
 from frontdesk.api.turns import Admission, TurnGuard
-from frontdesk.api.visitor_sessions import SessionGrant, open_for_turn
+from frontdesk.api.visitor_sessions import SessionGrant, claim_for_turn, keep_session
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.guard.charset import clean_text
-from frontdesk.guard.limits import turn_checks
+from frontdesk.guard.limits import session_checks, tightest, visitor_checks
 from frontdesk.sites.registry import LoadedSite
 
 log = logging.getLogger(__name__)
@@ -81,16 +82,26 @@ async def _admit(
     body: TurnRequest,
     secret: str | None,
 ) -> tuple[LoadedSite, SessionGrant, Admission]:
-    """Site from the key, the session (its secret checked, or a new one issued), then
-    rate limits and the session lock."""
+    """Site from the key; the per-IP and per-site limits; the session (its secret checked,
+    read only); its limit and slot; only then is the session written (a new key issued),
+    so a refused request writes nothing."""
     site = _site(request, runtime, site_key, body)
+    site_id, limits = site.config.id, site.config.rate_limits
     identity = verify_identity(site.config, body.identity)
+    visitor = await guard.check_limits(site_id, visitor_checks(site_id, ip_hash, limits))
     requested = str(body.session_id) if body.session_id else None
-    grant = await run_in_threadpool(
-        open_for_turn, runtime, site.config, requested, secret or body.session_secret, identity
+    claim = await run_in_threadpool(
+        claim_for_turn, runtime, site.config, requested, secret or body.session_secret, identity
     )
-    checks = turn_checks(site.config.id, grant.session_id, ip_hash, site.config.rate_limits)
-    return site, grant, await guard.admit(site.config.id, grant.session_id, checks)
+    checks = session_checks(site_id, claim.session_id, limits)
+    admission = await guard.admit(site_id, claim.session_id, checks)
+    try:
+        grant = await run_in_threadpool(keep_session, runtime, site.config, claim)
+    except BaseException:
+        await admission.release()
+        raise
+    admission.decision = tightest([visitor, admission.decision])
+    return site, grant, admission
 
 
 @router.post(

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import TurnResult
 from frontdesk.conversation.spool import Spool, spooled_state
+from frontdesk.conversation.spooled_sessions import SpooledKey, spooled_keys
 from frontdesk.handoff.outbox import enqueue_handoff, handoff_channels, record_lead_capture
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
@@ -99,6 +100,8 @@ class TurnWriter:
         self._backlog: set[tuple[str, str]] = set()
 
     def _spooled_before(self, site_id: str, session_id: str) -> bool:
+        if self._spooled_key(site_id, session_id) is not None:
+            return True  # the session's key waits in the spool: so do its turns
         if not self._backlog:
             return False
         if self.spool is None or not self.spool.pending():
@@ -293,9 +296,17 @@ class TurnWriter:
         store_writes.ok()
         return "store"
 
+    def _spooled_key(self, site_id: str, session_id: str) -> SpooledKey | None:
+        if self.spool is None:
+            return None
+        return spooled_keys.get(self.spool.folder, site_id, session_id)
+
     def _spool(self, record: dict[str, Any], cause: BaseException) -> None:
         if self.spool is None:
             raise StoreUnavailableError(f"the store cannot write: {cause}") from cause
+        key = self._spooled_key(record["site_id"], record["session_id"])
+        if key is not None:  # the replay stores the turn under the session this key won
+            record["claim"] = key.as_record()
         try:
             self.spool.append(record)
         except OSError as exc:

@@ -5,6 +5,8 @@ start and every `FRONTDESK_SPOOL_REPLAY_S`. Each turn is written in one transact
 its messages, then its handoff with the outbox rows and its captured lead, from where the
 dispatcher delivers them as usual — and is skipped when its reply is already stored
 (every message carries its `turn_key`), so a replay cut short is simply run again.
+Session keys issued while the store could not write go in first, and a turn of such a
+session is stored under the session its key won (`conversation/spooled_sessions.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from frontdesk.conversation.persistence import TurnWriter
 from frontdesk.conversation.spool import Spool, run_replays
+from frontdesk.conversation.spooled_sessions import SESSION_RECORD, SpooledKey, store_claim
 from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
@@ -40,14 +43,33 @@ def replay(writer: TurnWriter, spool: Spool, sites: dict[str, SiteConfig]) -> in
                 if site is None:
                     log.error("spooled turn %s: no site %s", rec["turn_key"], rec["site_id"])
                     continue
+                if rec["kind"] == SESSION_RECORD:
+                    _replay_session_key(writer, rec)
+                    continue
                 written += _replay_one(writer, site, rec)
             log.warning("replayed spool file %s (%d turns)", path.name, len(latest))
     return written
 
 
+def _claim(rec: dict[str, Any]) -> SpooledKey | None:
+    claim = rec.get("claim")
+    return SpooledKey.from_record(rec["site_id"], rec["session_id"], claim) if claim else None
+
+
+def _replay_session_key(writer: TurnWriter, rec: dict[str, Any]) -> None:
+    """A session key issued while the store could not write (its hash, never a secret)."""
+    key = _claim(rec)
+    if key is not None:
+        with transaction(writer.sessions) as session:
+            store_claim(session, key)
+
+
 def _replay_one(writer: TurnWriter, site: SiteConfig, rec: dict[str, Any]) -> bool:
     key, session_id = rec["turn_key"], rec["session_id"]
     with transaction(writer.sessions) as session:
+        claim = _claim(rec)
+        if claim is not None:  # the session its key won (another one if it lost the id)
+            session_id = store_claim(session, claim)
         log_repo = TurnLogRepository(session)
         stored = log_repo.keyed(site.id, session_id, key)
         if "assistant" in stored or (rec["kind"] == "message" and "user" in stored):

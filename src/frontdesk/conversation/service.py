@@ -1,8 +1,10 @@
 """`ChatService`: runs turns through the graph — abuse gate first, persistence last.
 
 Persistence brackets the answer: the visitor's message is kept (store, else spool) before
-the first token goes out, and the finished turn after the graph. A handoff that neither
-the store nor the spool could keep is mailed to the fallback address directly.
+the first token goes out, and the finished turn after the graph. A lead (a handoff or a
+captured e-mail) that neither the store nor the spool could keep is mailed to the fallback
+address directly; the answer is held back until then. A lead kept outside the store ends
+its answer with a note saying so (`conversation/leads_in_outage.py`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from frontdesk.conversation.checkpoints import (
 )
 from frontdesk.conversation.context import Relay, TurnContext
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
+from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
 from frontdesk.conversation.payload import (
     CompleteEvent,
     ErrorEvent,
@@ -251,15 +254,20 @@ class ChatService:
         )
         opening.add_done_callback(lambda done: done.cancelled() or done.exception())
         opened: OpenedTurn | None = None
+        # Neither the store nor the spool took the message: the answer is held back until
+        # the turn's lead, if it carries one, has been mailed to the team (else: an error).
+        unkept = False
         run = asyncio.ensure_future(run_graph())
         try:
             while (token := await tokens.get()) is not None:
                 if not streamed:
-                    opened = await opening
+                    opened, unkept = await _kept_message(opening)
                     ctx.timings_ms["first_token"] = round((time.perf_counter() - started) * 1000, 3)
                 streamed.append(token)
-                yield TokenEvent(content=token, more=not tokens.empty())
-            opened = await opening
+                if not unkept:
+                    yield TokenEvent(content=token, more=not tokens.empty())
+            if not streamed:
+                opened, unkept = await _kept_message(opening)
             try:
                 await run  # the graph's own failure, if any, is raised here
             except Exception as exc:
@@ -277,8 +285,8 @@ class ChatService:
                 yield await self._relayed(site, session_id, message, values, opened)
                 return
             result = build_result(values, session_id)
-            if not result.turn and opened.turn:  # the state before finalize (checkpoint lost)
-                result = result.model_copy(update={"turn": opened.turn})
+            if not result.turn and opened and opened.turn:  # the state before finalize
+                result = result.model_copy(update={"turn": opened.turn})  # (checkpoint lost)
             record = TurnRecord(
                 site=site.config,
                 session_id=session_id,
@@ -296,12 +304,20 @@ class ChatService:
                 llm_calls=meter.usage.as_nodes(),
             )
             try:
-                kept = await asyncio.to_thread(self.writer.write, record, opened)
+                kept: str = await asyncio.to_thread(self.writer.write, record, opened)
             except StoreUnavailableError:
-                await self._mail_handoff(site, session_id, message, values, opened)
-                raise
+                if not await self._mail_lead(site, session_id, message, values, opened):
+                    raise
+                kept = "mail"
             if kept == "store":
                 self.exporter.export(record)  # only stored turns are exported
+            if unkept:  # held back until the turn was kept
+                yield TokenEvent(content="".join(streamed), more=kept != "store")
+            if kept != "store" and owed_handoff(values):
+                # Kept in the spool or mailed: the team has the lead, the chat has nobody.
+                note = lead_kept_note(values, site.config)
+                yield TokenEvent(content="\n\n" + note, more=False)
+                result = result.model_copy(update={"answer": f"{result.answer}\n\n{note}"})
             if values.get("route_reason") == "handoff_accepted":
                 # The visitor said yes to a person: ring the operators online (business
                 # hours), else the visitor hears it goes by email. The handoff itself is
@@ -334,7 +350,7 @@ class ChatService:
                     values,
                 )
             except StoreUnavailableError:
-                await self._mail_handoff(site, session_id, message, values, opened)
+                await self._mail_lead(site, session_id, message, values, opened)
             yield ErrorEvent(code="turn_failed", message=text)
         finally:
             run.cancel()  # the visitor went away mid-turn: stop the graph too (no-op if done)
@@ -342,29 +358,23 @@ class ChatService:
             if cancelled:
                 log.debug("cancelled background work: %s", ", ".join(cancelled))
 
-    async def _mail_handoff(
+    async def _mail_lead(
         self,
         site: LoadedSite,
         session_id: str,
         message: str,
         values: dict[str, Any],
         opened: OpenedTurn | None,
-    ) -> None:
-        """The last path for a handoff neither the store nor the spool could keep."""
-        handoff = values.get("handoff")
-        if not handoff or not handoff.get("notify"):
-            return
-        from frontdesk.handoff.direct import mail_handoff
-
-        await mail_handoff(
+    ) -> bool:
+        """The last path for a lead neither the store nor the spool could keep."""
+        return await mail_owed_lead(
             self.runtime.settings,
             site.config,
             session_id=session_id,
             turn=opened.turn if opened and opened.turn else 0,
             key=opened.key if opened else uuid.uuid4().hex,
-            handoff=handoff,
-            values=values,
             message=message,
+            values=values,
         )
 
     async def _blocked(
@@ -528,6 +538,14 @@ def exchange_messages(exchange: list[Any]) -> list[AnyMessage]:
             team.append(text)
     flush()
     return messages
+
+
+async def _kept_message(opening: asyncio.Future[OpenedTurn]) -> tuple[OpenedTurn | None, bool]:
+    """The visitor's kept message, or (None, True) when neither store nor spool took it."""
+    try:
+        return await opening, False
+    except StoreUnavailableError:
+        return None, True
 
 
 class TurnFailedError(RuntimeError):

@@ -57,13 +57,16 @@ async def mail_handoff(
     try:
         await EmailChannel(settings).deliver(delivery)
     except (DeliveryError, Exception) as exc:
+        # The only record left: the address the visitor gave, so the team can still write.
+        visitor = (data.get("packet") or {}).get("visitor") or {}
         log.critical(
             "handoff lost: store, spool and fallback email all failed (%s); site %s "
-            "session %s reason %s",
+            "session %s reason %s visitor email %s",
             exc,
             site.id,
             session_id,
             handoff.get("reason"),
+            visitor.get("email") or "not captured",
         )
         return False
     log.warning("handoff of session %s mailed directly (store and spool failed)", session_id)

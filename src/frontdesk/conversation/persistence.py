@@ -60,6 +60,9 @@ class TurnRecord:
     # Wall-clock end of the turn (the record is built as the graph finishes); exported
     # spans are laid out backwards from it (observability/tracing.py).
     ended_ns: int = field(default_factory=time.time_ns)
+    # What the reply ends with when the turn is kept outside the store (its lead waits in
+    # the spool): the visitor reads it, so the stored transcript says it too.
+    spooled_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -270,6 +273,9 @@ class TurnWriter:
                 store_writes.failed(exc)
                 log.error("store write failed (turn %s of session %s): %s", key, session_id, exc)
             self._backlog.add((site.id, session_id))
+            if record is not None and record.spooled_note:
+                text = f"{reply.assistant_text}\n\n{record.spooled_note}"
+                reply = dataclasses.replace(reply, assistant_text=text)
             self._spool(
                 {
                     "kind": "turn",

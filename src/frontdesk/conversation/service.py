@@ -303,6 +303,9 @@ class ChatService:
                 cost_usd=meter.usage.cost_usd,
                 llm_calls=meter.usage.as_nodes(),
             )
+            # Kept in the spool or mailed, a lead is noted but nobody can join the chat.
+            note = lead_kept_note(values, site.config) if owed_handoff(values) else ""
+            record.spooled_note = note
             try:
                 kept: str = await asyncio.to_thread(self.writer.write, record, opened)
             except StoreUnavailableError:
@@ -313,9 +316,7 @@ class ChatService:
                 self.exporter.export(record)  # only stored turns are exported
             if unkept:  # held back until the turn was kept
                 yield TokenEvent(content="".join(streamed), more=kept != "store")
-            if kept != "store" and owed_handoff(values):
-                # Kept in the spool or mailed: the team has the lead, the chat has nobody.
-                note = lead_kept_note(values, site.config)
+            if kept != "store" and note:
                 yield TokenEvent(content="\n\n" + note, more=False)
                 result = result.model_copy(update={"answer": f"{result.answer}\n\n{note}"})
             if values.get("route_reason") == "handoff_accepted":

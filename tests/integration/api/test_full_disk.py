@@ -164,6 +164,8 @@ def _outage_then_recovery(
     assert history.status_code == 200, history.text
     said = [m["content"] for m in history.json()["messages"] if m["role"] == "user"]
     assert said == [HUMAN, "Thanks!"]
+    replies = [m["content"] for m in history.json()["messages"] if m["role"] == "assistant"]
+    assert replies[0] == answer, "the transcript holds what the visitor read"
     stolen = client.get(f"/v1/sessions/{session}", headers={**demo_headers(), SECRET: "guessed"})
     assert stolen.status_code == 403
 

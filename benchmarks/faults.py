@@ -1,17 +1,21 @@
 """Fault benchmark (issue #24 acceptance): 200 sessions while Redis and the disk fail.
 
     .venv/bin/python benchmarks/faults.py [--sessions 200] [--concurrency 6]
-                                          [--full-disk-s 10] [--json]
+                                          [--full-disk-s 10] [--disk-handoffs 24] [--json]
 
 A real `frontdesk serve` on 127.0.0.1 (local engine) with its own `redis-server` on a
 private port, a real webhook receiver (HTTP) and a real mailbox (SMTP, the fallback
 email) on loopback. The server's data folder (SQLite store, checkpoints, index) is on a
 small tmpfs of its own; the spool (`FRONTDESK_SPOOL_DIR`) is on another volume, as
-docs/configuration.md recommends. While the sessions run:
+docs/configuration.md recommends (`--spool-on-data-volume`: on the same tmpfs, the
+default layout, so a full disk takes both and leads go by the fallback e-mail). While
+the sessions run:
 
 1. Redis is killed (SIGKILL) after 15 % of the sessions and restarted after 35 %;
 2. the data volume is filled (a ballast file up to ENOSPC) after 55 % for `--full-disk-s`
    seconds, then freed — every write of the store fails with "database or disk is full".
+   While it is full, `--disk-handoffs` new visitors ask for a person with their e-mail
+   address (a handoff burst: their session keys cannot be written either).
 
 One session in four asks for a human with an email address. Afterwards the spool replay
 and the dispatcher get up to 90 s to finish, then the run checks, over HTTP and in the
@@ -19,7 +23,9 @@ receivers:
 - acknowledged turns lost: a turn answered with a `complete` event whose visitor message
   or reply is not in the session's history (target 0);
 - handoffs: every handoff acknowledged to the visitor (`complete` with `handoff`) must
-  have reached the webhook receiver or the fallback mailbox (target 100 %).
+  have reached the webhook receiver or the fallback mailbox (target 100 %);
+- leads lost: a visitor who asked for a person with an e-mail address (answered or not)
+  whose address never reached the webhook receiver or the mailbox (target 0).
 Needs root (mount) and redis-server; bounded to a few minutes. Exit status 0 when both
 targets hold.
 """
@@ -190,11 +196,13 @@ async def run_sessions(
 
 async def faults(
     args: argparse.Namespace,
+    url: str,
     redis: PrivateRedis,
     disk: Path,
     done: list[int],
     log: list[tuple[float, str]],
     t0: float,
+    burst: list[Session],
 ) -> None:
     n = args.sessions
 
@@ -213,8 +221,11 @@ async def faults(
     note("redis restarted")
     await until(0.55)
     size = await asyncio.to_thread(fill, disk / "ballast")
+    full_at = time.perf_counter()
     note(f"data volume full ({size // 2**20} MiB ballast)")
-    await asyncio.sleep(args.full_disk_s)
+    await run_sessions(url, burst, args.concurrency, [0])
+    note(f"{len(burst)} new visitors asked for a person on the full disk")
+    await asyncio.sleep(max(0.0, args.full_disk_s - (time.perf_counter() - full_at)))
     (disk / "ballast").unlink()
     note("data volume freed")
 
@@ -234,6 +245,22 @@ def session_plan(count: int) -> list[Session]:
     return sessions
 
 
+def disk_handoff_plan(count: int) -> list[Session]:
+    """New visitors who ask for a person while the data volume is full."""
+    return [
+        Session(
+            10_000 + index,
+            turns=[
+                Turn(
+                    f"I want to talk to a person, my email is disk-visitor{index}@example.com",
+                    wants_human=True,
+                )
+            ],
+        )
+        for index in range(count)
+    ]
+
+
 def delivered(session_id: str, hooks: HttpReceiver, mailbox: SmtpReceiver) -> str | None:
     if any(session_id in r.body.decode("utf-8", "replace") for r in hooks.received):
         return "webhook"
@@ -242,18 +269,36 @@ def delivered(session_id: str, hooks: HttpReceiver, mailbox: SmtpReceiver) -> st
     return None
 
 
+def lead_reached(session: Session, hooks: HttpReceiver, mailbox: SmtpReceiver) -> bool:
+    """The visitor's e-mail address (or session) reached the team."""
+    emails = [w for t in session.turns for w in t.message.split() if "@" in w]
+    bodies = [r.body.decode("utf-8", "replace") for r in hooks.received]
+    bodies += [m.body for m in mailbox.mails]
+    return any(session.session_id in body or any(e in body for e in emails) for body in bodies)
+
+
 def check(
     url: str, sessions: list[Session], hooks: HttpReceiver, mailbox: SmtpReceiver
 ) -> dict[str, Any]:
-    acknowledged = lost = kept_messages = unacked = out_of_order = 0
+    acknowledged = lost = kept_messages = unacked = out_of_order = mailed_only = 0
     failed_asks = failed_asks_reached = 0
     handoffs_acked = handoffs_reached = 0
     by_channel: dict[str, int] = {}
     missing_handoffs: list[str] = []
     lost_turns: list[str] = []
+    leads = leads_lost = 0
+    missing_leads: list[str] = []
     with httpx.Client(timeout=30) as client:
         for session in sessions:
-            response = client.get(f"{url}/v1/sessions/{session.session_id}", headers=HEADERS)
+            if any(t.wants_human for t in session.turns):
+                leads += 1
+                if not lead_reached(session, hooks, mailbox):
+                    leads_lost += 1
+                    missing_leads.append(session.session_id)
+            secret = {"X-Frontdesk-Session-Secret": session.secret} if session.secret else {}
+            response = client.get(
+                f"{url}/v1/sessions/{session.session_id}", headers={**HEADERS, **secret}
+            )
             messages = response.json().get("messages", []) if response.status_code == 200 else []
             # A turn is kept when its message and the very reply the visitor saw are stored
             # as one turn (turn numbers may differ from the graph's after a failed turn).
@@ -271,7 +316,15 @@ def check(
                         turn.message in p.get("user", []) and turn.answer in p.get("assistant", [])
                         for p in pairs.values()
                     )
-                    if not kept:
+                    if (
+                        not kept
+                        and turn.wants_human
+                        and any(session.session_id in m.body for m in mailbox.mails)
+                    ):
+                        # Store and spool were full: the lead went by the fallback e-mail
+                        # and the visitor was told so; its reply could not be kept.
+                        mailed_only += 1
+                    elif not kept:
                         lost += 1
                         lost_turns.append(f"{session.session_id}#{turn.turn}")
                     if turn.handoff:
@@ -291,6 +344,7 @@ def check(
     return {
         "turns_acknowledged": acknowledged,
         "acknowledged_turns_lost": lost,
+        "acknowledged_turns_kept_only_as_fallback_mail": mailed_only,
         "lost_turns": lost_turns[:10],
         "sessions_with_history_out_of_order": out_of_order,
         "turns_not_acknowledged": unacked,
@@ -301,6 +355,9 @@ def check(
         "handoffs_missing": missing_handoffs[:10],
         "human_requests_in_unacknowledged_turns": failed_asks,
         "of_which_delivered_or_mailed": failed_asks_reached,
+        "leads": leads,
+        "leads_lost": leads_lost,
+        "missing_leads": missing_leads[:10],
     }
 
 
@@ -323,13 +380,19 @@ async def settle(
     return time.perf_counter() - started
 
 
-def server_env(folder: Path, redis: PrivateRedis, mailbox: SmtpReceiver) -> dict[str, str]:
+def spool_folder(folder: Path, args: argparse.Namespace) -> Path:
+    return folder / "disk" / "data" / "spool" if args.spool_on_data_volume else folder / "spool"
+
+
+def server_env(
+    folder: Path, args: argparse.Namespace, redis: PrivateRedis, mailbox: SmtpReceiver
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FRONTDESK_")}
     return env | {
         "FRONTDESK_DATA_DIR": str(folder / "disk" / "data"),
         "FRONTDESK_SITES_DIR": str(folder / "sites"),
         "FRONTDESK_REDIS_URL": redis.url,
-        "FRONTDESK_SPOOL_DIR": str(folder / "spool"),
+        "FRONTDESK_SPOOL_DIR": str(spool_folder(folder, args)),
         "FRONTDESK_SPOOL_REPLAY_S": "2",
         "FRONTDESK_SMTP_HOST": "127.0.0.1",
         "FRONTDESK_SMTP_PORT": str(mailbox.port),
@@ -348,21 +411,30 @@ async def load(
     mailbox: SmtpReceiver,
 ) -> dict[str, Any]:
     sessions = session_plan(args.sessions)
+    burst = disk_handoff_plan(args.disk_handoffs)
     done = [0]
     log: list[tuple[float, str]] = []
     t0 = time.perf_counter()
-    fault_task = asyncio.create_task(faults(args, redis, folder / "disk", done, log, t0))
+    fault_task = asyncio.create_task(
+        faults(args, replica.url, redis, folder / "disk", done, log, t0, burst)
+    )
     await run_sessions(replica.url, sessions, args.concurrency, done)
     run_s = time.perf_counter() - t0
     if not fault_task.done():  # the sessions ended first: finish the schedule
-        await asyncio.wait_for(fault_task, args.full_disk_s + 30)
-    settle_s = await settle(replica.url, sessions, folder / "spool", hooks, mailbox)
+        await asyncio.wait_for(fault_task, args.full_disk_s + 120)
+    sessions = [*sessions, *burst]
+    settle_s = await settle(replica.url, sessions, spool_folder(folder, args), hooks, mailbox)
     figures = await asyncio.to_thread(check, replica.url, sessions, hooks, mailbox)
     outcomes: dict[str, int] = {}
     for session in sessions:
         for turn in session.turns:
             outcomes[turn.outcome] = outcomes.get(turn.outcome, 0) + 1
+    burst_outcomes: dict[str, int] = {}
+    for session in burst:
+        for turn in session.turns:
+            burst_outcomes[turn.outcome] = burst_outcomes.get(turn.outcome, 0) + 1
     return {
+        "full_disk_handoff_outcomes": dict(sorted(burst_outcomes.items())),
         "machine": machine(),
         "sessions": args.sessions,
         "turns": sum(len(s.turns) for s in sessions),
@@ -384,7 +456,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     replica: Replica | None = None
     try:
         write_site(folder / "sites", hooks.url("/hook"))
-        env = server_env(folder, redis, mailbox)
+        env = server_env(folder, args, redis, mailbox)
         ingest = subprocess.run(
             [sys.executable, "-m", "frontdesk", "kb", "ingest", "demo", "--no-progress"],
             env=env,
@@ -405,6 +477,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             "spooled_records": server_log.count("in the spool"),
             "replayed_files": server_log.count("replayed spool file"),
             "handoffs_mailed_directly": server_log.count("mailed directly"),
+            "session_keys_spooled": server_log.count("session key not stored"),
         }
         return report
     finally:
@@ -421,7 +494,18 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=6)
     parser.add_argument("--full-disk-s", type=float, default=10.0)
+    parser.add_argument(
+        "--disk-handoffs",
+        type=int,
+        default=24,
+        help="new visitors asking for a person while the data volume is full",
+    )
     parser.add_argument("--disk-mb", type=int, default=160)
+    parser.add_argument(
+        "--spool-on-data-volume",
+        action="store_true",
+        help="the spool on the full disk too (leads go by the fallback e-mail)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--server-log", help="keep the server's log in this file")
     args = parser.parse_args()
@@ -445,6 +529,8 @@ def main() -> None:
         print(f"outcomes: {report['outcomes']}")
         print(f"turns answered (acknowledged): {report['turns_acknowledged']}")
         print(f"acknowledged turns lost: {report['acknowledged_turns_lost']} (target 0)")
+        mailed_only = report["acknowledged_turns_kept_only_as_fallback_mail"]
+        print(f"acknowledged lead turns kept only as the fallback e-mail: {mailed_only}")
         print(
             f"turns not acknowledged: {report['turns_not_acknowledged']} "
             f"(visitor message kept anyway: {report['unacknowledged_messages_kept_anyway']})"
@@ -461,11 +547,17 @@ def main() -> None:
             f"{report['human_requests_in_unacknowledged_turns']} (delivered or mailed anyway: "
             f"{report['of_which_delivered_or_mailed']})"
         )
+        burst = report["full_disk_handoff_outcomes"]
+        print(f"new visitors asking for a person on the full disk: {burst}")
+        print(f"leads: {report['leads']} (a person asked for, with an e-mail address)")
+        print(f"leads lost: {report['leads_lost']} (target 0) {report['missing_leads']}")
         disorder = report["sessions_with_history_out_of_order"]
         print(f"sessions whose history is out of order: {disorder}")
         print(f"server log: {report['server_log']}")
-    ok = report["acknowledged_turns_lost"] == 0 and (
-        report["handoffs_delivered_or_mailed"] == report["handoffs_acknowledged"]
+    ok = (
+        report["acknowledged_turns_lost"] == 0
+        and report["leads_lost"] == 0
+        and report["handoffs_delivered_or_mailed"] == report["handoffs_acknowledged"]
     )
     sys.exit(0 if ok else 1)
 

@@ -7,7 +7,7 @@ import logging
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import InterfaceError, InternalError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -20,6 +20,9 @@ STORE_DOWN_ERRORS: tuple[type[Exception], ...] = (
     InterfaceError,
     PoolTimeoutError,
 )
+# SQLSTATE of a write refused by a read-only PostgreSQL (a replica, or a database set
+# `default_transaction_read_only`): psycopg raises it as an InternalError.
+READ_ONLY_SQLSTATE = "25006"
 
 
 class ApiError(HTTPException):
@@ -90,3 +93,9 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return JSONResponse(error_body("internal_error", "Something went wrong on our side."), 500)
+
+    @app.exception_handler(InternalError)
+    async def _internal(request: Request, exc: InternalError) -> JSONResponse:
+        if getattr(exc.orig, "sqlstate", None) == READ_ONLY_SQLSTATE:
+            return await _store_down(request, exc)
+        return await _unexpected(request, exc)

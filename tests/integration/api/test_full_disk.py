@@ -266,6 +266,11 @@ def test_a_read_only_postgresql_keeps_the_lead_in_the_spool(
     try:
         with TestClient(create_app(settings, runtime)) as client:
             _outage_then_recovery(client, runtime, spool, break_writes, restore_writes)
+            break_writes()  # other writes: a clear 503 to retry, never a 500
+            started = client.post("/v1/sessions", json={}, headers=demo_headers())
+            assert started.status_code == 503, started.text
+            assert started.json()["error"]["code"] == "store_unavailable"
+            assert started.headers["Retry-After"] == "5"
     finally:
         runtime.close()
 

@@ -9,6 +9,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.settings import Settings, get_settings
+from frontdesk.sites.origins import RefusalThrottle
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, deployment_sites
 from frontdesk.store import migrate
 from frontdesk.store.db import make_engine, session_factory, transaction
@@ -23,6 +24,8 @@ class Runtime:
     engine: Engine
     sessions: sessionmaker[Session]
     sites: dict[str, LoadedSite] = field(default_factory=dict)
+    # Which widget origin refusals this process still has to log and record.
+    origin_refusals: RefusalThrottle = field(default_factory=RefusalThrottle)
 
     def site(self, site_id: str) -> LoadedSite:
         try:

@@ -6,6 +6,7 @@ import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -314,9 +315,43 @@ class Settings(BaseSettings):
         return f"http://{host}:{self.port}"
 
     @property
+    def served_origins(self) -> tuple[str, ...]:
+        """The origins of pages this server serves (what `self` in a site's
+        `widget.allowed_origins` stands for): `public_url`'s origin, else the listening
+        address, under both loopback names for a loopback or every-interface bind. Never
+        a request's Host header, which the client chooses."""
+        if self.public_url.strip():
+            parts = urlsplit(self.public_url.strip())
+            if parts.scheme and parts.hostname:
+                return (web_origin(parts.scheme, parts.hostname, parts.port),)
+        try:
+            address = ipaddress.ip_address(self.host)
+        except ValueError:  # a host name
+            if self.host.lower() != "localhost":
+                return (web_origin("http", self.host, self.port),)
+            address = ipaddress.ip_address("127.0.0.1")
+        if address.is_loopback or address.is_unspecified:
+            loopback = "::1" if address.version == 6 else "127.0.0.1"
+            return (
+                web_origin("http", loopback, self.port),
+                web_origin("http", "localhost", self.port),
+            )
+        return (web_origin("http", str(address), self.port),)
+
+    @property
     def spool_path(self) -> Path:
         """The spool folder (`spool_dir`, else `<data_dir>/spool`)."""
         return self.spool_dir or self.data_dir / "spool"
+
+
+def web_origin(scheme: str, host: str, port: int | None) -> str:
+    """`scheme://host[:port]` as a browser sends it in `Origin`: lower case, IPv6 in
+    brackets, no default port."""
+    scheme, host = scheme.lower(), host.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" if port in (None, default) else f"{scheme}://{host}:{port}"
 
 
 @lru_cache(maxsize=1)

@@ -29,14 +29,24 @@ class ApiError(HTTPException):
     """An error with a stable machine-readable code."""
 
     def __init__(
-        self, status_code: int, code: str, message: str, headers: dict[str, str] | None = None
+        self,
+        status_code: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        hint: str | None = None,
     ) -> None:
         super().__init__(status_code=status_code, detail=message, headers=headers)
         self.code = code
+        self.hint = hint
 
 
-def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
-    return {"error": {"code": code, "message": message}}
+def error_body(code: str, message: str, hint: str | None = None) -> dict[str, dict[str, str]]:
+    """`hint`: what to change, only where the caller may see the configuration."""
+    detail = {"code": code, "message": message}
+    if hint:
+        detail["hint"] = hint
+    return {"error": detail}
 
 
 _CODES = {
@@ -54,7 +64,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse(
-            error_body(exc.code, str(exc.detail)), exc.status_code, headers=exc.headers
+            error_body(exc.code, str(exc.detail), exc.hint), exc.status_code, headers=exc.headers
         )
 
     @app.exception_handler(StarletteHTTPException)

@@ -18,6 +18,11 @@ uses it for every string it accepts."""
 class ErrorDetail(BaseModel):
     code: str = Field(description="Stable machine-readable error code.")
     message: str = Field(description="What went wrong, for a human.")
+    hint: str | None = Field(
+        default=None,
+        description="What to change to fix it; only for a caller that may see the site's "
+        "configuration (a refused origin on the developer's own machine).",
+    )
 
 
 class ErrorResponse(BaseModel):

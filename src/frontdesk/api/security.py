@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from fastapi import Request
+from sqlalchemy.exc import SQLAlchemyError
 
 from frontdesk.api.errors import ApiError
 from frontdesk.runtime import Runtime
+from frontdesk.sites.origins import allowed_origins, is_loopback_origin, is_web_origin
 from frontdesk.sites.registry import LoadedSite
+from frontdesk.store.db import transaction
+from frontdesk.store.refusals import MAX_ORIGIN_CHARS, record_refusal
+
+log = logging.getLogger(__name__)
 
 KEY_HEADER = "X-Frontdesk-Key"
 SESSION_HEADER = "X-Frontdesk-Session"
@@ -33,22 +41,27 @@ def request_origin(request: Request) -> str | None:
     return None
 
 
-def origin_allowed(site: LoadedSite, origin: str | None) -> bool:
+def origin_allowed(site: LoadedSite, origin: str | None, served: Sequence[str]) -> bool:
+    """Whether `origin` may use the site's key (`served`: this server's own origins, what
+    `self` in `widget.allowed_origins` stands for)."""
     allowed = site.config.widget.allowed_origins
     if "*" in allowed:
         return True
-    return origin is not None and origin in allowed
+    return origin is not None and origin in allowed_origins(site.config.widget, served)
 
 
 def any_site_allows(runtime: Runtime, origin: str) -> bool:
     """Preflights carry no key, so they pass when some site allows the origin."""
-    return any(origin_allowed(site, origin) for site in runtime.sites.values())
+    served = runtime.settings.served_origins
+    return any(origin_allowed(site, origin, served) for site in runtime.sites.values())
 
 
 def authorize_site(request: Request, runtime: Runtime, key: str | None) -> LoadedSite:
     """Resolve the site from its public key only, then require an allowed origin.
 
-    Unknown or missing key → 401; a page origin the site does not allow → 403.
+    Unknown or missing key → 401; a page origin the site does not allow → 403, reported
+    to the site's owner (log and console) and, for a page on the developer's own machine
+    only, with a hint naming what to add.
     """
     if not key:
         raise ApiError(401, "missing_site_key", f"Send the site's public key in {KEY_HEADER}.")
@@ -56,15 +69,58 @@ def authorize_site(request: Request, runtime: Runtime, key: str | None) -> Loade
     if site is None:
         raise ApiError(401, "unknown_site_key", "The site key is not valid.")
     origin = request_origin(request)
-    if not origin_allowed(site, origin):
+    served = runtime.settings.served_origins
+    if not origin_allowed(site, origin, served):
+        allowed = allowed_origins(site.config.widget, served)
+        hint = None
+        if origin is not None and is_web_origin(origin):
+            report_refusal(runtime, site, origin, allowed)
+            if is_loopback_origin(origin):
+                hint = refusal_hint(site, origin, allowed)
+                # A page on another port of the developer's machine may read the refusal
+                # (CORS headers on this 403), so its widget can show the hint.
+                request.state.cors_origin = origin
         shown = origin or "(none)"
         raise ApiError(
-            403, "origin_not_allowed", f"Origin {shown} is not allowed for this site's key."
+            403,
+            "origin_not_allowed",
+            f"Origin {shown} is not allowed for this site's key.",
+            hint=hint,
         )
     if origin is not None:
         # Read by the CORS middleware: only a verified origin gets CORS response headers.
         request.state.cors_origin = origin
     return site
+
+
+def refusal_hint(site: LoadedSite, origin: str, allowed: Sequence[str]) -> str:
+    return (
+        f"This page's origin {origin} is not in widget.allowed_origins of site "
+        f"'{site.config.id}' (it allows: {', '.join(allowed) or 'none'}). Add {origin} to "
+        "the site file and reload the site files."
+    )
+
+
+def report_refusal(runtime: Runtime, site: LoadedSite, origin: str, allowed: Sequence[str]) -> None:
+    """Tell the site's owner, once per origin per interval (not per request): a log line
+    and a stored record the console shows on the site's settings page."""
+    origin = origin[:MAX_ORIGIN_CHARS]
+    if not runtime.origin_refusals.should_report(site.config.id, origin):
+        return
+    log.warning(
+        "widget of site %s refused on origin %r: widget.allowed_origins allows %s; "
+        "add %r to widget.allowed_origins in %s, then reload the site files",
+        site.config.id,
+        origin,
+        ", ".join(allowed) or "no origin",
+        origin,
+        site.path,
+    )
+    try:
+        with transaction(runtime.sessions) as session:
+            record_refusal(session, site.config.id, origin)
+    except SQLAlchemyError as exc:  # the 403 stands without its record
+        log.warning("could not record the refused origin of site %s: %s", site.config.id, exc)
 
 
 def hash_admin_key(key: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,15 +17,20 @@ from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
-from frontdesk.sites.registry import SiteConfigError, load_site_file
+from frontdesk.sites.origins import allowed_origins
+from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site_file
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import ROLES, OperatorRepository
+from frontdesk.store.refusals import OriginRefusal, recent_refusals
 from frontdesk.store.repositories import SiteRepository
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
 Label = Annotated[str, Form(max_length=200)]
+
+
+REFUSALS_SHOWN_FOR = timedelta(days=7)
 
 
 def _team(runtime: Runtime, site_id: str) -> dict[str, Any]:
@@ -37,6 +43,16 @@ def _team(runtime: Runtime, site_id: str) -> dict[str, Any]:
         }
 
 
+def refused_origins(runtime: Runtime, site: LoadedSite) -> list[OriginRefusal]:
+    """Pages the site's widget refused lately (every replica's), less the origins the
+    site allows by now (its file was fixed and reloaded)."""
+    since = datetime.now(UTC) - REFUSALS_SHOWN_FOR
+    with runtime.sessions() as session:
+        refusals = recent_refusals(session, site.config.id, since)
+    allowed = allowed_origins(site.config.widget, runtime.settings.served_origins)
+    return [r for r in refusals if r.origin not in allowed]
+
+
 async def _page(
     request: Request, runtime: Runtime, site: ConsoleSite, status: int = 200, **extra: Any
 ) -> Response:
@@ -46,6 +62,7 @@ async def _page(
     except OSError as exc:
         text = f"# cannot read {path}: {exc.strerror}"
     team = await run_in_threadpool(_team, runtime, site.id)
+    refusals = await run_in_threadpool(refused_origins, runtime, site.site)
     return render(
         request,
         "settings.html",
@@ -55,6 +72,7 @@ async def _page(
             "text": extra.pop("text", text),
             "roles": ROLES,
             "origin": runtime.settings.public_base_url,
+            "refusals": refusals,
             **team,
             **extra,
         },

@@ -221,13 +221,19 @@ class ProactiveRule(_Strict):
         return messages
 
 
+SERVER_ORIGINS = "self"
+"""In `widget.allowed_origins`: whatever origins this Frontdesk server is served on."""
+
+
 class WidgetConfig(_Strict):
     public_key: str = Field(
         min_length=16, description="Key the widget sends; resolves the site on every request."
     )
     allowed_origins: list[str] = Field(
         default_factory=list,
-        description="Origins allowed to call the API with this key (scheme://host[:port]).",
+        description="Origins allowed to call the API with this key (scheme://host[:port]); "
+        "`self`: the origins this Frontdesk server is served on (FRONTDESK_PUBLIC_URL, else "
+        "its listening address), for pages Frontdesk serves itself such as the demo page.",
     )
     fallback_url: str = Field(default="", description="Contact page shown when chat fails.")
     session_ttl_hours: float = Field(
@@ -256,8 +262,13 @@ class WidgetConfig(_Strict):
     @classmethod
     def _origins_have_scheme(cls, origins: list[str]) -> list[str]:
         for origin in origins:
-            if origin != "*" and not re.match(r"^https?://[^/]+$", origin):
-                raise ValueError(f"origin {origin!r} must look like https://example.com")
+            if origin in ("*", SERVER_ORIGINS):
+                continue
+            if not re.match(r"^https?://[^/]+$", origin):
+                raise ValueError(
+                    f"origin {origin!r} must look like https://example.com (or be "
+                    f"{SERVER_ORIGINS!r}: the origins this server is served on)"
+                )
         return origins
 
 

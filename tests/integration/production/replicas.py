@@ -35,7 +35,8 @@ class Replica:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"{name}.log"
-        full_env = {**os.environ, **env, "HF_HUB_OFFLINE": "1"}
+        # Replicas behind one balancer: the page's origin is its public address, not theirs.
+        full_env = {**os.environ, "FRONTDESK_PUBLIC_URL": ORIGIN, **env, "HF_HUB_OFFLINE": "1"}
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
                 [FRONTDESK, "serve", "--host", "127.0.0.1", "--port", str(self.port), *args],

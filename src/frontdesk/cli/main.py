@@ -15,7 +15,7 @@ from frontdesk.cli.digest import digest_app
 from frontdesk.cli.eval import eval_app
 from frontdesk.cli.handoff import leads_app, worker_command
 from frontdesk.cli.kb import kb_app
-from frontdesk.cli.operators import operators_app
+from frontdesk.cli.operators import operators_app, site_url
 from frontdesk.cli.sites import sites_app
 from frontdesk.cli.traces import traces_command
 from frontdesk.settings import Settings, get_settings
@@ -78,8 +78,9 @@ def serve(
     try:
         application = create_app(settings)
         console.print(
-            f"Frontdesk on [bold]http://{settings.host}:{settings.port}/[/] "
-            f"(demo page), console at /console, API docs at /docs"
+            f"Frontdesk on [bold]{site_url(settings)}/[/] "
+            f"(demo page), console at /console, API docs at /docs",
+            soft_wrap=True,
         )
         uvicorn.run(application, host=settings.host, port=settings.port, log_config=None, **proxies)
     except SiteConfigError as exc:
@@ -142,7 +143,7 @@ def _serve_workers(settings: Settings) -> None:
         FRONTDESK_WORKERS=str(count),
     )
     console.print(
-        f"Frontdesk on [bold]http://{settings.host}:{settings.port}/[/] with {count} workers "
+        f"Frontdesk on [bold]{site_url(settings)}/[/] with {count} workers "
         f"(demo page), API docs at /docs",
         soft_wrap=True,
     )
@@ -178,18 +179,23 @@ def demo(
     serve_after: Annotated[
         bool, typer.Option("--serve/--no-serve", help="Start the server when ready.")
     ] = True,
+    host: Annotated[str | None, typer.Option(help="Interface to bind.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind.")] = None,
 ) -> None:
     """Prepare the bundled demo site (database, migrations, knowledge base), then serve it."""
     from frontdesk.demo_setup import prepare_demo
 
+    options = {"host": host, "port": port}
     settings = get_settings()
+    # The links printed here name the address the server is about to listen on.
+    settings = settings.model_copy(update={k: v for k, v in options.items() if v is not None})
     try:
         prepare_demo(settings, console)
         _print_console_link(settings)
     except SiteConfigError as exc:
         raise fail(str(exc)) from exc
     if serve_after:
-        serve(host=None, port=None, sites_dir=None)
+        serve(host=host, port=port, sites_dir=None)
 
 
 def _print_console_link(settings: Settings) -> None:

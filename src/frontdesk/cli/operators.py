@@ -81,6 +81,12 @@ def add(
                 _row, token = operators.invite(site, role, INVITE_LIFETIME, email)
                 console.print(f"Invitation for {email} ({role} of {site}), valid 7 days:")
                 console.print(_link(runtime.settings, token), soft_wrap=True)
+                if not runtime.settings.public_url.strip():
+                    console.print(
+                        "[dim](for a server listening there: set FRONTDESK_PUBLIC_URL, or "
+                        "FRONTDESK_HOST/FRONTDESK_PORT as served, for another address)[/]",
+                        soft_wrap=True,
+                    )
                 return
             operator = operators.ensure(email, hashed)
             operators.grant(operator, site, role)
@@ -141,11 +147,14 @@ def remove(
         runtime.close()
 
 
+def site_url(settings: Settings) -> str:
+    """Where people open this server: FRONTDESK_PUBLIC_URL when set, else the address
+    `frontdesk serve` listens on (127.0.0.1 for a bind on every interface)."""
+    return settings.public_base_url or settings.served_origins[0]
+
+
 def console_url(settings: Settings) -> str:
-    """Where operators open the console: FRONTDESK_PUBLIC_URL when set, else the address
-    `frontdesk serve` binds."""
-    base = settings.public_base_url or f"http://{settings.host}:{settings.port}"
-    return f"{base}/console"
+    return f"{site_url(settings)}/console"
 
 
 def _link(settings: Settings, token: str) -> str:

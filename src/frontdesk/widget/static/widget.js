@@ -429,6 +429,12 @@
   const LIVE_RETRY_MAX_MS = 10000;
   const TYPING_IDLE_MS = 3000;
 
+  /** The page is on its developer's own machine (localhost, 127.0.0.0/8, ::1). */
+  function onLoopbackPage() {
+    const host = window.location.hostname;
+    return host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "[::1]";
+  }
+
   /** The first of localStorage, sessionStorage that works (private windows may refuse
    * both or one), else memory: the conversation then lasts for this page only. */
   function durableStore() {
@@ -814,6 +820,7 @@
     .fallback { margin: auto 16px 20px; padding: 16px; border-radius: 12px; background: var(--_surface);
       display: flex; flex-direction: column; gap: 12px; }
     .fallback p { margin: 0; }
+    .fallback .owner-hint { font-size: 12.5px; color: var(--_muted); overflow-wrap: anywhere; }
     .fallback a { align-self: flex-start; background: var(--_accent); color: var(--_accent-text);
       padding: 8px 16px; border-radius: 999px; text-decoration: none; font-weight: 650; }
     .greeting .bubble { white-space: pre-wrap; }
@@ -876,6 +883,7 @@
       this.turns = 0;
       this.firstSent = false;
       this.fallbackActive = false;
+      this.ownerHint = "";
       this.leadLevel = "cold";
       this.sessionId = uuid4();
       this.session = null; // {id, secret, expires, user, rev} once the server issued a secret
@@ -1416,16 +1424,21 @@
       if (!this.proactiveFromAttributes) this.scheduleRules(this.settings.proactive || []);
     }
 
-    /** A console warning the site owner can act on (the visitor sees the fallback). */
+    /** A console warning the site owner can act on (the visitor sees the fallback). On the
+     * developer's own machine the server adds what to change, and the fallback shows it. */
     async warnOwner(response) {
-      let code = "";
+      let error = {};
       try {
-        code = ((await response.clone().json()).error || {}).code || "";
+        error = (await response.clone().json()).error || {};
       } catch (_) {
         /* not JSON */
       }
+      const code = error.code || "";
+      if (error.hint && onLoopbackPage()) this.ownerHint = String(error.hint);
       const hint = OWNER_HINTS[code];
-      console.warn(`Frontdesk: ${hint ? hint(this) : `the server answered ${response.status} ${code}`.trim()}`);
+      console.warn(
+        `Frontdesk: ${this.ownerHint || (hint ? hint(this) : `the server answered ${response.status} ${code}`.trim())}`,
+      );
       return code;
     }
 
@@ -1511,6 +1524,9 @@
       if (persist) storage.set(STORE.fallback, reason || "connection_error");
       const box = this.$fallback;
       box.replaceChildren(h("p", {}, this.fallbackUrl ? this.t.fallback : this.t.fallbackNoLink));
+      if (this.ownerHint) {
+        box.append(h("p", { class: "owner-hint" }, `For the site's developer (shown on this machine only): ${this.ownerHint}`));
+      }
       if (this.fallbackUrl) {
         box.append(
           h(
@@ -1667,7 +1683,8 @@
         (reason === "http_error" && (status >= 500 || FALLBACK_STATUSES.has(status)));
       if (this.turns === 0 && fatal && !view.hasTokens) {
         view.remove();
-        this.activateFallback(reason === "server_error" ? "http_error" : reason);
+        // A refusal the developer is fixing right now is not remembered across reloads.
+        this.activateFallback(reason === "server_error" ? "http_error" : reason, { persist: !this.ownerHint });
         return;
       }
       view.showError(this.t.error, () => {

@@ -195,9 +195,9 @@ class Settings(BaseSettings):
     public_url: str = Field(
         default="",
         description="Public base URL of the API (e.g. https://chat.example.com), used by the "
-        "demo page's widget and console links (invitations); empty: the page's own origin "
-        "for the demo, the address `frontdesk serve` binds for links. Never taken from the "
-        "Host header.",
+        "demo page's widget, console links (invitations) and `self` in a site's "
+        "widget.allowed_origins; empty: the page's own origin for the demo, the address "
+        "`frontdesk serve` binds for links and `self`. Never taken from the Host header.",
     )
     # Console sign-in with OpenID Connect (optional; needs the `oidc` extra). It only maps a
     # provider's verified e-mail to an existing operator: it never creates an account.

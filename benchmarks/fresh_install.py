@@ -39,7 +39,7 @@ def ask(base: str, question: str) -> dict[str, object]:
         headers={
             "Content-Type": "application/json",
             "X-Frontdesk-Key": DEMO_KEY,
-            "Origin": "http://127.0.0.1:8000",
+            "Origin": base,  # the demo page's own origin, which the demo site allows
         },
     )
     with urllib.request.urlopen(request, timeout=120) as response:

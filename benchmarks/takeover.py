@@ -86,14 +86,19 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
+BENCH_ORIGIN = "https://takeover.example"
+
+
 def prepare_sites(folder: Path) -> tuple[str, str]:
     """The demo site with rate limits out of the way; (its widget key, an allowed origin)."""
     shutil.copytree(DEMO_DIR / "sites", folder)
     demo_file = folder / "demo.yaml"
     demo = yaml.safe_load(demo_file.read_text(encoding="utf-8").replace("[../kb]", "[]"))
     demo["rate_limits"] = {"per_ip_per_minute": 1_000_000, "per_session_per_minute": 100_000}
+    # The visitors' page, one origin for every replica (the demo's `self` names each one's own).
+    demo["widget"]["allowed_origins"] = [*demo["widget"]["allowed_origins"], BENCH_ORIGIN]
     demo_file.write_text(yaml.safe_dump(demo, allow_unicode=True), encoding="utf-8")
-    return demo["widget"]["public_key"], demo["widget"]["allowed_origins"][0]
+    return demo["widget"]["public_key"], BENCH_ORIGIN
 
 
 def create_database() -> str:

@@ -25,6 +25,12 @@ def settings_for(sites_dir: Path | None = None) -> Settings:
     return base.model_copy(update={"sites_dir": sites_dir}) if sites_dir else base
 
 
+def site_url(settings: Settings) -> str:
+    """Where people open this server, for printed links: FRONTDESK_PUBLIC_URL when set,
+    else the address `frontdesk serve` listens on (127.0.0.1 for every interface)."""
+    return settings.public_base_url or settings.served_origins[0]
+
+
 def fail(message: str) -> typer.Exit:
     """Print `error: message` on stderr; raise the returned exit (code 1)."""
     err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)

@@ -9,13 +9,13 @@ import typer
 
 from frontdesk import __version__
 from frontdesk.cli.chat import chat_command, classify_command, graph_command
-from frontdesk.cli.common import SitesDirOption, console, fail, settings_for
+from frontdesk.cli.common import SitesDirOption, console, fail, settings_for, site_url
 from frontdesk.cli.db import db_app
 from frontdesk.cli.digest import digest_app
 from frontdesk.cli.eval import eval_app
 from frontdesk.cli.handoff import leads_app, worker_command
 from frontdesk.cli.kb import kb_app
-from frontdesk.cli.operators import operators_app, site_url
+from frontdesk.cli.operators import operators_app
 from frontdesk.cli.sites import sites_app
 from frontdesk.cli.traces import traces_command
 from frontdesk.settings import Settings, get_settings

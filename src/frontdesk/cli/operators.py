@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from frontdesk.cli.common import SitesDirOption, console, fail, settings_for
+from frontdesk.cli.common import SitesDirOption, console, fail, settings_for, site_url
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import SiteConfigError
 
@@ -145,12 +145,6 @@ def remove(
         console.print(f"[green]✓[/] removed {email}" + (f" from {site}" if site else ""))
     finally:
         runtime.close()
-
-
-def site_url(settings: Settings) -> str:
-    """Where people open this server: FRONTDESK_PUBLIC_URL when set, else the address
-    `frontdesk serve` listens on (127.0.0.1 for a bind on every interface)."""
-    return settings.public_base_url or settings.served_origins[0]
 
 
 def console_url(settings: Settings) -> str:

@@ -15,7 +15,8 @@ import gc
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,8 @@ class ChatService:
         self._graph: Any = None
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
+        # The wall clock of a turn (opening hours, handoff times); tests set a fixed one.
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # Live takeover (ownership, the event log); the API replaces it with the desk
         # whose bus wakes the other replicas' streams.
         self.live = LiveDesk(runtime.sessions)
@@ -162,6 +165,7 @@ class ChatService:
 
         return TurnContext(
             site=config,
+            now=self.clock(),
             engines=self.engines_for(site),
             retrieve=retrieve,
             topic_profile=topic_profile,

@@ -32,7 +32,7 @@ from frontdesk.guard.visitor_text import (
     clean_text,
     clean_tree,
 )
-from frontdesk.leads.hours import BusinessHours, next_business_day_opening
+from frontdesk.leads.hours import BusinessHours, NeverOpensError, next_opening
 from frontdesk.leads.packet import SessionSnapshot, generate_context_packet
 from frontdesk.leads.qualification import QualificationState
 from frontdesk.sites.schema import SiteConfig
@@ -80,10 +80,14 @@ def as_utc(moment: datetime) -> datetime:
 
 
 def follow_up_due(triggered_at: datetime, business_hours: bool, hours: BusinessHours) -> datetime:
-    """CRM task due date (seed 004): 2 h in hours, else the next business-day opening (UTC)."""
+    """CRM task due date (seed 004): 2 h in hours, else the team's next opening (UTC),
+    which may be the same afternoon after a lunch break."""
     if business_hours:
         return as_utc(triggered_at) + IN_HOURS_RESPONSE
-    return next_business_day_opening(as_utc(triggered_at), hours).astimezone(UTC)
+    try:
+        return next_opening(as_utc(triggered_at), hours).astimezone(UTC)
+    except NeverOpensError:  # closed for a year: the task is due as if in hours
+        return as_utc(triggered_at) + IN_HOURS_RESPONSE
 
 
 def visitor_fields(profile: Mapping[str, Any]) -> dict[str, str | None]:

@@ -15,6 +15,7 @@ from frontdesk.conversation.nodes.skills import (
     skill_ending,
 )
 from frontdesk.conversation.routes import RouteInput, decide_route
+from frontdesk.leads.hours import OpeningRange
 from frontdesk.settings import DEMO_DIR
 from frontdesk.sites.registry import SiteConfigError, load_site_file
 from frontdesk.sites.schema import ProfilingForm
@@ -197,7 +198,7 @@ def test_follow_up_routes(inp: RouteInput, route: str, reason: str) -> None:
     assert (decision.route, decision.reason) == (route, reason)
 
 
-def write_site(tmp_path: Path, **hours: str) -> Path:
+def write_site(tmp_path: Path, **hours: Any) -> Path:
     raw = yaml.safe_load((DEMO_DIR / "sites" / "demo.yaml").read_text(encoding="utf-8"))
     raw["business_hours"].update(hours)
     path = tmp_path / "demo.yaml"
@@ -208,15 +209,16 @@ def write_site(tmp_path: Path, **hours: str) -> Path:
 @pytest.mark.parametrize(
     ("hours", "field"),
     [
-        ({"start": "09:30"}, "business_hours.start"),
-        ({"same_day_cutoff": "16:15"}, "business_hours.same_day_cutoff"),
+        ({"start": "half past nine"}, "business_hours.start"),
+        ({"same_day_cutoff": "25:00"}, "business_hours.same_day_cutoff"),
+        ({"weekly": {"mon-fri": ["09:00-17:00"]}}, "business_hours"),
         ({"timezone": "CET+1"}, "business_hours.timezone"),
         ({"start": "19:00"}, "business_hours"),
         ({"same_day_cutoff": "20:00"}, "business_hours"),
     ],
 )
 def test_invalid_business_hours_fail_at_load_naming_file_and_field(
-    tmp_path: Path, hours: dict[str, str], field: str
+    tmp_path: Path, hours: dict[str, Any], field: str
 ) -> None:
     path = write_site(tmp_path, **hours)
     with pytest.raises(SiteConfigError) as error:
@@ -225,6 +227,6 @@ def test_invalid_business_hours_fail_at_load_naming_file_and_field(
     assert str(path) in message and f"  - {field}:" in message
 
 
-def test_whole_hours_load(tmp_path: Path) -> None:
-    site = load_site_file(write_site(tmp_path, start="08:00", end="17:00"))
-    assert site.config.business_hours.end.hour == 17
+def test_simple_form_hours_load_with_minutes(tmp_path: Path) -> None:
+    site = load_site_file(write_site(tmp_path, start="08:30", end="17:00"))
+    assert site.config.business_hours.hours().weekly[0] == (OpeningRange(8 * 60 + 30, 17 * 60),)

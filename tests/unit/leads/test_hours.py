@@ -5,14 +5,14 @@ UTC+2). In 2025 Europe/Madrid springs forward on Sunday 30 March at 02:00 local
 (01:00 UTC), and falls back on Sunday 26 October.
 """
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from pydantic import ValidationError
 
-from frontdesk.leads.hours import BusinessHours, is_business_hours, next_business_day_opening
+from frontdesk.leads.hours import BusinessHours, OpeningRange, is_business_hours, next_opening
 
 pytestmark = pytest.mark.unit
 
@@ -91,7 +91,7 @@ def test_naive_datetime_is_rejected() -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
         is_business_hours(datetime(2025, 1, 13, 10, 0), HOURS)
     with pytest.raises(ValueError, match="timezone-aware"):
-        next_business_day_opening(datetime(2025, 1, 13, 10, 0), HOURS)
+        next_opening(datetime(2025, 1, 13, 10, 0), HOURS)
 
 
 def test_custom_weekdays() -> None:
@@ -102,7 +102,7 @@ def test_custom_weekdays() -> None:
     assert not is_business_hours(datetime(2025, 1, 17, 10, tzinfo=dubai), sunday_to_thursday)
 
 
-# --- next_business_day_opening ------------------------------------------------------------
+# --- next_opening ------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -120,8 +120,8 @@ def test_custom_weekdays() -> None:
         ),
     ],
 )
-def test_next_business_day_opening(reference: datetime, expected: datetime) -> None:
-    opening = next_business_day_opening(reference, HOURS)
+def test_next_opening(reference: datetime, expected: datetime) -> None:
+    opening = next_opening(reference, HOURS)
 
     assert opening == expected
     assert opening.tzinfo == MADRID
@@ -130,7 +130,7 @@ def test_next_business_day_opening(reference: datetime, expected: datetime) -> N
 def test_next_opening_across_spring_forward_keeps_local_opening_hour() -> None:
     friday_evening_cet = datetime(2025, 3, 28, 19, 0, tzinfo=MADRID)
 
-    opening = next_business_day_opening(friday_evening_cet, HOURS)
+    opening = next_opening(friday_evening_cet, HOURS)
 
     assert opening == datetime(2025, 3, 31, 7, 0, tzinfo=UTC)  # 09:00 CEST
     assert opening.utcoffset() == timedelta(hours=2)
@@ -139,7 +139,7 @@ def test_next_opening_across_spring_forward_keeps_local_opening_hour() -> None:
 def test_next_opening_across_fall_back_keeps_local_opening_hour() -> None:
     friday_evening_cest = datetime(2025, 10, 24, 19, 0, tzinfo=MADRID)
 
-    opening = next_business_day_opening(friday_evening_cest, HOURS)
+    opening = next_opening(friday_evening_cest, HOURS)
 
     assert opening == datetime(2025, 10, 27, 8, 0, tzinfo=UTC)  # 09:00 CET
     assert opening.utcoffset() == timedelta(hours=1)
@@ -149,7 +149,8 @@ def test_next_opening_across_fall_back_keeps_local_opening_hour() -> None:
 
 
 def test_defaults_follow_the_seed() -> None:
-    assert (HOURS.start_hour, HOURS.end_hour, HOURS.same_day_cutoff_hour) == (9, 18, 16)
+    assert HOURS.weekly[0] == (OpeningRange(9 * 60, 18 * 60),)
+    assert HOURS.same_day_cutoff == time(16, 0)
     assert HOURS.weekdays == frozenset({0, 1, 2, 3, 4})
     assert HOURS.zone == MADRID
 
@@ -189,4 +190,4 @@ def test_hours_are_parsed_from_environment_strings() -> None:
         {"timezone": "Europe/Madrid", "start_hour": "8", "end_hour": "17"}
     )
 
-    assert (hours.start_hour, hours.end_hour) == (8, 17)
+    assert hours.weekly[0] == (OpeningRange(8 * 60, 17 * 60),)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import typing
+from datetime import date, datetime, timedelta
 from typing import Literal
 
+from babel.dates import format_date
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
@@ -33,9 +35,9 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
-from frontdesk.conversation.texts import TEXTS
+from frontdesk.conversation.texts import TEXTS, say
 from frontdesk.engines.local.signals import extract_email
-from frontdesk.leads.hours import is_business_hours
+from frontdesk.leads.hours import NeverOpensError, is_business_hours, next_opening
 from frontdesk.leads.qualification import (
     ConversationProgress,
     lead_level,
@@ -64,10 +66,34 @@ def business_hours_now(runtime: Runtime[TurnContext], same_day: bool = False) ->
 
 
 def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[str, bool]:
-    """Seed 004: promise same-day follow-up only before the cutoff on a business day."""
-    same_day = business_hours_now(runtime, same_day=True)
-    key = "when.business_hours" if same_day else "when.next_business_day"
-    return site_say(runtime, key, language), business_hours_now(runtime)
+    """Seed 004: promise same-day follow-up only before the cutoff on a business day;
+    otherwise say when the team is back (after a lunch break, a holiday, the weekend)."""
+    in_hours = business_hours_now(runtime)
+    if business_hours_now(runtime, same_day=True):
+        return site_say(runtime, "when.business_hours", language), in_hours
+    own = runtime.context.site.texts
+    if "when.next_business_day" in own and "when.reopens" not in own:
+        return site_say(runtime, "when.next_business_day", language), in_hours  # the site's words
+    hours = runtime.context.site.business_hours.hours()
+    try:
+        opening = next_opening(runtime.context.now, hours)
+    except NeverOpensError:
+        return site_say(runtime, "when.next_business_day", language), in_hours
+    when = opening_words(opening, runtime.context.now.astimezone(hours.zone).date(), language)
+    return site_say(runtime, "when.reopens", language, opening=when), in_hours
+
+
+def opening_words(opening: datetime, today: date, language: str) -> str:
+    """ "today at 14:00", "tomorrow at 09:30", "on Tuesday 8 December at 09:30" in the
+    visitor's language (weekday and month names from CLDR via Babel), team's wall time."""
+    time_text = opening.strftime("%H:%M")
+    if opening.date() == today:
+        return say("opening.today", language, time=time_text)
+    if opening.date() == today + timedelta(days=1):
+        return say("opening.tomorrow", language, time=time_text)
+    weekday = format_date(opening.date(), "EEEE", locale=language)
+    day = format_date(opening.date(), "d MMMM", locale=language)
+    return say("opening.on", language, weekday=weekday, date=day, time=time_text)
 
 
 @timed

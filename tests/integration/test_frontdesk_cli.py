@@ -42,6 +42,34 @@ def test_validate_names_the_field_of_a_broken_copy(tmp_path: Path) -> None:
     assert "Nowhere/X" in result.stderr
 
 
+def test_validate_shows_the_weekly_schedule_and_warns_on_suspicious_ranges(
+    tmp_path: Path,
+) -> None:
+    import yaml
+
+    raw = yaml.safe_load((DEMO_DIR / "sites" / "demo.yaml").read_text(encoding="utf-8"))
+    raw["business_hours"] = {
+        "timezone": "Europe/Berlin",
+        "weekly": {
+            "tue-fri": ["09:30-13:00", "14:00-18:30"],
+            "sat": ["10:00-14:00", "13:00-15:00"],
+            "sun": ["18:00-01:00"],
+        },
+        "holidays": "DE-SN",
+        "closed": ["2026-12-24", "2026-12-31"],
+    }
+    shop = tmp_path / "demo.yaml"
+    shop.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    result = run_cli("sites", "validate", str(shop), env_data=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = [line.split() for line in result.stdout.splitlines()]
+    assert ["tue-fri", "09:30-13:00,", "14:00-18:30"] in lines
+    assert ["mon", "closed"] in lines and ["sat", "10:00-15:00"] in lines
+    assert ["closed", "2026-12-24,", "2026-12-31"] in lines
+    assert "sat: 10:00-14:00 and 13:00-15:00 overlap" in result.stderr
+    assert "sun: 18:00-01:00 ends before it starts" in result.stderr
+
+
 def test_db_upgrade_creates_the_database(tmp_path: Path) -> None:
     result = run_cli("db", "upgrade", env_data=tmp_path / "d")
     assert result.returncode == 0, result.stderr

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
+from frontdesk.leads.hours import schedule_lines
 from frontdesk.settings import get_settings
 from frontdesk.sites.registry import (
     SiteConfigError,
@@ -18,6 +19,7 @@ from frontdesk.sites.registry import (
     load_site_file,
     site_files,
 )
+from frontdesk.sites.schema import BusinessHoursConfig
 
 if TYPE_CHECKING:
     from frontdesk.runtime import Runtime
@@ -73,8 +75,18 @@ def sites_validate(
             err_console.print(f"[red]✗[/] {exc}", highlight=False)
         else:
             console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
+            print_opening_hours(site.config.business_hours)
     if problems:
         raise typer.Exit(code=1)
+
+
+def print_opening_hours(config: BusinessHoursConfig) -> None:
+    """The hours as Frontdesk reads them, and the ones that look like a typo."""
+    console.print(f"  Opening hours ({config.timezone}):", highlight=False)
+    for label, value in schedule_lines(config.hours()):
+        console.print(f"    {label:<10} {value}", highlight=False)
+    for warning in config.warnings():
+        err_console.print(f"  [yellow]![/] business_hours: {warning}", highlight=False)
 
 
 token_app = typer.Typer(help="Per-site admin tokens (stored only as their SHA-256).")

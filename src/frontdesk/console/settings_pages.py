@@ -16,9 +16,17 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.templating import render
+from frontdesk.leads.hours import (
+    NeverOpensError,
+    days_ahead,
+    is_open,
+    next_opening,
+    schedule_lines,
+)
 from frontdesk.runtime import Runtime
 from frontdesk.sites.origins import allowed_origins
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site_file
+from frontdesk.sites.schema import BusinessHoursConfig
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import ROLES, OperatorRepository
@@ -53,6 +61,37 @@ def refused_origins(runtime: Runtime, site: LoadedSite) -> list[OriginRefusal]:
     return [r for r in refusals if r.origin not in allowed]
 
 
+UPCOMING_DAYS = 14
+
+
+def opening_hours_view(config: BusinessHoursConfig, now: datetime) -> dict[str, Any]:
+    """The site's hours as every reader applies them, on the site's wall clock: the
+    schedule, open or closed now, and the next two weeks with holidays and closures."""
+    hours = config.hours()
+    local_now = now.astimezone(hours.zone)
+    try:
+        opening: str | None = f"{next_opening(now, hours):%a %d %b %Y %H:%M}"
+    except NeverOpensError:
+        opening = None
+    notes = {"special": "special hours", "closed": "closed (date)", "weekly": ""}
+    return {
+        "timezone": config.timezone,
+        "local_now": f"{local_now:%a %d %b %Y %H:%M}",
+        "open_now": is_open(now, hours),
+        "next_opening": opening,
+        "lines": schedule_lines(hours),
+        "warnings": config.warnings(),
+        "days": [
+            (
+                f"{day.day:%a %d %b}",
+                ", ".join(str(r) for r in day.ranges) or "closed",
+                day.note if day.kind == "holiday" else notes[day.kind],
+            )
+            for day in days_ahead(local_now.date(), UPCOMING_DAYS, hours)
+        ],
+    }
+
+
 async def _page(
     request: Request, runtime: Runtime, site: ConsoleSite, status: int = 200, **extra: Any
 ) -> Response:
@@ -73,6 +112,7 @@ async def _page(
             "roles": ROLES,
             "origin": runtime.settings.public_base_url,
             "refusals": refusals,
+            "hours": opening_hours_view(site.site.config.business_hours, datetime.now(UTC)),
             **team,
             **extra,
         },

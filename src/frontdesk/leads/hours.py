@@ -354,3 +354,18 @@ def weekly_summary(hours: BusinessHours) -> list[tuple[str, str]]:
         )
         for first, last, ranges in groups
     ]
+
+
+def schedule_lines(hours: BusinessHours) -> list[tuple[str, str]]:
+    """The whole schedule for people, one (label, value) per line: the weekly days, then
+    public holidays, closures and special hours when there are any."""
+    lines = weekly_summary(hours)
+    if hours.public_holidays:
+        lines.append(("holidays", f"closed on public holidays in {hours.public_holidays}"))
+    if hours.closed:
+        lines.append(("closed", ", ".join(day.isoformat() for day in sorted(hours.closed))))
+    lines += [
+        (day.isoformat(), ", ".join(str(r) for r in ranges) + " (special hours)")
+        for day, ranges in sorted(hours.special.items())
+    ]
+    return lines

@@ -294,3 +294,41 @@ def test_the_inbox_pages_back_through_older_conversations(console_app: Console, 
     assert 'hx-trigger="every 3s"' not in second and 'id="older"' not in second
     shown = set(re.findall(r'data-session="([^"]+)"', first + second))
     assert shown == set(sessions)
+
+
+def test_settings_show_the_opening_hours_as_applied_to_every_role(
+    console_app: Console, team: Any
+) -> None:
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    owner = console_app.client()
+    sign_in(owner, team["owner"])
+    csrf = page_csrf(owner, "/console/sites/acme/settings")
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    raw = yaml.safe_load(acme_file.read_text(encoding="utf-8"))
+    tomorrow = datetime.now(UTC).astimezone(ZoneInfo("Europe/Berlin")).date() + timedelta(days=1)
+    raw["business_hours"] = {
+        "timezone": "Europe/Berlin",
+        "weekly": {"tue-fri": ["09:30-13:00", "14:00-18:30"], "sat": ["10:00-14:00"]},
+        "holidays": "DE-SN",
+        "closed": [tomorrow.isoformat()],
+        "special": {"2030-12-23": ["10:00-12:00", "11:00-16:00"]},
+    }
+    acme_file.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    done = owner.post("/console/sites/acme/settings/reload", data={"csrf_token": csrf})
+    assert done.status_code == 200
+
+    agent = console_app.client()
+    sign_in(agent, team["acme_agent"])
+    page = agent.get("/console/sites/acme/settings")
+    assert page.status_code == 200
+    hours = page.text.split('id="opening-hours"')[1].split("</section>")[0]
+    assert "Europe/Berlin" in hours
+    assert '<th scope="row">tue-fri</th><td>09:30-13:00, 14:00-18:30</td>' in hours
+    assert '<th scope="row">mon</th><td>closed</td>' in hours
+    assert "closed on public holidays in DE-SN" in hours
+    assert "10:00-12:00 and 11:00-16:00 overlap" in hours
+    upcoming = hours.split('id="upcoming-hours"')[1]
+    assert upcoming.count("<tr>") == 15  # the header and 14 days
+    assert f"<td>{tomorrow:%a %d %b}</td><td>closed</td><td>closed (date)</td>" in upcoming

@@ -222,3 +222,45 @@ async def test_suggest_drafts_an_answer_from_the_knowledge_base(
     finally:
         await service.close()
         service.runtime.close()
+
+
+@pytest.fixture
+async def shop_chat(tmp_path: Path, sites_dir: Path) -> AsyncIterator[ChatService]:
+    """The demo site with a shop's hours: a lunch break and Saxony's public holidays."""
+    import yaml
+
+    demo = sites_dir / "demo.yaml"
+    raw = yaml.safe_load(demo.read_text(encoding="utf-8"))
+    raw["business_hours"] = {
+        "timezone": "Europe/Berlin",
+        "weekly": {"tue-fri": ["09:30-13:00", "14:00-18:30"], "sat": ["10:00-14:00"]},
+        "holidays": "DE-SN",
+    }
+    demo.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    service = ChatService(build_runtime(Settings(data_dir=tmp_path / "data", sites_dir=sites_dir)))
+    yield service
+    await service.close()
+    service.runtime.close()
+
+
+@pytest.mark.parametrize(
+    ("berlin_time", "expected"),
+    [
+        (datetime(2026, 12, 8, 13, 30), ("handoff_async", "after_hours")),  # lunch break
+        (datetime(2026, 10, 31, 11, 0), ("handoff_async", "after_hours")),  # Reformation Day
+        (datetime(2026, 12, 8, 14, 30), ("handoff_waiting", None)),
+        (datetime(2026, 12, 12, 11, 0), ("handoff_waiting", None)),  # Saturday
+    ],
+)
+async def test_operators_are_rung_only_when_the_shop_is_open(
+    shop_chat: ChatService, berlin_time: datetime, expected: tuple[str, str | None]
+) -> None:
+    site = shop_chat.runtime.sites["demo"]
+    session_id = new_session(shop_chat, site)
+    now = berlin_time.replace(tzinfo=ZoneInfo("Europe/Berlin")).astimezone(UTC)
+    desk, _ = frozen_desk(shop_chat, now)
+    shop_chat.clock = lambda: now
+    await desk.heartbeat("demo", ANNA)  # online all along
+    await ask_for_a_person(shop_chat, site, session_id)
+    events = await desk.session_log("demo", session_id, for_visitor=True)
+    assert [(e.kind, e.data.get("reason")) for e in events] == [expected]

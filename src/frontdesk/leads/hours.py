@@ -89,6 +89,7 @@ def merged(ranges: Iterable[OpeningRange]) -> tuple[OpeningRange, ...]:
     return tuple(result)
 
 
+@lru_cache(maxsize=64)
 def holiday_region(spec: str) -> tuple[str, str | None]:
     """`"DE-SN"` → `("DE", "SN")`, `"FR"` → `("FR", None)`, checked against the
     countries and subdivisions the `holidays` package knows (ValueError otherwise)."""

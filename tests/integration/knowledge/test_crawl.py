@@ -170,7 +170,7 @@ def test_private_addresses_are_refused_unless_allowed(
     engine: Engine, website: LoopbackWebsite
 ) -> None:
     harness = Harness(engine, website)
-    with pytest.raises(CrawlAborted, match="private address"):
+    with pytest.raises(CrawlAborted, match="not a public address"):
         harness.crawl(allow_private_network=False)
     assert harness.doc_ids() == set()
 

@@ -49,7 +49,7 @@ def test_a_redirect_to_a_private_address_is_refused() -> None:
             return await fetcher.fetch("http://www.example.test/page")
 
     result = asyncio.run(fetch())
-    assert "resolves to a private address (10.0.0.5)" in result.error
+    assert "resolves to 10.0.0.5, which is not a public address" in result.error
     assert result.final_url == "http://example.test/admin"
     assert seen == ["http://www.example.test/page"], "the private address is never asked"
 

@@ -3,6 +3,7 @@ content types and charsets, schedules, and web sources in the site file."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +14,9 @@ from frontdesk.knowledge.web.extract import UnsupportedContent, content_kind, de
 from frontdesk.knowledge.web.fetch import retry_after_s
 from frontdesk.knowledge.web.schedule import is_due
 from frontdesk.knowledge.web.urls import (
+    UnsafeAddress,
     allowed_by_patterns,
+    check_address,
     is_public_address,
     normalise_url,
     same_site,
@@ -67,6 +70,64 @@ def test_same_site_and_patterns() -> None:
 )
 def test_private_addresses(address: str, public: bool) -> None:
     assert is_public_address(address) is public
+
+
+# Ranges of the IANA IPv4/IPv6 special-purpose address registries (not globally
+# reachable), and IPv6 forms that carry such an IPv4 address inside them: a page author
+# who links or redirects to one must not make the crawler read it.
+SPECIAL_PURPOSE = [
+    "0.0.0.1",  # "this network"
+    "100.64.0.1",  # shared address space (carrier-grade NAT)
+    "100.100.100.200",  # shared address space: a cloud metadata service
+    "192.0.0.1",  # IETF protocol assignments
+    "192.0.0.170",  # NAT64 discovery
+    "192.0.2.1",  # documentation
+    "198.18.0.1",  # benchmarking
+    "198.51.100.1",  # documentation
+    "203.0.113.1",  # documentation
+    "224.0.0.1",  # multicast
+    "240.0.0.1",  # reserved
+    "255.255.255.255",  # limited broadcast
+    "::",  # unspecified
+    "::ffff:169.254.169.254",  # IPv4-mapped metadata
+    "::ffff:100.100.100.200",  # IPv4-mapped shared address space
+    "::a9fe:a9fe",  # IPv4-compatible metadata
+    "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
+    "64:ff9b::a64:c8",  # NAT64 of 10.100.0.200
+    "64:ff9b:1::a9fe:a9fe",  # local-use NAT64
+    "2002:a9fe:a9fe::1",  # 6to4 of 169.254.169.254
+    "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+    "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo whose client is 127.0.0.1
+    "2001:db8::1",  # documentation
+    "2001:2::1",  # benchmarking
+    "100::1",  # discard-only
+    "fc00::1",  # unique local
+    "fd00:ec2::254",  # unique local: a cloud metadata service
+    "fec0::1",  # site-local (deprecated)
+    "ff02::1",  # multicast
+]
+
+
+@pytest.mark.parametrize("address", SPECIAL_PURPOSE)
+def test_special_purpose_addresses_are_refused(address: str) -> None:
+    assert is_public_address(address) is False
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["8.8.8.8", "100.128.0.1", "64:ff9b::808:808", "2002:808:808::1", "2a00:1450:4001::200e"],
+)
+def test_public_addresses_stay_allowed(address: str) -> None:
+    """Next to the special ranges, and NAT64/6to4 forms of a public IPv4 address."""
+    assert is_public_address(address) is True
+
+
+@pytest.mark.parametrize("host", ["100.100.100.200", "[::ffff:169.254.169.254]", "198.18.0.1"])
+def test_check_address_refuses_special_purpose_literals(host: str) -> None:
+    with pytest.raises(UnsafeAddress, match="not a public address"):
+        asyncio.run(check_address(f"http://{host}/latest/meta-data/", allow_private_network=False))
+    # An intranet or a test on loopback opts in per source.
+    asyncio.run(check_address(f"http://{host}/", allow_private_network=True))
 
 
 def test_retry_after() -> None:

@@ -20,7 +20,8 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class UnsafeAddress(ValueError):
-    """A URL whose host resolves to a private, loopback or link-local network."""
+    """A URL whose host is or resolves to an address that is not globally reachable
+    (private, loopback, link-local, shared, reserved, documentation, multicast, ...)."""
 
 
 def normalise_url(url: str, base: str | None = None) -> str | None:
@@ -73,17 +74,49 @@ def allowed_by_patterns(url: str, include: Sequence[str], exclude: Sequence[str]
     return not include or any(re.search(pattern, url) for pattern in include)
 
 
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: NAT64 (RFC 6052, RFC 8215)
+# and the deprecated IPv4-compatible form. `ipaddress` unwraps IPv4-mapped, 6to4 and Teredo.
+_IPV4_IN_LOW_BITS = (
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("64:ff9b:1::/48"),
+    ipaddress.IPv6Network("::/96"),
+)
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address leads to (mapped, 6to4, Teredo, NAT64)."""
+    found = [address for address in (ip.ipv4_mapped, ip.sixtofour) if address is not None]
+    if ip.teredo is not None:
+        found.extend(ip.teredo)  # (server, client)
+    if any(ip in network for network in _IPV4_IN_LOW_BITS):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF))
+    return found
+
+
 def is_public_address(address: str) -> bool:
+    """Whether the address is globally reachable: every range of the IANA special-purpose
+    registries (private, shared 100.64/10, 192.0.0/24, benchmarking, documentation,
+    reserved, link-local, loopback, multicast, ...) is refused, so is an IPv6 address
+    that embeds such an IPv4 address."""
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return not (
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = embedded_ipv4(ip)
+        if inner:
+            return all(_is_global(v4) for v4 in inner)
+    return _is_global(ip)
+
+
+def _is_global(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    # `is_global` is False for the special-purpose ranges `ipaddress` knows; the other
+    # properties cover what older Python versions leave out of it (multicast, reserved).
+    return ip.is_global and not (
         ip.is_private
         or ip.is_loopback
         or ip.is_link_local
         or ip.is_multicast
         or ip.is_reserved
         or ip.is_unspecified
+        or (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local)
     )
 
 
@@ -104,7 +137,8 @@ async def check_address(url: str, *, allow_private_network: bool) -> None:
         addresses = [str(info[4][0]) for info in infos]
     private = [address for address in addresses if not is_public_address(address)]
     if private:
+        where = host if host.strip("[]") == private[0] else f"{host} resolves to {private[0]},"
         raise UnsafeAddress(
-            f"{host} resolves to a private address ({private[0]}); set "
-            "allow_private_network: true on the source (--allow-private-network) to crawl it"
+            f"{where} which is not a public address; set allow_private_network: true on "
+            "the source (--allow-private-network) to crawl it"
         )

@@ -85,9 +85,41 @@ class WebSource(_Strict):
     )
     user_agent: str = Field(default="FrontdeskBot/0.1 (+https://github.com/frontdesk)")
     politeness: Politeness = Field(default_factory=Politeness)
-    timeout_s: float = Field(default=15.0, gt=0, le=120, description="Per-request timeout.")
+    timeout_s: float = Field(
+        default=15.0, gt=0, le=120, description="Timeout of each connect and each read."
+    )
+    page_deadline_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=600,
+        description="Deadline of one whole download (headers and body, however slowly the "
+        "server sends it); a page over it is skipped this time.",
+    )
+    crawl_deadline_s: float = Field(
+        default=3600.0,
+        gt=0,
+        le=86_400,
+        description="Deadline of one crawl (robots.txt, sitemaps, pages); the pages read by "
+        "then are applied, as when `max_pages` cuts a crawl.",
+    )
     max_page_bytes: int = Field(
         default=5_000_000, ge=1024, le=100_000_000, description="Larger pages are skipped."
+    )
+    max_sitemaps: int = Field(
+        default=50, ge=1, le=10_000, description="Sitemap files read per crawl (indexes too)."
+    )
+    max_sitemap_urls: int = Field(
+        default=100_000,
+        ge=1,
+        le=10_000_000,
+        description="`<loc>` entries read from the sitemaps per crawl. Reading also stops "
+        "once `max_pages` page URLs are queued.",
+    )
+    max_sitemap_bytes: int = Field(
+        default=50_000_000,
+        ge=1024,
+        le=1_000_000_000,
+        description="Sitemap XML read per crawl, after gunzip (all sitemaps together).",
     )
     auth_header_env: str = Field(
         default="",

@@ -19,7 +19,14 @@ from frontdesk.knowledge.loaders import LoaderError
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.web.extract import UnsupportedContent, extract_page
 from frontdesk.knowledge.web.fetch import Fetcher, FetchResult, HostGate
-from frontdesk.knowledge.web.robots import Robots, SiteUnreachable, read_robots, read_sitemaps
+from frontdesk.knowledge.web.robots import (
+    Robots,
+    SitemapLimits,
+    SitemapReading,
+    SiteUnreachable,
+    read_robots,
+    read_sitemaps,
+)
 from frontdesk.knowledge.web.urls import (
     UnsafeAddress,
     allowed_by_patterns,
@@ -70,10 +77,19 @@ class PageOutcome:
 @dataclass
 class CrawlResult:
     pages: dict[str, PageOutcome] = field(default_factory=dict)
-    complete: bool = True  # every reachable page was visited (not cut at max_pages)
+    complete: bool = True  # every reachable page was visited (not cut at a limit)
+    limits_reached: list[str] = field(default_factory=list)  # why it was cut, if it was
 
 
 ProgressHook = Callable[[str, PageOutcome | None], None]  # ("found" | "done", outcome)
+
+
+def sitemap_limits(source: WebSource) -> SitemapLimits:
+    return SitemapLimits(
+        max_sitemaps=source.max_sitemaps,
+        max_urls=source.max_sitemap_urls,
+        max_bytes=source.max_sitemap_bytes,
+    )
 
 
 def auth_headers(source: WebSource) -> dict[str, str]:
@@ -108,6 +124,7 @@ class Crawler:
         self._transport_failures = 0
         self._requests = 0
         self._abort: str | None = None
+        self.sitemaps = SitemapReading()
 
     async def run(self) -> CrawlResult:
         source = self.source
@@ -116,6 +133,29 @@ class Crawler:
         except UnsafeAddress as exc:
             raise CrawlAborted(str(exc)) from exc
         headers = {"User-Agent": source.user_agent, **auth_headers(source)}
+        try:
+            # The whole crawl (robots.txt, sitemaps, pages) has a deadline; what was read
+            # by then is applied like a crawl cut at `max_pages`.
+            async with asyncio.timeout(source.crawl_deadline_s):
+                await self._crawl(headers)
+        except TimeoutError:
+            self.result.complete = False
+            self.result.limits_reached.append(
+                f"crawl deadline of {source.crawl_deadline_s:g} s reached"
+            )
+        if self._abort is None and self._requests:
+            share = self._transport_failures / self._requests
+            if self._transport_failures > 2 and share > ABORT_FAILURE_SHARE:
+                self._abort = (
+                    f"{self._transport_failures} of {self._requests} requests got no answer"
+                )
+        if self._abort is not None:
+            raise CrawlAborted(self._abort)
+        self._dedupe()
+        return self.result
+
+    async def _crawl(self, headers: dict[str, str]) -> None:
+        source = self.source
         timeout = httpx.Timeout(source.timeout_s)
         async with httpx.AsyncClient(
             headers=headers, timeout=timeout, follow_redirects=False, transport=self.transport
@@ -126,6 +166,7 @@ class Crawler:
                 gate=HostGate(source.politeness.concurrency, 0.0),
                 max_bytes=source.max_page_bytes,
                 allow_private_network=source.allow_private_network,
+                page_deadline_s=source.page_deadline_s,
             )
             try:
                 robots = await read_robots(probe, self.start_url, source.user_agent)
@@ -138,13 +179,17 @@ class Crawler:
                 gate=HostGate(source.politeness.concurrency, delay),
                 max_bytes=source.max_page_bytes,
                 allow_private_network=source.allow_private_network,
+                page_deadline_s=source.page_deadline_s,
             )
             sitemaps = [str(source.sitemap)] if source.sitemap else robots.sitemaps()
             if not sitemaps:
                 sitemaps = [self.start_url.rstrip("/") + "/sitemap.xml"]
             self._enqueue(self.start_url, 0)
-            for url in await read_sitemaps(fetcher, sitemaps, source.max_page_bytes):
-                self._enqueue(url, 0)
+            self.sitemaps = await read_sitemaps(
+                fetcher, sitemaps, self._take_sitemap_page, sitemap_limits(source)
+            )
+            if self.sitemaps.stopped:
+                self.result.limits_reached.append(self.sitemaps.stopped)
             workers = [
                 asyncio.create_task(self._work(fetcher, robots))
                 for _ in range(max(2, source.politeness.concurrency * 2))
@@ -155,16 +200,11 @@ class Crawler:
                 for worker in workers:
                     worker.cancel()
                 await asyncio.gather(*workers, return_exceptions=True)
-        if self._abort is None and self._requests:
-            share = self._transport_failures / self._requests
-            if self._transport_failures > 2 and share > ABORT_FAILURE_SHARE:
-                self._abort = (
-                    f"{self._transport_failures} of {self._requests} requests got no answer"
-                )
-        if self._abort is not None:
-            raise CrawlAborted(self._abort)
-        self._dedupe()
-        return self.result
+
+    def _take_sitemap_page(self, url: str) -> bool:
+        """A page URL from a sitemap; False once the crawl has `max_pages` of them."""
+        self._enqueue(url, 0)
+        return len(self._seen) < self.source.max_pages
 
     def _dedupe(self) -> None:
         """Pages with the same main text are one document, under the shortest URL."""
@@ -189,6 +229,8 @@ class Crawler:
         if url != self.start_url and not allowed_by_patterns(url, *patterns):
             return
         if len(self._seen) >= self.source.max_pages:
+            if self.result.complete:
+                self.result.limits_reached.append(f"max_pages ({self.source.max_pages}) reached")
             self.result.complete = False
             return
         self._seen.add(url)

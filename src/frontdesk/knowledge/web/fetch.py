@@ -1,23 +1,37 @@
 """Fetching one URL politely: per-host concurrency and delay, conditional requests,
-redirects re-checked hop by hop, retries on 5xx/429 honouring Retry-After, size limits."""
+redirects re-checked hop by hop, retries on 5xx/429 honouring Retry-After, size limits,
+a deadline on each whole download, and the connected peer's address checked again (a
+host name that re-resolves to a private address between the check and the connection
+is refused before its body is read)."""
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import httpx
 
-from frontdesk.knowledge.web.urls import UnsafeAddress, check_address, normalise_url, same_site
+from frontdesk.knowledge.web.urls import (
+    UnsafeAddress,
+    check_address,
+    is_public_address,
+    normalise_url,
+    same_site,
+)
 
 MAX_REDIRECTS = 5
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 30.0  # a server asking for longer is treated as failing this sync
 DRAIN_BYTES = 65_536  # error pages up to this size are read so keep-alive survives
+DEFAULT_PAGE_DEADLINE_S = 60.0
+
+# Takes each piece of a streamed body; False stops the download (the reader has enough).
+BodySink = Callable[[bytes], bool]
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,7 @@ class FetchResult:
     error: str = ""
     location: str = ""  # of a redirect
     transport_failure: bool = False  # the server did not answer (down, timeout, reset)
+    retryable: bool = True  # False: trying again cannot help (a deadline, a half-read stream)
 
     @property
     def not_modified(self) -> bool:
@@ -98,6 +113,7 @@ class Fetcher:
         gate: HostGate,
         max_bytes: int,
         allow_private_network: bool,
+        page_deadline_s: float = DEFAULT_PAGE_DEADLINE_S,
         attempts: int = 3,
         backoff_s: float = 0.5,
     ) -> None:
@@ -106,11 +122,24 @@ class Fetcher:
         self.gate = gate
         self.max_bytes = max_bytes
         self.allow_private_network = allow_private_network
+        # The whole download (headers and body), not each read: a server that trickles
+        # a byte every few seconds never trips a per-read timeout.
+        self.page_deadline_s = page_deadline_s
         self.attempts = attempts
         self.backoff_s = backoff_s
         self._verdicts: dict[str, str] = {}  # host → why it is refused ("" when it is not)
 
-    async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
+    async def fetch(
+        self,
+        url: str,
+        *,
+        etag: str = "",
+        last_modified: str = "",
+        sink: BodySink | None = None,
+        max_bytes: int | None = None,
+    ) -> FetchResult:
+        """GET `url`. With `sink`, a 200 body goes piece by piece to it instead of into the
+        result (sitemaps), up to `max_bytes` (default: the page limit)."""
         headers: dict[str, str] = {}
         if etag:
             headers["If-None-Match"] = etag
@@ -123,7 +152,7 @@ class Fetcher:
             refused = await self._refused(current)
             if refused:
                 return FetchResult(url, current, error=refused)
-            result = await self._with_retries(url, current, headers)
+            result = await self._with_retries(url, current, headers, sink, max_bytes)
             if result.status in (301, 302, 303, 307, 308):
                 target = normalise_url(result.location, current)
                 if target is None:
@@ -144,11 +173,33 @@ class Fetcher:
                 self._verdicts[host] = str(exc)
         return self._verdicts[host]
 
-    async def _with_retries(self, url: str, current: str, headers: dict[str, str]) -> FetchResult:
+    async def _with_retries(
+        self,
+        url: str,
+        current: str,
+        headers: dict[str, str],
+        sink: BodySink | None,
+        max_bytes: int | None,
+    ) -> FetchResult:
         result = FetchResult(url, current, error="not fetched")
         for attempt in range(1, self.attempts + 1):
-            result, retry_after = await self._once(url, current, headers)
-            retryable = result.transport_failure or result.status in RETRY_STATUSES
+            async with self.gate:  # politeness waits do not count against the deadline
+                try:
+                    async with asyncio.timeout(self.page_deadline_s):
+                        result, retry_after = await self._once(
+                            url, current, headers, sink, max_bytes or self.max_bytes
+                        )
+                except TimeoutError:
+                    return FetchResult(
+                        url,
+                        current,
+                        error=f"timed out: not downloaded within {self.page_deadline_s:g} s",
+                        transport_failure=True,
+                        retryable=False,
+                    )
+            retryable = result.retryable and (
+                result.transport_failure or result.status in RETRY_STATUSES
+            )
             # A page that timed out once gets one more chance, not `attempts`: each costs
             # a whole timeout.
             timed_out_twice = result.error == "timed out" and attempt >= 2
@@ -166,10 +217,19 @@ class Fetcher:
         return result
 
     async def _once(
-        self, url: str, current: str, headers: dict[str, str]
+        self,
+        url: str,
+        current: str,
+        headers: dict[str, str],
+        sink: BodySink | None,
+        max_bytes: int,
     ) -> tuple[FetchResult, float | None]:
+        streamed = False
         try:
-            async with self.gate, self.client.stream("GET", current, headers=headers) as response:
+            async with self.client.stream("GET", current, headers=headers) as response:
+                refused = self._peer_refused(response)
+                if refused:
+                    return FetchResult(url, current, error=refused, retryable=False), None
                 status = response.status_code
                 if status != 200:
                     await _drain(response)
@@ -184,13 +244,20 @@ class Fetcher:
                     error = "" if status == 304 else f"HTTP {status}"
                     return FetchResult(url, current, status=status, error=error), None
                 declared = int(response.headers.get("content-length") or 0)
-                if declared > self.max_bytes:
-                    return self._too_large(url, current, status, declared), None
+                if declared > max_bytes:
+                    return self._too_large(url, current, status, declared, max_bytes), None
                 body = bytearray()
+                size = 0
                 async for piece in response.aiter_bytes():
-                    body.extend(piece)
-                    if len(body) > self.max_bytes:
-                        return self._too_large(url, current, status, len(body)), None
+                    size += len(piece)
+                    if size > max_bytes:
+                        return self._too_large(url, current, status, size, max_bytes), None
+                    if sink is None:
+                        body.extend(piece)
+                        continue
+                    streamed = True
+                    if not sink(piece):
+                        break  # the reader has what it needs: the rest is never downloaded
                 return (
                     FetchResult(
                         url,
@@ -204,17 +271,40 @@ class Fetcher:
                     None,
                 )
         except httpx.TimeoutException:
-            return FetchResult(url, current, error="timed out", transport_failure=True), None
+            failed = FetchResult(
+                url, current, error="timed out", transport_failure=True, retryable=not streamed
+            )
+            return failed, None
         except httpx.TransportError as exc:
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            return FetchResult(url, current, error=reason, transport_failure=True), None
+            failed = FetchResult(
+                url, current, error=reason, transport_failure=True, retryable=not streamed
+            )
+            return failed, None
 
-    def _too_large(self, url: str, current: str, status: int, size: int) -> FetchResult:
+    def _peer_refused(self, response: httpx.Response) -> str:
+        """Why the address the connection went to may not be read ("" when it may): the
+        name was checked before, but DNS may answer differently the second time."""
+        if self.allow_private_network:
+            return ""
+        stream = response.extensions.get("network_stream")
+        peer = stream.get_extra_info("server_addr") if stream is not None else None
+        if not peer:
+            return ""  # no socket (a test transport)
+        address = str(peer[0])
+        if is_public_address(address):
+            return ""
+        return f"{response.url.host} connected to {address}, which is not a public address"
+
+    def _too_large(
+        self, url: str, current: str, status: int, size: int, max_bytes: int
+    ) -> FetchResult:
         return FetchResult(
             url,
             current,
             status=status,
-            error=f"larger than the {self.max_bytes:,} byte limit ({size:,}+ bytes)",
+            error=f"larger than the {max_bytes:,} byte limit ({size:,}+ bytes)",
+            retryable=False,
         )
 
 

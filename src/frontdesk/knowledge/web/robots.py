@@ -1,11 +1,16 @@
 """robots.txt rules (protego: wildcards, Allow/Disallow precedence, Crawl-delay) and
-sitemaps (urlset and sitemap index, gzip too), read through the crawl's `Fetcher`."""
+sitemaps (urlset and sitemap index, gzip too), read through the crawl's `Fetcher`.
+
+Sitemaps are parsed as they download and read only until the crawl has enough page URLs
+or a limit (`SitemapLimits`: sitemaps, URLs, bytes) is reached: a site whose index lists
+hundreds of sitemaps of 50,000 URLs costs what `max_pages` needs, not the whole index."""
 
 from __future__ import annotations
 
-import gzip
-import io
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from protego import Protego
@@ -13,7 +18,6 @@ from protego import Protego
 from frontdesk.knowledge.web.fetch import Fetcher
 from frontdesk.knowledge.web.urls import normalise_url
 
-MAX_SITEMAPS = 200
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
@@ -58,46 +62,142 @@ async def read_robots(fetcher: Fetcher, start_url: str, user_agent: str) -> Robo
     return Robots(Protego.parse(text), user_agent)
 
 
-def _xml_root(body: bytes, max_bytes: int) -> object | None:
-    from lxml import etree
+@dataclass(frozen=True)
+class SitemapLimits:
+    """How much of a site's sitemaps one crawl reads, all sitemaps together."""
 
-    if body[:2] == b"\x1f\x8b":
-        with gzip.GzipFile(fileobj=io.BytesIO(body)) as unzipped:
-            body = unzipped.read(max_bytes + 1)
-        if len(body) > max_bytes:
-            return None
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
-    try:
-        root: object = etree.fromstring(body, parser)
-        return root
-    except etree.XMLSyntaxError:
-        return None
+    max_sitemaps: int = 50
+    max_urls: int = 100_000  # <loc> entries read
+    max_bytes: int = 50_000_000  # XML after gunzip
 
 
-async def read_sitemaps(fetcher: Fetcher, sitemaps: list[str], max_bytes: int) -> list[str]:
-    """Page URLs of the sitemaps, following sitemap indexes (at most `MAX_SITEMAPS`)."""
+@dataclass
+class SitemapReading:
+    """What reading the sitemaps cost, and why it stopped early ("" when it did not)."""
+
+    sitemaps: int = 0
+    urls: int = 0
+    bytes: int = 0
+    stopped: str = ""
+
+
+# Takes a page URL found in a sitemap; False when the crawl wants no more of them.
+PageSink = Callable[[str], bool]
+
+
+class _SitemapStream:
+    """One sitemap parsed while it downloads (gzip or not): `<loc>` entries go out one by
+    one and parsed elements are dropped, so memory does not grow with the sitemap."""
+
+    def __init__(self, reading: SitemapReading, limits: SitemapLimits) -> None:
+        from lxml import etree
+
+        self.reading = reading
+        self.limits = limits
+        self.parser = etree.XMLPullParser(
+            events=("start", "end"), resolve_entities=False, no_network=True, recover=True
+        )
+        self.gunzip: Any = None
+        self.first = True
+        self.is_index = False
+        self.locations: list[str] = []  # found since the last `drain`
+
+    def feed(self, piece: bytes) -> bool:
+        """Parse the next piece of the download; False when a limit was reached."""
+        if self.first:
+            self.first = False
+            if piece[:2] == b"\x1f\x8b":
+                self.gunzip = zlib.decompressobj(wbits=31)
+        if self.gunzip is None:
+            return self._parse(piece)
+        # A small gzip can expand a thousandfold: inflate in bounded steps.
+        data = self.gunzip.decompress(piece, GUNZIP_STEP)
+        while data:
+            if not self._parse(data):
+                return False
+            data = self.gunzip.decompress(self.gunzip.unconsumed_tail, GUNZIP_STEP)
+        return True
+
+    def _parse(self, data: bytes) -> bool:
+        from lxml import etree
+
+        self.reading.bytes += len(data)
+        if self.reading.bytes > self.limits.max_bytes:
+            self.reading.stopped = f"sitemaps larger than {self.limits.max_bytes:,} bytes"
+            return False
+        try:
+            self.parser.feed(data)
+            events = list(self.parser.read_events())
+        except etree.XMLSyntaxError:
+            return False
+        for event, element in events:
+            tag = str(element.tag)
+            if event == "start":
+                if element.getparent() is None:
+                    self.is_index = tag.endswith("sitemapindex")
+                continue
+            if tag in (f"{SITEMAP_NS}loc", "loc") and element.text:
+                self.locations.append(str(element.text).strip())
+                self.reading.urls += 1
+                if self.reading.urls >= self.limits.max_urls:
+                    self.reading.stopped = f"more than {self.limits.max_urls:,} sitemap URLs"
+                    return False
+            elif tag.endswith(("url", "sitemap")):
+                # An entry is done: free it and the ones before it.
+                element.clear()
+                parent = element.getparent()
+                while parent is not None and element.getprevious() is not None:
+                    del parent[0]
+        return True
+
+    def drain(self) -> list[str]:
+        found, self.locations = self.locations, []
+        return found
+
+
+GUNZIP_STEP = 1 << 16
+
+
+async def read_sitemaps(
+    fetcher: Fetcher,
+    sitemaps: list[str],
+    on_page: PageSink,
+    limits: SitemapLimits | None = None,
+) -> SitemapReading:
+    """Stream the sitemaps' page URLs to `on_page`, following sitemap indexes, until the
+    crawl has enough (`on_page` says False) or a limit of `limits` is reached."""
+    limits = limits or SitemapLimits()
+    reading = SitemapReading()
     pending = [url for url in (normalise_url(s) for s in sitemaps) if url]
     visited: set[str] = set()
-    pages: list[str] = []
-    while pending and len(visited) < MAX_SITEMAPS:
+    wants_more = True
+    while pending and wants_more and not reading.stopped:
         url = pending.pop(0)
         if url in visited:
             continue
+        if len(visited) >= limits.max_sitemaps:
+            reading.stopped = f"more than {limits.max_sitemaps} sitemaps"
+            break
         visited.add(url)
-        result = await fetcher.fetch(url)
-        if result.status != 200:
-            continue
-        root = _xml_root(result.body, max_bytes)
-        if root is None:
-            continue
-        tag = str(getattr(root, "tag", ""))
-        locations = [
-            str(loc.text).strip()
-            for loc in root.iter(f"{SITEMAP_NS}loc", "loc")  # type: ignore[attr-defined]
-            if loc.text
-        ]
-        if tag.endswith("sitemapindex"):
-            pending.extend(u for u in (normalise_url(loc) for loc in locations) if u)
-        else:
-            pages.extend(u for u in (normalise_url(loc) for loc in locations) if u)
-    return list(dict.fromkeys(pages))
+        stream = _SitemapStream(reading, limits)
+
+        def take(piece: bytes, stream: _SitemapStream = stream) -> bool:
+            nonlocal wants_more
+            more = stream.feed(piece)
+            if stream.is_index:
+                for location in stream.drain():
+                    sitemap = normalise_url(location)
+                    # More than the limit would never be read: do not keep them.
+                    if sitemap and len(pending) + len(visited) < limits.max_sitemaps + 1:
+                        pending.append(sitemap)
+                return more
+            for location in stream.drain():
+                page = normalise_url(location)
+                if page and not on_page(page):
+                    wants_more = False
+                    return False
+            return more
+
+        await fetcher.fetch(url, sink=take, max_bytes=limits.max_bytes)
+        reading.sitemaps += 1
+    return reading

@@ -50,6 +50,7 @@ class CrawlSummary:
     chunks_embedded: int = 0
     seconds: float = 0.0
     error: str = ""
+    limits_reached: list[str] = field(default_factory=list)  # why the crawl was cut short
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +65,7 @@ class CrawlSummary:
             "chunks_embedded": self.chunks_embedded,
             "seconds": round(self.seconds, 2),
             "error": self.error,
+            "limits_reached": self.limits_reached,
         }
 
 
@@ -137,6 +139,7 @@ class SiteSync:
         summary: CrawlSummary,
     ) -> None:
         summary.found = len(result.pages)
+        summary.limits_reached = list(result.limits_reached)
         rows: list[PageRow] = []
         removed_urls: list[str] = []
         documents = []

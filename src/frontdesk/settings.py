@@ -101,6 +101,15 @@ class Settings(BaseSettings):
         description="Worker processes `frontdesk serve` runs on its port (more than one "
         "needs FRONTDESK_REDIS_URL: session locks and rate limits are shared there).",
     )
+    crawl_processes: int = Field(
+        default=1,
+        ge=0,
+        le=32,
+        description="Syncs of web sources started from the admin API or the console run in "
+        "their own processes (lower CPU priority, memory returned when they end), at most "
+        "this many at once per API process; more wait their turn. One sync per site at a "
+        "time. 0 runs them inside the API process (slows visitors' turns; tests only).",
+    )
     trusted_proxies: str = Field(
         default="",
         description="Comma-separated IPs or CIDR networks of the reverse proxies / load "

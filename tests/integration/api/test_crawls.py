@@ -3,17 +3,20 @@ admin API starts a sync of it in the background, and the status endpoint reports
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from dataclasses import replace
 
 import pytest
-from api_support import Api, admin_headers
+from api_support import Api, acme_headers, admin_headers
 from live_server import LiveServer
 from scripted_backend import ScriptedBackend
 
 from frontdesk.api.app import create_app
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
+from tests.support.hostile_site import HostileSite
 
 pytestmark = pytest.mark.integration
 
@@ -73,3 +76,56 @@ def test_crawl_api_errors(api: Api) -> None:
     missing = api.client.get(f"{url}/nope", headers=admin_headers())
     assert missing.status_code == 404
     assert api.client.get("/v1/admin/sites/nope/crawls", headers=admin_headers()).status_code == 404
+
+
+def crawl_processes() -> list[multiprocessing.process.BaseProcess]:
+    return [p for p in multiprocessing.active_children() if p.name.startswith("frontdesk-crawl")]
+
+
+def test_a_crawl_runs_in_its_own_process_while_visitors_get_answers(api: Api) -> None:
+    """Two owners start syncs of big, slow sites: each API call returns at once, one sync
+    process runs (the global cap; the other waits), a second sync of the same site is
+    refused, and a visitor's turn meanwhile is answered by the API process."""
+    with HostileSite(sitemaps=40, urls_per_sitemap=5_000, trickle_bytes=600) as website:
+        knowledge = KnowledgeConfig.model_validate(
+            {
+                "embedding": "hash:256",
+                "sources": [
+                    {
+                        "url": website.url + "/",
+                        "allow_private_network": True,
+                        "max_pages": 5_000,
+                        "page_deadline_s": 120,
+                    }
+                ],
+            }
+        )
+        for site_id in ("acme", "demo"):
+            loaded = api.runtime.sites[site_id]
+            api.runtime.sites[site_id] = replace(
+                loaded, config=loaded.config.model_copy(update={"knowledge": knowledge})
+            )
+        acme = api.client.post("/v1/admin/sites/acme/crawls", headers=admin_headers())
+        assert acme.status_code == 202, acme.text
+        run = acme.json()["runs"][0]
+        assert run["status"] == "running"
+        demo = api.client.post("/v1/admin/sites/demo/crawls", headers=admin_headers())
+        assert demo.status_code == 202, demo.text
+        again = api.client.post("/v1/admin/sites/acme/crawls", headers=admin_headers())
+        assert again.status_code == 409 and "site 'acme'" in again.json()["error"]["message"]
+
+        deadline = time.monotonic() + 60
+        while not crawl_processes() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        while len(website.served.pages) < 5 and time.monotonic() < deadline:
+            time.sleep(0.1)  # the sync process is reading pages
+        running = crawl_processes()
+        assert len(running) == 1, running  # crawl_processes = 1: the demo sync waits
+        assert running[0].pid != os.getpid()
+
+        answer = api.client.post(
+            "/v1/ask", json={"message": "What does the product cost?"}, headers=acme_headers()
+        )
+        assert answer.status_code == 200, answer.text
+        status = api.client.get(f"/v1/admin/sites/acme/crawls/{run['id']}", headers=admin_headers())
+        assert status.json()["status"] == "running"

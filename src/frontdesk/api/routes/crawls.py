@@ -28,12 +28,20 @@ def web_sync(request: Request, runtime: Runtime) -> Any:
             knowledge = knowledge or open_knowledge_base(runtime)
         except IngestionUnavailable as exc:
             raise ApiError(501, "ingestion_unavailable", str(exc)) from exc
+        from frontdesk.knowledge.web.runner import CrawlProcesses
+
+        # Crawling and embedding are CPU work: off this process, so visitors' turns
+        # keep their latency while a site syncs.
+        limit = runtime.settings.crawl_processes
         web = WebSync(
             runtime.engine,
             runtime.sites,
             knowledge=knowledge,
             redis_url=runtime.settings.redis_url,
             redis_prefix=runtime.settings.redis_prefix,
+            processes=CrawlProcesses(limit) if limit else None,
+            log_level=runtime.settings.log_level,
+            log_json=runtime.settings.log_json,
         )
         request.app.state.web_sync = web
     return web
@@ -41,12 +49,12 @@ def web_sync(request: Request, runtime: Runtime) -> Any:
 
 @router.post(
     "/{site}/crawls",
-    summary="Start a sync of the site's web sources (runs in the background)",
+    summary="Start a sync of the site's web sources (runs in a background process)",
     response_model=CrawlRuns,
     status_code=202,
     responses={
         **ADMIN_ERRORS,
-        409: {"model": ErrorResponse, "description": "A sync of that source is running."},
+        409: {"model": ErrorResponse, "description": "A sync of the site is running."},
         422: {"model": ErrorResponse, "description": "No web sources, or a bad URL."},
     },
 )

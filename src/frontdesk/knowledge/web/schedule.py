@@ -1,6 +1,7 @@
 """Scheduled re-syncs: which web sources are due, and one sync per source across replicas.
 
-`is_due` is pure. A sync runs under a lease named after its site and source: a Redis key
+`is_due` is pure. A sync runs under a lease named after its site (one sync of a site at a
+time, whichever source, replica or worker starts it): a Redis key
 (SET NX with an expiry) when FRONTDESK_REDIS_URL is set, else a `crawl_leases` row,
 renewed while the sync runs. The holder re-checks that the source is still due after
 taking the lease, so a replica that waited for another's sync does not run it again.
@@ -40,8 +41,8 @@ def is_due(schedule: str | None, last_started: datetime | None, now: datetime) -
     return following <= now
 
 
-def lease_name(site_id: str, source_url: str) -> str:
-    return f"crawl:{site_id}:{source_url}"
+def lease_name(site_id: str) -> str:
+    return f"crawl:{site_id}"
 
 
 class Lease(Protocol):
@@ -142,9 +143,9 @@ async def run_due(
         key = source_key(source)
         if not _due(store, site_id, source, key, now()):
             continue
-        name = lease_name(site_id, key)
+        name = lease_name(site_id)
         if not await lease.acquire(name):
-            continue  # another replica is syncing it
+            continue  # another replica is syncing the site
         if not _due(store, site_id, source, key, now()):
             await lease.release(name)
             continue

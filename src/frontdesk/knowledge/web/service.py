@@ -1,7 +1,8 @@
 """`WebSync`: what the worker and the admin API use to sync a deployment's web sources.
 
 web = WebSync(engine, sites, redis_url=settings.redis_url)
-run_ids = await web.start(site_id)            # admin API: runs in the background
+run_ids = await web.start(site_id, sources)   # admin API: in the background, and with
+                                              # `processes=` in a process of its own
 await web.run_schedules(stop)                 # `frontdesk worker`
 """
 
@@ -15,6 +16,7 @@ from sqlalchemy import Engine
 
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.web import web_sources
+from frontdesk.knowledge.web.runner import CrawlJob, CrawlProcesses
 from frontdesk.knowledge.web.schedule import (
     DatabaseLease,
     Lease,
@@ -46,8 +48,15 @@ class WebSync:
         knowledge: KnowledgeBase | None = None,
         redis_url: str = "",
         redis_prefix: str = "frontdesk:",
+        processes: CrawlProcesses | None = None,
+        log_level: str = "INFO",
+        log_json: bool = False,
     ) -> None:
+        """`processes`: run syncs started with `start` in their own processes (the API);
+        None runs them here (the CLI and `frontdesk worker`, processes of their own)."""
         self.engine = engine
+        self.processes = processes
+        self.log_level, self.log_json = log_level, log_json  # of the sync processes
         self.sites = sites
         self.store = CrawlStore(engine)
         self.knowledge = knowledge or KnowledgeBase(engine)
@@ -73,32 +82,61 @@ class WebSync:
         return summary
 
     async def start(self, site_id: str, sources: list[WebSource]) -> list[str]:
-        """Start a sync of each source in the background; the run ids to poll.
-        Raises `SyncBusy` when one of them is already syncing."""
-        names = [lease_name(site_id, source_key(source)) for source in sources]
-        taken: list[str] = []
-        for name in names:
-            if not await self.lease.acquire(name):
-                for held in taken:
-                    await self.lease.release(held)
-                raise SyncBusy(f"a sync of {name.split(':', 2)[2]} is already running")
-            taken.append(name)
+        """Start a sync of the sources in the background (one after the other); the run
+        ids to poll. Raises `SyncBusy` when a sync of the site is already running."""
+        name = lease_name(site_id)
+        if not await self.lease.acquire(name):
+            raise SyncBusy(f"a sync of site {site_id!r} is already running; try again later")
         run_ids = []
-        for source in sources:
-            # Holding the lease, any run still marked running lost its process.
-            self.store.interrupt_runs(site_id, source_key(source))
-            run_ids.append(self.store.start_run(site_id, source_key(source), "api"))
-        for source, run_id, name in zip(sources, run_ids, names, strict=True):
-            task = asyncio.create_task(self._background(site_id, source, run_id, name))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        try:
+            for source in sources:
+                # Holding the lease, any run still marked running lost its process.
+                await asyncio.to_thread(self.store.interrupt_runs, site_id, source_key(source))
+                run_id = await asyncio.to_thread(
+                    self.store.start_run, site_id, source_key(source), "api"
+                )
+                run_ids.append(run_id)
+        except BaseException:
+            await self.lease.release(name)
+            raise
+        task = asyncio.create_task(
+            self._background(site_id, list(zip(sources, run_ids, strict=True)), name)
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         return run_ids
 
-    async def _background(self, site_id: str, source: WebSource, run_id: str, name: str) -> None:
-        try:
-            await run_held(self.lease, name, self.sync(site_id, source, run_id))
-        except Exception as exc:  # recorded on the run by SiteSync
-            log.warning("crawl_failed site=%s run=%s: %s", site_id, run_id, exc)
+    async def _background(self, site_id: str, runs: list[tuple[WebSource, str]], name: str) -> None:
+        async def sync_all() -> None:
+            for source, run_id in runs:
+                try:
+                    if self.processes is None:
+                        await self.sync(site_id, source, run_id)
+                    else:
+                        await self._sync_in_process(site_id, source, run_id)
+                except Exception as exc:  # recorded on the run by SiteSync
+                    log.warning("crawl_failed site=%s run=%s: %s", site_id, run_id, exc)
+
+        await run_held(self.lease, name, sync_all())
+
+    async def _sync_in_process(self, site_id: str, source: WebSource, run_id: str) -> None:
+        assert self.processes is not None
+        job = CrawlJob(
+            database_url=self.engine.url.render_as_string(hide_password=False),
+            site=self.sites[site_id].config,
+            source=source,
+            run_id=run_id,
+            log_level=self.log_level,
+            log_json=self.log_json,
+        )
+        exit_code = await self.processes.run(job)
+        run = await asyncio.to_thread(self.store.run, site_id, run_id)
+        if run is not None and run.status == "running":  # the process died mid-sync
+            error = f"the sync process exited with code {exit_code} before it finished"
+            await asyncio.to_thread(
+                self.store.finish_run, run_id, status="failed", summary={}, error=error
+            )
+            log.warning("crawl_process_died site=%s run=%s code=%s", site_id, run_id, exit_code)
 
     async def run_schedules(self, stop: asyncio.Event, tick_s: float = SCHEDULE_TICK_S) -> None:
         """Until `stop`: every tick, sync the sources whose schedule is due."""

@@ -1,0 +1,109 @@
+"""Syncs started by the API run in their own process, never in the API's.
+
+A crawl parses HTML and sitemaps and embeds every changed passage: CPU work that, in
+the API process, holds its event loop and its GIL and slows every visitor's turn. Here
+each sync is a spawned process (at `nice` 10, so visitors win the CPU) that opens the
+store itself, runs `SiteSync` and exits, giving its memory back. At most `limit` of
+them run at once per API process; more wait for a free slot.
+
+    processes = CrawlProcesses(limit=1)
+    exit_code = await processes.run(CrawlJob(database_url, site, source, run_id))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from dataclasses import dataclass
+
+from frontdesk.sites.schema import SiteConfig, WebSource
+
+log = logging.getLogger(__name__)
+CRAWL_NICENESS = 10
+STOP_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class CrawlJob:
+    """Everything a sync process needs (picklable: it crosses into the new process)."""
+
+    database_url: str
+    site: SiteConfig
+    source: WebSource
+    run_id: str
+    log_level: str = "INFO"
+    log_json: bool = False
+
+
+def run_crawl_job(job: CrawlJob) -> None:
+    """The sync process's entry point: one sync, recorded on its run, then exit."""
+    from frontdesk.observability.logging import configure_logging
+
+    with contextlib.suppress(OSError):  # not permitted: run at the parent's priority
+        os.nice(CRAWL_NICENESS)
+    configure_logging(job.log_level, job.log_json)
+    asyncio.run(_sync(job))
+
+
+async def _sync(job: CrawlJob) -> None:
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.knowledge.web.crawl import CrawlAborted
+    from frontdesk.knowledge.web.sync import SiteSync
+    from frontdesk.store.db import make_engine
+    from frontdesk.store.trust import queue_after_sync
+
+    engine = make_engine(job.database_url)
+    try:
+        knowledge = KnowledgeBase(engine)
+        syncer = SiteSync(engine, knowledge.ingestor(job.site, progress=False))
+        try:
+            summary = await syncer.sync(job.site.id, job.source, run_id=job.run_id)
+        except CrawlAborted:
+            return  # recorded on the run by SiteSync
+        if summary.changed or summary.removed:  # new content: its trust report runs again
+            queue_after_sync(engine, job.site.id)
+    finally:
+        engine.dispose()
+
+
+class CrawlProcesses:
+    """Runs `CrawlJob`s in spawned processes, at most `limit` at once."""
+
+    def __init__(self, limit: int = 1) -> None:
+        self.limit = limit
+        self._slots = asyncio.Semaphore(limit)
+        # spawn, not fork: a fork of a process with threads and open connections is unsafe.
+        self._context = multiprocessing.get_context("spawn")
+
+    async def run(self, job: CrawlJob) -> int:
+        """Run the job; its process's exit code (0: the sync finished, failed or not)."""
+        async with self._slots:
+            process = self._context.Process(
+                target=run_crawl_job, args=(job,), name=f"frontdesk-crawl-{job.run_id}"
+            )
+            process.daemon = True  # never outlives the API process
+            process.start()
+            ended = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            # The sentinel becomes readable when the process ends: no polling, no thread.
+            loop.add_reader(process.sentinel, ended.set)
+            try:
+                await ended.wait()
+            except asyncio.CancelledError:  # the API is stopping
+                await asyncio.to_thread(_stop, process)
+                raise
+            finally:
+                loop.remove_reader(process.sentinel)
+            process.join()
+            return process.exitcode if process.exitcode is not None else -1
+
+
+def _stop(process: multiprocessing.process.BaseProcess) -> None:
+    process.terminate()
+    process.join(STOP_GRACE_S)
+    if process.is_alive():
+        process.kill()
+        process.join()

@@ -41,12 +41,14 @@ class HostileSite:
         trickle_every_s: float = 0.5,
         trickle_bytes: int = 200,
         pages: int = 40,
+        paragraphs: int = 1,
     ) -> None:
         self.sitemaps = sitemaps
         self.urls_per_sitemap = urls_per_sitemap
         self.trickle_every_s = trickle_every_s
         self.trickle_bytes = trickle_bytes
         self.pages = pages
+        self.paragraphs = paragraphs  # per page: more text, more to extract and embed
         self.served = Served()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -90,11 +92,17 @@ class HostileSite:
     async def _page(self, request: Request) -> Response:
         number = request.path_params["number"]
         self.served.pages.append(f"/pages/{number}.html")
+        topics = ("invoices", "exports", "reports", "backups", "alerts", "tokens", "audits")
+        text = "".join(
+            f"<h2>Part {k}</h2><p>Guide {number} explains how workspace {number + k} keeps "
+            f"its {topics[(number + k) % len(topics)]} in order for the whole team, step "
+            f"{k} of {self.paragraphs}, and what to check when a limit of {k + number % 9} "
+            "per day is reached before the end of the month.</p>"
+            for k in range(self.paragraphs)
+        )
         return HTMLResponse(
             f"<html><head><title>Guide {number}</title></head><body><main>"
-            f"<h1>Guide {number}</h1><p>Guide {number} explains how workspace {number} "
-            "keeps its invoices, exports and reports in order for the whole team.</p>"
-            "</main></body></html>"
+            f"<h1>Guide {number}</h1>{text}</main></body></html>"
         )
 
     async def _slow(self, _request: Request) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 from dataclasses import replace
 
@@ -82,29 +83,40 @@ def crawl_processes() -> list[multiprocessing.process.BaseProcess]:
     return [p for p in multiprocessing.active_children() if p.name.startswith("frontdesk-crawl")]
 
 
+def use_website(api: Api, site_ids: tuple[str, ...], url: str) -> None:
+    knowledge = KnowledgeConfig.model_validate(
+        {
+            "embedding": "hash:256",
+            "sources": [
+                {
+                    "url": url,
+                    "allow_private_network": True,
+                    "max_pages": 5_000,
+                    "page_deadline_s": 120,
+                }
+            ],
+        }
+    )
+    for site_id in site_ids:
+        loaded = api.runtime.sites[site_id]
+        api.runtime.sites[site_id] = replace(
+            loaded, config=loaded.config.model_copy(update={"knowledge": knowledge})
+        )
+
+
+def wait_for_crawl_process(website: HostileSite, timeout_s: float = 60) -> None:
+    """Until a sync process runs and has read a few pages."""
+    deadline = time.monotonic() + timeout_s
+    while (not crawl_processes() or len(website.served.pages) < 5) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def test_a_crawl_runs_in_its_own_process_while_visitors_get_answers(api: Api) -> None:
     """Two owners start syncs of big, slow sites: each API call returns at once, one sync
     process runs (the global cap; the other waits), a second sync of the same site is
     refused, and a visitor's turn meanwhile is answered by the API process."""
     with HostileSite(sitemaps=40, urls_per_sitemap=5_000, trickle_bytes=600) as website:
-        knowledge = KnowledgeConfig.model_validate(
-            {
-                "embedding": "hash:256",
-                "sources": [
-                    {
-                        "url": website.url + "/",
-                        "allow_private_network": True,
-                        "max_pages": 5_000,
-                        "page_deadline_s": 120,
-                    }
-                ],
-            }
-        )
-        for site_id in ("acme", "demo"):
-            loaded = api.runtime.sites[site_id]
-            api.runtime.sites[site_id] = replace(
-                loaded, config=loaded.config.model_copy(update={"knowledge": knowledge})
-            )
+        use_website(api, ("acme", "demo"), website.url + "/")
         acme = api.client.post("/v1/admin/sites/acme/crawls", headers=admin_headers())
         assert acme.status_code == 202, acme.text
         run = acme.json()["runs"][0]
@@ -114,11 +126,7 @@ def test_a_crawl_runs_in_its_own_process_while_visitors_get_answers(api: Api) ->
         again = api.client.post("/v1/admin/sites/acme/crawls", headers=admin_headers())
         assert again.status_code == 409 and "site 'acme'" in again.json()["error"]["message"]
 
-        deadline = time.monotonic() + 60
-        while not crawl_processes() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        while len(website.served.pages) < 5 and time.monotonic() < deadline:
-            time.sleep(0.1)  # the sync process is reading pages
+        wait_for_crawl_process(website)
         running = crawl_processes()
         assert len(running) == 1, running  # crawl_processes = 1: the demo sync waits
         assert running[0].pid != os.getpid()
@@ -129,3 +137,20 @@ def test_a_crawl_runs_in_its_own_process_while_visitors_get_answers(api: Api) ->
         assert answer.status_code == 200, answer.text
         status = api.client.get(f"/v1/admin/sites/acme/crawls/{run['id']}", headers=admin_headers())
         assert status.json()["status"] == "running"
+
+
+def test_a_sync_process_that_dies_leaves_its_run_failed_and_the_site_free(api: Api) -> None:
+    with HostileSite(sitemaps=40, urls_per_sitemap=5_000, trickle_bytes=600) as website:
+        use_website(api, ("acme",), website.url + "/")
+        url = "/v1/admin/sites/acme/crawls"
+        run = api.client.post(url, headers=admin_headers()).json()["runs"][0]
+        wait_for_crawl_process(website)
+        os.kill(crawl_processes()[0].pid, signal.SIGKILL)  # e.g. the OOM killer
+        deadline = time.monotonic() + 30
+        while run["status"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.1)
+            run = api.client.get(f"{url}/{run['id']}", headers=admin_headers()).json()
+        assert run["status"] == "failed"
+        assert run["error"] == "the sync process exited with code -9 before it finished"
+        again = api.client.post(url, headers=admin_headers())
+        assert again.status_code == 202, again.text

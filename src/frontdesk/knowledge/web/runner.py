@@ -2,7 +2,7 @@
 
 A crawl parses HTML and sitemaps and embeds every changed passage: CPU work that, in
 the API process, holds its event loop and its GIL and slows every visitor's turn. Here
-each sync is a spawned process (at `nice` 10, so visitors win the CPU) that opens the
+each sync is a spawned process (at `nice` 19, so visitors win the CPU) that opens the
 store itself, runs `SiteSync` and exits, giving its memory back. At most `limit` of
 them run at once per API process; more wait for a free slot.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from frontdesk.sites.schema import SiteConfig, WebSource
 
 log = logging.getLogger(__name__)
-CRAWL_NICENESS = 10
+CRAWL_NICENESS = 19  # the lowest priority: a sync gets the CPU that visitors leave
 STOP_GRACE_S = 5.0
 
 

@@ -1,14 +1,17 @@
 """A page author who wants to hurt the crawler: a page that trickles a byte every half
-second, and a sitemap index of 200 sitemaps × 50,000 URLs for a source that wants 20
-pages. The download, the crawl and the sitemap reading each stop at a limit, and the
-server's own counters show how little was read."""
+second, a sitemap index of 200 sitemaps × 50,000 URLs for a source that wants 20 pages,
+and a host name whose DNS answer turns into a loopback address after the crawler checked
+it. The download, the crawl and the sitemap reading each stop at a limit, the server's
+own counters show how little was read, and the rebound name's answer is never read."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 import tracemalloc
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -114,3 +117,32 @@ def test_a_big_sitemap_is_parsed_in_bounded_memory() -> None:
     with HostileSite(sitemaps=1, urls_per_sitemap=50_000) as site:
         peak = asyncio.run(read(site))
     assert peak < 2_000_000, f"peak {peak:,} bytes"
+
+
+def test_a_name_that_rebinds_to_loopback_after_the_check_is_not_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DNS rebinding: the check sees a public address, the connection reaches 127.0.0.1."""
+    real_getaddrinfo = asyncio.BaseEventLoop.getaddrinfo
+    answers = iter(["93.184.216.34"])  # the first answer (the check's); then loopback
+
+    async def getaddrinfo(self: Any, host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host in ("rebind.example.test", b"rebind.example.test"):  # anyio passes bytes
+            address = next(answers, "127.0.0.1")
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port or 0))]
+        return await real_getaddrinfo(self, host, port, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", getaddrinfo)
+
+    async def fetch(url: str) -> Any:
+        async with httpx.AsyncClient() as client:
+            fetcher = Fetcher(
+                client, url, gate=HostGate(1, 0.0), max_bytes=100_000,
+                allow_private_network=False,
+            )  # fmt: skip
+            return await fetcher.fetch(url)
+
+    with HostileSite() as site:
+        result = asyncio.run(fetch(f"http://rebind.example.test:{site.port}/"))
+    assert "connected to 127.0.0.1, which is not a public address" in result.error
+    assert result.status == 0 and result.body == b""

@@ -2,8 +2,9 @@
 
 A crawl parses HTML and sitemaps and embeds every changed passage: CPU work that, in
 the API process, holds its event loop and its GIL and slows every visitor's turn. Here
-each sync is a spawned process (at `nice` 19, so visitors win the CPU) that opens the
-store itself, runs `SiteSync` and exits, giving its memory back. At most `limit` of
+each sync is a spawned process at the lowest CPU priority (Linux `SCHED_IDLE`, else
+`nice` 19: it runs on the CPU time visitors leave) that opens the store itself, runs
+`SiteSync` and exits, giving its memory back. At most `limit` of
 them run at once per API process; more wait for a free slot.
 
     processes = CrawlProcesses(limit=1)
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from frontdesk.sites.schema import SiteConfig, WebSource
 
 log = logging.getLogger(__name__)
-CRAWL_NICENESS = 19  # the lowest priority: a sync gets the CPU that visitors leave
+CRAWL_NICENESS = 19
 STOP_GRACE_S = 5.0
 
 
@@ -42,10 +43,21 @@ def run_crawl_job(job: CrawlJob) -> None:
     """The sync process's entry point: one sync, recorded on its run, then exit."""
     from frontdesk.observability.logging import configure_logging
 
-    with contextlib.suppress(OSError):  # not permitted: run at the parent's priority
-        os.nice(CRAWL_NICENESS)
+    lower_priority()
     configure_logging(job.log_level, job.log_json)
     asyncio.run(_sync(job))
+
+
+def lower_priority() -> None:
+    """This process (and the threads it starts later) at the lowest CPU priority. Under
+    `SCHED_IDLE` any ordinary task that wakes up takes the CPU at once: a turn that goes
+    back and forth with PostgreSQL many times waits for no crawl at each switch, which
+    `nice` alone does not promise."""
+    with contextlib.suppress(OSError):  # not permitted: the parent's priority
+        os.nice(CRAWL_NICENESS)
+    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 async def _sync(job: CrawlJob) -> None:

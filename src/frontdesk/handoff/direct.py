@@ -1,7 +1,12 @@
 """The last path of a handoff: mailed at once when neither the store nor the spool
 could keep it (a full disk under both). It is the seed 004 fallback email, sent by the
 API process itself instead of the dispatcher; a failure here is logged as CRITICAL with
-the session, so an operator can still find the visitor in the logs."""
+the session, so an operator can still find the visitor in the logs.
+
+When the context packet cannot be built (a state it does not accept), the mail still
+goes out as a degraded packet with what is known: the session, the site, the visitor's
+e-mail if captured and the last message. A mail that is sent beats a perfect one that
+is not."""
 
 from __future__ import annotations
 
@@ -11,8 +16,7 @@ from typing import Any
 
 from frontdesk.handoff.channels import Delivery, DeliveryError
 from frontdesk.handoff.channels.email import EmailChannel
-from frontdesk.handoff.packets import handoff_packet
-from frontdesk.leads.packet import ContextPacketGenerationError
+from frontdesk.handoff.packets import DEGRADED, degraded_handoff_data, handoff_packet
 from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
 
@@ -43,8 +47,23 @@ async def mail_handoff(
             last_message=message,
             language=str(values.get("language") or site.default_language),
         )
-    except ContextPacketGenerationError as exc:
-        data = {"session_id": session_id, "site_id": site.id, "error": str(exc)}
+    except Exception as exc:
+        # Any failure to build the packet (its own error or a state it refuses, such as a
+        # captured e-mail's reason) must not cost the only record of the lead.
+        log.error(
+            "context packet failed for session %s; mailing a degraded packet",
+            session_id,
+            exc_info=True,
+        )
+        data = degraded_handoff_data(
+            site=site,
+            session_id=session_id,
+            turn=turn,
+            reason=handoff.get("reason"),
+            visitor_email=(values.get("visitor_profile") or {}).get("email"),
+            last_message=message,
+            error=f"{type(exc).__name__}: {exc}",
+        )
     data["failed_channels"] = {"store": STORE_FAILURE}
     delivery = Delivery(
         outbox_id=0,
@@ -58,7 +77,7 @@ async def mail_handoff(
         await EmailChannel(settings).deliver(delivery)
     except (DeliveryError, Exception) as exc:
         # The only record left: the address the visitor gave, so the team can still write.
-        visitor = (data.get("packet") or {}).get("visitor") or {}
+        visitor = (data if DEGRADED in data else data["packet"]).get("visitor") or {}
         log.critical(
             "handoff lost: store, spool and fallback email all failed (%s); site %s "
             "session %s reason %s visitor email %s",
@@ -69,5 +88,9 @@ async def mail_handoff(
             visitor.get("email") or "not captured",
         )
         return False
-    log.warning("handoff of session %s mailed directly (store and spool failed)", session_id)
+    log.warning(
+        "handoff of session %s mailed directly (store and spool failed)%s",
+        session_id,
+        " as a degraded packet" if DEGRADED in data else "",
+    )
     return True

@@ -157,6 +157,39 @@ def handoff_packet(
     }
 
 
+DEGRADED = "degraded_packet"
+"""The key that marks a handoff's JSON as a degraded packet: the context packet could
+not be built, so it carries only what is known without it."""
+
+
+def degraded_handoff_data(
+    *,
+    site: SiteConfig,
+    session_id: str,
+    turn: int,
+    reason: object,
+    visitor_email: object,
+    last_message: str,
+    error: str,
+) -> dict[str, Any]:
+    """What is known of a handoff whose context packet could not be built: the session,
+    the site, the trigger, the visitor's e-mail (if captured) and the last message, with
+    why the packet is missing. Built from plain strings only, so it cannot fail the way
+    the packet did."""
+    email = clean_field(visitor_email, EMAIL_CHARS) if visitor_email else None
+    return {
+        DEGRADED: clean_text(error, 500) or "unknown error",
+        "site_id": site.id,
+        "site_name": site.name,
+        "session_id": session_id,
+        "turn": turn,
+        "reason": clean_field(reason or "unknown", FIELD_CHARS),
+        "visitor": {"email": email or None},
+        "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
+        UNVERIFIED: ["visitor", "last_message"],
+    }
+
+
 def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
     """The seed 004 platform-agnostic CRM payload (contact / lead / qualification / notes)."""
     packet = data["packet"]
@@ -188,15 +221,17 @@ def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
 def email_subject(data: Mapping[str, Any]) -> str:
     """Seed 004's "[HANDOFF FALLBACK] [lead_level] lead — …", naming the site and the
     session rather than the visitor's e-mail: the subject says what the message is, so
-    nothing the visitor typed goes there."""
-    packet = data["packet"]
+    nothing the visitor typed goes there. A degraded packet says so in the subject."""
     site = data.get("site_name") or data.get("site_id")
     where = f"{site} — " if site else ""
+    if DEGRADED in data:
+        what = "[DEGRADED PACKET] lead"
+        session = data.get("session_id")
+    else:
+        packet = data["packet"]
+        what, session = f"{packet['lead_level']} lead", packet["session_id"]
     # One line whatever the packet holds: a line break would end the header.
-    return clean_field(
-        f"[HANDOFF FALLBACK] {packet['lead_level']} lead — {where}session {packet['session_id']}",
-        300,
-    )
+    return clean_field(f"[HANDOFF FALLBACK] {what} — {where}session {session}", 300)
 
 
 def quoted(text: object) -> list[str]:
@@ -209,6 +244,8 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
     """The full context packet as plain text, with what failed and why. Our own fields
     come first, one per line; what the visitor typed is labelled unverified, and the
     multi-line parts (the summary quotes the visitor, the last message) are quoted."""
+    if DEGRADED in data:
+        return degraded_email_body(data, failed)
     packet = data["packet"]
     visitor = packet["visitor"]
     qualification = packet["qualification"]
@@ -241,8 +278,36 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
     lines += ["", f"Summary (quotes the visitor, {UNVERIFIED}):"]
     lines += quoted(packet["conversation_summary"])
     lines += ["", f"Last message ({UNVERIFIED}):", *quoted(data.get("last_message", ""))]
-    if failed:
-        lines += ["", "Channels that failed after retries:"]
-        lines += [f"- {channel}: {error}" for channel, error in sorted(failed.items())]
+    lines += failed_lines(failed)
     lines += ["", "Context packet (JSON):", json.dumps(packet, indent=2, ensure_ascii=False)]
+    return "\n".join(lines) + "\n"
+
+
+def failed_lines(failed: Mapping[str, str]) -> list[str]:
+    if not failed:
+        return []
+    lines = ["", "Channels that failed after retries:"]
+    return lines + [f"- {channel}: {error}" for channel, error in sorted(failed.items())]
+
+
+def degraded_email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
+    """A degraded packet as plain text: what is known, and why the packet is missing."""
+    visitor = data.get("visitor") or {}
+    lines = [
+        "DEGRADED PACKET: the context packet could not be built "
+        f"({data[DEGRADED]}); this is what is known.",
+        "",
+        f"Site: {data.get('site_name', '')} ({data.get('site_id', '')})",
+        f"Session: {data.get('session_id', '')}",
+        f"Turn: {data.get('turn', '')}",
+        f"Trigger: {data.get('reason', '')}",
+        "",
+        f"What the visitor told us ({UNVERIFIED}: typed by the visitor, not checked):",
+        f"Email ({UNVERIFIED}): {visitor.get('email') or 'Not captured'}",
+        "",
+        f"Last message ({UNVERIFIED}):",
+        *quoted(data.get("last_message", "")),
+    ]
+    lines += failed_lines(failed)
+    lines += ["", "Known data (JSON):", json.dumps(dict(data), indent=2, ensure_ascii=False)]
     return "\n".join(lines) + "\n"

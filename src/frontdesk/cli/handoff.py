@@ -9,11 +9,25 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.sites.registry import SiteConfigError
 
 leads_app = typer.Typer(help="Leads captured by the assistant (the CRM table).")
+
+UNVERIFIED_NOTE = "email, name, company (unverified): typed by the visitor, not checked"
+
+
+def claimed(value: str | None, unverified: bool) -> Text:
+    """A lead column as the visitor typed it: plain text (never Rich markup, so
+    "[bold]Globex[/bold]" shows as typed), marked unverified when it is the visitor's word."""
+    if not value:
+        return Text("")
+    text = Text(value)
+    if unverified:
+        text.append(" (unverified)", style="yellow")
+    return text
 
 
 def worker_command(
@@ -117,6 +131,7 @@ def leads_list(
     sites_dir: SitesDirOption = None,
 ) -> None:
     """List a site's leads, newest first."""
+    from frontdesk.handoff.packets import LEAD_UNVERIFIED_COLUMNS, UNVERIFIED
     from frontdesk.runtime import build_runtime
     from frontdesk.store.repositories import LeadRepository
 
@@ -135,19 +150,23 @@ def leads_list(
                 "reason",
                 "context",
                 "email",
+                "name",
                 "company",
                 "session",
                 "id",
                 title=f"Leads of {site_id} ({len(leads)})",
+                caption=UNVERIFIED_NOTE if leads else None,
             )
             for lead in leads:
+                # The row names the columns that hold the visitor's word; a row written
+                # before rows said so holds nothing else in them.
+                marked = (lead.details or {}).get(UNVERIFIED) or LEAD_UNVERIFIED_COLUMNS
                 table.add_row(
                     lead.created_at.strftime("%Y-%m-%d %H:%M"),
                     lead.level,
-                    lead.reason or "",
-                    lead.capture_context or "",
-                    lead.email or "",
-                    lead.company or "",
+                    Text(lead.reason or ""),
+                    Text(lead.capture_context or ""),
+                    *(claimed(getattr(lead, c), c in marked) for c in ("email", "name", "company")),
                     lead.session_id,
                     lead.id,
                 )

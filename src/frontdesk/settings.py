@@ -232,8 +232,9 @@ class Settings(BaseSettings):
     )
     oidc_redirect_url: str = Field(
         default="",
-        description="Callback URL registered at the provider; empty: PUBLIC_URL (else the "
-        "request's origin) + /console/login/oidc/callback.",
+        description="Callback URL registered at the provider; empty: the public base URL "
+        "(PUBLIC_URL, else the bound address; never the Host header) "
+        "+ /console/login/oidc/callback.",
     )
     oidc_button_label: str = Field(
         default="Sign in with single sign-on", description="The console's sign-in button."

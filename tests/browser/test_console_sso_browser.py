@@ -37,6 +37,7 @@ def sso_server(tmp_path: Path, sites_dir: Path) -> Iterator[tuple[str, OidcProvi
         settings = Settings(
             data_dir=tmp_path / "data",
             sites_dir=sites_dir,
+            port=port,  # the address the server binds is its public one (no public URL)
             oidc_issuer=provider.url,
             oidc_client_id=provider.client_id,
             oidc_client_secret=provider.client_secret,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 
-from frontdesk.console.oidc import OidcConfig, PendingSignIn
+import pytest
+
+from frontdesk.console.oidc import OidcConfig, OidcUnavailable, PendingSignIn
 from frontdesk.settings import Settings
 
 
@@ -26,16 +28,18 @@ def test_off_unless_issuer_and_client_id_are_both_set() -> None:
     assert config.allowed_domains == ("acme.example", "team.example")
 
 
-def test_the_callback_address_prefers_the_setting_then_the_public_url() -> None:
+def test_the_callback_address_is_the_setting_else_the_public_base_url() -> None:
     config = OidcConfig.from_settings(
         Settings(oidc_issuer="https://id.example", oidc_client_id="c")
     )
     assert config is not None
     callback = "/console/login/oidc/callback"
-    assert config.callback_url("", "http://127.0.0.1:8000") == "http://127.0.0.1:8000" + callback
-    assert config.callback_url("https://chat.acme.example/", "http://evil") == (
+    assert config.callback_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000" + callback
+    assert config.callback_url("https://chat.acme.example/") == (
         "https://chat.acme.example" + callback
     )
+    with pytest.raises(OidcUnavailable, match="set FRONTDESK_PUBLIC_URL"):
+        config.callback_url("")  # bound to every interface: no address to name
     fixed = OidcConfig.from_settings(
         Settings(
             oidc_issuer="https://id.example",
@@ -43,9 +47,7 @@ def test_the_callback_address_prefers_the_setting_then_the_public_url() -> None:
             oidc_redirect_url="https://sso.acme.example/cb",
         )
     )
-    assert (
-        fixed is not None and fixed.callback_url("", "http://evil") == "https://sso.acme.example/cb"
-    )
+    assert fixed is not None and fixed.callback_url("") == "https://sso.acme.example/cb"
 
 
 def test_the_flow_cookie_round_trips_and_garbage_reads_as_none() -> None:

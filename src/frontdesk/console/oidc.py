@@ -67,10 +67,18 @@ class OidcConfig:
             button_label=settings.oidc_button_label,
         )
 
-    def callback_url(self, public_url: str, request_origin: str) -> str:
+    def callback_url(self, public_base_url: str) -> str:
+        """Where the provider sends the browser back: the configured redirect URL, else
+        the server's public address (`Settings.public_base_url`). Never the request's
+        Host header, which whoever sends the request chooses."""
         if self.redirect_url:
             return self.redirect_url
-        return (public_url.strip().rstrip("/") or request_origin.rstrip("/")) + CALLBACK_PATH
+        if not public_base_url:
+            raise OidcUnavailable(
+                "Single sign-on needs this server's public address: set FRONTDESK_PUBLIC_URL "
+                "(or FRONTDESK_OIDC_REDIRECT_URL) to the address people open the console at."
+            )
+        return public_base_url.rstrip("/") + CALLBACK_PATH
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,8 @@ def provider_of(request: Request, runtime: Runtime) -> OidcProvider | None:
     return provider
 
 
-def _redirect_uri(request: Request, runtime: Runtime, provider: OidcProvider) -> str:
-    origin = f"{request.url.scheme}://{request.url.netloc}"
-    return provider.config.callback_url(runtime.settings.public_url, origin)
+def _redirect_uri(runtime: Runtime, provider: OidcProvider) -> str:
+    return provider.config.callback_url(runtime.settings.public_base_url)
 
 
 def _refused(request: Request, message: str, status: int, next_url: str = "/console") -> Response:
@@ -59,7 +58,7 @@ async def start(request: Request, runtime: RuntimeDep, next: QueryText = "/conso
         return _refused(request, "Single sign-on is not set up on this server.", 404)
     pending = PendingSignIn.start(safe_next(next))
     try:
-        url = await provider.authorization_url(pending, _redirect_uri(request, runtime, provider))
+        url = await provider.authorization_url(pending, _redirect_uri(runtime, provider))
     except OidcUnavailable as exc:
         return _refused(request, str(exc), 503, pending.next_url)
     response = RedirectResponse(url, status_code=303)
@@ -110,7 +109,7 @@ async def callback(
         return _refused(request, "The identity provider sent no sign-in code.", 400)
     try:
         email = await provider.verified_email(
-            pending, state, code, _redirect_uri(request, runtime, provider)
+            pending, state, code, _redirect_uri(runtime, provider)
         )
     except OidcRefused as exc:
         return _refused(request, str(exc), 403, pending.next_url)

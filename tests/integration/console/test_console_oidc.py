@@ -10,6 +10,7 @@ account is refused and no account is created; nothing signs anyone in on refusal
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -38,8 +39,10 @@ def provider() -> Iterator[OidcProvider]:
         yield running
 
 
-@pytest.fixture
-def sso_console(tmp_path: Path, sites_dir: Path, provider: OidcProvider) -> Iterator[Console]:
+@contextmanager
+def running_sso_console(
+    tmp_path: Path, sites_dir: Path, provider: OidcProvider, **more: Any
+) -> Iterator[Console]:
     from api_support import write_sites
     from scripted_backend import ScriptedBackend
 
@@ -51,24 +54,40 @@ def sso_console(tmp_path: Path, sites_dir: Path, provider: OidcProvider) -> Iter
         oidc_client_id=provider.client_id,
         oidc_client_secret=provider.client_secret,
         oidc_allowed_domains="team.test, acme.test",
+        **more,
     )
     runtime = build_runtime(settings)
     app = create_app(settings, runtime, ScriptedBackend())
-    with TestClient(app, raise_server_exceptions=False) as live:
-        add_operator(runtime, "owner@team.test", {"demo": "owner"})
-        yield Console(app=app, runtime=runtime, settings=settings, live=live)
-    runtime.close()
+    try:
+        with TestClient(app, raise_server_exceptions=False) as live:
+            add_operator(runtime, "owner@team.test", {"demo": "owner"})
+            yield Console(app=app, runtime=runtime, settings=settings, live=live)
+    finally:
+        runtime.close()
 
 
-def sign_in_with_provider(client: TestClient, next_url: str = "/console") -> httpx.Response:
-    """The browser's three hops: our redirect, the provider's, our callback."""
-    start = client.get("/console/login/oidc", params={"next": next_url}, follow_redirects=False)
+@pytest.fixture
+def sso_console(tmp_path: Path, sites_dir: Path, provider: OidcProvider) -> Iterator[Console]:
+    """No FRONTDESK_PUBLIC_URL: the server's own address (127.0.0.1:8000) is public."""
+    with running_sso_console(tmp_path, sites_dir, provider) as console:
+        yield console
+
+
+def sign_in_with_provider(
+    client: TestClient, next_url: str = "/console", host: str | None = None
+) -> httpx.Response:
+    """The browser's three hops: our redirect, the provider's, our callback (each of ours
+    with the Host header `host` when given)."""
+    headers = {"host": host} if host else {}
+    start = client.get(
+        "/console/login/oidc", params={"next": next_url}, headers=headers, follow_redirects=False
+    )
     assert start.status_code == 303, start.text
     at_provider = httpx.get(start.headers["location"], follow_redirects=False)
     assert at_provider.status_code == 302, at_provider.text
     back = urlsplit(at_provider.headers["location"])
     assert back.path == "/console/login/oidc/callback"
-    return client.get(f"{back.path}?{back.query}", follow_redirects=False)
+    return client.get(f"{back.path}?{back.query}", headers=headers, follow_redirects=False)
 
 
 def operators(console: Console) -> int:
@@ -175,3 +194,48 @@ def test_an_unreachable_provider_is_a_clear_error(
     response = sso_console.client().get("/console/login/oidc", follow_redirects=False)
     assert response.status_code == 503
     assert "Could not read the identity provider&#39;s discovery document" in response.text
+
+
+CALLBACK = "/console/login/oidc/callback"
+
+
+def test_the_callback_address_never_comes_from_the_host_header(
+    sso_console: Console, provider: OidcProvider
+) -> None:
+    """An attacker who sends `Host: evil.example` would have the provider return the
+    sign-in code to their server; the callback is the server's public address instead."""
+    done = sign_in_with_provider(sso_console.client(), host="evil.example")
+    assert done.status_code == 303, done.text
+    redirect_uri = provider.authorize_requests[-1]["redirect_uri"]
+    assert redirect_uri == sso_console.settings.public_base_url + CALLBACK
+    assert redirect_uri == "http://127.0.0.1:8000" + CALLBACK
+    assert provider.token_requests[-1]["redirect_uri"] == redirect_uri
+    assert not any("evil.example" in str(r) for r in provider.authorize_requests)
+
+
+def test_the_callback_address_is_the_public_url_when_set(
+    tmp_path: Path, sites_dir: Path, provider: OidcProvider
+) -> None:
+    public = "https://chat.acme.example"
+    with running_sso_console(tmp_path, sites_dir, provider, public_url=public + "/") as console:
+        start = console.client().get(
+            "/console/login/oidc", headers={"host": "evil.example"}, follow_redirects=False
+        )
+    assert start.status_code == 303, start.text
+    sent = parse_qs(urlsplit(start.headers["location"]).query)["redirect_uri"]
+    assert sent == [public + CALLBACK]
+
+
+def test_a_server_on_every_interface_without_a_public_url_says_what_to_set(
+    tmp_path: Path, sites_dir: Path, provider: OidcProvider
+) -> None:
+    """Bound to 0.0.0.0 the server has no single address to name: SSO asks for
+    FRONTDESK_PUBLIC_URL instead of trusting the Host header."""
+    with running_sso_console(tmp_path, sites_dir, provider, host="0.0.0.0") as console:
+        client = console.client()
+        refused = client.get(
+            "/console/login/oidc", headers={"host": "evil.example"}, follow_redirects=False
+        )
+        assert refused.status_code == 503
+        assert "set FRONTDESK_PUBLIC_URL" in refused.text
+        assert not provider.authorize_requests  # never sent to the provider

@@ -178,7 +178,8 @@ def degraded_handoff_data(
     the packet did."""
     email = clean_field(visitor_email, EMAIL_CHARS) if visitor_email else None
     return {
-        DEGRADED: clean_text(error, 500) or "unknown error",
+        # One line: the error may echo state that quotes the visitor.
+        DEGRADED: clean_field(error, 300) or "unknown error",
         "site_id": site.id,
         "site_name": site.name,
         "session_id": session_id,

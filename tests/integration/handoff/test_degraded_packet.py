@@ -89,4 +89,6 @@ async def test_a_captured_email_with_no_packet_reason_is_mailed_degraded(
     assert EMAIL not in mail.subject  # the visitor's words stay out of the subject
     assert f"Email (unverified): {EMAIL}" in mail.body
     assert "Trigger: lead_capture:in_chat_booking" in mail.body
+    # Why it is degraded, on one line (the validation error spans several).
+    assert mail.body.split("\n", 1)[0].endswith("this is what is known."), mail.body
     assert f"> Book me in, my email is {EMAIL}" in mail.body

@@ -101,8 +101,14 @@ def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptio
     return replace(options, chunk_size=window, chunk_overlap=overlap)
 
 
+FINGERPRINT_CHARS = 64  # the column's width
+
+
 def fingerprint(document: Document, options: IngestOptions, embedding_model: str) -> str:
-    return content_hash(
+    """`<chunker version>:<hash>`: the version stays readable, so a crawl can tell which
+    pages an older chunker cut (and may hold what it did not withhold) without their text."""
+    prefix = f"{CHUNKER_VERSION}:"
+    digest = content_hash(
         "\x1f".join(
             [
                 CHUNKER_VERSION,
@@ -119,6 +125,13 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
             ]
         )
     )
+    return prefix + digest[: FINGERPRINT_CHARS - len(prefix)]
+
+
+def chunked_by_current_chunker(stored_fingerprint: str) -> bool:
+    """Whether a stored document was cut by this chunker version (fingerprints from before
+    the version was readable have none, and count as older)."""
+    return stored_fingerprint.startswith(f"{CHUNKER_VERSION}:")
 
 
 @dataclass

@@ -4,6 +4,10 @@ Only a finished crawl is applied: changed pages are ingested (unchanged chunks r
 their cached vectors), pages gone on two syncs in a row are removed, and the crawl
 state is written last. A crawl that fails halfway raises before anything is written,
 so the previous index keeps serving.
+
+A page whose document an older chunker cut is read again in full (no conditional
+request, its body hash forgotten) even when it has not changed: the newer chunker may
+withhold what the older one let through (planted instructions, hidden text).
 """
 
 from __future__ import annotations
@@ -11,13 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.ingest import Ingestor, chunked_by_current_chunker
 from frontdesk.knowledge.models import IngestReport
 from frontdesk.knowledge.web.crawl import (
     CrawlAborted,
@@ -103,7 +107,7 @@ class SiteSync:
         started = time.perf_counter()
         summary = CrawlSummary(key)
         try:
-            known = self.store.known_pages(site_id, key)
+            known = self._reread_older_chunks(site_id, self.store.known_pages(site_id, key))
             crawler = Crawler(source, known, on_progress=on_progress, transport=self.transport)
             result = await crawler.run()
             await asyncio.to_thread(self._apply, site_id, key, known, result, summary)
@@ -129,6 +133,27 @@ class SiteSync:
             len(summary.failed),
         )
         return summary
+
+    def _reread_older_chunks(
+        self, site_id: str, known: dict[str, KnownPage]
+    ) -> dict[str, KnownPage]:
+        """`known`, less what lets the crawler skip a page (ETag, Last-Modified, body
+        hash) for pages whose document an older chunker cut."""
+        older = {
+            doc.doc_id
+            for doc in self.ingestor.index.list_documents(site_id)
+            if not chunked_by_current_chunker(doc.fingerprint)
+        }
+        reread = {
+            url: replace(page, etag="", last_modified="", body_hash="")
+            for url, page in known.items()
+            if page.doc_id in older
+        }
+        if reread:
+            log.info(
+                "crawl_reread site=%s pages=%d (cut by an older chunker)", site_id, len(reread)
+            )
+        return known | reread
 
     def _apply(
         self,

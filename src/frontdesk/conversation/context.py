@@ -10,6 +10,7 @@ from typing import Any
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Engines
+from frontdesk.facts.model import SiteFacts
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.everyday import EverydaySimilarity
 from frontdesk.knowledge.models import RetrievalResult
@@ -28,6 +29,9 @@ with the bar; None when the site's embedding model has no everyday requests."""
 
 Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
 """Visitor enrichment (seed 000 priority pipeline); returns profile fields."""
+
+FactsLoader = Callable[[], Awaitable[SiteFacts]]
+"""The site's facts (`frontdesk.facts`): hours, address, phone, e-mail, prices, payment."""
 
 Relay = Callable[[str], Awaitable[int]]
 """Live takeover: a visitor's message → the operator's live log; returns its event id."""
@@ -48,6 +52,10 @@ class TurnContext:
     # The embedder of the site's knowledge base: with the topic profile's bar, the local
     # writer reads sentences by meaning (`engines.base.SiteMeaning`). None: words only.
     embedder: Embedder | None = None
+    # The site's facts and the embedder that reads which fact a question asks about
+    # (the serving model of its knowledge base). None: facts are not a source.
+    facts: FactsLoader | None = None
+    facts_embedder: Embedder | None = None
     visitor: VisitorContext = field(default_factory=VisitorContext)
     relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
     now: datetime = field(default_factory=lambda: datetime.now(UTC))

@@ -52,6 +52,7 @@ from frontdesk.conversation.nodes.background import (
     visitor_profile_awaiter,
     visitor_profile_task_starter,
 )
+from frontdesk.conversation.nodes.facts import fact_answer_writer, match_facts
 from frontdesk.conversation.nodes.gate import abuse_gate
 from frontdesk.conversation.nodes.handlers import booking_handler, propose_handoff, redirect_handler
 from frontdesk.conversation.nodes.live import human_relay
@@ -85,6 +86,8 @@ NODES = (
     enricher_awaiter,
     visitor_profile_awaiter,
     skill_applier,
+    match_facts,
+    fact_answer_writer,
     retrieval_awaiter,
     grade_docs,
     retry_retrieval,
@@ -140,17 +143,20 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
         "enricher_awaiter",
         "visitor_profile_awaiter",
         "skill_applier",
-        "retrieval_awaiter",
-        "grade_docs",
+        "match_facts",
     )
+    # A question about one of the site's facts is answered from them, cited to the page.
+    graph.add_conditional_edges("match_facts", routes.after_match_facts)
+    graph.add_edge("retrieval_awaiter", "grade_docs")
     graph.add_conditional_edges("grade_docs", routes.relevance_gate)
     graph.add_edge("retry_retrieval", "grade_docs")
     graph.add_conditional_edges("answer_writer", routes.after_answer_writer)
     graph.add_edge("verify_facts", "evaluate_answer")
     graph.add_conditional_edges("evaluate_answer", routes.route_or_retry)
-    # A team answer is the team's own words: no claim check or self-critique after it.
+    # A team answer is the team's own words, a fact answer the site's own facts: no claim
+    # check or self-critique after them.
     replies = ("offer_human", "clarify_handler", "redirect_handler", "booking_handler")
-    for reply in (*replies, "team_answer_writer"):
+    for reply in (*replies, "team_answer_writer", "fact_answer_writer"):
         graph.add_edge(reply, "stall_check")
 
     # Closing: stall offer or the skill's ending, then markers, suggestions, finalize.

@@ -74,6 +74,7 @@ TURN_RESET: dict[str, Any] = {
     "search_query": None,
     "retrieval": None,
     "graded_chunks": [],
+    "fact_reply": None,
     "answer": "",
     "citations": [],
     "verification": None,

@@ -163,6 +163,9 @@ class ChatService:
         async def everyday(text: str) -> Any:
             return await asyncio.to_thread(self.knowledge.everyday_similarity, config, text)
 
+        async def facts() -> Any:
+            return await asyncio.to_thread(self.knowledge.site_facts, config)
+
         return TurnContext(
             site=config,
             now=self.clock(),
@@ -176,6 +179,8 @@ class ChatService:
             if config.engine.local_reads_meaning
             else None,
             enrich=self.enricher.for_site(config),
+            facts=facts,
+            facts_embedder=self.knowledge.serving_embedder(config),
             visitor=visitor,
         )
 

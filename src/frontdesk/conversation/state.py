@@ -273,6 +273,8 @@ class ChatState(TypedDict):
     search_query: NotRequired[str | None]
     retrieval: NotRequired[dict[str, Any] | None]  # RetrievalResult.model_dump(mode="json")
     graded_chunks: NotRequired[list[dict[str, Any]]]  # RetrievedChunk dumps, citation order
+    # The site's facts that answer this question (`nodes/facts.py`): kind, days, facts.
+    fact_reply: NotRequired[dict[str, Any] | None]
     answer: NotRequired[str]
     citations: NotRequired[list[dict[str, Any]]]
     verification: NotRequired[Verification | None]

@@ -21,6 +21,8 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from frontdesk.facts.extract import FACTS_VERSION, document_facts
+from frontdesk.facts.store import FactStore
 from frontdesk.knowledge.chunker import TokenCounter, chunk_document
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
@@ -122,6 +124,12 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 # Titles embedded too: a site indexed without them is processed once more
                 # (chunk vectors from the cache), so that its titles get embedded.
                 *(["titles"] if options.title_vectors else []),
+                # A page whose header or footer facts changed is processed again.
+                *(
+                    [FACTS_VERSION, *(f.to_json() for f in document.facts)]
+                    if document.facts
+                    else []
+                ),
             ]
         )
     )
@@ -152,8 +160,10 @@ class Ingestor:
         options: IngestOptions | None = None,
         *,
         console: Console | None = None,
+        facts: FactStore | None = None,
     ) -> None:
         self.index = index
+        self.facts = facts  # None: the site's facts are not kept (an index without a store)
         self.embedder = embedder
         self.options = effective_options(options or IngestOptions(), embedder)
         self.console = console or Console(stderr=True)
@@ -234,6 +244,10 @@ class Ingestor:
             self.index.replace_document(
                 site_id, item.document, item.fingerprint, item.chunks, matrix, lexical, model
             )
+            if self.facts is not None:
+                self.facts.replace_document(
+                    site_id, item.document.doc_id, document_facts(item.document, language)
+                )
             (report.ingested if item.is_new else report.updated).append(item.document.doc_id)
             report.chunks_total += len(item.chunks)
         return report

@@ -194,6 +194,8 @@ def _html_blocks(node: object, out: list[str]) -> None:
 def parse_html(data: bytes, name: str, doc_id: str, source: str) -> Document:
     from bs4 import BeautifulSoup, Tag
 
+    from frontdesk.facts.extract import page_facts
+
     try:
         html = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -233,6 +235,8 @@ def parse_html(data: bytes, name: str, doc_id: str, source: str) -> Document:
         source,
         url,
         withheld=hidden_passages(hidden),
+        # The whole visible page, header and footer included (`frontdesk.facts`).
+        facts=page_facts(html, url or source, text),
     )
 
 

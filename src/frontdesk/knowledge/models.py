@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from frontdesk.facts.model import SiteFact
 from frontdesk.knowledge.instructions import WithheldPassage
 
 DocumentKind = Literal["markdown", "text", "html", "pdf"]
@@ -37,6 +38,9 @@ class Document:
     # (heading text, fragment id) of a web page's headings: a passage under a heading
     # cites `url#id`, so the visitor lands on the section, not the top of the page.
     anchors: tuple[tuple[str, str], ...] = ()
+    # What a web page states in structure (`frontdesk.facts`), read from the whole page
+    # before main-content extraction drops its header and footer.
+    facts: tuple[SiteFact, ...] = ()
 
     @property
     def content_hash(self) -> str:

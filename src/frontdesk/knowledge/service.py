@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from sqlalchemy import Engine
 
+from frontdesk.facts.model import SiteFacts
+from frontdesk.facts.store import FactStore
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
 from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
@@ -163,6 +165,13 @@ class KnowledgeBase:
             GenerationStore(self._engine) if self._engine is not None else MemoryGenerationStore()
         )
         self._reembeds: dict[str, threading.Thread] = {}
+        self.fact_store = FactStore(self._engine) if self._engine is not None else None
+
+    def site_facts(self, site: SiteConfig | SiteKnowledge) -> SiteFacts:
+        """What the site's serving pages state in structure (`frontdesk.facts`)."""
+        if self.fact_store is None:
+            return SiteFacts()
+        return self.fact_store.for_site(self.index_key(site))
 
     def embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
         return make_embedder(SiteKnowledge.of(site).config.embedding)
@@ -195,6 +204,7 @@ class KnowledgeBase:
             self.embedder(knowledge),
             knowledge.ingest_options(progress=progress),
             console=self.console,
+            facts=self.fact_store,
         )
 
     # -- generations -----------------------------------------------------------------

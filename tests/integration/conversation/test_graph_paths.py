@@ -43,6 +43,7 @@ AWAIT_AND_GRADE: list[Step] = [
     "enricher_awaiter",
     "visitor_profile_awaiter",
     "skill_applier",
+    "match_facts",  # no fact of the site asked about: on to the pages
     "retrieval_awaiter",
     "grade_docs",
 ]

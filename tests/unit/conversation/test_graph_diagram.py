@@ -29,6 +29,9 @@ SEED_NODES = {
     "visitor_profile_awaiter",
     "retrieval_awaiter",
     "skill_applier",
+    # Not a seed step: a question about a fact the site states is answered from its facts.
+    "match_facts",
+    "fact_answer_writer",
     "grade_docs",
     "retry_retrieval",
     "team_answer_writer",  # issue 22: a team answer given as written

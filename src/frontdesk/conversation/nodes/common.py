@@ -24,6 +24,7 @@ STREAMING_NODES = frozenset(
     {
         "answer_writer",
         "team_answer_writer",
+        "fact_answer_writer",
         "redirect_handler",
         "booking_handler",
         "propose_handoff",

@@ -133,6 +133,8 @@ def _html_page(url: str, html: str) -> Page:
     import lxml.html
     import trafilatura
 
+    from frontdesk.facts.extract import page_facts
+
     try:
         tree = lxml.html.document_fromstring(html)
     except (ValueError, lxml.etree.ParserError) as exc:
@@ -183,8 +185,9 @@ def _html_page(url: str, html: str) -> Page:
         document = parse_html(html.encode("utf-8"), url, url, url)
     if hidden:
         document = replace(document, withheld=(*hidden_passages(hidden), *document.withheld))
+    facts = page_facts(html, url, document.text)  # header and footer included
     return Page(
-        _web_document(document, url, anchors=anchors),
+        replace(_web_document(document, url, anchors=anchors), facts=facts),
         tuple(dict.fromkeys(links)),
         canonical,
     )

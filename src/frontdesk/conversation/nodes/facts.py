@@ -1,0 +1,140 @@
+"""The site's facts as a source of their own: a question about opening hours, a phone
+number, an address, an e-mail, the price of a named service or payment methods is answered
+from what the site's pages state in structure, cited to the page (`frontdesk.facts`)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.citations import citations_of
+from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
+from frontdesk.conversation.state import ChatState, Evaluation, Verification
+from frontdesk.facts.answer import (
+    FactLine,
+    best_service,
+    fact_question,
+    hours_reply,
+    price_reply,
+    simple_reply,
+)
+from frontdesk.facts.calendar import days_named
+from frontdesk.facts.meaning import kind_scores, service_scores
+from frontdesk.facts.model import SiteFact, SiteFacts
+from frontdesk.knowledge.models import RetrievedChunk
+
+
+def _fact_dump(fact: SiteFact) -> dict[str, Any]:
+    return asdict(fact)
+
+
+def _fact_load(data: dict[str, Any]) -> SiteFact:
+    return SiteFact(**{**data, "ranges": tuple(tuple(pair) for pair in data.get("ranges") or ())})
+
+
+def _match(
+    question: str, language: str, facts: SiteFacts, ctx: TurnContext
+) -> dict[str, Any] | None:
+    """The facts that answer the question, as the state keeps them (None: not a question
+    about a fact this site states). Runs the embedding model: called in a thread."""
+    embedder = ctx.facts_embedder
+    if embedder is None or not facts.facts:
+        return None
+    days = days_named(question, language)
+    asked = fact_question(kind_scores(embedder, question), days, facts.kinds)
+    if asked is None:
+        return None
+    chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
+    if asked.kind == "price":
+        prices = facts.of_kind("price")
+        service = best_service(prices, service_scores(embedder, question, prices))
+        if service is None:
+            return None  # no priced service named: the pages may still answer
+        chosen = (service,)
+    return {
+        "kind": asked.kind,
+        "days": list(asked.days),
+        "facts": [_fact_dump(fact) for fact in chosen],
+    }
+
+
+@timed
+async def match_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """Does the question ask about a fact the site states? (`routes.after_match_facts`)"""
+    ctx = runtime.context
+    if ctx.facts is None:
+        return {"fact_reply": None}
+    facts = await ctx.facts()
+    language = language_of(state, runtime)
+    match = await asyncio.to_thread(_match, state["input"], language, facts, ctx)
+    return {"fact_reply": match}
+
+
+@timed
+async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """The reply from the facts, in the visitor's language, each line cited to its page."""
+    reply = state.get("fact_reply")
+    if not reply:
+        raise ValueError("fact_answer_writer without a matched fact")
+    language = language_of(state, runtime)
+    facts = SiteFacts(tuple(_fact_load(item) for item in reply["facts"]))
+
+    def say(key: str, lang: str, **values: str) -> str:
+        return site_say(runtime, key, lang, **values)
+
+    kind = reply["kind"]
+    if kind == "hours":
+        lead, lines = hours_reply(facts, tuple(reply["days"]), language, say)
+    elif kind == "price":
+        lead, lines = price_reply(facts.facts[0], language, say)
+    else:
+        lead, lines = simple_reply(facts, kind, language, say)
+    answer, sources = _cited(lead, lines)
+    emit_words("fact_answer_writer", answer)
+    return {
+        "answer": answer,
+        "citations": citations_of(answer, sources),
+        "graded_chunks": [chunk.model_dump(mode="json") for chunk in sources],
+        "low_confidence": False,
+        "verification": Verification(claims=[], factuality_score=1.0),
+        "evaluation": Evaluation(
+            quality=1.0,
+            relevance=1.0,
+            coverage="full",
+            reasoning=f"the site's own {kind} facts",
+            after="auto",
+        ),
+        "routing": "answered",
+    }
+
+
+def _cited(lead: str, lines: list[FactLine]) -> tuple[str, list[RetrievedChunk]]:
+    """The reply text with `[n]` after each line (one number per page) and the pages."""
+    pages: dict[str, RetrievedChunk] = {}
+    rendered: list[str] = []
+    for line in lines:
+        fact = line.fact
+        key = fact.url or fact.doc_id
+        if key not in pages:
+            pages[key] = RetrievedChunk(
+                chunk_id=f"fact:{fact.doc_id}:{fact.position}",
+                doc_id=fact.doc_id,
+                title=fact.title,
+                url=fact.url,
+                content=fact.value,
+                score=1.0,
+                source=fact.url or fact.doc_id,
+                chunk_index=0,
+            )
+        rendered.append(f"{line.text} [{list(pages).index(key) + 1}]")
+    if len(pages) == 1:  # one page says it all: one citation, at the end
+        rendered = [text.removesuffix(" [1]") for text in rendered]
+        rendered[-1] += " [1]"
+    if len(rendered) == 1 and lead:
+        return f"{lead} {rendered[0]}", list(pages.values())
+    body = "\n".join(f"- {text}" for text in rendered)
+    return (f"{lead}\n{body}" if lead else body), list(pages.values())

@@ -1,0 +1,193 @@
+"""Weekday names and opening-hours lines in every supported language, from CLDR (Babel):
+no hand-written word lists. Pure: text in, weekdays and time ranges out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from babel import Locale
+from babel.dates import get_day_names
+
+LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru")
+_WIDTHS: tuple[Literal["wide", "abbreviated", "short"], ...] = ("wide", "abbreviated", "short")
+_CONTEXTS: tuple[Literal["format", "stand-alone"], ...] = ("format", "stand-alone")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?\.?")
+# 9, 9:30, 9.30, 9h30, 09h: hours and optional minutes.
+_TIME = r"(\d{1,2})(?:[:.h](\d{2})|h)?"
+_DASH = r"[-‐-―−~]"
+# Two times joined by a dash or one short word ("bis", "à", "to", "до"), each optionally
+# followed by a short unit ("Uhr", "h").
+TIME_RANGE = re.compile(
+    rf"(?<![\d.,]){_TIME}\s*(?:[^\W\d_]{{1,3}}\.?\s*)?(?:{_DASH}|\s[^\W\d_]{{1,5}}\s)\s*{_TIME}(?![\d,]|\.\d)"
+)
+
+
+def _key(word: str) -> str:
+    return word.casefold().rstrip(".")
+
+
+@lru_cache(maxsize=16)
+def weekday_names(language: str, *, wide_only: bool = False) -> dict[str, int]:
+    """Every CLDR name of the seven days in `language` → weekday (0 = Monday)."""
+    names: dict[str, int] = {}
+    for width in _WIDTHS[:1] if wide_only else _WIDTHS:
+        for context in _CONTEXTS:
+            for day, name in get_day_names(width, context, locale=language).items():
+                names.setdefault(_key(name), day)
+    return names
+
+
+@lru_cache(maxsize=16)
+def weekday_lookup(first: str, *, wide_only: bool = False) -> dict[str, int]:
+    """All supported languages' names, `first` (the page's language) winning a clash
+    ("ma" is Tuesday in French and Monday in Dutch)."""
+    order = (first, *(lang for lang in LANGUAGES if lang != first))
+    merged: dict[str, int] = {}
+    for language in order:
+        if language not in LANGUAGES:
+            continue
+        for name, day in weekday_names(language, wide_only=wide_only).items():
+            merged.setdefault(name, day)
+    return merged
+
+
+@lru_cache(maxsize=16)
+def and_words(language: str) -> frozenset[str]:
+    """The word CLDR joins two list items with ("und", "et", "и"): between two day names
+    it lists them; any other word or a dash spans a range."""
+    words: set[str] = set()
+    for lang in (language, *LANGUAGES):
+        if lang not in LANGUAGES:
+            continue
+        pattern = Locale.parse(lang).list_patterns["standard"].get("2", "")
+        between = pattern.replace("{0}", "").replace("{1}", "").strip()
+        if between:
+            words.add(between.casefold())
+    return frozenset(words)
+
+
+@dataclass(frozen=True)
+class DayMention:
+    day: int
+    start: int
+    end: int
+
+
+def day_mentions(text: str, language: str, *, wide_only: bool = False) -> list[DayMention]:
+    lookup = weekday_lookup(language, wide_only=wide_only)
+    found = []
+    for match in _WORD.finditer(text):
+        day = lookup.get(_key(match.group()))
+        if day is not None:
+            found.append(DayMention(day, match.start(), match.end()))
+    return found
+
+
+def days_named(text: str, language: str) -> tuple[int, ...]:
+    """The weekdays a visitor's message names in full ("am Samstag", "on Sunday")."""
+    return tuple(dict.fromkeys(m.day for m in day_mentions(text, language, wide_only=True)))
+
+
+@dataclass(frozen=True)
+class HoursLine:
+    """One line's days with their time ranges (empty ranges: named with no times)."""
+
+    days: tuple[int, ...]
+    ranges: tuple[tuple[str, str], ...]
+    note: str = ""
+
+
+def _clock(hour: str, minute: str | None) -> str | None:
+    h, m = int(hour), int(minute or 0)
+    if h > 24 or m > 59 or (h == 24 and m):
+        return None
+    return f"{h:02d}:{m:02d}"
+
+
+def time_ranges(text: str) -> list[tuple[int, int, tuple[str, str]]]:
+    """(start, end, (opens, closes)) of every time range in `text`."""
+    found = []
+    for match in TIME_RANGE.finditer(text):
+        opens = _clock(match.group(1), match.group(2))
+        closes = _clock(match.group(3), match.group(4))
+        if opens and closes and opens != closes:
+            found.append((match.start(), match.end(), (opens, closes)))
+    return found
+
+
+def _span(first: int, last: int) -> tuple[int, ...]:
+    return tuple((first + step) % 7 for step in range((last - first) % 7 + 1))
+
+
+def _days_of(text: str, mentions: list[DayMention], language: str) -> tuple[int, ...]:
+    """Day names as written: "Di–Fr" and "Dienstag bis Freitag" span, "Mo, Mi" and
+    "Sa und So" list."""
+    days: list[int] = []
+    listing = and_words(language)
+    index = 0
+    while index < len(mentions):
+        current = mentions[index]
+        if index + 1 < len(mentions):
+            following = mentions[index + 1]
+            between = text[current.end : following.start].strip()
+            if between and (
+                re.fullmatch(_DASH + "+", between)
+                or (re.fullmatch(r"[^\W\d_]{1,5}", between) and between.casefold() not in listing)
+            ):
+                days.extend(_span(current.day, following.day))
+                index += 2
+                continue
+        days.append(current.day)
+        index += 1
+    return tuple(dict.fromkeys(days))
+
+
+def hours_lines(
+    text: str, language: str, amounts: Sequence[tuple[int, int]] = ()
+) -> list[HoursLine]:
+    """The opening hours one line states: groups of day names, each followed by its time
+    ranges ("Mo–Fr 9–18, Sa 10–14"). A short line naming days without any time keeps its
+    remaining words as the note ("Sonntag: geschlossen")."""
+    mentions = day_mentions(text, language)
+    if not mentions:
+        return []
+    # "10 – 20 €" is a price range: a time range that overlaps an amount is none.
+    ranges = [
+        found
+        for found in time_ranges(text)
+        if not any(start < found[1] and found[0] < end for start, end in amounts)
+    ]
+    if not ranges:
+        if re.search(r"\d", text):
+            return []
+        rest = text
+        for mention in reversed(mentions):
+            rest = rest[: mention.start] + rest[mention.end :]
+        words = _WORD.findall(rest)
+        listing = and_words(language)
+        note_words = [w for w in words if w.casefold() not in listing]
+        if not note_words or len(note_words) > 4:
+            return []
+        days = _days_of(text, mentions, language)
+        note = " ".join(note_words)
+        return [HoursLine(days, (), note)]
+    lines: list[HoursLine] = []
+    cursor = 0
+    while cursor < len(mentions):
+        group = [mentions[cursor]]
+        cursor += 1
+        next_range = next((r for r in ranges if r[0] >= group[-1].end), None)
+        while cursor < len(mentions) and (
+            next_range is None or mentions[cursor].start < next_range[0]
+        ):
+            group.append(mentions[cursor])
+            cursor += 1
+        group_end = mentions[cursor].start if cursor < len(mentions) else len(text)
+        own = tuple(r[2] for r in ranges if group[-1].end <= r[0] < group_end)
+        if own:
+            lines.append(HoursLine(_days_of(text, group, language), own))
+    return lines

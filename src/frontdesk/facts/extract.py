@@ -1,0 +1,364 @@
+"""Facts from a page, before main-content extraction drops its header and footer: schema.org
+data (JSON-LD, microdata, RDFa through `extruct`), `tel:` and `mailto:` links, `<address>`,
+and lines, table rows and list items naming weekdays with times or services with amounts.
+Pure: the page's text in, facts with their position out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from frontdesk.facts.calendar import LANGUAGES, hours_lines
+from frontdesk.facts.model import FactOrigin, PageRegion, SiteFact
+from frontdesk.facts.money import amounts
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}")
+# An international number as written in text ("+49 30 1234567"): unambiguous, unlike a
+# bare run of digits (dates, prices, postcodes).
+_PHONE = re.compile(r"\+\d[\d  ()/.-]{6,}\d")
+_BLOCKS = frozenset(
+    {
+        "p",
+        "li",
+        "dt",
+        "dd",
+        "td",
+        "th",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "div",
+        "section",
+        "article",
+        "address",
+        "header",
+        "footer",
+        "main",
+        "aside",
+        "nav",
+        "table",
+        "tbody",
+        "thead",
+        "ul",
+        "ol",
+        "dl",
+        "form",
+        "blockquote",
+        "pre",
+    }
+)
+_SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+_SEPARATORS = " \t|:…·.–—-•*_"
+_SCHEMA_DAYS = {
+    name: day
+    for day, name in enumerate(
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
+}
+
+
+def facts_from_html(html: str, url: str, language: str) -> list[SiteFact]:
+    """Every fact the page states, header and footer included."""
+    import lxml.html
+
+    try:
+        tree = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return []
+    facts = list(_structured(html, url))
+    for position, element in enumerate(tree.iter("a")):
+        href = str(element.get("href") or "").strip()
+        region = _region(element)
+        if href.lower().startswith("tel:"):
+            number = href[4:].strip() or element.text_content().strip()
+            facts.append(SiteFact("phone", number, "link", position, region))
+        elif href.lower().startswith("mailto:"):
+            address = href[7:].split("?", 1)[0].strip()
+            if address:
+                facts.append(SiteFact("email", address, "link", position, region))
+    for position, element in enumerate(tree.iter("address")):
+        text = ", ".join(line for line in _br_lines(element) if line)
+        if text:
+            facts.append(SiteFact("address", text, "address", position, _region(element)))
+    for position, (line, origin, region) in enumerate(_lines(tree)):
+        facts.extend(facts_from_line(line, language, position, origin, region))
+    return facts
+
+
+def facts_from_text(text: str, language: str) -> list[SiteFact]:
+    """Facts of a Markdown or plain-text document, line by line (tables as `| a | b |`)."""
+    facts: list[SiteFact] = []
+    for position, line in enumerate(text.splitlines()):
+        origin: FactOrigin = "table" if line.lstrip().startswith("|") else "text"
+        facts.extend(facts_from_line(line.strip().strip("|").strip(), language, position, origin))
+    return facts
+
+
+def facts_from_line(
+    line: str, language: str, position: int, origin: FactOrigin, region: PageRegion = "main"
+) -> list[SiteFact]:
+    if not line.strip():
+        return []
+    facts: list[SiteFact] = []
+    money = [(amount.start, amount.end) for amount in amounts(line, language)]
+    for hours in hours_lines(line, language, money):
+        for day in hours.days:
+            facts.append(
+                SiteFact(
+                    "hours",
+                    line.strip(),
+                    origin,
+                    position,
+                    region,
+                    weekday=day,
+                    ranges=hours.ranges,
+                    note=hours.note,
+                )
+            )
+    if facts:
+        return facts
+    for match in _EMAIL.finditer(line):
+        facts.append(SiteFact("email", match.group(), origin, position, region))
+    for match in _PHONE.finditer(line):
+        facts.append(SiteFact("phone", match.group().strip(), origin, position, region))
+    facts.extend(_prices(line, language, position, origin, region))
+    return facts
+
+
+def _prices(
+    line: str, language: str, position: int, origin: FactOrigin, region: PageRegion
+) -> list[SiteFact]:
+    """A service with its amount: "Schlauch wechseln … 12 €", "| Révision | dès 49 € |".
+    The words between the service and the amount ("ab", "à partir de") are kept with the
+    amount as the page wrote them: they say whether it is a starting price."""
+    found = amounts(line, language)
+    if len(found) != 1:
+        return []  # a line with several amounts is prose or a comparison, not a price entry
+    amount = found[0]
+    before = line[: amount.start]
+    cells = [cell.strip() for cell in before.split("|")]
+    service_part = next((cell for cell in cells if re.search(r"[^\W\d_]{2,}", cell)), "")
+    if "|" in before:
+        qualifier = cells[-1] if cells[-1] != service_part else ""
+    else:
+        split = re.split(r"\s*(?:[:…·|–—]|\.{2,}|\s-\s)\s*", before, maxsplit=1)
+        service_part = split[0]
+        qualifier = split[1] if len(split) > 1 else ""
+    service = service_part.strip(_SEPARATORS)
+    if not re.search(r"[^\W\d_]{2,}", service) or len(service) > 80:
+        return []
+    qualifier = qualifier.strip(_SEPARATORS)
+    value = f"{qualifier} {amount.text}".strip() if len(qualifier) <= 20 else amount.text
+    return [
+        SiteFact(
+            "price",
+            value,
+            origin,
+            position,
+            region,
+            label=service,
+            amount=str(amount.value),
+            currency=amount.currency,
+        )
+    ]
+
+
+# --- HTML structure --------------------------------------------------------------------
+
+
+def _region(element: Any) -> PageRegion:
+    for ancestor in element.iterancestors():
+        if ancestor.tag in ("footer", "header"):
+            return "footer" if ancestor.tag == "footer" else "header"
+        if str(ancestor.get("role") or "") == "contentinfo":
+            return "footer"
+    return "main"
+
+
+def _block_text(element: Any) -> str:
+    """An element's text with `<br>` as line breaks (scripts and styles left out)."""
+    parts: list[str] = [element.text or ""]
+    for node in element.iterdescendants():
+        if node.tag == "br":
+            parts.append("\n")
+        elif node.text and node.tag not in _SKIPPED:
+            parts.append(node.text)
+        if node.tail:
+            parts.append(node.tail)
+    return "".join(parts)
+
+
+def _lines(tree: Any) -> Iterator[tuple[str, FactOrigin, PageRegion]]:
+    """Text lines of the page: a table row's cells joined by " | ", a leaf block's text
+    split at `<br>`."""
+    for element in tree.iter():
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if tag in _SKIPPED or any(a.tag in _SKIPPED for a in element.iterancestors()):
+            continue
+        if tag == "tr":
+            cells = [" ".join(c.text_content().split()) for c in element if c.tag in ("td", "th")]
+            yield " | ".join(cell for cell in cells if cell), "table", _region(element)
+            continue
+        if tag not in _BLOCKS or tag in ("td", "th", "table", "tbody", "thead"):
+            continue
+        if any(child.tag in _BLOCKS for child in element.iterdescendants()):
+            continue
+        if any(a.tag == "tr" for a in element.iterancestors()):
+            continue
+        for line in _br_lines(element):
+            if line:
+                yield line, "text", _region(element)
+
+
+def _br_lines(element: Any) -> list[str]:
+    return [" ".join(line.split()) for line in _block_text(element).split("\n")]
+
+
+# --- schema.org ------------------------------------------------------------------------
+
+
+def _structured(html: str, url: str) -> Iterator[SiteFact]:
+    import extruct
+
+    try:
+        data = extruct.extract(
+            html, base_url=url or None, syntaxes=["json-ld", "microdata", "rdfa"], uniform=True
+        )
+    except Exception:  # a page's broken structured data must not cost its other facts
+        return
+    origins: dict[str, FactOrigin] = {
+        "json-ld": "json-ld",
+        "microdata": "microdata",
+        "rdfa": "rdfa",
+    }
+    for syntax, origin in origins.items():
+        for position, item in enumerate(data.get(syntax) or []):
+            yield from _schema_item(item, origin, position)
+
+
+def _texts(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, dict):
+        return _texts(value.get("@value") or value.get("name"))
+    return [str(value).strip()] if str(value).strip() else []
+
+
+def _schema_item(item: Any, origin: FactOrigin, position: int) -> Iterator[SiteFact]:
+    if isinstance(item, list):
+        for part in item:
+            yield from _schema_item(part, origin, position)
+        return
+    if not isinstance(item, dict):
+        return
+    for graph_item in item.get("@graph") or []:
+        yield from _schema_item(graph_item, origin, position)
+    for phone in _texts(item.get("telephone")):
+        yield SiteFact("phone", phone, origin, position)
+    for email in _texts(item.get("email")):
+        yield SiteFact("email", email.removeprefix("mailto:"), origin, position)
+    address = item.get("address")
+    if isinstance(address, dict):
+        parts = [
+            *_texts(address.get("streetAddress")),
+            " ".join(_texts(address.get("postalCode")) + _texts(address.get("addressLocality"))),
+        ]
+        text = ", ".join(part for part in parts if part)
+        if text:
+            yield SiteFact("address", text, origin, position)
+    elif isinstance(address, str) and address.strip():
+        yield SiteFact("address", address.strip(), origin, position)
+    for method in _texts(item.get("paymentAccepted")):
+        for part in re.split(r"\s*,\s*", method):
+            if part:
+                yield SiteFact("payment", part, origin, position)
+    for spec in _as_list(item.get("openingHoursSpecification")):
+        yield from _hours_specification(spec, origin, position)
+    for line in _texts(item.get("openingHours")):
+        # schema.org's own notation: "Mo-Fr 09:00-18:00" (English two-letter days).
+        yield from facts_from_line(line, "en", position, origin)
+    for offer in _as_list(item.get("makesOffer")) + _as_list(item.get("offers")):
+        yield from _offer(offer, origin, position)
+    for key in ("department", "location", "containsPlace", "subOrganization"):
+        for part in _as_list(item.get(key)):
+            yield from _schema_item(part, origin, position)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _hours_specification(spec: Any, origin: FactOrigin, position: int) -> Iterator[SiteFact]:
+    if not isinstance(spec, dict):
+        return
+    opens, closes = _texts(spec.get("opens"))[:1], _texts(spec.get("closes"))[:1]
+    ranges: tuple[tuple[str, str], ...] = ()
+    if opens and closes and opens[0][:5] != closes[0][:5]:
+        ranges = ((opens[0][:5], closes[0][:5]),)
+    valid = _texts(spec.get("validFrom"))[:1]
+    until = _texts(spec.get("validThrough"))[:1]
+    label = " – ".join(dict.fromkeys(valid + until)) if valid else ""
+    named = (
+        _SCHEMA_DAYS.get(n.rsplit("/", 1)[-1].casefold()) for n in _texts(spec.get("dayOfWeek"))
+    )
+    days: list[int | None] = [day for day in named if day is not None]
+    value = ", ".join(f"{a}–{b}" for a, b in ranges)
+    # A specification with dates and no weekday is an exception: a holiday, a closure.
+    for day in days or ([None] if label else []):
+        yield SiteFact("hours", value, origin, position, label=label, weekday=day, ranges=ranges)
+
+
+def _offer(offer: Any, origin: FactOrigin, position: int) -> Iterator[SiteFact]:
+    if not isinstance(offer, dict):
+        return
+    item = offer.get("itemOffered")
+    names = _texts(item.get("name") if isinstance(item, dict) else item) or _texts(
+        offer.get("name")
+    )
+    price = _texts(offer.get("price"))[:1]
+    specification = offer.get("priceSpecification")
+    if not price and isinstance(specification, dict):
+        price = _texts(specification.get("price") or specification.get("minPrice"))[:1]
+    currency = _texts(offer.get("priceCurrency"))[:1]
+    if names and price:
+        code = currency[0] if currency else ""
+        yield SiteFact(
+            "price",
+            f"{price[0]} {code}".strip(),
+            origin,
+            position,
+            label=names[0],
+            amount=price[0],
+            currency=code,
+        )
+
+
+__all__ = ["LANGUAGES", "facts_from_html", "facts_from_line", "facts_from_text", "page_facts"]
+
+
+def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
+    """The facts of a whole HTML page, read in the language of its main text."""
+    from frontdesk.knowledge.lexical import text_language
+
+    return tuple(facts_from_html(html, url, text_language(text)))
+
+
+# Part of an ingested page's fingerprint: a change to how facts are read re-reads pages.
+FACTS_VERSION = "facts-1"
+
+
+def document_facts(document: Any, language: str) -> tuple[SiteFact, ...]:
+    """A loaded document's facts: a web page's were read from its whole HTML when it was
+    loaded; Markdown and text documents are read line by line here."""
+    if document.kind == "html" or document.facts:
+        return tuple(document.facts)
+    return tuple(facts_from_text(document.text, language))

@@ -1,0 +1,109 @@
+"""A small German bike-repair shop (tests/fixtures/radwerk, seven HTML pages with a shared
+footer) through the real graph: real SQLite, the default multilingual embedder, the local
+engine. Questions about its hours, phone and prices are answered from the facts its pages
+state, cited to the page, in the visitor's language."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frontdesk.conversation.payload import VisitorContext
+from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.runtime import build_runtime
+from frontdesk.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "radwerk"
+SITE = """\
+id: radwerk
+name: Radwerk Kreuzberg
+default_language: de
+languages: [de, en]
+knowledge:
+  sources: [kb]
+widget:
+  public_key: pk_test_radwerk_0001
+business_hours:
+  timezone: Europe/Berlin
+"""
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
+    root = tmp_path
+    sites = root / "sites"
+    sites.mkdir()
+    shutil.copytree(FIXTURE, sites / "kb")
+    (sites / "radwerk.yaml").write_text(SITE, encoding="utf-8")
+    runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
+    site = runtime.site("radwerk")
+    report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
+    assert len(report.ingested) == 7
+    chat = ChatService(runtime)
+    yield chat
+    await chat.close()
+    runtime.close()
+
+
+async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
+    site = service.runtime.site("radwerk")
+    await service.ask(site, session, message, VisitorContext())
+    graph = await service.graph()
+    config = {"configurable": {"thread_id": thread_id("radwerk", session)}}
+    values: dict[str, Any] = (await graph.aget_state(config)).values
+    return values
+
+
+def cited_urls(values: dict[str, Any]) -> set[str]:
+    return {citation["url"] for citation in values["citations"]}
+
+
+async def test_opening_hours_then_saturday_from_the_hours_table(service: ChatService) -> None:
+    session = str(uuid.uuid4())
+    values = await ask(service, session, "Wann habt ihr geöffnet?")
+    answer = values["answer"]
+    assert "Dienstag: 09:30–18:30" in answer and "Freitag: 09:30–18:30" in answer, answer
+    assert "Samstag: 10:00–14:00" in answer and "Sonntag: geschlossen" in answer, answer
+    assert values["routing"] == "answered"
+    assert cited_urls(values) == {"https://radwerk.example/kontakt.html"}
+
+    values = await ask(service, session, "Und am Samstag?")
+    assert "Samstag: 10:00–14:00 [1]" in values["answer"], values["answer"]
+    assert "Dienstag" not in values["answer"]
+    assert cited_urls(values) == {"https://radwerk.example/kontakt.html"}
+
+
+async def test_the_phone_number_from_the_footer(service: ChatService) -> None:
+    values = await ask(service, str(uuid.uuid4()), "Wie ist eure Telefonnummer?")
+    assert "+493061207788" in values["answer"], values["answer"]
+    assert values["answer"].startswith("Telefon:")
+    assert len(values["citations"]) == 1
+
+
+async def test_the_price_of_a_named_service(service: ChatService) -> None:
+    values = await ask(service, str(uuid.uuid4()), "Was kostet ein Schlauchwechsel?")
+    assert "Schlauch wechseln: 12 €" in values["answer"], values["answer"]
+    assert cited_urls(values) == {"https://radwerk.example/preise.html"}
+
+
+async def test_opening_hours_asked_in_english_on_a_german_site(service: ChatService) -> None:
+    values = await ask(service, str(uuid.uuid4()), "What are your opening hours?")
+    answer = values["answer"].replace("\u202f", " ")  # CLDR's English times: 9:30 AM
+    assert answer.startswith("Opening hours:"), answer
+    assert "Saturday: 10:00 AM–2:00 PM" in answer and "Sunday: closed" in answer, answer
+    assert cited_urls(values) == {"https://radwerk.example/kontakt.html"}
+
+
+async def test_a_question_about_services_is_still_answered_from_the_pages(
+    service: ChatService,
+) -> None:
+    values = await ask(service, str(uuid.uuid4()), "Repariert ihr E-Bikes mit Bosch-Motor?")
+    assert values.get("fact_reply") is None

@@ -138,6 +138,41 @@ def list_documents(site_id: SiteArg, sites_dir: SitesDirOption = None) -> None:
     console.print(table)
 
 
+@kb_app.command("facts")
+def list_facts(
+    site_id: SiteArg,
+    sites_dir: SitesDirOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per fact.")] = False,
+) -> None:
+    """What the site's pages state in structure: hours, address, phone, e-mail, prices,
+    payment methods — each with the page it was read from."""
+    from dataclasses import asdict
+
+    from frontdesk.facts.answer import day_name
+
+    site, kb = _open(site_id, sites_dir)
+    facts = kb.site_facts(site.config).facts
+    if as_json:
+        for fact in facts:
+            console.print_json(json.dumps(asdict(fact), ensure_ascii=False))
+        return
+    table = Table(title=f"{site_id}: {len(facts)} facts")
+    for column in ("kind", "about", "value", "read from", "page"):
+        table.add_column(column, overflow="fold")
+    language = site.config.default_language
+    for fact in facts:
+        about = fact.label or (day_name(fact.weekday, language) if fact.weekday is not None else "")
+        value = ", ".join(f"{a}–{b}" for a, b in fact.ranges) if fact.kind == "hours" else ""
+        table.add_row(
+            fact.kind,
+            about,
+            value or fact.note or fact.value,
+            f"{fact.origin} ({fact.region})",
+            fact.url or fact.doc_id,
+        )
+    console.print(table)
+
+
 @kb_app.command("search")
 def search(
     site_id: SiteArg,

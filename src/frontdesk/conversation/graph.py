@@ -86,9 +86,9 @@ NODES = (
     enricher_awaiter,
     visitor_profile_awaiter,
     skill_applier,
+    retrieval_awaiter,
     match_facts,
     fact_answer_writer,
-    retrieval_awaiter,
     grade_docs,
     retry_retrieval,
     team_answer_writer,
@@ -143,11 +143,11 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
         "enricher_awaiter",
         "visitor_profile_awaiter",
         "skill_applier",
+        "retrieval_awaiter",
         "match_facts",
     )
     # A question about one of the site's facts is answered from them, cited to the page.
     graph.add_conditional_edges("match_facts", routes.after_match_facts)
-    graph.add_edge("retrieval_awaiter", "grade_docs")
     graph.add_conditional_edges("grade_docs", routes.relevance_gate)
     graph.add_edge("retry_retrieval", "grade_docs")
     graph.add_conditional_edges("answer_writer", routes.after_answer_writer)

@@ -476,12 +476,12 @@ def route_by_intent(
     return "propose_handoff"
 
 
-def after_match_facts(state: ChatState) -> Literal["fact_answer_writer", "retrieval_awaiter"]:
+def after_match_facts(state: ChatState) -> Literal["fact_answer_writer", "grade_docs"]:
     """A question about a fact the site states (its hours, phone, address, the price of a
     named service…) is answered from the facts; every other question from the pages."""
     reply = state.get("fact_reply")
     if reply is None:
-        return "retrieval_awaiter"
+        return "grade_docs"
     if not reply.get("facts"):
         raise ValueError("a matched fact question without facts")
     return "fact_answer_writer"

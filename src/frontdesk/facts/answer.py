@@ -3,7 +3,8 @@ similarity scores and facts in, a decision or lines of text out."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import time
 
@@ -12,26 +13,67 @@ from babel.dates import format_time, get_day_names
 from frontdesk.facts.calendar import LANGUAGES
 from frontdesk.facts.model import FACT_KINDS, FactKind, SiteFact, SiteFacts
 
-# What each kind of fact answers, read by the site's embedding model (multilingual: one
-# description serves every language). Descriptions starting with "_" are the other things
-# visitors ask: a fact kind answers only when it is clearly nearer than all of them.
-KIND_DESCRIPTIONS: dict[str, str] = {
-    "hours": "opening hours: on which days and at what times the business is open or closed",
-    "phone": "phone number: how to call the business by telephone",
-    "email": "e-mail address: how to write an email to the business",
-    "address": "address and location: where the business is and how to get there",
-    "price": "price: how much a service or product costs",
-    "payment": "payment methods: how customers can pay, cash or card",
-    "_services": "services and products: what the business offers, does, repairs, sells, "
-    "which brands",
-    "_chat": "small talk: greetings, thanks, how are you, goodbye",
-    "_other": "other questions: booking an appointment, parking, how long something takes, "
-    "availability",
+# What each kind of fact answers, read by the site's embedding model (multilingual: the
+# same English texts serve every language), as a definition and a question or two; a kind
+# scores as its nearest text. Names starting with "_" are the other things visitors ask
+# any business: a fact kind answers only when it is clearly nearer than all of them.
+KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
+    "hours": (
+        "opening hours: on which days and at what times the business is open or closed",
+        "When are you open?",
+        "What time do you open and close?",
+    ),
+    "phone": ("phone number: how to call the business by telephone", "What is your phone number?"),
+    "email": (
+        "e-mail address: how to write an email to the business",
+        "What is your email address?",
+    ),
+    "address": (
+        "address and location: where the business is and how to get there",
+        "Where are you located?",
+        "What is your address?",
+    ),
+    "price": ("price: how much a service or product costs", "How much does it cost?"),
+    "payment": ("payment methods: how customers can pay, cash or card", "Can I pay by card?"),
+    "_services": (
+        "services and products: what the business offers, does, repairs, sells, which brands",
+        "Do you offer this service?",
+        "Do you support this feature?",
+    ),
+    "_chat": (
+        "small talk: greetings, thanks, how are you, goodbye",
+        "Thank you!",
+        "Hello, how are you?",
+    ),
+    "_other": (
+        "other questions: booking an appointment, parking, how long something takes, availability",
+        "Do you have parking?",
+        "How long does it take?",
+    ),
+    "_account": (
+        "account and contract: cancel a subscription, reset a password, log in, guarantees "
+        "and terms",
+        "How do I cancel?",
+    ),
 }
-# How much nearer the best fact kind must be than every other description. The default
-# model's cosines sit in a narrow band: "Wo finde ich euch?" clears the next by 0.010,
-# "Repariert ihr E-Bikes mit Bosch-Motor?" (no fact) only by 0.003.
-KIND_MARGIN = 0.008
+
+
+@dataclass(frozen=True)
+class KindMargins:
+    """How much nearer than every other kind the best fact kind must be: `clear` answers
+    on its own, `least` when the turn's search agrees (`kinds_found`)."""
+
+    least: float
+    clear: float
+
+
+# Measured per embedding model; a model without margins reads no fact questions (its
+# facts are still extracted and listed). With e5, questions for a fact clear the next kind
+# by 0.018 ("Wo finde ich euch?") to 0.1, questions for none by up to 0.015 ("¿Ofrecen
+# inicio de sesión único SAML?" to hours, on a site whose FAQ names its support hours).
+KIND_MARGINS: dict[str, KindMargins] = {
+    "local:multilingual-e5-small": KindMargins(least=0.017, clear=0.03),
+}
 # A price answers only for a service the question names: the service's label at least
 # this near the question (the same model's cosines).
 SERVICE_BAR = 0.84
@@ -43,21 +85,45 @@ class FactQuestion:
     days: tuple[int, ...] = ()
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def kinds_found(facts: SiteFacts, passages: Sequence[str]) -> frozenset[FactKind]:
+    """The kinds of the facts that the found passages state word for word (a price by its
+    service, any other fact by its value), whatever the formatting."""
+    plain = [_plain(passage) for passage in passages]
+    kinds: set[FactKind] = set()
+    for fact in facts.facts:
+        evidence = _plain(fact.label if fact.kind == "price" else fact.value)
+        if evidence and any(evidence in passage for passage in plain):
+            kinds.add(fact.kind)
+    return frozenset(kinds)
+
+
 def fact_question(
-    scores: Mapping[str, float], days: tuple[int, ...], available: frozenset[FactKind]
+    scores: Mapping[str, float],
+    days: tuple[int, ...],
+    available: frozenset[FactKind],
+    margins: KindMargins,
+    found: frozenset[FactKind] = frozenset(),
 ) -> FactQuestion | None:
     """The fact kind a question asks about, when the site has facts of that kind: the
-    nearest description by `KIND_MARGIN`, or opening hours when the question names a
-    weekday and hours are the nearest kind ("Und am Samstag?")."""
+    nearest description by `margins.clear`, or by `margins.least` when a passage the
+    search `found` states that kind; opening hours when the question names a weekday and
+    hours are the nearest kind ("Und am Samstag?")."""
     if not scores:
         return None
     ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
     best, score = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
-    kinds = [(kind, value) for kind, value in ranked if kind in FACT_KINDS]
-    if days and "hours" in available and kinds and kinds[0][0] == "hours":
+    kinds = [kind for kind, _ in ranked if kind in FACT_KINDS]
+    if days and "hours" in available and kinds and kinds[0] == "hours":
         return FactQuestion("hours", days)
-    if best not in FACT_KINDS or best not in available or score - runner_up < KIND_MARGIN:
+    if best not in FACT_KINDS or best not in available:
+        return None
+    margin = score - runner_up
+    if margin < margins.least or (margin < margins.clear and best not in found):
         return None
     return FactQuestion(best, days if best == "hours" else ())  # type: ignore[arg-type]
 

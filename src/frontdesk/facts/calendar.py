@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal
 
 from babel import Locale
@@ -187,7 +188,12 @@ def hours_lines(
             group.append(mentions[cursor])
             cursor += 1
         group_end = mentions[cursor].start if cursor < len(mentions) else len(text)
-        own = tuple(r[2] for r in ranges if group[-1].end <= r[0] < group_end)
-        if own:
+        spans = [r for r in ranges if group[-1].end <= r[0] < group_end]
+        own = tuple(r[2] for r in spans)
+        # Split hours are joined by a comma or a word ("9–12 und 14–18"); ranges with a
+        # phrase between them are different schedules ("08:00–20:00 CET for the EU and
+        # 08:00–18:00 US Central for the US"): not read as one day's hours.
+        between = (text[a[1] : b[0]] for a, b in pairwise(spans))
+        if own and all(len(_WORD.findall(gap)) <= 1 for gap in between):
             lines.append(HoursLine(_days_of(text, group, language), own))
     return lines

@@ -353,7 +353,7 @@ def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
 
 
 # Part of an ingested page's fingerprint: a change to how facts are read re-reads pages.
-FACTS_VERSION = "facts-1"
+FACTS_VERSION = "facts-2"
 
 
 def document_facts(document: Any, language: str) -> tuple[SiteFact, ...]:

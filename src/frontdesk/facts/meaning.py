@@ -15,21 +15,27 @@ _cache: dict[str, Matrix] = {}
 _lock = threading.Lock()
 
 
+_OWNERS = [kind for kind, texts in KIND_DESCRIPTIONS.items() for _ in texts]
+
+
 def _descriptions(embedder: Embedder) -> Matrix:
     with _lock:
         vectors = _cache.get(embedder.name)
     if vectors is None:
-        vectors = embedder.embed_documents(list(KIND_DESCRIPTIONS.values()))
+        texts = [text for texts in KIND_DESCRIPTIONS.values() for text in texts]
+        vectors = embedder.embed_documents(texts)
         with _lock:
             _cache[embedder.name] = vectors
     return vectors
 
 
 def kind_scores(embedder: Embedder, question: str) -> dict[str, float]:
-    """Cosine of the question to each description of `KIND_DESCRIPTIONS`."""
+    """Each kind of `KIND_DESCRIPTIONS`: the cosine of the question to its nearest text."""
     query = embedder.embed_query(question).reshape(-1)
-    scores = _descriptions(embedder) @ query
-    return {name: float(score) for name, score in zip(KIND_DESCRIPTIONS, scores, strict=True)}
+    scores: dict[str, float] = {}
+    for kind, score in zip(_OWNERS, _descriptions(embedder) @ query, strict=True):
+        scores[kind] = max(scores.get(kind, -1.0), float(score))
+    return scores
 
 
 def service_scores(embedder: Embedder, question: str, prices: tuple[SiteFact, ...]) -> list[float]:

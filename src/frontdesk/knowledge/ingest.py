@@ -124,12 +124,10 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 # Titles embedded too: a site indexed without them is processed once more
                 # (chunk vectors from the cache), so that its titles get embedded.
                 *(["titles"] if options.title_vectors else []),
-                # A page whose header or footer facts changed is processed again.
-                *(
-                    [FACTS_VERSION, *(f.to_json() for f in document.facts)]
-                    if document.facts
-                    else []
-                ),
+                # A new way of reading facts reads every document again (chunk vectors
+                # from the cache); a page whose header or footer facts changed too.
+                FACTS_VERSION,
+                *(fact.to_json() for fact in document.facts),
             ]
         )
     )

@@ -43,8 +43,8 @@ AWAIT_AND_GRADE: list[Step] = [
     "enricher_awaiter",
     "visitor_profile_awaiter",
     "skill_applier",
-    "match_facts",  # no fact of the site asked about: on to the pages
     "retrieval_awaiter",
+    "match_facts",  # no fact of the site asked about: on to the pages
     "grade_docs",
 ]
 POST: list[Step] = ["dialog_state_extractor", "form_field_extractor"]

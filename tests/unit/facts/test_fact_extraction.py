@@ -122,3 +122,10 @@ def test_tel_and_mailto_links_and_an_address_element() -> None:
 def test_a_date_or_a_price_range_is_no_opening_hours() -> None:
     facts = facts_from_text("Am Samstag, 12.04.2026, Preise 10 – 20 €", "de")
     assert not [f for f in facts if f.kind == "hours"]
+
+
+def test_two_schedules_on_one_line_are_not_read_as_split_hours() -> None:
+    line = "Monday to Friday, 08:00–20:00 CET for EU workspaces and 08:00–18:00 US Central for US"
+    assert not [f for f in facts_from_text(line, "en") if f.kind == "hours"]
+    split = facts_from_text("Montag bis Freitag 9–12 und 14–18 Uhr", "de")
+    assert hours(split)[0] == (("09:00", "12:00"), ("14:00", "18:00"))

@@ -15,17 +15,19 @@ from frontdesk.conversation.nodes.citations import citations_of
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
 from frontdesk.conversation.state import ChatState, Evaluation, Verification
 from frontdesk.facts.answer import (
+    KIND_MARGINS,
     FactLine,
     best_service,
     fact_question,
     hours_reply,
+    kinds_found,
     price_reply,
     simple_reply,
 )
 from frontdesk.facts.calendar import days_named
 from frontdesk.facts.meaning import kind_scores, service_scores
-from frontdesk.facts.model import SiteFact, SiteFacts
-from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
+from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 
 def _fact_dump(fact: SiteFact) -> dict[str, Any]:
@@ -37,15 +39,16 @@ def _fact_load(data: dict[str, Any]) -> SiteFact:
 
 
 def _match(
-    question: str, language: str, facts: SiteFacts, ctx: TurnContext
+    question: str, language: str, facts: SiteFacts, found: frozenset[FactKind], ctx: TurnContext
 ) -> dict[str, Any] | None:
     """The facts that answer the question, as the state keeps them (None: not a question
     about a fact this site states). Runs the embedding model: called in a thread."""
     embedder = ctx.facts_embedder
-    if embedder is None or not facts.facts:
+    margins = KIND_MARGINS.get(embedder.name) if embedder is not None else None
+    if embedder is None or margins is None or not facts.facts:
         return None
     days = days_named(question, language)
-    asked = fact_question(kind_scores(embedder, question), days, facts.kinds)
+    asked = fact_question(kind_scores(embedder, question), days, facts.kinds, margins, found)
     if asked is None:
         return None
     chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
@@ -64,13 +67,17 @@ def _match(
 
 @timed
 async def match_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Does the question ask about a fact the site states? (`routes.after_match_facts`)"""
+    """Does the question ask about a fact the site states? Read by the site's embedding
+    model with the turn's search as a second opinion (`routes.after_match_facts`)."""
     ctx = runtime.context
     if ctx.facts is None:
         return {"fact_reply": None}
     facts = await ctx.facts()
     language = language_of(state, runtime)
-    match = await asyncio.to_thread(_match, state["input"], language, facts, ctx)
+    retrieval = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
+    passages = [chunk.content for chunk in retrieval.chunks] if retrieval.status == "ok" else []
+    found = kinds_found(facts, passages)
+    match = await asyncio.to_thread(_match, state["input"], language, facts, found, ctx)
     return {"fact_reply": match}
 
 

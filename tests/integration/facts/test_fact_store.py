@@ -1,6 +1,6 @@
-"""Site facts kept per document in the app store (real SQLite, migrated): replaced when a
-page changes, gone when it leaves the index, a footer read on every page kept once, and
-one site never reads another's."""
+"""Site facts kept per document in the app store (real SQLite and PostgreSQL, migrated):
+replaced when a page changes, gone when it leaves the index, a footer read on every page
+kept once, and one site never reads another's."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.schema import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from tests.integration.production.conftest import fresh_pg_database
 
 pytestmark = pytest.mark.integration
 
@@ -25,9 +26,18 @@ def page(body: str, footer: str = FOOTER) -> str:
     return f"<html><head><title>t</title></head><body><main>{body}</main>{footer}</body></html>"
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """The embedded store, and PostgreSQL (pgvector index when the server has it)."""
+    if request.param == "sqlite":
+        yield from _migrated(f"sqlite:///{tmp_path / 'store.db'}")
+    else:
+        for url in fresh_pg_database():
+            yield from _migrated(url)
+
+
+def _migrated(url: str) -> Iterator[Engine]:
+    engine = make_engine(url)
     upgrade(engine)
     yield engine
     engine.dispose()

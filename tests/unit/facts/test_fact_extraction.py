@@ -129,3 +129,21 @@ def test_two_schedules_on_one_line_are_not_read_as_split_hours() -> None:
     assert not [f for f in facts_from_text(line, "en") if f.kind == "hours"]
     split = facts_from_text("Montag bis Freitag 9–12 und 14–18 Uhr", "de")
     assert hours(split)[0] == (("09:00", "12:00"), ("14:00", "18:00"))
+
+
+def test_a_crawled_page_keeps_its_footer_facts_though_its_text_drops_the_footer() -> None:
+    from frontdesk.knowledge.web.extract import extract_page
+
+    html = page(
+        "<main><h1>Werkstatt</h1><p>Wir reparieren Stadträder, Rennräder und Lastenräder"
+        " in Kreuzberg, schnell und zu fairen Preisen. Kleine Reparaturen erledigen wir"
+        " meist noch am selben Tag.</p></main>"
+        "<footer><p>Di–Fr 9:30–18:30 Uhr</p><a href='tel:+493061207788'>Anrufen</a></footer>"
+    )
+    document = extract_page("https://r.example/", html.encode(), "text/html").document
+    assert document is not None
+    assert "9:30" not in document.text and "+49" not in document.text  # main content only
+    assert [(f.value, f.region) for f in document.facts if f.kind == "phone"] == [
+        ("+493061207788", "footer")
+    ]
+    assert {f.weekday for f in document.facts if f.kind == "hours"} == {1, 2, 3, 4}

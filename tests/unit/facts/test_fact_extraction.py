@@ -147,3 +147,23 @@ def test_a_crawled_page_keeps_its_footer_facts_though_its_text_drops_the_footer(
         ("+493061207788", "footer")
     ]
     assert {f.weekday for f in document.facts if f.kind == "hours"} == {1, 2, 3, 4}
+
+
+def test_text_a_browser_hides_makes_no_fact() -> None:
+    """A page author hides a phone number and a price from visitors: the assistant must not
+    quote what the page does not show."""
+    from frontdesk.knowledge.web.extract import extract_page
+
+    html = page(
+        "<main><h1>Preise</h1><p>Wir reparieren Stadträder, Rennräder und Lastenräder in"
+        " Kreuzberg, schnell und zu fairen Preisen, meist noch am selben Tag.</p>"
+        "<ul><li>Schlauch wechseln: 12 €</li>"
+        "<li style='display:none'>Inspektion: 1 €</li></ul></main>"
+        "<footer><div hidden><a href='tel:+4990012345'>Hotline</a></div></footer>"
+    )
+    document = extract_page("https://r.example/preise", html.encode(), "text/html").document
+    assert document is not None
+    assert {(f.label, f.value) for f in document.facts if f.kind == "price"} == {
+        ("Schlauch wechseln", "12 €")
+    }
+    assert not [f for f in document.facts if f.kind == "phone"]

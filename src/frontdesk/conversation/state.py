@@ -16,6 +16,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from frontdesk.engines.base import Intent as IntentLabel
+from frontdesk.facts.model import FactKind
 from frontdesk.guard.visitor_text import clean_fields
 from frontdesk.leads.qualification import CONFIDENCE_RANK, DIMENSIONS, QualificationState
 
@@ -31,6 +32,15 @@ FormValues = dict[str, str]
 
 
 # --- sub-states -----------------------------------------------------------------------
+
+
+class FactReply(TypedDict):
+    """The site's facts that answer this turn's question (`nodes/facts.py`): their kind,
+    the weekdays asked about, and the facts (`SiteFact` as a dict)."""
+
+    kind: FactKind
+    days: list[int]
+    facts: list[dict[str, Any]]
 
 
 class Intent(TypedDict, total=False):
@@ -273,8 +283,7 @@ class ChatState(TypedDict):
     search_query: NotRequired[str | None]
     retrieval: NotRequired[dict[str, Any] | None]  # RetrievalResult.model_dump(mode="json")
     graded_chunks: NotRequired[list[dict[str, Any]]]  # RetrievedChunk dumps, citation order
-    # The site's facts that answer this question (`nodes/facts.py`): kind, days, facts.
-    fact_reply: NotRequired[dict[str, Any] | None]
+    fact_reply: NotRequired[FactReply | None]
     answer: NotRequired[str]
     citations: NotRequired[list[dict[str, Any]]]
     verification: NotRequired[Verification | None]

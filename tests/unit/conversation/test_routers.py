@@ -110,6 +110,14 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"route": "BOOKING"}, "booking_handler"),
         ({"route": "HANDOFF"}, "propose_handoff"),
     ],
+    routes.after_match_facts: [
+        ({}, "grade_docs"),
+        ({"fact_reply": None}, "grade_docs"),
+        (
+            {"fact_reply": {"kind": "phone", "days": [], "facts": [{"kind": "phone"}]}},
+            "fact_answer_writer",
+        ),
+    ],
     routes.relevance_gate: [
         ({"retrieval": TEAM_HIT, "graded_chunks": [], "retries": 0}, "team_answer_writer"),
         ({"retrieval": TEAM_HIT, "language": "en", "graded_chunks": []}, "team_answer_writer"),
@@ -189,6 +197,11 @@ RAISES: list[tuple[Router, dict[str, Any], str]] = [
     (routes.after_skill_selector, {}, "no intent"),
     (routes.route_by_intent, {}, "unknown route"),
     (routes.route_by_intent, {"route": "DANCE"}, "unknown route"),
+    (
+        routes.after_match_facts,
+        {"fact_reply": {"kind": "hours", "days": [5], "facts": []}},
+        "without facts",
+    ),
     (routes.relevance_gate, {"graded_chunks": [], "retries": 2}, "retries out of range"),
     (routes.relevance_gate, {"graded_chunks": [], "retries": -1}, "retries out of range"),
     (routes.after_answer_writer, {"route": "REDIRECT"}, "unexpected route"),

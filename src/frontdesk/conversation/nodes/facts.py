@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import citations_of
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
-from frontdesk.conversation.state import ChatState, Evaluation, Verification
+from frontdesk.conversation.state import ChatState, Evaluation, FactReply, Verification
 from frontdesk.facts.answer import (
     KIND_MARGINS,
     FactLine,
@@ -30,17 +30,13 @@ from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
 
-def _fact_dump(fact: SiteFact) -> dict[str, Any]:
-    return asdict(fact)
-
-
 def _fact_load(data: dict[str, Any]) -> SiteFact:
     return SiteFact(**{**data, "ranges": tuple(tuple(pair) for pair in data.get("ranges") or ())})
 
 
 def _match(
     question: str, language: str, facts: SiteFacts, found: frozenset[FactKind], ctx: TurnContext
-) -> dict[str, Any] | None:
+) -> FactReply | None:
     """The facts that answer the question, as the state keeps them (None: not a question
     about a fact this site states). Runs the embedding model: called in a thread."""
     embedder = ctx.facts_embedder
@@ -58,11 +54,7 @@ def _match(
         if service is None:
             return None  # no priced service named: the pages may still answer
         chosen = (service,)
-    return {
-        "kind": asked.kind,
-        "days": list(asked.days),
-        "facts": [_fact_dump(fact) for fact in chosen],
-    }
+    return FactReply(kind=asked.kind, days=list(asked.days), facts=[asdict(f) for f in chosen])
 
 
 @timed

@@ -17,6 +17,11 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}")
 # An international number as written in text ("+49 30 1234567"): unambiguous, unlike a
 # bare run of digits (dates, prices, postcodes).
 _PHONE = re.compile(r"\+\d[\d  ()/.-]{6,}\d")
+# An address or number written in the main text is the site's own only on a contact line
+# ("E-Mail: info@radwerk.de"); in prose it is an example or someone else's ("send it to
+# user@example.com"). Links, <address> and header or footer count wherever they are.
+CONTACT_LINE_WORDS = 6
+_WORDS = re.compile(r"[^\W\d_]+")
 _BLOCKS = frozenset(
     {
         "p",
@@ -122,10 +127,11 @@ def facts_from_line(
             )
     if facts:
         return facts
-    for match in _EMAIL.finditer(line):
-        facts.append(SiteFact("email", match.group(), origin, position, region))
-    for match in _PHONE.finditer(line):
-        facts.append(SiteFact("phone", match.group().strip(), origin, position, region))
+    if region != "main" or len(_WORDS.findall(line)) <= CONTACT_LINE_WORDS:
+        for match in _EMAIL.finditer(line):
+            facts.append(SiteFact("email", match.group(), origin, position, region))
+        for match in _PHONE.finditer(line):
+            facts.append(SiteFact("phone", match.group().strip(), origin, position, region))
     facts.extend(_prices(line, language, position, origin, region))
     return facts
 
@@ -353,7 +359,7 @@ def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
 
 
 # Part of an ingested page's fingerprint: a change to how facts are read re-reads pages.
-FACTS_VERSION = "facts-2"
+FACTS_VERSION = "facts-3"
 
 
 def document_facts(document: Any, language: str) -> tuple[SiteFact, ...]:

@@ -167,3 +167,14 @@ def test_text_a_browser_hides_makes_no_fact() -> None:
         ("Schlauch wechseln", "12 €")
     }
     assert not [f for f in document.facts if f.kind == "phone"]
+
+
+def test_an_address_in_prose_is_an_example_not_the_sites_own() -> None:
+    text = (
+        "To encrypt a message, open Settings and send a test to user@example.com or call"
+        " +1 555 0100 to check it arrives.\n"
+        "E-Mail: hallo@radwerk.example\n"
+        "Telefon: +49 30 61207788"
+    )
+    found = {(f.kind, f.value) for f in facts_from_text(text, "de")}
+    assert found == {("email", "hallo@radwerk.example"), ("phone", "+49 30 61207788")}

@@ -254,7 +254,7 @@ def test_crawl_learns_a_site_keeps_it_as_a_source_and_fails_cleanly(
     with LoopbackWebsite(pages=30, slow_s=0.0) as website:
         start = website.url + "/"
         refused = invoke("crawl", "kbtest", start, "--no-progress", sites_dir=sites_dir)
-        assert refused[0] == 1 and "private address" in refused[1]
+        assert refused[0] == 1 and "not a public address" in refused[1]
         assert "nothing was changed" in refused[1]
 
         code, out = invoke(

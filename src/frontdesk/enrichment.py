@@ -1,4 +1,4 @@
-"""Visitor enrichment: who is this visitor's company? (seed 000 "Enrichment System").
+"""Visitor enrichment: who is this visitor's company?
 
 A priority pipeline that stops at the first source that completes:
 1. cache — short-lived, per site and IP hash: in-process, or in Redis (shared by

@@ -3,7 +3,7 @@
 A conversation whose last activity is older than the site's retention is deleted with
 its messages, traces, analytics events and LangGraph checkpoints — unless the session
 is tied to a lead, whose record (and the conversation behind it) lives as long as the
-lead does (seed 004). Traces and events of sessions without a conversation row follow
+lead does. Traces and events of sessions without a conversation row follow
 the same cutoff. `frontdesk db retention` runs it once; `frontdesk worker` every hour.
 """
 

@@ -242,7 +242,7 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(
         default=64_000, ge=1_024, description="Largest request body the API accepts."
     )
-    # Handoff delivery (seed 004 "Human Handoff Configuration"); SMTP is the fallback path.
+    # Handoff delivery ; SMTP is the fallback path.
     smtp_host: str = Field(default="", description="SMTP server for fallback handoff emails.")
     smtp_port: int = Field(default=587, ge=1, le=65535, description="SMTP port.")
     smtp_username: str = Field(default="", description="SMTP login (empty: no auth).")

@@ -180,7 +180,7 @@ class LeadOut(BaseModel):
 
 
 class HandoffAttemptOut(BaseModel):
-    """One delivery attempt on one channel (seed 004 HandoffRecord)."""
+    """One delivery attempt on one channel (HandoffRecord)."""
 
     model_config = ConfigDict(from_attributes=True)
 

@@ -1,4 +1,4 @@
-"""Admitting a turn: rate limits first, then the per-session slot (seed 000 layer 1).
+"""Admitting a turn: rate limits first, then the per-session slot (the first guard layer).
 
 `admit` either raises a 429 `ApiError` (with `Retry-After` and `X-RateLimit-*`) or
 returns an `Admission` holding the session slot; its `release` is idempotent and

@@ -176,7 +176,7 @@ def eval_conversations(
     min_route_accuracy: MinRouteAccuracy = DEFAULTS.route_accuracy,
     min_skill_recall: MinSkillRecall = DEFAULTS.skill_recall,
 ) -> None:
-    """Multi-turn items: history rebuilt into state (seed 002), then the final query."""
+    """Multi-turn items: history rebuilt into state, then the final query."""
     thresholds = Thresholds(route_accuracy=min_route_accuracy, skill_recall=min_skill_recall)
     run_command(
         ["conversations"],

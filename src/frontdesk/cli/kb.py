@@ -266,7 +266,7 @@ def calibrate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     sites_dir: SitesDirOption = None,
 ) -> None:
-    """Recommend a relevance threshold from answerable vs unanswerable queries (seed 004)."""
+    """Recommend a relevance threshold from answerable vs unanswerable queries."""
     from frontdesk.evals.report import CHARTS_HINT, charts_installed
     from frontdesk.knowledge.calibrate import (
         plot_histogram,

@@ -257,7 +257,7 @@ async def _open_postgres(conninfo: str) -> Checkpointer:
         max_size=POOL_MAX_SIZE,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
         open=False,
-        check=AsyncConnectionPool.check_connection,  # health check on checkout (seed 000)
+        check=AsyncConnectionPool.check_connection,  # health check on checkout
     )
     await pool.open(wait=True, timeout=30)
     saver = AsyncPostgresSaver(pool)

@@ -28,7 +28,7 @@ EverydayLoader = Callable[[str], Awaitable[EverydaySimilarity | None]]
 with the bar; None when the site's embedding model has no everyday requests."""
 
 Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
-"""Visitor enrichment (seed 000 priority pipeline); returns profile fields."""
+"""Visitor enrichment (priority pipeline); returns profile fields."""
 
 FactsLoader = Callable[[], Awaitable[SiteFacts]]
 """The site's facts (`frontdesk.facts`): hours, address, phone, e-mail, prices, payment."""
@@ -60,7 +60,7 @@ class TurnContext:
     relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     context_window_turns: int = 10
-    # Deferred execution (seed 000): tasks started at START, awaited only on ANSWER.
+    # Deferred execution: tasks started at START, awaited only on ANSWER.
     tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
 

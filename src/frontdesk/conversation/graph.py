@@ -6,7 +6,7 @@ A turn, in LangGraph's own supersteps:
 
 - `abuse_gate` (a blocked turn ends here; while a person owns the conversation,
   `human_relay` passes the message to them and the turn ends), then `detect_language`;
-- deferred execution (seed 000): the three task starters fire retrieval, enrichment
+- deferred execution: the three task starters fire retrieval, enrichment
   and profiling and return at once, beside `intent_classifier` ‖ `signals_detector`;
 - `skill_selector` → (`site_support_check`, for an everyday request or small talk: the
   site's own content decides whether it is on-topic) → `intent_router`, whose route picks

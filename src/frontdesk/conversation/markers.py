@@ -4,7 +4,7 @@ Writers end a reply with a marker instead of emitting JSON; deterministic nodes 
 it back and the widget strips it before rendering:
 
 - 👉 a profiling question: the n-th 👉 reply asks the n-th form field, in the order of
-  `qualification.forms[*].groups[*].fields[*]` (seed 002 "field_id order matching");
+  `qualification.forms[*].groups[*].fields[*]` (matched by field order);
   a 👉 line that quotes a configured question maps to that field instead;
 - 👇 the demo is proposed (the CTA button sits below the reply);
 - 💌 an email is asked (content gating).
@@ -13,7 +13,7 @@ it back and the widget strips it before rendering:
 message of the same turn, for a typed email) → an update for the `dialog_supervision`
 state, merged by `merge_dialog_supervision` (latest-turn keys replaced, `ever_*`
 cumulative). Turn indexes are the `turn_number` of the turn that produced the reply,
-so on the next turn `turn_number - content_gating_ask_turn == 1`, the seed 002
+so on the next turn `turn_number - content_gating_ask_turn == 1`, the evaluator's
 alignment (`turns_since_ask == 1`).
 
 `form_field_update` is the form_field_extractor: the visitor's answer to the 👉 of the
@@ -21,7 +21,7 @@ previous turn becomes a `form_collection` value, and the booking URL carries wha
 known as query parameters (`cta_url_overrides`). It reads the pending field from
 `profiling_field_by_turn`, so it works whether it runs before or after this turn's
 dialog_state_extractor. `replay_history` rebuilds both states from a transcript, as
-the seed 002 evaluator does.
+the evaluator does.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def strip_markers(text: str) -> str:
 
 
 def form_field_ids(forms: Sequence[ProfilingForm]) -> list[str]:
-    """Every configured field id in question order (seed 002 `field_groups[*].fields[*]`)."""
+    """Every configured field id in question order (`field_groups[*].fields[*]`)."""
     return [field_id for form in forms for field_id in form.field_ids]
 
 
@@ -196,9 +196,9 @@ def pending_profiling_field(
     """The form field this turn's message may answer, or None.
 
     Normally the field the previous reply's 👉 asked (`profiling_field_by_turn`). A
-    history rebuilt by the evaluator (seed 002 step 4b) has no per-turn map; it sets
+    history rebuilt by the evaluator has no per-turn map; it sets
     `form_collection.last_extraction_turn == turn_number` instead, and the pending field
-    is then the first configured field not collected yet (seed 002 field-order matching).
+    is then the first configured field not collected yet (field-order matching).
     """
     by_turn = (dialog_supervision or {}).get("profiling_field_by_turn") or {}
     asked = by_turn.get(str(turn_number - 1))
@@ -271,14 +271,14 @@ def replay_history(
     forms: Sequence[ProfilingForm] = (),
     booking_url: str = "",
 ) -> dict[str, Any]:
-    """Rebuild the marker-driven state from a transcript, as the seed 002 evaluator does.
+    """Rebuild the marker-driven state from a transcript, as the evaluator does.
 
     `messages` are (role, content) pairs, role "user" or "assistant", oldest first and
     without the message under test. Returns `turn_number` (assistant replies so far),
     `dialog_supervision`, `form_collection` and `cta_url_overrides`, ready for
     `graph.aupdate_state`. A 👉 left unanswered by the history stays pending in
-    `profiling_field_by_turn`, so the next message is read as its answer (seed 002
-    step 4b). Empty user messages (widget reconnects) are skipped.
+    `profiling_field_by_turn`, so the next message is read as its answer.
+    Empty user messages (widget reconnects) are skipped.
     """
     supervision = DialogSupervision()
     collection = FormCollection()

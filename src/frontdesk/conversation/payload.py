@@ -1,7 +1,7 @@
 """What one turn sends back to the visitor: token events, then a `complete` payload.
 
-This is the contract between the conversation graph and the API/widget (seed 000
-streaming architecture, seed 001 /api/ask fields, seed 003 routing values).
+This is the contract between the conversation graph and the API/widget (the
+streaming architecture, /api/ask fields, routing values).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Writing turns to the app store (seed 004: nothing acknowledged unsaved).
+"""Writing turns to the app store (nothing acknowledged unsaved).
 
 A turn is written in two steps: `open_turn` stores the visitor's message before the
 answer streams (a process killed mid-answer keeps it), and `write` stores the reply, its

@@ -19,7 +19,7 @@ def build_result(values: dict[str, Any], session_id: str) -> TurnResult:
     low_confidence = bool(values.get("low_confidence")) and values.get("routing") == (
         "low_confidence"
     )
-    # Seed 003: a low-confidence answer shows a disclaimer and omits source links.
+    # A low-confidence answer shows a disclaimer and omits source links.
     citations = (
         []
         if low_confidence
@@ -35,7 +35,7 @@ def build_result(values: dict[str, Any], session_id: str) -> TurnResult:
         ]
     )
     if values.get("routing") == "partially_answered":
-        citations = citations[:1]  # seed 003: one "related article" with a partial answer
+        citations = citations[:1]  # one "related article" with a partial answer
     sources: dict[str, Source] = {}
     for citation in citations:
         sources.setdefault(

@@ -3,8 +3,8 @@ no I/O). `graph.py` wires the routers at the bottom of this module with
 `add_conditional_edges`; each returns a `Literal` of node names and raises on a state it
 does not know, so a turn can never fall through silently.
 
-Seed 000 routing table (ANSWER / REDIRECT / BOOKING, PAUSE / EXIT / STAY mid-booking),
-seed 004 score_router (explicit request > hot lead, stall) and seed 003 routing values.
+The routing table (ANSWER / REDIRECT / BOOKING, PAUSE / EXIT / STAY mid-booking),
+the score router (explicit request > hot lead, stall) and the routing values.
 Every way a turn reaches a person is decided here: `decide_route` (explicit request,
 high stakes, hot lead, accepted offers), `relevance_gate` and `route_or_retry` (a
 high-stakes question: a person offered beside the answer, or handed over when the
@@ -73,15 +73,15 @@ class RouteInput:
     interest_threshold: float = 0.7
     booking_status: BookingStatus = "idle"
     message_has_email: bool = False
-    # Seed 004 stall path: the previous reply was a stall offer ("leave your email").
+    # Stall path: the previous reply was a stall offer ("leave your email").
     stall_offer_pending: bool = False
-    # Seed 000 content gating: the previous reply asked for an email (💌).
+    # Content gating: the previous reply asked for an email (💌).
     email_asked_last_turn: bool = False
-    # Seed 000/002 profiling: the previous reply asked a 👉 question and this is no question.
+    # Profiling: the previous reply asked a 👉 question and this is no question.
     profiling_answer: bool = False
     # Post-conversion: after a booking, the visitor asks about it (answered from state).
     booking_question: bool = False
-    # Seed 004 Stage 3: the previous reply proposed a person (hot lead, explicit request…)
+    # Stage 3: the previous reply proposed a person (hot lead, explicit request…)
     # and this message accepts ("yes, please") or leaves an email.
     handoff_offer_pending: bool = False
     affirmative: bool = False
@@ -211,7 +211,7 @@ def _start(inp: RouteInput) -> BookingStatus:
 
 
 def _mid_booking(inp: RouteInput) -> RouteDecision:
-    """While we are collecting booking details: STAY, PAUSE or EXIT (seed 000)."""
+    """While we are collecting booking details: STAY, PAUSE or EXIT."""
     if inp.intent == "STOP_BOOKING":
         return RouteDecision("REDIRECT", "stop_booking", booking_status="declined")
     if inp.message_has_email or inp.intent in ("BOOKING", "CONTEXT", "OTHER"):
@@ -235,7 +235,7 @@ def redirect_reason(reason: str) -> RedirectReason:
 
 
 def redirect_routing(reason: RedirectReason) -> Routing:
-    """Seed 003 value of a redirect: none of them pretends to answer."""
+    """Routing value of a redirect: none of them pretends to answer."""
     if reason == "hack":
         return "out_of_scope"
     if reason == "nonsense":
@@ -302,7 +302,7 @@ def strongly_supported_by_site(
 
 
 def is_low_confidence(top_score: float | None, threshold: float, margin: float = 0.05) -> bool:
-    """Seed 003 confidence gate: relevant, but not enough to cite with confidence."""
+    """Confidence gate: relevant, but not enough to cite with confidence."""
     return top_score is None or top_score < threshold + margin
 
 
@@ -355,7 +355,7 @@ AfterAnswer = Literal["auto", "human", "error"]
 
 
 def route_after_answer(*, coverage: str, answer: str, factuality: float) -> AfterAnswer:
-    """Seed 001 route_or_retry, after the answer is out: keep it, or offer a human."""
+    """After the answer is out: keep it, or offer a human."""
     if not answer.strip():
         return "error"
     if coverage == "none" or factuality < 0.5:
@@ -393,7 +393,7 @@ LIVE_OWNERS = frozenset({"bot", "waiting", "human", "closed"})
 
 
 def after_abuse_gate(state: ChatState) -> Literal["detect_language", "human_relay", "__end__"]:
-    """A blocked turn ends here: no model call, no search (seed 000 abuse gate). While a
+    """A blocked turn ends here: no model call, no search (abuse gate). While a
     person owns the conversation (live takeover) the bot is silent: the message goes to
     them (`human_relay`)."""
     block = state.get("block")
@@ -465,7 +465,7 @@ def _decided_before_content(state: ChatState) -> bool:
 def route_by_intent(
     state: ChatState,
 ) -> Literal["enricher_awaiter", "redirect_handler", "booking_handler", "propose_handoff"]:
-    """The seed 000 routing table, as `intent_router` decided it (`decide_route`)."""
+    """The routing table, as `intent_router` decided it (`decide_route`)."""
     route = _route(state)
     if route == "ANSWER":
         return "enricher_awaiter"  # the only path that collects the background work
@@ -494,7 +494,7 @@ def relevance_gate(
 ]:
     """A team answer that matches is given as the team wrote it; else corrective RAG (seed
     001): answer from what survived grading, or retry, or ask; a high-stakes matter with
-    nothing in the documentation goes to a person (seed 003)."""
+    nothing in the documentation goes to a person."""
     retries = int(state.get("retries") or 0)
     if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
         raise ValueError(f"retries out of range: {retries}")
@@ -511,7 +511,7 @@ def relevance_gate(
 
 def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_handoff"]:
     """A writer that failed (provider error, timeout, dropped stream) ends in a handoff
-    offer with reason `llm_failure` (seed 004 error table); else the answer is checked."""
+    offer with reason `llm_failure` (writer failure); else the answer is checked."""
     if state.get("writer_failed"):
         return "propose_handoff"
     if _route(state) != "ANSWER":
@@ -520,8 +520,8 @@ def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_ha
 
 
 def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human", "propose_handoff"]:
-    """Seed 001 route_or_retry: keep a full answer; anything less ends with an offer of a
-    person (seed 003 escalation). A high-stakes answer always ends with a person: offered
+    """Keep a full answer; anything less ends with an offer of a
+    person (soft escalation). A high-stakes answer always ends with a person: offered
     beside the procedure, or handed the question when the documentation had none."""
     evaluation = state.get("evaluation")
     after = evaluation["after"] if evaluation else None
@@ -537,7 +537,7 @@ def route_or_retry(state: ChatState) -> Literal["stall_check", "offer_human", "p
 def after_stall_check(
     state: ChatState,
 ) -> Literal["propose_handoff", "skill_ending_writer", "dialog_state_extractor"]:
-    """Seed 004 stall path, then seed 000 skills: how a reply ends."""
+    """Stall path, then skills: how a reply ends."""
     answer_path = _route(state) == "ANSWER"
     full_answer = answer_path and state.get("routing") == "answered"
     # Only a full answer ends in a stall offer: a partial one, a clarifying question or a
@@ -551,7 +551,7 @@ def after_stall_check(
 def suggestion_router(
     state: ChatState,
 ) -> Literal["answer_suggester", "follow_up_suggester", "finalize"]:
-    """Answer options when the reply asks something; else follow-up questions (seed 000)."""
+    """Answer options when the reply asks something; else follow-up questions."""
     route = _route(state)
     asks = (state.get("answer") or "").rstrip().endswith(QUESTION_ENDINGS)
     if state.get("suggested_follow_ups"):

@@ -1,7 +1,7 @@
 """`ChatState`: what a conversation remembers between turns, typed sub-states with their
 reducers beside them, and the accessors every node reads them through.
 
-Reducers follow seed 000 "Custom Reducers" and seed 004 (monotonic qualification).
+Custom reducers keep qualification monotonic.
 Sub-states are `TypedDict`s: plain dicts at run time, so checkpoints stay JSON-like and
 readable by any LangGraph version, typed for the code that reads them. Everything here
 is checkpointed per thread (site:session); per-run facts (site config, engines,
@@ -58,7 +58,7 @@ class InterestSignals(TypedDict, total=False):
 
 
 class Qualification(TypedDict, total=False):
-    """`QualificationState` as JSON (seed 004); read it back with `qualification_of`."""
+    """`QualificationState` as JSON; read it back with `qualification_of`."""
 
     problem_fit: str
     authority_fit: str
@@ -101,7 +101,7 @@ class FormCollection(TypedDict, total=False):
 
 
 class Progress(TypedDict, total=False):
-    """Seed 004 stage 3 bookkeeping, and the offers a next message may accept."""
+    """Stage 3 bookkeeping, and the offers a next message may accept."""
 
     stage: Literal[1, 2, 3]
     turn_counter: int
@@ -226,7 +226,7 @@ def merge_form_collection(
 def merge_qualification(
     current: Qualification | None, update: Qualification | None
 ) -> Qualification:
-    """Dimensions only move up (seed 004); flags stay set; the signal log appends.
+    """Dimensions only move up; flags stay set; the signal log appends.
 
     The node computes the authoritative new state with `leads.qualification.apply_delta`;
     this reducer is the safety net that keeps a stale or parallel write from downgrading.
@@ -289,7 +289,7 @@ class ChatState(TypedDict):
     verification: NotRequired[Verification | None]
     evaluation: NotRequired[Evaluation | None]
     retries: NotRequired[int]
-    routing: NotRequired[str | None]  # seed 003 value
+    routing: NotRequired[str | None]  # routing value
     low_confidence: NotRequired[bool]
     writer_failed: NotRequired[bool]
     handoff: NotRequired[Handoff | None]
@@ -307,7 +307,7 @@ class ChatState(TypedDict):
     live_owner: NotRequired[str]
     relayed: NotRequired[int | None]
 
-    # abuse counters (seed 000), kept across turns; `block` is this turn's (hack|spam|length)
+    # abuse counters, kept across turns; `block` is this turn's (hack|spam|length)
     block: NotRequired[str | None]
     hack_count: NotRequired[int]  # confident attacks in the block window (guard/abuse.py)
     last_hack_at: NotRequired[float]  # epoch seconds of the last one

@@ -65,7 +65,7 @@ class SignalsResult:
 
 @dataclass(frozen=True)
 class SkillChoice:
-    """How the reply should end (seed 000 skills)."""
+    """How the reply should end (its closing skill)."""
 
     skills: tuple[str, ...] = ()  # propose_demo, collect_email, suggest_follow_up, ...
     reasoning: str = ""
@@ -87,7 +87,7 @@ class Verification:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Self-critique of an answer (seed 001 evaluate + seed 003 FULLY/PARTIALLY/CANNOT)."""
+    """Self-critique of an answer (FULLY / PARTIALLY / CANNOT)."""
 
     quality: float
     relevance: float
@@ -150,7 +150,7 @@ class QueryRewriterJob(Protocol):
 
 class DocumentGraderJob(Protocol):
     async def grade(self, question: str, chunks: Sequence[RetrievedChunk]) -> list[bool]:
-        """Relevant or not, per chunk (seed 001 grade_docs)."""
+        """Relevant or not, per chunk (document grading)."""
         ...
 
 
@@ -158,7 +158,7 @@ class WriterUnavailableError(RuntimeError):
     """The writer could not answer (provider errors, first-token timeout, dropped stream).
 
     `partial` is what had already streamed to the visitor. The graph answers with the
-    seed 004 fallback message and a handoff offer (reason `llm_failure`).
+    fallback message and a handoff offer (reason `llm_failure`).
     """
 
     def __init__(self, message: str, partial: str = "") -> None:

@@ -1,1 +1,1 @@
-"""Evaluation harness: datasets, seed 002 replay, metrics, suites, reports (`frontdesk eval`)."""
+"""Evaluation harness: datasets, multi-turn replay, metrics, suites, reports (`frontdesk eval`)."""

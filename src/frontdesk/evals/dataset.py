@@ -27,7 +27,7 @@ from frontdesk.evals.metrics import ratio
 ABSTAIN_ROUTINGS = frozenset(
     {"followup", "cannot_answer", "out_of_scope", "irrelevant", "nonsense"}
 )
-"""Seed 003 routing values of a reply that presents no answer from the knowledge base."""
+"""Routing values of a reply that presents no answer from the knowledge base."""
 
 
 class DatasetError(ValueError):
@@ -185,7 +185,7 @@ def dump_items(items: Iterable[EvalItem]) -> str:
 
 
 def matches_site(item: EvalItem, site_id: str, site_name: str) -> bool:
-    """Items name their site by id or display name (seed 002 `site_name`); none means any."""
+    """Items name their site by id or display name (`site_name`); none means any."""
     name = (item.metadata.site_name or "").strip().casefold()
     return not name or name in (site_id.casefold(), site_name.casefold())
 

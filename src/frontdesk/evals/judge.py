@@ -1,4 +1,4 @@
-"""LLM-as-judge answer quality (seed 002 `AnswerQualityMetric`), used when a judge model is
+"""LLM-as-judge answer quality (`AnswerQualityMetric`), used when a judge model is
 configured: the site's `engine.roles.judge` ("provider:model"), or `--judge` on the CLI.
 
 The judge scores five criteria from 1 to 5, each with its reasoning first (the

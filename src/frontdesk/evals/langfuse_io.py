@@ -1,4 +1,4 @@
-"""Langfuse datasets ⇄ JSONL files (seed 000 "Langfuse Dataset Structure").
+"""Langfuse datasets ⇄ JSONL files.
 
 Only used when Langfuse keys are configured (LANGFUSE_PUBLIC_KEY and
 LANGFUSE_SECRET_KEY, optionally LANGFUSE_HOST); the `langfuse` package is imported on
@@ -40,7 +40,7 @@ def item_from_langfuse(item_id: str, raw_input: Any, expected: Any, metadata: An
     query = raw_input if isinstance(raw_input, str) else dict(raw_input or {})
     inputs = {"query": query} if isinstance(query, str) else query
     if "query" not in inputs and "message" in inputs:
-        inputs["query"] = inputs["message"]  # seed 000 classifier items use `message`
+        inputs["query"] = inputs["message"]  # classifier items use `message`
     wanted = dict(expected or {}) if isinstance(expected, dict) else {"response": str(expected)}
     known = {k: v for k, v in wanted.items() if k in Expected.model_fields}
     extra = {k: v for k, v in wanted.items() if k not in Expected.model_fields}

@@ -1,8 +1,8 @@
 """Evaluation metrics as pure functions of plain values (no I/O, no models).
 
-Classification follows seed 000 ("Results in Langfuse"): accuracy, macro-F1,
+Classification: accuracy, macro-F1,
 weighted-F1, per-class precision/recall/F1 and the worst class (min-class F1).
-Ranking follows seed 003 (hit@k, MRR), context recall follows seed 001 (expected
+Ranking: hit@k, MRR; context recall (expected
 keywords found in the retrieved context). Every function returns `None` where a
 metric is undefined (no items to average over) instead of inventing a 0 or a 1.
 """
@@ -159,7 +159,7 @@ def binary_scores(expected: Sequence[bool], predicted: Sequence[bool]) -> Binary
 
 
 def abstain_scores(should_abstain: Sequence[bool], abstained: Sequence[bool]) -> BinaryScores:
-    """Abstention precision/recall (seed 003): positives are unanswerable questions."""
+    """Abstention precision/recall: positives are unanswerable questions."""
     return binary_scores(should_abstain, abstained)
 
 
@@ -169,7 +169,7 @@ def abstain_scores(should_abstain: Sequence[bool], abstained: Sequence[bool]) ->
 def set_recall(
     expected: Iterable[Collection[str]], predicted: Iterable[Collection[str]]
 ) -> float | None:
-    """Micro recall of label sets (seed 000 skill recall): expected labels that were chosen,
+    """Micro recall of label sets (skill recall): expected labels that were chosen,
     over all expected labels. Items that expect nothing do not count."""
     found = wanted = 0
     for want, got in zip(expected, predicted, strict=True):
@@ -190,7 +190,7 @@ def first_relevant_rank(ranking: Sequence[str], relevant: Collection[str]) -> in
 
 
 def hit_at_k(ranks: Sequence[int | None], k: int) -> float | None:
-    """Share of queries whose first relevant document is within the top k (seed 003)."""
+    """Share of queries whose first relevant document is within the top k."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     return ratio(sum(1 for r in ranks if r is not None and r <= k), len(ranks))
@@ -202,7 +202,7 @@ def mean_reciprocal_rank(ranks: Sequence[int | None], k: int | None = None) -> f
 
 
 def keyword_recall(keywords: Sequence[str], context: str) -> float | None:
-    """Seed 001 context recall: share of expected keywords found in the retrieved context
+    """Context recall: share of expected keywords found in the retrieved context
     (case-insensitive substring match, so "ошибк" matches "ошибка")."""
     wanted = [k.casefold().strip() for k in keywords if k.strip()]
     haystack = context.casefold()

@@ -1,4 +1,4 @@
-"""Multi-turn replay by state injection, exactly as seed 002 "History Reconstruction" says.
+"""Multi-turn replay by state injection (history reconstruction).
 
 A multi-turn item carries the conversation so far in `metadata.history`; only the final
 query is sent through the graph. Before that, the state the history would have built is
@@ -11,7 +11,7 @@ written into the thread's checkpoint with ONE `graph.aupdate_state` call:
    assistant messages (what the skill selector's cooldowns and CTA timing count);
 3. `dialog_supervision`, from the 💌 and 👇 markers of the LAST assistant message only,
    aligned so that the next turn's skill selector sees `turns_since_ask == 1`;
-4. `form_collection` (seed 002 `profiling_state`): `collected_values` from the 👉 question
+4. `form_collection` (`profiling_state`): `collected_values` from the 👉 question
    → user answer pairs, mapped to the site's form field ids by order;
    4b. a 👉 left unanswered by the history means the final query answers it:
    `last_extraction_turn = turn_number`, so the form_field_extractor reads the final
@@ -43,7 +43,7 @@ ROLES: dict[str, Role] = {
     "ai": "assistant",
     "bot": "assistant",
 }
-NO_EXTRACTION = -1  # seed 002 default `last_extraction_turn`
+NO_EXTRACTION = -1  # default `last_extraction_turn`
 REPLAY_AS_NODE = FINISHED_TURN_NODE  # the injected checkpoint looks like a finished turn
 
 
@@ -67,7 +67,7 @@ class Reconstruction:
         return to_messages(self.turns)
 
     def state_update(self) -> dict[str, Any]:
-        """The single `aupdate_state` payload (seed 002 step 6)."""
+        """The single `aupdate_state` payload (step 6)."""
         update: dict[str, Any] = {"messages": self.messages, "turn_number": self.turn_number}
         if self.dialog_supervision is not None:
             update["dialog_supervision"] = dict(self.dialog_supervision)
@@ -93,7 +93,7 @@ def _message(raw: HistoryMessage | Mapping[str, Any]) -> HistoryMessage:
 def filter_history(
     history: Sequence[HistoryMessage | Mapping[str, Any]], final_query: str
 ) -> list[HistoryTurn]:
-    """Seed 002 step 1 (`_filter_history_for_injection`).
+    """Step 1 (`_filter_history_for_injection`).
 
     Messages without a `message_index` keep their position in the list as their index.
     The stop is at the first user message equal (after trimming) to the final query: the
@@ -120,7 +120,7 @@ def filter_history(
 
 
 def to_messages(turns: Sequence[HistoryTurn]) -> list[BaseMessage]:
-    """Seed 002 step 2: "user" → HumanMessage, "assistant" → AIMessage."""
+    """Step 2: "user" → HumanMessage, "assistant" → AIMessage."""
     return [
         HumanMessage(content=t.content) if t.role == "user" else AIMessage(content=t.content)
         for t in turns
@@ -132,7 +132,7 @@ def assistant_turn_count(turns: Sequence[HistoryTurn]) -> int:
 
 
 def marker_turn(turn_number: int) -> int:
-    """Seed 002 turn alignment: the turn a marker of the last reply is recorded at.
+    """Turn alignment: the turn a marker of the last reply is recorded at.
 
     The seed computes `emoji_turn = (num_messages // 2 + 1) - 1` because its turn counter
     is bumped when the next turn starts. Frontdesk's is bumped by `finalize`, so the next
@@ -146,7 +146,7 @@ def marker_turn(turn_number: int) -> int:
 def dialog_supervision_from(
     turns: Sequence[HistoryTurn], turn_number: int
 ) -> dict[str, Any] | None:
-    """Seed 002 step 3: 💌 and 👇 in the last assistant message, or None without them."""
+    """Step 3: 💌 and 👇 in the last assistant message, or None without them."""
     last = next((t for t in reversed(turns) if t.role == "assistant"), None)
     if last is None:
         return None
@@ -167,7 +167,7 @@ def dialog_supervision_from(
 def profiling_from(
     turns: Sequence[HistoryTurn], field_ids: Sequence[str], turn_number: int
 ) -> dict[str, Any] | None:
-    """Seed 002 steps 4 and 4b: 👉 Q&A pairs → `collected_values` by field order, and a
+    """Steps 4 and 4b: 👉 Q&A pairs → `collected_values` by field order, and a
     pending 👉 → `last_extraction_turn = turn_number`. None when there is neither."""
     collected: dict[str, str] = {}
     pairs = 0
@@ -196,7 +196,7 @@ def reconstruct(
     final_query: str,
     field_ids: Sequence[str] = (),
 ) -> Reconstruction:
-    """Seed 002 steps 1–5 (pure): the state to inject before `final_query` is sent.
+    """Steps 1–5 (pure): the state to inject before `final_query` is sent.
 
     `field_ids` are the site's form fields in configuration order
     (`frontdesk.conversation.markers.form_field_ids(site.qualification.forms)`).
@@ -212,5 +212,5 @@ def reconstruct(
 
 
 async def inject(graph: Any, config: Mapping[str, Any], reconstruction: Reconstruction) -> None:
-    """Seed 002 step 6: write the whole reconstruction with ONE `aupdate_state` call."""
+    """Step 6: write the whole reconstruction with ONE `aupdate_state` call."""
     await graph.aupdate_state(config, reconstruction.state_update(), as_node=REPLAY_AS_NODE)

@@ -1,7 +1,7 @@
 """Running dataset items through the real conversation graph, one fresh session each.
 
 A single-turn item sends its query to an empty session. A multi-turn item first gets
-its history written into the session's checkpoint (`replay.inject`, seed 002), then
+its history written into the session's checkpoint (`replay.inject`), then
 only the final query is sent. Either way the turn goes through `ChatService.ask`, the
 same path as the API, and the outcome is read from the graph's final state. The
 session is erased afterwards.
@@ -181,7 +181,7 @@ async def run_items(
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """Retrieval of one query straight from the site's knowledge base (seed 003)."""
+    """Retrieval of one query straight from the site's knowledge base."""
 
     item: EvalItem
     ranking: tuple[str, ...]

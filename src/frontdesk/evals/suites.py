@@ -23,7 +23,7 @@ HIT_KS = (1, 3, 5, 10)
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Seed 000 quality thresholds, plus route accuracy (Frontdesk's routing is deterministic,
+    """Quality thresholds, plus route accuracy (Frontdesk's routing is deterministic,
     so a regression there is a bug). Every value can be changed on the command line."""
 
     macro_f1: float = 0.80
@@ -221,7 +221,7 @@ def graph_suite(
         metrics=metrics,
         checks=[
             *_check(name, "route_accuracy", route_accuracy, thresholds.route_accuracy),
-            # Seed 000 gates skill recall on the skill-selector set: the single-turn items.
+            # Skill recall is gated on the skill-selector set: the single-turn items.
             # Multi-turn items are the end-to-end set, gated by answer accuracy instead.
             *_check(
                 name,

@@ -1,4 +1,4 @@
-"""The abuse gate of seed 000: checks that run before the graph, so blocked turns cost nothing.
+"""The abuse gate: checks that run before the graph, so blocked turns cost nothing.
 
 Priority: hack > spam > length. `spam_count` counts consecutive identical messages and
 resets on a different one (temporary block); an oversized message blocks only itself.

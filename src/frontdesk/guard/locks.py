@@ -1,4 +1,4 @@
-"""The per-session concurrency guard (seed 000, layer 1).
+"""The per-session concurrency guard(the first layer).
 
 One turn per session at a time: a second request while one is in flight is refused at
 once (the API answers 429), never queued. A slot is held by an owner token, so only the

@@ -1,4 +1,4 @@
-"""PII scrubbing (seed 004 NFR 6.3): emails and phone numbers never leave for a provider.
+"""PII scrubbing: emails and phone numbers never leave for a provider.
 
 Text sent to an LLM or an embedding provider goes through `PiiScrubber.scrub`, which
 replaces each email and phone number with a numbered placeholder (`[EMAIL_1]`,

@@ -52,7 +52,7 @@ return 0
 
 log = logging.getLogger(__name__)
 
-HEALTH_CHECK_S = 30  # seed 000: ping idle connections so they are never dropped silently
+HEALTH_CHECK_S = 30  # ping idle connections so they are never dropped silently
 CACHE_TIMEOUT_S = 0.5  # a cache answer slower than this is worth less than recomputing
 GUARD_TIMEOUT_S = 0.5  # FRONTDESK_REDIS_TIMEOUT_S: a lock or counter round trip is ~1 ms
 OUTAGE_PAUSE_S = 30.0

@@ -1,5 +1,5 @@
 """The last path of a handoff: mailed at once when neither the store nor the spool
-could keep it (a full disk under both). It is the seed 004 fallback email, sent by the
+could keep it (a full disk under both). It is the fallback email, sent by the
 API process itself instead of the dispatcher; a failure here is logged as CRITICAL with
 the session, so an operator can still find the visitor in the logs.
 

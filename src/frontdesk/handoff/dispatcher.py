@@ -1,5 +1,5 @@
 """The dispatcher: delivers due outbox rows with retries, records every attempt, falls back
-to email, and picks up after a restart (seed 004 §3.4, DESIGN "Nothing lost").
+to email, and picks up after a restart (DESIGN "Nothing lost").
 
 One attempt of one row:
 1. claim the row (an atomic UPDATE that pushes `next_attempt_at` out by a lease, so

@@ -34,7 +34,7 @@ from frontdesk.store.widget import WidgetSessionRepository
 log = logging.getLogger(__name__)
 
 LEAD_CAPTURED_EVENT = "lead.captured"
-EMAIL_CAPTURED_EVENT = "email_captured"  # seed 000 analytics `rw_email_captured`
+EMAIL_CAPTURED_EVENT = "email_captured"  # the analytics event of a captured email
 
 
 def handoff_channels(site: SiteConfig) -> list[str]:
@@ -70,7 +70,7 @@ def enqueue_handoff(
         )
         status = "pending"
     except ContextPacketGenerationError as exc:
-        # Seed 004: abort delivery and alert; the row keeps what is known for manual recovery.
+        # abort delivery and alert; the row keeps what is known for manual recovery.
         log.critical("context_packet_generation_failure", extra={"session": session_id})
         data = {"error": str(exc), "session_id": session_id, "reason": handoff.get("reason")}
         status = "packet_failed"
@@ -106,7 +106,7 @@ def record_lead_capture(
     form: Mapping[str, Any] | None = None,
     profile: Mapping[str, Any] | None = None,
 ) -> tuple[Lead, bool]:
-    """An email captured in chat (seed 000 booking): the lead, its webhooks, the event.
+    """An email captured in chat (booking): the lead, its webhooks, the event.
 
     Idempotent per session and capture context: the same booking confirmed twice is
     one lead, one webhook per endpoint and one analytics event.

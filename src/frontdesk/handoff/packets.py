@@ -1,4 +1,4 @@
-"""What a handoff carries: the seed 004 context packet plus delivery facts (pure).
+"""What a handoff carries: the context packet plus delivery facts (pure).
 
 `handoff_packet` turns the final state of a turn into the JSON written to the
 `handoffs` row and every outbox row of that handoff. Channels render it: Slack as
@@ -37,7 +37,7 @@ from frontdesk.leads.packet import SessionSnapshot, generate_context_packet
 from frontdesk.leads.qualification import QualificationState
 from frontdesk.sites.schema import SiteConfig
 
-IN_HOURS_RESPONSE = timedelta(hours=2)  # seed 004: "within 2 business hours"
+IN_HOURS_RESPONSE = timedelta(hours=2)  # "within 2 business hours"
 LAST_MESSAGE_CHARS = 2000
 PROFILE_KEYS: Mapping[str, tuple[str, ...]] = {
     "email": ("email",),
@@ -80,7 +80,7 @@ def as_utc(moment: datetime) -> datetime:
 
 
 def follow_up_due(triggered_at: datetime, business_hours: bool, hours: BusinessHours) -> datetime:
-    """CRM task due date (seed 004): 2 h in hours, else the team's next opening (UTC),
+    """CRM task due date: 2 h in hours, else the team's next opening (UTC),
     which may be the same afternoon after a lunch break."""
     if business_hours:
         return as_utc(triggered_at) + IN_HOURS_RESPONSE
@@ -115,10 +115,10 @@ def handoff_packet(
     language: str,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """The JSON of one handoff: `packet` (seed 004 ContextPacket) and delivery facts.
+    """The JSON of one handoff: `packet` (ContextPacket) and delivery facts.
 
     Raises `ContextPacketGenerationError` when the state lacks what the packet needs
-    (the caller logs it and still records the handoff, seed 004 error table).
+    (the caller logs it and still records the handoff).
     """
     triggered = handoff.get("triggered_at")
     triggered_at = datetime.fromisoformat(triggered) if triggered else (now or datetime.now(UTC))
@@ -192,7 +192,7 @@ def degraded_handoff_data(
 
 
 def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The seed 004 platform-agnostic CRM payload (contact / lead / qualification / notes)."""
+    """The platform-agnostic CRM payload (contact / lead / qualification / notes)."""
     packet = data["packet"]
     qualification = packet["qualification"]
     conversation = packet["conversation"]
@@ -220,7 +220,7 @@ def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def email_subject(data: Mapping[str, Any]) -> str:
-    """Seed 004's "[HANDOFF FALLBACK] [lead_level] lead — …", naming the site and the
+    """The "[HANDOFF FALLBACK] [lead_level] lead — …", naming the site and the
     session rather than the visitor's e-mail: the subject says what the message is, so
     nothing the visitor typed goes there. A degraded packet says so in the subject."""
     site = data.get("site_name") or data.get("site_id")

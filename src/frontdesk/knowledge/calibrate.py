@@ -1,4 +1,4 @@
-"""Threshold calibration (seed 004 RAG triage, "Tuning process").
+"""Threshold calibration (retrieval triage).
 
 1. Run answerable and unanswerable queries against the site's index and keep each
    query's best cosine score (the score the threshold is compared with).
@@ -6,7 +6,7 @@
 3. If the distributions do not overlap, recommend the midpoint of the gap; otherwise the
    threshold that minimises false-positive rate + false-negative rate (Youden's J),
    preferring the middle of an equally good range.
-4. Report the rates against seed 004's targets: FPR < 5 %, FNR < 10 %.
+4. Report the rates against the targets: FPR < 5 %, FNR < 10 %.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _rates(
 
 
 def recommend_threshold(answerable: Sequence[float], unanswerable: Sequence[float]) -> Calibration:
-    """The seed 004 recommendation for these score distributions."""
+    """The recommendation for these score distributions."""
     if not answerable:
         raise ValueError("calibration needs at least one answerable query")
     ans = sorted(answerable)

@@ -1,6 +1,6 @@
 """Structure-aware chunking: headings, paragraphs, lists and code blocks.
 
-Rules (seed 003, sizes from seed 004):
+Rules:
 - A document that fits in one chunk stays one chunk: short FAQ entries keep question and
   answer together, which is what retrieval needs.
 - Otherwise each section (text under a heading) is packed block by block up to

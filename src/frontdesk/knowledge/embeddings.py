@@ -198,7 +198,7 @@ class LangChainEmbedder:
         return normalise(np.array(self._embeddings.embed_documents(list(texts))))
 
     def embed_query(self, text: str) -> Matrix:
-        # A query is visitor text leaving for a provider: no emails or phones (seed 004).
+        # A query is visitor text leaving for a provider: no emails or phones.
         from frontdesk.guard.pii import PiiScrubber
 
         vector = self._embeddings.embed_query(PiiScrubber().scrub(text))

@@ -65,7 +65,7 @@ class Chunk:
 
     `content` is the passage as the visitor may see it; `heading_path` is the document
     title followed by the headings above the passage. Embeddings and the lexical index
-    use `indexed_text`, which prepends the heading path (seed 003: title-prepended).
+    use `indexed_text`, which prepends the heading path (title-prepended).
     """
 
     chunk_id: str
@@ -88,7 +88,7 @@ class Chunk:
 
 
 class RetrievedChunk(BaseModel):
-    """One passage returned by a search (seed 004 `RetrievedChunk`)."""
+    """One passage returned by a search (`RetrievedChunk`)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -105,7 +105,7 @@ class RetrievedChunk(BaseModel):
 
 
 class RetrievalResult(BaseModel):
-    """What a search returns to the assistant (seed 004 `RetrievalResult`).
+    """What a search returns to the assistant (`RetrievalResult`).
 
     `status` is `ok` with at least one chunk, `no_result` with a `reason` such as
     `below_threshold`, `empty_index` or `empty_query`, or `error` with a `reason` such as

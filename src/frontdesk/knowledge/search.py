@@ -4,7 +4,7 @@ paths alone, when weighted), fused by reciprocal rank.
 The relevance threshold is applied to a meaningful score — the cosine similarity of the
 chunk to the query — never to the fused rank score, whose scale depends on list sizes.
 The search reports `no_result` when even the best dense match is below the threshold
-(seed 004 RAG triage), and drops any fused chunk below it.
+(retrieval triage), and drops any fused chunk below it.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def fusion_weights(
 
 
 def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
-    """Seed 004: case studies are recognised by their name (`case-study-…`, `case-studies/`)."""
+    """Case studies are recognised by their name (`case-study-…`, `case-studies/`)."""
     return any(_CASE_STUDY.search(value) for value in (chunk.doc_id, chunk.source, chunk.url))
 
 

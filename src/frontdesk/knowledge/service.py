@@ -421,7 +421,7 @@ class KnowledgeBase:
     def search(
         self, site: SiteConfig | SiteKnowledge, query: str, *, top_k: int | None = None
     ) -> RetrievalResult:
-        """Seed 004 RAG triage: the site's best chunks above its threshold, or why not."""
+        """Retrieval triage: the site's best chunks above its threshold, or why not."""
         key, knowledge = self._serving(SiteKnowledge.of(site))
         try:
             retriever = self.retriever(knowledge)

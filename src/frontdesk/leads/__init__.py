@@ -1,4 +1,4 @@
 """Leads: qualification state machine, business hours and the handoff context packet.
 
-Pure logic from seed 004; no I/O. Delivery of a handoff lives in `frontdesk.handoff`.
+Pure logic; no I/O. Delivery of a handoff lives in `frontdesk.handoff`.
 """

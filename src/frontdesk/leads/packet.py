@@ -1,8 +1,7 @@
 """Context packet for the sales team at handoff, and its template summary.
 
-Seed 004, "Context Packet Generator" and "build_summary() — Template
-Specification". Both are deterministic functions of a session snapshot: no model,
-no I/O, the same snapshot always gives the same packet.
+Both are deterministic functions of a session snapshot: no model, no I/O, the same
+snapshot always gives the same packet.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ LEAD_LEVELS: tuple[LeadLevel, ...] = ("hot", "warm", "cold")
 
 
 class ContextPacketGenerationError(ValueError):
-    """The snapshot lacks a required field; the caller aborts delivery (seed 004)."""
+    """The snapshot lacks a required field; the caller aborts delivery."""
 
 
 class SessionSnapshot(BaseModel):
@@ -86,7 +85,7 @@ class ConversationMeta(BaseModel):
 
 
 class ContextPacket(BaseModel):
-    """What the rep receives (seed 004 ContextPacket)."""
+    """What the rep receives (ContextPacket)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -101,7 +100,7 @@ class ContextPacket(BaseModel):
 
 
 def generate_context_packet(state: SessionSnapshot) -> ContextPacket:
-    """Build the packet field by field from the snapshot (seed 004 Field Derivation).
+    """Build the packet field by field from the snapshot.
 
     Raises ContextPacketGenerationError when a required field is missing or invalid.
     A failing summary never blocks delivery: the default summary is used instead.
@@ -170,7 +169,7 @@ def _summary_or_default(state: SessionSnapshot, handoff_reason: HandoffReason) -
 
 
 def default_summary(handoff_reason: str) -> str:
-    """The summary when the conversation produced no qualification signal (seed 004)."""
+    """The summary when the conversation produced no qualification signal."""
     return (
         "Conversation did not produce sufficient qualification signals before "
         f"handoff was triggered. Trigger reason: {handoff_reason}."
@@ -185,7 +184,7 @@ def build_summary(
     is_consultant: bool = False,
     referral_mentioned: bool = False,
 ) -> str:
-    """A 2–4 sentence plain-text summary from the signal log (seed 004 template).
+    """A 2–4 sentence plain-text summary from the signal log (a fixed template).
 
     Problem, then authority and company, then timing, then the consultant/referral
     note; a sentence is omitted when its dimensions have no signal. The flags and
@@ -205,7 +204,7 @@ def build_summary(
 
 
 def summary_signal(signals: Sequence[SignalEntry], dimension: Dimension) -> SignalEntry | None:
-    """The signal the summary quotes for a dimension (seed 004 build_summary input rule).
+    """The signal the summary quotes for a dimension.
 
     The most recent confirmed signal, explicit preferred over implicit; without one,
     the most recent partially confirmed signal. Within a turn, the later entry wins.

@@ -1,6 +1,6 @@
 """Qualification state machine: fit dimensions, lead level, stall_check.
 
-Seed 004, "Qualification State Machine" and the orchestrator's `stall_check` node (its
+The qualification state machine and the orchestrator's `stall_check` node (its
 `score_router` decision — explicit request, then hot lead — is part of the intent router,
 `conversation/routes.py`). Everything here is a pure function of plain values: the graph
 nodes call it, persist the result and log what it reports.
@@ -17,7 +17,7 @@ ConfidenceLevel = Literal["not_detected", "partially_confirmed", "confirmed"]
 Dimension = Literal["problem_fit", "authority_fit", "company_fit", "timing_fit"]
 SignalType = Literal["explicit", "implicit"]
 LeadLevel = Literal["hot", "warm", "cold"]
-# high_stakes: an upset customer or a legal/billing dispute (seed 003) goes to a person too.
+# high_stakes: an upset customer or a legal/billing dispute goes to a person too.
 HandoffReason = Literal["hot_lead", "explicit_request", "stall", "llm_failure", "high_stakes"]
 StallRoute = Literal["propose_handoff", "write_state"]
 Stage = Literal[1, 2, 3]
@@ -40,7 +40,7 @@ def is_at_least(level: ConfidenceLevel, floor: ConfidenceLevel) -> bool:
 class SignalEntry(BaseModel):
     """One observed qualification signal: what the visitor said or did, and when.
 
-    Seed 004 SignalEntry. `level` is the confidence the signal supports, so that
+    One entry of the signal log. `level` is the confidence the signal supports, so that
     `build_summary` can prefer confirmed signals over partial ones.
     """
 
@@ -54,7 +54,7 @@ class SignalEntry(BaseModel):
 
 
 class QualificationState(BaseModel):
-    """The four fit dimensions, the session flags and the signal log (seed 004).
+    """The four fit dimensions, the session flags and the signal log.
 
     Dimensions and flags only move up within a session; change it through
     `apply_delta`, which enforces that.
@@ -76,12 +76,12 @@ class QualificationState(BaseModel):
     @field_validator("signals_observed", mode="before")
     @classmethod
     def _missing_log_is_empty(cls, value: object) -> object:
-        # Seed 004 CPG error handling: a None signal log is treated as an empty one.
+        # A None signal log is treated as an empty one.
         return () if value is None else value
 
 
 class QualificationDelta(BaseModel):
-    """What update_state detected in one visitor message (seed 004 QualificationDelta).
+    """What update_state detected in one visitor message (QualificationDelta).
 
     A dimension left as None was not affected by the message and keeps its level.
     A flag is True when the message showed it; False means "not seen this turn",
@@ -103,7 +103,7 @@ class QualificationDelta(BaseModel):
 
 class RejectedChange(NamedTuple):
     """A downgrade that `apply_delta` refused; the caller logs it as
-    `qualification_monotonicity_violation` at WARN (seed 004 error handling)."""
+    `qualification_monotonicity_violation` at WARN (a detected error, not a crash)."""
 
     dimension: Dimension
     current: ConfidenceLevel
@@ -125,7 +125,7 @@ def apply_delta(
     turn_index: int,
     evidence: Mapping[Dimension, str],
 ) -> AppliedDelta:
-    """Merge one turn's delta into the state, monotonically (seed 004 transition rules).
+    """Merge one turn's delta into the state, monotonically.
 
     Every non-downgrade dimension observation is logged as a `SignalEntry` with its
     evidence, including re-observations at the same level, so that the summary can
@@ -198,7 +198,7 @@ def _merged_flags(state: QualificationState, delta: QualificationDelta) -> dict[
 
 
 def is_hot_lead(state: QualificationState) -> bool:
-    """Problem and authority confirmed, plus company or timing at least partial (seed 004).
+    """Problem and authority confirmed, plus company or timing at least partial.
 
     This is the dimension rule only; `lead_level` adds the disqualifying flags.
     """
@@ -215,8 +215,8 @@ def is_hot_lead(state: QualificationState) -> bool:
 def lead_level(state: QualificationState) -> LeadLevel:
     """Derive the lead level; it is recomputed every turn, never stored as truth.
 
-    Cold whenever the visitor is a negative persona or no-fit (seed 004
-    "Disqualification"). Warm when any dimension has at least a partial signal, or
+    Cold whenever the visitor is a negative persona or no-fit (disqualified).
+    Warm when any dimension has at least a partial signal, or
     when a referral was mentioned (a referred visitor is worth a rep's attention
     even before they describe a project).
     """
@@ -244,7 +244,7 @@ def stall_check(
     stage3_proposals_issued: int,
     threshold: int = DEFAULT_STALL_TURN_THRESHOLD,
 ) -> StallCheck:
-    """Count the completed turn and detect a stall, exactly as seed 004 `stall_check`.
+    """Count the completed turn and detect a stall (`stall_check`).
 
     Stalled when the counter reaches STALL_TURN_THRESHOLD and no Stage 3 proposal
     has been issued in the session yet.
@@ -275,7 +275,7 @@ def record_stage3_proposal(progress: ConversationProgress) -> ConversationProgre
 
 
 def advance_stage(stage: Stage, event: StageEvent) -> Stage:
-    """Stage 1 → 2 → 3 → 2 (seed 004 "Stage transitions").
+    """Stage 1 → 2 → 3 → 2.
 
     - response_delivered: the first substantive response moves Stage 1 to 2.
     - handoff_proposed: the intent router or stall_check chose propose_handoff; any stage

@@ -657,7 +657,7 @@ class HandoffConfig(_Strict):
 
 
 class EnrichmentProvider(_Strict):
-    """An HTTP enrichment API (seed 000 Snitcher/Enrich.so style), called with POST JSON
+    """An HTTP enrichment API (Snitcher / Enrich.so style), called with POST JSON
     `{"site_id", "ip_hash", "user_agent", "page_url"}`; never sent a raw IP."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from frontdesk.store.models import Conversation, Handoff, Lead, Message, Trace
 from frontdesk.store.widget import AnswerFeedback
 
-# Outcome groups of the routing values (seed 003) and routes.
+# Outcome groups of the routing values and routes.
 ANSWERED = ("answered", "partially_answered", "followup")
 CANNOT_ANSWER = ("cannot_answer", "low_confidence", "high_stakes")
 REFUSED = ("out_of_scope", "irrelevant", "nonsense")

@@ -134,7 +134,7 @@ class OutboxItem(Base):
 
 
 class HandoffAttempt(Base):
-    """HandoffRecord of seed 004: one row per delivery attempt and channel."""
+    """A handoff record: one row per delivery attempt and channel."""
 
     __tablename__ = "handoff_attempts"
 
@@ -164,7 +164,7 @@ class Visitor(Base):
 
 
 class AnalyticsEvent(Base):
-    """A product analytics event (seed 000 `rw_email_captured` …), kept in the store."""
+    """A product analytics event (`email_captured` …), kept in the store."""
 
     __tablename__ = "analytics_events"
 

@@ -358,7 +358,7 @@ class OutboxRepository:
 
 
 class VisitorRepository:
-    """Returning visitors by salted IP hash (seed 000 enrichment priority 2)."""
+    """Returning visitors by salted IP hash (the enrichment pipeline's second source)."""
 
     def __init__(self, session: Session) -> None:
         self.session = session

@@ -53,7 +53,7 @@ async def reply_language(
 
 @timed
 async def detect_language(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """The language of this turn's reply (seed 000 `system_router`)."""
+    """The language of this turn's reply (`system_router`)."""
     site = runtime.context.site
     language = await reply_language(
         state["input"], state.get("language"), list(site.languages), site.default_language
@@ -91,7 +91,7 @@ async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> 
 
 @timed
 async def signals_detector(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Interest signals (seed 000) and the qualification delta (seed 004 update_state)."""
+    """Interest signals and the qualification delta (`update_state`)."""
     ctx = runtime.context
     language = language_of(state, runtime)
     found = await ctx.engines.signals.detect(state["input"], language)

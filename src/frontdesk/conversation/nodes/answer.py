@@ -41,7 +41,7 @@ _CITATION_MARK = re.compile(r"\s?\[\d+\]")
 
 @timed
 async def skill_applier(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Deterministic skill rules with this turn's signals (seed 000)."""
+    """Deterministic skill rules with this turn's signals."""
     from frontdesk.conversation.nodes.analysis import intent_from_state
     from frontdesk.engines.base import SkillChoice
     from frontdesk.engines.local.skills import apply_skill_rules
@@ -66,7 +66,7 @@ def _threshold(runtime: Runtime[TurnContext]) -> float:
 
 @timed
 async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Corrective RAG (seed 001): drop irrelevant chunks; when some survive, the top vector
+    """Corrective RAG: drop irrelevant chunks; when some survive, the top vector
     hit is kept too as a fallback. When none survive, the relevance gate takes over."""
     result = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     if result.status != "ok" or not result.chunks:
@@ -107,7 +107,7 @@ async def _site_meaning(runtime: Runtime[TurnContext]) -> SiteMeaning | None:
 
 @timed
 async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Second chance with an expanded query (seed 001 route_or_retry → retry)."""
+    """Second chance with an expanded query (the retry path)."""
     ctx = runtime.context
     language = language_of(state, runtime)
     query = await ctx.engines.rewriter.expand(state.get("search_query") or state["input"], language)
@@ -132,7 +132,7 @@ async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
 
     A writer that fails (provider errors, first-token timeout, dropped stream) is not the
     turn's failure: the update says so and `routes.after_answer_writer` offers a person
-    (seed 004 error table), with whatever text had already reached the visitor."""
+    (writer failure), with whatever text had already reached the visitor."""
     try:
         return await _write_answer(state, runtime)
     except WriterUnavailableError as exc:
@@ -189,7 +189,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
 
 @timed
 async def verify_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Claim verification (seed 001): up to 10 claims labelled supported/unsupported."""
+    """Claim verification: up to 10 claims labelled supported/unsupported."""
     chunks = chunks_from(state.get("graded_chunks") or [])
     answer = state.get("answer") or ""
     # The site's own pricing reply is its policy, not a claim about the passages.
@@ -211,7 +211,7 @@ async def verify_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Updat
 
 @timed
 async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Self-critique (seed 001 evaluate, seed 003 FULLY/PARTIALLY/CANNOT)."""
+    """Self-critique (FULLY / PARTIALLY / CANNOT)."""
     chunks = chunks_from(state.get("graded_chunks") or [])
     result = await runtime.context.engines.evaluator.evaluate(
         state["input"], state.get("answer") or "", chunks
@@ -241,7 +241,7 @@ async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 
 @timed
 async def clarify_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Relevance gate failed: ask a clarifying question and offer a human (seed 003)."""
+    """Relevance gate failed: ask a clarifying question and offer a human."""
     text = site_say(runtime, "clarify", language_of(state, runtime))
     emit_words("clarify_handler", text)
     return {"answer": text, "citations": [], "routing": "followup", "low_confidence": False}
@@ -249,7 +249,7 @@ async def clarify_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 
 @timed
 async def offer_human(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Seed 003: a partial or unsure answer gets a soft escalation line; an answer that did
+    """A partial or unsure answer gets a soft escalation line; an answer that did
     not hold up says so honestly and offers a colleague instead of hedging."""
     previous = (state.get("answer") or "").strip()
     pricing_reply = runtime.context.site.pricing_reply_in(language_of(state, runtime))

@@ -1,4 +1,4 @@
-"""Deferred execution (seed 000): starters fire background work as the turn starts (beside
+"""Deferred execution: starters fire background work as the turn starts (beside
 the classifiers) and return at once; awaiters collect it only on the ANSWER path; the
 other paths have it cancelled by `intent_router`."""
 

@@ -79,7 +79,7 @@ def split_stream_pieces(text: str) -> list[str]:
 
 
 def history_turns(messages: Sequence[AnyMessage], window: int) -> list[Turn]:
-    """The last `window` complete exchanges before the current message (seed 004 EC-13)."""
+    """The last `window` complete exchanges before the current message."""
     turns: list[Turn] = []
     pending_user: str | None = None
     for message in messages[:-1] if messages else []:

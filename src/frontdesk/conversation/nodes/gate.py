@@ -1,4 +1,4 @@
-"""The abuse gate of seed 000 as the first node of a turn (rules in `guard/abuse.py`).
+"""The abuse gate as the first node of a turn (rules in `guard/abuse.py`).
 
 It runs inside the graph so that a turn reads its checkpoint once: the gate's inputs
 (hack and spam counters, the time of the last attack, the previous message, the

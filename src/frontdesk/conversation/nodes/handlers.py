@@ -66,7 +66,7 @@ def business_hours_now(runtime: Runtime[TurnContext], same_day: bool = False) ->
 
 
 def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[str, bool]:
-    """Seed 004: promise same-day follow-up only before the cutoff on a business day;
+    """Promise same-day follow-up only before the cutoff on a business day;
     otherwise say when the team is back (after a lunch break, a holiday, the weekend)."""
     in_hours = business_hours_now(runtime)
     if business_hours_now(runtime, same_day=True):
@@ -98,7 +98,7 @@ def opening_words(opening: datetime, today: date, language: str) -> str:
 
 @timed
 async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Collect the email for a demo, then confirm with the CTA (seed 000 booking flow).
+    """Collect the email for a demo, then confirm with the CTA (booking flow).
 
     Also the other email/CTA flows: a profiling answer (thanks, then the next 👉 question
     or the demo CTA), a content-gating email (💌 step 2) and, after a booking, questions
@@ -166,7 +166,7 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
 
 
 def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """💌 step 2: the email asked for last turn arrived; it becomes a lead (seed 000)."""
+    """💌 step 2: the email asked for last turn arrived; it becomes a lead."""
     language = language_of(state, runtime)
     email = visitor_email(state) or ""
     text = site_say(runtime, "gating.thanks", language, email=email)
@@ -201,7 +201,7 @@ _BESIDE_ANSWER = frozenset({"stall", "high_stakes_offer"})
 
 @timed
 async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Stage 3 proposal (seed 004): a reply suited to the reason, plus the handoff request."""
+    """Stage 3 proposal: a reply suited to the reason, plus the handoff request."""
     language = language_of(state, runtime)
     reason = handoff_reason(state)
     if reason == "stall_accepted":
@@ -212,7 +212,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
-        # Seed 004: a same-day promise (hot lead, explicit request) uses the earlier cutoff.
+        # A same-day promise (hot lead, explicit request) uses the earlier cutoff.
         in_hours = business_hours_now(runtime, same_day=True)
     email = visitor_email(state)
     key = f"handoff.{reason}"
@@ -263,7 +263,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 
 
 def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """The visitor left an email after a stall offer: now it is a lead (seed 004 stall path)."""
+    """The visitor left an email after a stall offer: now it is a lead (stall path)."""
     language = language_of(state, runtime)
     email = visitor_email(state) or ""
     when, in_hours = follow_up_commitment(runtime, language)
@@ -281,7 +281,7 @@ def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
 
 
 def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """The visitor said yes to a proposed person, or left an email (seed 004 Stage 3).
+    """The visitor said yes to a proposed person, or left an email (stage 3).
 
     The handoff itself was delivered on the proposal turn, unless the proposal was only
     an offer (a person beside a high-stakes answer): then it is delivered now. An email

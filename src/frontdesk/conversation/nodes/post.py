@@ -32,7 +32,7 @@ YES_NO: dict[str, tuple[str, str]] = {
 
 @timed
 async def stall_check(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Seed 004: count turns; a stalled conversation gets a low-friction proposal."""
+    """Count turns; a stalled conversation gets a low-friction proposal."""
     progress: Progress = {**progress_of(state)}
     result = check_stall(
         int(progress.get("turn_counter", 0)),

@@ -1,4 +1,4 @@
-"""How a full answer ends (seed 000 skills) and what the previous reply left pending.
+"""How a full answer ends and what the previous reply left pending.
 
 `skill_ending_writer` streams one closing line after a fully answered question:
 - ask_profiling_question → "👉 <next form question>", in the configured field order,
@@ -124,7 +124,7 @@ def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> 
     text = state["input"].strip()
     progress = progress_of(state)
     supervision = dialog_of(state)
-    # The 👉 of the previous reply, or a replayed history's pending one (seed 002 step 4b).
+    # The 👉 of the previous reply, or a replayed history's pending one.
     asked_field = pending_profiling_field(supervision, forms_of(state), turn, forms)
     booked = booking_of(state).get("status") == "booked"
     return {
@@ -144,7 +144,7 @@ def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> 
 
 @timed
 async def skill_ending_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Append the chosen skill's closing line to a full answer, streamed (seed 000)."""
+    """Append the chosen skill's closing line to a full answer, streamed."""
     site = runtime.context.site
     ending = skill_ending(
         skills_of(state),

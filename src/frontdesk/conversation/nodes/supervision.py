@@ -1,5 +1,5 @@
 """Dialog supervision after the reply: emoji markers, captured emails, profiling answers
-(seed 000 dialog_state_extractor and form_field_extractor, seed 002 marker protocol)."""
+(dialog state and form field extraction, the marker protocol)."""
 
 from __future__ import annotations
 

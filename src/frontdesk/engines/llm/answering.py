@@ -167,7 +167,7 @@ class LLMAnswerEvaluator(_Job):
         out = await self.caller(EvaluationOutput, messages, "answer_evaluator")
         if out is None:
             return await self.local.evaluate(question, answer, chunks)
-        score = round(out.quality / 100, 3)  # seed 001: relevance = quality / 100
+        score = round(out.quality / 100, 3)  # relevance = quality / 100
         return Evaluation(
             quality=score, relevance=score, coverage=out.coverage, reasoning=out.reasoning
         )

@@ -1,6 +1,6 @@
 """The streaming answer writer: tokens as the model produces them, a first-token
 timeout, retries and the fallback model before the first token, and
-`WriterUnavailableError` when nothing works (the graph then answers with the seed 004
+`WriterUnavailableError` when nothing works (the graph then answers with the
 fallback message and a handoff offer).
 
 Streaming does not go through `.with_retry` (RunnableRetry does not retry streams) nor
@@ -51,7 +51,7 @@ SKILL_ENDINGS = {
 
 
 def classify_complexity(question: str, chunks_count: int = 0) -> Complexity:
-    """Seed 001 classify_complexity, without a model call: long, multi-part, comparative
+    """Question complexity, without a model call: long, multi-part, comparative
     or explanatory questions are complex; the rest are simple."""
     if len(question) > 160 or question.count("?") > 1 or _COMPLEX.search(question):
         return "complex"

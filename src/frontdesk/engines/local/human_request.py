@@ -1,6 +1,6 @@
 """Explicit human request: "can I speak to someone?", not "do you have human support?".
 
-Seed 004: an explicit request to talk to a person routes to a handoff, even for a
+An explicit request to talk to a person routes to a handoff, even for a
 negative persona, so a false positive costs a rep's time and a false negative loses
 a visitor who asked. A sentence is a request when it has a first-person prefix
 followed by a request phrase or a stand-alone request ("connect me with", "I'd rather

@@ -1,6 +1,6 @@
 """Lexicons for what a visitor says about themselves: fit dimensions and persona flags.
 
-Seed 004 update_state, done with regular expressions for en, ru, fr, de, es, it, pt
+The qualification update, done with regular expressions for en, ru, fr, de, es, it, pt
 and nl. Every language's patterns are tried on every message: visitors mix languages
 and short messages are often mis-detected. Text is accent-folded character by
 character (é → e, й → и) before matching, which keeps offsets, so evidence can be

@@ -1,6 +1,6 @@
 """Interest, qualification, flags, human requests and emails in one visitor message.
 
-The local `SignalsDetectorJob` (seed 000 interest signals, seed 004 update_state):
+The local `SignalsDetectorJob` (interest signals and the qualification delta):
 lexicons of regular expressions for en, ru, fr, de, es, it, pt and nl, no model and
 no I/O. The interest lexicon lives here; fit dimensions and persona flags are in
 `signal_patterns`, explicit human requests in `human_request`. Every language's
@@ -191,7 +191,7 @@ def detect_signals(text: str) -> SignalsResult:
 
 
 def qualification_delta(result: SignalsResult) -> QualificationDelta:
-    """The seed 004 QualificationDelta for `leads.qualification.apply_delta`.
+    """The QualificationDelta for `leads.qualification.apply_delta`.
 
     Evidence for `apply_delta` is `result.evidence`, keyed by the same dimensions.
     """

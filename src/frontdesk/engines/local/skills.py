@@ -1,4 +1,4 @@
-"""How a reply ends: skill selection and the deterministic skill_applier (seed 000).
+"""How a reply ends: skill selection and the deterministic skill_applier.
 
 `skill_selector` runs in parallel with the other analysis nodes, so it only sees the
 intent and the interest score carried over from earlier turns. `skill_applier` runs
@@ -12,7 +12,7 @@ must hold whatever the selector (local or LLM) chose:
 - CTA timing: no demo or email ask before `cta_min_turn`, unless the visitor asked;
 - a declined demo (STOP_BOOKING this turn, or booking status "declined") is not
   proposed again, and a booked one is not proposed twice;
-- one question per reply (seed 004): demo > email > profiling question.
+- one question per reply: demo > email > profiling question.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def apply_skill_rules(
     enabled: Collection[str] | None = None,
     profiling_complete: bool = False,
 ) -> SkillChoice:
-    """The deterministic skill_applier (seed 000): the selector's choice, corrected by the
+    """The deterministic skill_applier: the selector's choice, corrected by the
     rules in the module docstring with this turn's intent and signals.
 
     `turn_number` counts the assistant turns before this one (0 on the first message);

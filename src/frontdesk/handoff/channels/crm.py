@@ -1,4 +1,4 @@
-"""CRM channel (seed 004 ADR-009): the `leads` table is the CRM; the record id confirms it.
+"""CRM channel: the `leads` table is the CRM; the record id confirms it.
 
 A conversation has one lead, keyed `site:session:handoff` and written in its own
 transaction: when the process dies after the INSERT but before the outbox row is

@@ -1,4 +1,4 @@
-"""Fallback email over SMTP (seed 004 FR-19): the context packet as plain text.
+"""Fallback email over SMTP: the context packet as plain text.
 
 Sent when a handoff's channels end in partial or total failure. The path is
 independent of the AI backend and of Slack/CRM. Recipient: the site's

@@ -1,4 +1,4 @@
-"""Slack channel: an incoming-webhook POST of a Block Kit message (seed 004 "Slack Delivery").
+"""Slack channel: an incoming-webhook POST of a Block Kit message.
 
 Confirmed by HTTP 200. The header carries the lead level's emoji (🔥 hot, 🌡️ warm,
 ❄️ cold), or 📬 "Lead captured (outside hours)" when the team is offline, and the site's
@@ -93,7 +93,7 @@ def slack_message(
     bridged: bool = False,
     live_url: str | None = None,
 ) -> dict[str, Any]:
-    """The Block Kit payload of seed 004, filled from the handoff's context packet.
+    """The Block Kit payload, filled from the handoff's context packet.
     `bridged` (the site's Slack bridge is on): a last context line names the session, so
     a reply in the message's thread can reach the visitor (`frontdesk.live.slack`).
     `live_url`: a "Join the live chat" button to the console's live chat page."""

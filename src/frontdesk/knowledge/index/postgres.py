@@ -57,7 +57,7 @@ from frontdesk.knowledge.index.postgres_sql import (
 from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 
-DEFAULT_EF_SEARCH = 40  # seed 004 RAG_HNSW_EF_SEARCH
+DEFAULT_EF_SEARCH = 40  # the floor under the search list's length
 # The HNSW graph's build list (pgvector's default is 64). 128 lifts recall@10 (top 10 of
 # a hybrid search's 50 candidates, ef_search 50) in 500-chunk clouds of near-ties from
 # 0.948 to 0.990 at 100k chunks and from 0.886 to 0.977 at 300k, for a bulk build

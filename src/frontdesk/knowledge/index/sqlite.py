@@ -313,7 +313,7 @@ class SqliteKnowledgeIndex:
 
     def _chunk_ids(self, conn: Connection, site_id: str, rows: Sequence[int]) -> dict[int, str]:
         """Chunk ids of row ids, re-checking the exact site; empty chunks are left out
-        (seed 004: an empty chunk is skipped, never returned)."""
+        (an empty chunk is skipped, never returned)."""
         if not rows:
             return {}
         # By primary key only: with `site_id = :site` in the WHERE clause SQLite walks
@@ -360,7 +360,7 @@ class SqliteKnowledgeIndex:
         for row in rows:
             if not row[6] or not row[6].strip():
                 log.warning("corrupt_chunk_skipped site=%s chunk=%s", site_id, row[0])
-                continue  # seed 004: an empty chunk is skipped, never returned
+                continue  # an empty chunk is skipped, never returned
             found[row[0]] = StoredChunk(
                 chunk_id=row[0],
                 doc_id=row[1],

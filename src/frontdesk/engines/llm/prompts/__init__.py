@@ -1,4 +1,4 @@
-"""Prompts as versioned files, composed in three levels (seed 000):
+"""Prompts as versioned files, composed in three levels:
 
 1. `meta.md` — shared by every agent; carries `{{agent_instructions}}` and
    `{{site_instructions}}`;

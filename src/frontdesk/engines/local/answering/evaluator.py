@@ -1,4 +1,4 @@
-"""Self-critique for the local engine (seed 001 evaluate, seed 003 FULLY/PARTIALLY/CANNOT).
+"""Self-critique for the local engine (FULLY / PARTIALLY / CANNOT).
 
 Coverage is read from the question's key terms (content terms and product codes):
 - `none`: no passages, an answer citing no existing passage, a code asked about that

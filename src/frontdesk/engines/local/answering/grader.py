@@ -1,4 +1,4 @@
-"""Document grading for the local engine (seed 001 grade_docs, Corrective RAG).
+"""Document grading for the local engine (Corrective RAG).
 
 A passage is relevant when enough of the question's content terms occur in it (title,
 heading path and text; a longer or shorter form of a word counts, as "blanquearme" asked

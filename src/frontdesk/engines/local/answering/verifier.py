@@ -1,4 +1,4 @@
-"""Claim verification for the local engine (seed 001 verify_facts).
+"""Claim verification for the local engine.
 
 The answer is split into sentences and list lines; framing (lead-ins, deflections) is
 not a claim. Up to ten claims are checked against every passage: support is the share
@@ -6,7 +6,7 @@ of the claim's content terms the passage contains (title and headings included),
 figure missing from the passage halves it. With an embedder, claims in doubt (a
 paraphrase) are also compared with the sentences of their best passage.
 `factuality_score` is supported / total, 1.0 without claims or without passages
-(seed 001: skipped paths score 100%).
+(skipped paths score 100%).
 """
 
 from __future__ import annotations

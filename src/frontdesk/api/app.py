@@ -157,7 +157,7 @@ def create_app(
         if app.state.chat is not None and hasattr(app.state.chat, "live"):
             app.state.chat.live = desk
         sweeper = asyncio.create_task(expire_waits(desk), name="frontdesk-live-waits")
-        # Queued trust reports (issue #22) run beside the dispatcher, never in a request.
+        # Queued trust reports run beside the dispatcher, never in a request.
         run_trust = in_process and app.state.runtime.settings.trust_in_process
         trust = _start_trust_reports(app.state.runtime) if run_trust else None
         try:

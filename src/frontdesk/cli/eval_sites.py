@@ -1,4 +1,4 @@
-"""`frontdesk eval sites`: the product measured on other organisations' sites (issue #17).
+"""`frontdesk eval sites`: the product measured on other organisations' sites.
 
     frontdesk eval sites                       # CI sample of every site (`make test`)
     frontdesk eval sites --full                # every question and page (`make eval-full`)
@@ -63,7 +63,7 @@ def eval_sites(
         ),
     ] = False,
 ) -> None:
-    """Answered / refused / abstention / everyday-request gates per site (issue #17)."""
+    """Answered / refused / abstention / everyday-request gates per site."""
     from frontdesk.evals.cross_site import run_site
     from frontdesk.evals.report import overall, print_summary, write_report
     from frontdesk.evals.sites import (

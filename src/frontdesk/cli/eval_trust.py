@@ -1,4 +1,4 @@
-"""`frontdesk eval trust SITE`: the site's trust report (issue #22), stored for the trend.
+"""`frontdesk eval trust SITE`: the site's trust report, stored for the trend.
 
     frontdesk eval trust demo                    # a configured site: its served index
     frontdesk eval trust nih-health-en           # a development site of `eval sites`

@@ -74,16 +74,16 @@ def held_out(everyday: int | None = None) -> Sample:
 
 @dataclass(frozen=True)
 class SiteGates:
-    """Per-site gates. `ACCEPTANCE` is issue #17's bar, the same for every site; each site's
+    """Per-site gates. `ACCEPTANCE` is the acceptance bar, the same for every site; each site's
     `floors` are today's CI-sample figures (local engine, the multilingual-e5-small default)
     minus one or two items' worth (a CI sample holds 25-40 questions of a kind), so CI fails
     on a regression without failing on the gap still open. They were set at the figures of
     the support bar recalibrated for e5, and raised with the routing of questions labelled
     OTHER / STOP_BOOKING / BOOKING and with everyday requests that read as such
-    (docs/evaluation.md). Page titles in the dense ranking (session 35) moved nih's
+    (docs/evaluation.md). Page titles in the dense ranking moved nih's
     sample by one abstention and one answer against retrieval gains on every other set;
     its abstention floors follow, with the same margin. Verified quotes that end in a
-    link (session 36) raised nih's and RUTUBE's answered floors and nih's
+    link raised nih's and RUTUBE's answered floors and nih's
     abstention precision. Raise the floors as the figures improve; `frontdesk eval sites
     --acceptance` gates on the bar itself."""
 

@@ -61,7 +61,7 @@ DEFAULT_EF_SEARCH = 40  # the floor under the search list's length
 # The HNSW graph's build list (pgvector's default is 64). 128 lifts recall@10 (top 10 of
 # a hybrid search's 50 candidates, ef_search 50) in 500-chunk clouds of near-ties from
 # 0.948 to 0.990 at 100k chunks and from 0.886 to 0.977 at 300k, for a bulk build
-# 1.2-1.3x longer (docs/knowledge.md, session 33). pgvector reads it from the index's
+# 1.2-1.3x longer (docs/knowledge.md). pgvector reads it from the index's
 # options at every insert, so revision 0016 sets it on existing indexes too.
 HNSW_EF_CONSTRUCTION = 128
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search

@@ -1,4 +1,4 @@
-"""The conversation graph: every node and edge in one place. Nodes are the seed's steps
+"""The conversation graph: every node and edge in one place. Nodes are the turn's steps
 (`nodes/`), decisions are the routers of `routes.py`, and the docs' diagram is drawn
 from this module by `frontdesk graph`.
 

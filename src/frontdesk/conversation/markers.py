@@ -1,4 +1,4 @@
-"""The emoji-marker protocol: dialog supervision and profiling answers (seeds 000, 002).
+"""The emoji-marker protocol: dialog supervision and profiling answers.
 
 Writers end a reply with a marker instead of emitting JSON; deterministic nodes read
 it back and the widget strips it before rendering:

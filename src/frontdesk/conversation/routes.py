@@ -492,8 +492,8 @@ def relevance_gate(
 ) -> Literal[
     "team_answer_writer", "answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"
 ]:
-    """A team answer that matches is given as the team wrote it; else corrective RAG (seed
-    001): answer from what survived grading, or retry, or ask; a high-stakes matter with
+    """A team answer that matches is given as the team wrote it; else corrective RAG:
+    answer from what survived grading, or retry, or ask; a high-stakes matter with
     nothing in the documentation goes to a person."""
     retries = int(state.get("retries") or 0)
     if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:

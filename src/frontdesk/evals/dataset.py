@@ -1,4 +1,4 @@
-"""Evaluation datasets: JSONL items in the shape of a Langfuse dataset item (seeds 000, 002).
+"""Evaluation datasets: JSONL items in the shape of a Langfuse dataset item.
 
 One JSON object per line::
 

@@ -134,10 +134,10 @@ def assistant_turn_count(turns: Sequence[HistoryTurn]) -> int:
 def marker_turn(turn_number: int) -> int:
     """Turn alignment: the turn a marker of the last reply is recorded at.
 
-    The seed computes `emoji_turn = (num_messages // 2 + 1) - 1` because its turn counter
-    is bumped when the next turn starts. Frontdesk's is bumped by `finalize`, so the next
+    Counting turns from the messages gives `emoji_turn = (num_messages // 2 + 1) - 1`, a
+    counter bumped when the next turn starts. Frontdesk's is bumped by `finalize`, so the next
     turn's skill selector reads the injected `turn_number` itself; recording the marker one
-    turn earlier gives the seed's invariant, `turns_since_ask == 1`, for any history
+    turn earlier gives the same invariant, `turns_since_ask == 1`, for any history
     (including one that opens with an assistant greeting).
     """
     return turn_number - 1

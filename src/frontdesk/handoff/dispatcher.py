@@ -5,7 +5,7 @@ One attempt of one row:
 1. claim the row (an atomic UPDATE that pushes `next_attempt_at` out by a lease, so
    two dispatchers never deliver the same attempt, and a crashed one's row comes back)
    and, in the same transaction, number the attempt and record it as `sending` (a
-   `HandoffAttempt`, the seed's HandoffRecord per attempt and channel);
+   `HandoffAttempt`, one record per attempt and channel);
 2. deliver it through its channel (which sees the attempt's number);
 3. in one transaction: the attempt's outcome, then the row becomes `delivered`, `failed`
    (after 1 + len(retry_delays_s) attempts, or a permanent error) or stays `pending`

@@ -2,7 +2,7 @@
 
 `handoff_packet` turns the final state of a turn into the JSON written to the
 `handoffs` row and every outbox row of that handoff. Channels render it: Slack as
-Block Kit, the CRM as the seed's platform-agnostic lead payload, webhooks as JSON,
+Block Kit, the CRM as a platform-agnostic lead payload, webhooks as JSON,
 the fallback email as plain text.
 
 Everything in a packet that a visitor could have typed (profile fields, form answers,

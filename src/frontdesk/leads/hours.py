@@ -137,7 +137,7 @@ class DayHours(NamedTuple):
 
 
 class _WholeHours(BaseModel):
-    """The seed's whole-hour configuration: one range on the working days."""
+    """The older whole-hour configuration: one range on the working days."""
 
     start_hour: int = Field(default=9, ge=0, le=23)
     end_hour: int = Field(default=18, ge=1, le=24)
@@ -170,7 +170,7 @@ class BusinessHours(BaseModel):
 
     `weekly` has seven entries, Monday first. `same_day_cutoff` is the latest wall time
     a same-day follow-up is promised; None means two hours before the day's last closing.
-    The seed's whole-hour keywords (`start_hour`, `end_hour`, `same_day_cutoff_hour`,
+    The older whole-hour keywords (`start_hour`, `end_hour`, `same_day_cutoff_hour`,
     `weekdays` with Monday=0) still build a value: one range on those days.
     """
 

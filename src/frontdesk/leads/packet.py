@@ -34,9 +34,9 @@ class ContextPacketGenerationError(ValueError):
 class SessionSnapshot(BaseModel):
     """The session fields the generator reads, taken when the handoff fires.
 
-    Loosely typed on purpose where the seed validates (`session_id`, `lead_level`,
+    Loosely typed on purpose where the generator validates (`session_id`, `lead_level`,
     `handoff_reason`, `last_updated_at`), so a bad snapshot reaches the generator and
-    fails with the seed's message instead of somewhere upstream.
+    fails with the generator's message instead of somewhere upstream.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -250,7 +250,7 @@ def _role_and_company_sentence(
         if authority.level == "confirmed":
             role = visitor_role or "in a senior role"
             return f"They are {role} at a {_evidence(company)} company."
-        # The seed has no template for partial authority with a company; say only
+        # There is no template for partial authority with a company; say only
         # what is known rather than promote the visitor to "a senior role".
         role = visitor_role or _evidence(authority)
         return f"They identified as {role} at a {_evidence(company)} company."

@@ -130,14 +130,14 @@ def apply_delta(
     Every non-downgrade dimension observation is logged as a `SignalEntry` with its
     evidence, including re-observations at the same level, so that the summary can
     quote the most recent evidence. A confirmed signal is recorded as explicit and
-    a partial one as implicit, as in the seed's transition table.
+    a partial one as implicit.
 
     Flags are sticky: once set they stay set for the session. The exception is
     `explicit_human_request`, which describes the current message only, so one
     request leads to one handoff proposal rather than one on every later turn.
 
     Raises ValueError when a dimension is raised or re-observed without evidence:
-    the seed says an invalid delta is discarded, and the caller does that.
+    an invalid delta is discarded, and the caller does that.
     """
     if turn_index < 0:
         raise ValueError(f"turn_index must be >= 0, got {turn_index}")

@@ -7,8 +7,8 @@ has a `handoff.crm_record_url`; incoming webhooks cannot edit a sent message, so
 delivery that runs before the CRM one goes out without the button.
 
 What the visitor typed is the visitor's word, and it never becomes Slack markup:
-- it is never in the header or the notification `text` (the seed put the visitor's
-  company there: "Lead — Globex @here *URGENT*" read as our own alert);
+- it is never in the header or the notification `text` (a visitor's
+  company there, "Lead — Globex @here *URGENT*", would read as our own alert);
 - it travels only in `plain_text` objects, which Slack shows as written — no bold, no
   mention, no link, no emoji code — under a label saying it is unverified (Slack's
   `mrkdwn` has no escape for `*`, `_` or `~`, so escaping could not make it inert);
@@ -64,9 +64,8 @@ def visitor_text(label: str, value: object, limit: int = FIELD_CHARS) -> dict[st
 
 
 def slack_header(data: Mapping[str, Any], business_hours: bool) -> str:
-    """The seed's "[EMOJI] [lead_level] Lead — …" with the site's name where the seed put
-    the visitor's company: the header is read as what the message is, so it holds only
-    our own facts."""
+    """The header "[EMOJI] [lead_level] Lead — …" with the site's name, never the visitor's
+    company: the header is read as what the message is, so it holds only our own facts."""
     site = str(data.get("site_name") or data.get("site_id") or "")
     where = f" — {site}" if site else ""
     if not business_hours:

@@ -67,7 +67,7 @@ HNSW_EF_CONSTRUCTION = 128
 MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
 # How much broader than its LIMIT a search's list is, by the rows in the graph (all
 # sites share one graph a dimension). Recall@10 of a hybrid search's 50 candidates on
-# graphs built at 128 (docs/knowledge.md, sessions 33-34): 0.990 at 100k with a list of
+# graphs built at 128 (docs/knowledge.md): 0.990 at 100k with a list of
 # 50; at 300k 0.977 with 50, 0.999 with 100; at 1M 0.918 with 50, 0.975 with 100, 0.995
 # with 200. Each step costs a few ms of CPU, paid only where the graph needs it.
 LIST_BREADTH: tuple[tuple[int, int], ...] = ((600_000, 4), (200_000, 2))

@@ -4,13 +4,13 @@ A conversation whose last activity is older than the site's retention is deleted
 its messages, traces, analytics events and LangGraph checkpoints — unless the session
 is tied to a lead, whose record (and the conversation behind it) lives as long as the
 lead does. Traces and events of sessions without a conversation row follow
-the same cutoff. `frontdesk db retention` runs it once; `frontdesk worker` every hour.
+the same cutoff. `frontdesk db retention` runs it once; `frontdesk serve` (or
+`frontdesk worker`) every hour (frontdesk/jobs.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -24,8 +24,6 @@ from frontdesk.store.models import AnalyticsEvent, Conversation, Lead, Message, 
 from frontdesk.store.widget import WidgetSessionRepository
 
 log = logging.getLogger(__name__)
-
-DEFAULT_INTERVAL_S = 3600.0
 
 
 @dataclass
@@ -101,22 +99,5 @@ async def retention_once(runtime: Runtime) -> RetentionReport:
     checkpointer = await open_checkpointer(runtime.settings)
     try:
         return await run_retention(runtime, checkpointer)
-    finally:
-        await checkpointer.aclose()
-
-
-async def retention_loop(
-    runtime: Runtime, stop: asyncio.Event, interval_s: float = DEFAULT_INTERVAL_S
-) -> None:
-    """Run retention now and then every `interval_s` until `stop` is set (the worker)."""
-    checkpointer = await open_checkpointer(runtime.settings)
-    try:
-        while not stop.is_set():
-            try:
-                await run_retention(runtime, checkpointer)
-            except Exception:
-                log.exception("retention run failed; retrying at the next interval")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=interval_s)
     finally:
         await checkpointer.aclose()

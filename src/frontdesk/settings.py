@@ -288,10 +288,32 @@ class Settings(BaseSettings):
     dispatch_in_process: bool = Field(
         default=True, description="Run the handoff dispatcher inside the API process."
     )
+    run_jobs: bool = Field(
+        default=True,
+        description="Run the scheduled jobs inside `frontdesk serve`: web source re-syncs "
+        "(each in a process of its own), queued trust reports, GDPR retention and the "
+        "digest. With several workers or replicas one process runs each job per period (a "
+        "lease in the store, or in Redis when FRONTDESK_REDIS_URL is set). Set false when "
+        "`frontdesk worker` runs them in a process of its own.",
+    )
+    jobs_tick_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="How often the scheduled jobs look for work that is due.",
+    )
+    job_lease_s: float = Field(
+        default=120.0,
+        ge=0.5,
+        le=3600,
+        description="A job's lease lasts this long and is renewed four times as often while "
+        "the job runs; when the process holding it dies, another takes the job over after "
+        "at most this long.",
+    )
     trust_in_process: bool = Field(
         default=True,
-        description="Run queued trust reports inside the API process when it also dispatches "
-        "handoffs (FRONTDESK_DISPATCH_IN_PROCESS); else only `frontdesk worker` runs them.",
+        description="Run queued trust reports inside the API process when it runs its jobs "
+        "(FRONTDESK_RUN_JOBS); else only `frontdesk worker` runs them.",
     )
     trust_questions: int = Field(
         default=54,

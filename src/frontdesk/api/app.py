@@ -9,7 +9,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 
@@ -50,6 +50,9 @@ from frontdesk.live.setup import build_desk
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings, get_settings
 
+if TYPE_CHECKING:
+    from frontdesk.jobs import ScheduledJobs
+
 log = logging.getLogger(__name__)
 
 DESCRIPTION = """Self-hosted AI assistant for company websites.
@@ -77,10 +80,24 @@ def _start_spool_replays(runtime: Runtime) -> asyncio.Task[None]:
     return asyncio.create_task(spool_replays(runtime), name="frontdesk-spool-replay")
 
 
-def _start_trust_reports(runtime: Runtime) -> asyncio.Task[None]:
-    from frontdesk.evals.trust_jobs import trust_loop
+def _start_jobs(app: FastAPI) -> ScheduledJobs | None:
+    from frontdesk.api.ingestion import IngestionUnavailable, open_knowledge_base
+    from frontdesk.jobs import start_jobs
 
-    return asyncio.create_task(trust_loop(runtime, asyncio.Event()), name="frontdesk-trust")
+    runtime: Runtime = app.state.runtime
+    try:
+        knowledge = getattr(app.state, "knowledge", None) or open_knowledge_base(runtime)
+    except IngestionUnavailable as exc:
+        log.warning("scheduled jobs not started: %s", exc)
+        return None
+    from frontdesk.knowledge.web.service import api_web_sync
+
+    # One WebSync per process: syncs from the API, the console and the schedules share
+    # its sync processes and its leases.
+    app.state.web_sync = getattr(app.state, "web_sync", None) or api_web_sync(runtime, knowledge)
+    return start_jobs(
+        runtime, app.state.web_sync, knowledge, trust_reports=runtime.settings.trust_in_process
+    )
 
 
 async def _close(backend: Any) -> None:
@@ -157,13 +174,15 @@ def create_app(
         if app.state.chat is not None and hasattr(app.state.chat, "live"):
             app.state.chat.live = desk
         sweeper = asyncio.create_task(expire_waits(desk), name="frontdesk-live-waits")
-        # Queued trust reports run beside the dispatcher, never in a request.
-        run_trust = in_process and app.state.runtime.settings.trust_in_process
-        trust = _start_trust_reports(app.state.runtime) if run_trust else None
+        # The scheduled jobs (re-syncs, trust reports, retention, digest) run here unless
+        # FRONTDESK_RUN_JOBS=false (then `frontdesk worker` runs them); each once per period
+        # across workers and replicas (frontdesk/jobs.py).
+        jobs = _start_jobs(app) if app.state.runtime.settings.run_jobs else None
         try:
             yield
         finally:
-            await stop_dispatcher(trust)
+            if jobs is not None:
+                await jobs.aclose()
             await stop_dispatcher(sweeper)
             await desk.bus.aclose()
             await stop_dispatcher(replays)

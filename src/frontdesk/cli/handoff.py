@@ -1,4 +1,4 @@
-"""`frontdesk worker` (the dispatcher, retention and crawl schedules as their own process)
+"""`frontdesk worker` (delivery and the scheduled jobs as a process of their own)
 and `frontdesk leads list SITE`."""
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ def worker_command(
     re-sync web sources on their schedules and run queued trust reports.
 
     Runs until interrupted; rows left pending by a stopped or crashed process are
-    picked up here. Use it when the API runs with FRONTDESK_DISPATCH_IN_PROCESS=false.
+    picked up here. `frontdesk serve` runs all of this itself by default; use the worker
+    when the API runs with FRONTDESK_RUN_JOBS=false and FRONTDESK_DISPATCH_IN_PROCESS=false.
     """
     from frontdesk.handoff.dispatcher import Dispatcher
     from frontdesk.observability.logging import configure_logging
@@ -76,40 +77,29 @@ def worker_command(
                 console.print(
                     "dispatcher, retention job, crawl and digest schedules running; Ctrl-C to stop"
                 )
-                # GDPR retention runs beside delivery, so one worker process does both,
-                # and so does the replay of turns spooled while the store could not write,
-                # and the scheduled re-syncs of web sources (one per source across workers).
+                # Every scheduled job beside delivery, as `frontdesk serve` runs them
+                # (FRONTDESK_RUN_JOBS): re-syncs (here in this process: it is the worker),
+                # trust reports, retention, the digest; each once per period across
+                # processes. And the replay of turns spooled while the store could not write.
+                from frontdesk.api.ingestion import open_knowledge_base
                 from frontdesk.conversation.replay import spool_replays
+                from frontdesk.jobs import start_jobs
                 from frontdesk.knowledge.web.service import WebSync
-                from frontdesk.retention import retention_loop
 
+                knowledge = open_knowledge_base(runtime)
                 web = WebSync(
                     runtime.engine,
                     runtime.sites,
+                    knowledge=knowledge,
                     redis_url=settings.redis_url,
                     redis_prefix=settings.redis_prefix,
+                    lease_ttl_s=settings.job_lease_s,
                 )
-                retention = asyncio.create_task(retention_loop(runtime, stop))
+                jobs = start_jobs(runtime, web, knowledge)
                 replays = asyncio.create_task(spool_replays(runtime, stop))
-                crawls = asyncio.create_task(web.run_schedules(stop))
-                # Trust reports queued by syncs and operators, one site at a time.
-                from frontdesk.evals.trust_jobs import trust_loop
-
-                trust = asyncio.create_task(trust_loop(runtime, stop))
-                # The weekly digest of content gaps to each site's owners.
-                from frontdesk.api.ingestion import open_knowledge_base
-                from frontdesk.improvement.digest import run_digest_schedules
-
-                digests = asyncio.create_task(
-                    run_digest_schedules(runtime, open_knowledge_base(runtime), stop)
-                )
                 await dispatcher.run(stop)
-                await retention
                 await replays
-                await crawls
-                trust.cancel()  # a report in progress is marked failed, not awaited
-                await asyncio.gather(trust, return_exceptions=True)
-                await digests
+                await jobs.aclose()
         finally:
             await dispatcher.aclose()
         stats = dispatcher.stats

@@ -250,14 +250,14 @@ async def run_digest_schedules(
     while schedule and not stop.is_set():
         period_end = due_period_end(schedule, clock())
         if period_end is not None:
-            await _send_due(runtime, knowledge, period_end, warned)
+            await send_due(runtime, knowledge, period_end, warned)
         try:
             await asyncio.wait_for(stop.wait(), timeout=tick_s)
         except TimeoutError:
             continue
 
 
-async def _send_due(
+async def send_due(
     runtime: Runtime, knowledge: Any, period_end: datetime, warned: set[tuple[str, datetime]]
 ) -> None:
     for loaded in list(runtime.sites.values()):

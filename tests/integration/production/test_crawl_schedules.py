@@ -45,10 +45,10 @@ def replicas_sync_once(url: str) -> CrawlStore:
     engine = make_engine(url)
     upgrade(engine)
     store = CrawlStore(engine)
-    synced = asyncio.run(race(store, [DatabaseLease(store), DatabaseLease(store)]))
+    synced = asyncio.run(race(store, [DatabaseLease(store.engine), DatabaseLease(store.engine)]))
     assert len(synced) == 1
     # Not due again within the hour, whoever asks.
-    assert asyncio.run(race(store, [DatabaseLease(store)])) == []
+    assert asyncio.run(race(store, [DatabaseLease(store.engine)])) == []
     return store
 
 
@@ -95,7 +95,7 @@ def test_a_renewed_lease_outlives_its_ttl_and_a_dead_holders_run_is_interrupted(
     engine = make_engine(f"sqlite:///{tmp_path / 'app.db'}")
     upgrade(engine)
     store = CrawlStore(engine)
-    holder, other = DatabaseLease(store, ttl_s=0.4), DatabaseLease(store, ttl_s=0.4)
+    holder, other = DatabaseLease(store.engine, ttl_s=0.4), DatabaseLease(store.engine, ttl_s=0.4)
 
     async def main() -> None:
         assert await holder.acquire("crawl:acme:x")

@@ -21,28 +21,14 @@ def web_sync(request: Request, runtime: Runtime) -> Any:
     """The app's `WebSync` (one per process; the console's re-sync uses it too)."""
     web = getattr(request.app.state, "web_sync", None)
     if web is None:
-        from frontdesk.knowledge.web.service import WebSync
-
         knowledge = getattr(request.app.state, "knowledge", None)
         try:
             knowledge = knowledge or open_knowledge_base(runtime)
         except IngestionUnavailable as exc:
             raise ApiError(501, "ingestion_unavailable", str(exc)) from exc
-        from frontdesk.knowledge.web.runner import CrawlProcesses
+        from frontdesk.knowledge.web.service import api_web_sync
 
-        # Crawling and embedding are CPU work: off this process, so visitors' turns
-        # keep their latency while a site syncs.
-        limit = runtime.settings.crawl_processes
-        web = WebSync(
-            runtime.engine,
-            runtime.sites,
-            knowledge=knowledge,
-            redis_url=runtime.settings.redis_url,
-            redis_prefix=runtime.settings.redis_prefix,
-            processes=CrawlProcesses(limit) if limit else None,
-            log_level=runtime.settings.log_level,
-            log_json=runtime.settings.log_json,
-        )
+        web = api_web_sync(runtime, knowledge)
         request.app.state.web_sync = web
     return web
 

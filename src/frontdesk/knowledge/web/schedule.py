@@ -2,28 +2,31 @@
 
 `is_due` is pure. A sync runs under a lease named after its site (one sync of a site at a
 time, whichever source, replica or worker starts it): a Redis key
-(SET NX with an expiry) when FRONTDESK_REDIS_URL is set, else a `crawl_leases` row,
-renewed while the sync runs. The holder re-checks that the source is still due after
-taking the lease, so a replica that waited for another's sync does not run it again.
+(SET NX with an expiry) when FRONTDESK_REDIS_URL is set, else a `job_leases` row
+(store/jobs.py), renewed while the sync runs. The holder re-checks that the source is
+still due after taking the lease, so a replica that waited for another's sync does not run
+it again; a run left `running` by a holder that died does not count: once its lease has
+expired the next holder marks it interrupted and syncs the source again.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
-from frontdesk.knowledge.web.state import CrawlStore, utcnow
+from frontdesk.knowledge.web.state import INTERRUPTED, CrawlStore, utcnow
 from frontdesk.sites.schema import WebSource, interval_seconds
+from frontdesk.store.jobs import (  # noqa: F401  (the leases crawls run under)
+    DatabaseLease,
+    Lease,
+    RedisLease,
+    keep_renewed,
+    run_held,
+)
 
 log = logging.getLogger(__name__)
-# A lease outlives its holder by at most this long: the holder renews it while it syncs,
-# so a crashed worker blocks a schedule for two minutes, not for a whole sync.
-LEASE_TTL_S = 120.0
-RENEW_EVERY_S = 30.0
 
 
 def is_due(schedule: str | None, last_started: datetime | None, now: datetime) -> bool:
@@ -43,85 +46,6 @@ def is_due(schedule: str | None, last_started: datetime | None, now: datetime) -
 
 def lease_name(site_id: str) -> str:
     return f"crawl:{site_id}"
-
-
-class Lease(Protocol):
-    async def acquire(self, name: str) -> bool: ...
-
-    async def renew(self, name: str) -> bool: ...
-
-    async def release(self, name: str) -> None: ...
-
-
-class DatabaseLease:
-    """A `crawl_leases` row, taken by a conditional UPDATE or an INSERT (one wins)."""
-
-    def __init__(self, store: CrawlStore, ttl_s: float = LEASE_TTL_S) -> None:
-        self.store = store
-        self.ttl_s = ttl_s
-        self.holder = uuid.uuid4().hex
-
-    async def acquire(self, name: str) -> bool:
-        return await asyncio.to_thread(self.store.acquire_lease, name, self.holder, self.ttl_s)
-
-    async def renew(self, name: str) -> bool:
-        return await asyncio.to_thread(self.store.renew_lease, name, self.holder, self.ttl_s)
-
-    async def release(self, name: str) -> None:
-        await asyncio.to_thread(self.store.release_lease, name, self.holder)
-
-
-_RENEW = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then"
-    " return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0"
-)
-_RELEASE = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
-)
-
-
-class RedisLease:
-    """`SET key holder NX PX ttl`; renewed and released only by its holder."""
-
-    def __init__(self, redis: Any, prefix: str = "frontdesk:", ttl_s: float = LEASE_TTL_S) -> None:
-        self.redis = redis
-        self.prefix = prefix
-        self.ttl_ms = int(ttl_s * 1000)
-        self.holder = uuid.uuid4().hex
-
-    def _key(self, name: str) -> str:
-        return f"{self.prefix}lease:{name}"
-
-    async def acquire(self, name: str) -> bool:
-        return bool(await self.redis.set(self._key(name), self.holder, nx=True, px=self.ttl_ms))
-
-    async def renew(self, name: str) -> bool:
-        return bool(await self.redis.eval(_RENEW, 1, self._key(name), self.holder, self.ttl_ms))
-
-    async def release(self, name: str) -> None:
-        await self.redis.eval(_RELEASE, 1, self._key(name), self.holder)
-
-
-async def keep_renewed(lease: Lease, name: str, every_s: float = RENEW_EVERY_S) -> None:
-    """Renew `name` until cancelled (run beside the sync that holds it)."""
-    while True:
-        await asyncio.sleep(every_s)
-        try:
-            if not await lease.renew(name):
-                log.warning("crawl_lease_lost name=%s (another worker may start it)", name)
-        except Exception as exc:  # Redis or the store hiccuped; the next renewal may work
-            log.warning("crawl_lease_renewal_failed name=%s: %s", name, exc)
-
-
-async def run_held(lease: Lease, name: str, work: Awaitable[Any]) -> None:
-    """Await `work` while renewing the lease it holds, then release it."""
-    renewer = asyncio.create_task(keep_renewed(lease, name))
-    try:
-        await work
-    finally:
-        renewer.cancel()
-        await asyncio.gather(renewer, return_exceptions=True)
-        await lease.release(name)
 
 
 SyncSource = Callable[[str, WebSource, str], Awaitable[Any]]  # (site id, source, run id)
@@ -146,11 +70,11 @@ async def run_due(
         name = lease_name(site_id)
         if not await lease.acquire(name):
             continue  # another replica is syncing the site
+        # Holding the lease, any run still marked running lost its process.
+        store.interrupt_runs(site_id, key)
         if not _due(store, site_id, source, key, now()):
             await lease.release(name)
             continue
-        # Holding the lease, any run still marked running lost its process.
-        store.interrupt_runs(site_id, key)
         run_id = store.start_run(site_id, key, "schedule")
         started.append(run_id)
         try:
@@ -161,5 +85,11 @@ async def run_due(
 
 
 def _due(store: CrawlStore, site_id: str, source: WebSource, key: str, now: datetime) -> bool:
-    last = store.runs(site_id, source_url=key, limit=1)
-    return is_due(source.schedule, last[0].started_at if last else None, now)
+    """Due by the last run that was not interrupted; a run still `running` may belong to a
+    holder that died, so the source stays a candidate (the lease decides)."""
+    for run in store.runs(site_id, source_url=key, limit=20):
+        if run.status == "running":
+            return True
+        if run.error != INTERRUPTED:
+            return is_due(source.schedule, run.started_at, now)
+    return is_due(source.schedule, None, now)

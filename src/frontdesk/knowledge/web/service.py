@@ -3,7 +3,7 @@
 web = WebSync(engine, sites, redis_url=settings.redis_url)
 run_ids = await web.start(site_id, sources)   # admin API: in the background, and with
                                               # `processes=` in a process of its own
-await web.run_schedules(stop)                 # `frontdesk worker`
+await web.run_schedules(stop)                 # `frontdesk serve` (in processes) or worker
 """
 
 from __future__ import annotations
@@ -11,25 +11,23 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.web import web_sources
 from frontdesk.knowledge.web.runner import CrawlJob, CrawlProcesses
-from frontdesk.knowledge.web.schedule import (
-    DatabaseLease,
-    Lease,
-    RedisLease,
-    lease_name,
-    run_due,
-    run_held,
-)
+from frontdesk.knowledge.web.schedule import lease_name, run_due
 from frontdesk.knowledge.web.state import CrawlStore
 from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.sites.schema import WebSource
+from frontdesk.store.jobs import LEASE_TTL_S, Lease, open_lease, run_held
 from frontdesk.store.trust import queue_after_sync
+
+if TYPE_CHECKING:
+    from frontdesk.runtime import Runtime
 
 log = logging.getLogger(__name__)
 SCHEDULE_TICK_S = 30.0
@@ -51,6 +49,7 @@ class WebSync:
         processes: CrawlProcesses | None = None,
         log_level: str = "INFO",
         log_json: bool = False,
+        lease_ttl_s: float = LEASE_TTL_S,
     ) -> None:
         """`processes`: run syncs started with `start` in their own processes (the API);
         None runs them here (the CLI and `frontdesk worker`, processes of their own)."""
@@ -60,13 +59,9 @@ class WebSync:
         self.sites = sites
         self.store = CrawlStore(engine)
         self.knowledge = knowledge or KnowledgeBase(engine)
-        self.lease: Lease
-        if redis_url:
-            from frontdesk.guard.redis import redis_client
-
-            self.lease = RedisLease(redis_client(redis_url, timeout_s=5.0), redis_prefix)
-        else:
-            self.lease = DatabaseLease(self.store)
+        self.lease: Lease = open_lease(
+            engine, redis_url=redis_url, redis_prefix=redis_prefix, ttl_s=lease_ttl_s
+        )
         self._tasks: set[asyncio.Task[None]] = set()
 
     def sources(self, site_id: str) -> list[WebSource]:
@@ -110,14 +105,17 @@ class WebSync:
         async def sync_all() -> None:
             for source, run_id in runs:
                 try:
-                    if self.processes is None:
-                        await self.sync(site_id, source, run_id)
-                    else:
-                        await self._sync_in_process(site_id, source, run_id)
+                    await self._run_sync(site_id, source, run_id)
                 except Exception as exc:  # recorded on the run by SiteSync
                     log.warning("crawl_failed site=%s run=%s: %s", site_id, run_id, exc)
 
         await run_held(self.lease, name, sync_all())
+
+    async def _run_sync(self, site_id: str, source: WebSource, run_id: str) -> None:
+        if self.processes is None:
+            await self.sync(site_id, source, run_id)
+        else:
+            await self._sync_in_process(site_id, source, run_id)
 
     async def _sync_in_process(self, site_id: str, source: WebSource, run_id: str) -> None:
         assert self.processes is not None
@@ -148,7 +146,9 @@ class WebSync:
                 if source.schedule
             ]
             try:
-                await run_due(self.store, self.lease, due, self.sync)
+                # In `frontdesk serve` (with `processes`) each sync runs in a process of
+                # its own, like one started from the API, so visitors are not slowed.
+                await run_due(self.store, self.lease, due, self._run_sync)
             except Exception:  # the store or Redis hiccuped: try again next tick
                 log.exception("crawl_schedules_failed")
             try:
@@ -160,3 +160,22 @@ class WebSync:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def api_web_sync(runtime: Runtime, knowledge: KnowledgeBase) -> WebSync:
+    """The `WebSync` of an API process: syncs (started over the API, the console or a
+    schedule) run in processes of their own, FRONTDESK_CRAWL_PROCESSES at once, so
+    crawling and embedding (CPU work) do not slow visitors' turns."""
+    settings = runtime.settings
+    limit = settings.crawl_processes
+    return WebSync(
+        runtime.engine,
+        runtime.sites,
+        knowledge=knowledge,
+        redis_url=settings.redis_url,
+        redis_prefix=settings.redis_prefix,
+        processes=CrawlProcesses(limit) if limit else None,
+        log_level=settings.log_level,
+        log_json=settings.log_json,
+        lease_ttl_s=settings.job_lease_s,
+    )

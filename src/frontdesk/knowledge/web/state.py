@@ -1,5 +1,5 @@
-"""Crawl state in the store (migration 0007_crawler): pages, runs, added start URLs and the
-database lease. Plain SQL that runs on SQLite and PostgreSQL alike, like the index's."""
+"""Crawl state in the store (migration 0007_crawler): pages, runs and added start URLs.
+Plain SQL that runs on SQLite and PostgreSQL alike, like the index's."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import IntegrityError
 
 from frontdesk.knowledge.index.base import parse_time
 from frontdesk.knowledge.web.crawl import KnownPage
+
+# The error of a run whose process stopped before it finished (it does not count as the
+# schedule's last sync).
+INTERRUPTED = "interrupted: the process running this sync stopped"
 
 
 def utcnow() -> datetime:
@@ -186,10 +189,10 @@ class CrawlStore:
             count: int = conn.execute(
                 text(
                     "UPDATE crawl_runs SET status = 'failed', finished_at = :now,"
-                    " error = 'interrupted: the process running this sync stopped'"
+                    " error = :error"
                     " WHERE site_id = :site AND source_url = :source AND status = 'running'"
                 ),
-                {"site": site_id, "source": source_url, "now": utcnow()},
+                {"site": site_id, "source": source_url, "now": utcnow(), "error": INTERRUPTED},
             ).rowcount
         return count
 
@@ -253,51 +256,6 @@ class CrawlStore:
                 {"site": site_id},
             ).all()
         return [(row[0], bool(row[1])) for row in rows]
-
-    # -- lease (one scheduled sync per source across replicas, without Redis) ----------
-    def acquire_lease(self, name: str, holder: str, ttl_s: float) -> bool:
-        now = utcnow()
-        expires = now + timedelta(seconds=ttl_s)
-        with self.engine.begin() as conn:
-            taken = conn.execute(
-                text(
-                    "UPDATE crawl_leases SET holder = :holder, expires_at = :expires"
-                    " WHERE name = :name AND expires_at < :now"
-                ),
-                {"name": name, "holder": holder, "expires": expires, "now": now},
-            ).rowcount
-        if taken:
-            return True
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(
-                    text(
-                        "INSERT INTO crawl_leases (name, holder, expires_at)"
-                        " VALUES (:name, :holder, :expires)"
-                    ),
-                    {"name": name, "holder": holder, "expires": expires},
-                )
-        except IntegrityError:
-            return False  # another replica holds it
-        return True
-
-    def renew_lease(self, name: str, holder: str, ttl_s: float) -> bool:
-        with self.engine.begin() as conn:
-            renewed = conn.execute(
-                text(
-                    "UPDATE crawl_leases SET expires_at = :expires"
-                    " WHERE name = :name AND holder = :holder"
-                ),
-                {"name": name, "holder": holder, "expires": utcnow() + timedelta(seconds=ttl_s)},
-            ).rowcount
-        return bool(renewed)
-
-    def release_lease(self, name: str, holder: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(
-                text("DELETE FROM crawl_leases WHERE name = :name AND holder = :holder"),
-                {"name": name, "holder": holder},
-            )
 
 
 def _run(row: Any) -> CrawlRun:

@@ -74,7 +74,7 @@ async def run_if_due(
         # Re-read under the lease: the process that held it may have just run the job.
         if not job.due(await asyncio.to_thread(runs.get, job.name), now):
             return False
-        await asyncio.to_thread(runs.start, job.name, holder)
+        await asyncio.to_thread(runs.start, job.name, holder, now)
         error = ""
         try:
             await run_held(lease, name, job.work())

@@ -1,5 +1,6 @@
 """Site settings: the site file (shown, validated like `frontdesk sites validate`,
-reloaded without a restart), the team (roles, invitations) and admin API tokens."""
+reloaded without a restart), the scheduled jobs, the team (roles, invitations) and admin
+API tokens."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
+from frontdesk.console.schedules import site_schedules
 from frontdesk.console.templating import render
 from frontdesk.leads.hours import (
     NeverOpensError,
@@ -102,6 +104,7 @@ async def _page(
         text = f"# cannot read {path}: {exc.strerror}"
     team = await run_in_threadpool(_team, runtime, site.id)
     refusals = await run_in_threadpool(refused_origins, runtime, site.site)
+    schedules = await run_in_threadpool(site_schedules, runtime, site)
     return render(
         request,
         "settings.html",
@@ -113,6 +116,8 @@ async def _page(
             "origin": runtime.settings.public_base_url,
             "refusals": refusals,
             "hours": opening_hours_view(site.site.config.business_hours, datetime.now(UTC)),
+            "schedules": schedules,
+            "jobs_here": runtime.settings.run_jobs,
             **team,
             **extra,
         },

@@ -202,8 +202,8 @@ class JobRuns:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def start(self, name: str, holder: str) -> None:
-        params = {"name": name, "holder": holder, "now": utcnow()}
+    def start(self, name: str, holder: str, at: datetime) -> None:
+        params = {"name": name, "holder": holder, "now": at}
         with self.engine.begin() as conn:
             updated = conn.execute(
                 text(

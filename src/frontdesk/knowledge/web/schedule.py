@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from frontdesk.knowledge.web.state import INTERRUPTED, CrawlStore, utcnow
+from frontdesk.knowledge.web.state import INTERRUPTED, CrawlRun, CrawlStore, utcnow
 from frontdesk.sites.schema import WebSource, interval_seconds
 from frontdesk.store.jobs import (  # noqa: F401  (the leases crawls run under)
     DatabaseLease,
@@ -29,19 +29,31 @@ from frontdesk.store.jobs import (  # noqa: F401  (the leases crawls run under)
 log = logging.getLogger(__name__)
 
 
+def next_due(schedule: str, last_started: datetime) -> datetime:
+    """When a source with this schedule, last synced at `last_started`, is due again."""
+    interval = interval_seconds(schedule)
+    if interval is not None:
+        return last_started + timedelta(seconds=interval)
+    from croniter import croniter
+
+    following: datetime = croniter(schedule, last_started).get_next(datetime)
+    return following
+
+
 def is_due(schedule: str | None, last_started: datetime | None, now: datetime) -> bool:
     """Whether a source with this schedule, last synced at `last_started`, is due `now`."""
     if schedule is None:
         return False
-    if last_started is None:
-        return True
-    interval = interval_seconds(schedule)
-    if interval is not None:
-        return now >= last_started + timedelta(seconds=interval)
-    from croniter import croniter
+    return last_started is None or next_due(schedule, last_started) <= now
 
-    following: datetime = croniter(schedule, last_started).get_next(datetime)
-    return following <= now
+
+def last_scheduled_start(runs: list[CrawlRun]) -> datetime | None:
+    """The start of the newest run that counts for the schedule (newest first; a run
+    interrupted because its process died does not count)."""
+    for run in runs:
+        if run.error != INTERRUPTED:
+            return run.started_at
+    return None
 
 
 def lease_name(site_id: str) -> str:
@@ -85,11 +97,9 @@ async def run_due(
 
 
 def _due(store: CrawlStore, site_id: str, source: WebSource, key: str, now: datetime) -> bool:
-    """Due by the last run that was not interrupted; a run still `running` may belong to a
-    holder that died, so the source stays a candidate (the lease decides)."""
-    for run in store.runs(site_id, source_url=key, limit=20):
-        if run.status == "running":
-            return True
-        if run.error != INTERRUPTED:
-            return is_due(source.schedule, run.started_at, now)
-    return is_due(source.schedule, None, now)
+    """Due by the last run that counts; a run still `running` may belong to a holder that
+    died, so the source stays a candidate (the lease decides)."""
+    runs = store.runs(site_id, source_url=key, limit=20)
+    if runs and runs[0].status == "running":
+        return True
+    return is_due(source.schedule, last_scheduled_start(runs), now)

@@ -1,5 +1,5 @@
 """Scheduled jobs in the store: leases that keep each job to one process per period, and
-each job's last run (migration 0017). Plain SQL that runs on SQLite and PostgreSQL alike.
+each job's last run (migration 0018). Plain SQL that runs on SQLite and PostgreSQL alike.
 
 Why a store lease by default: the store is the one thing every worker and replica of a
 deployment already shares, embedded (one SQLite file) or not, so `frontdesk serve` needs

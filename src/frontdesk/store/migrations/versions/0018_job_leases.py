@@ -1,7 +1,7 @@
 """scheduled jobs: one lease table for every job, and each job's last run
 
-Revision ID: 0017
-Revises: 0016
+Revision ID: 0018
+Revises: 0017
 
 `crawl_leases` becomes `job_leases`: the same rows (name, holder, expires_at) now also
 keep retention and the digest to one process per period when `frontdesk serve` runs
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0017"
-down_revision: str | None = "0016"
+revision: str = "0018"
+down_revision: str | None = "0017"
 branch_labels = None
 depends_on = None
 

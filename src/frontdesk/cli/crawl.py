@@ -87,7 +87,7 @@ def crawl_command(
         if url:
             store.add_source(site_id, str(source.url), allow_private_network=allow_private_network)
         print_summary(summary)
-        if summary.changed or summary.removed:  # the worker re-runs the trust report
+        if summary.changed or summary.removed:  # serve (or the worker) re-runs the trust report
             queue_after_sync(engine, site_id)
         failed = failed or bool(summary.failed and not (summary.changed or summary.unchanged))
     if failed:

@@ -15,8 +15,8 @@ db_app = typer.Typer(help="Manage the app store's schema.")
 @db_app.command("retention")
 def retention_command() -> None:
     """Delete conversations, checkpoints, traces and events past each site's retention
-    (`privacy.retention_days`), except sessions tied to a lead. `frontdesk worker` runs
-    this every hour; run it once here (e.g. from cron)."""
+    (`privacy.retention_days`), except sessions tied to a lead. `frontdesk serve` (or
+    `frontdesk worker`) runs this every hour; run it once here (e.g. from cron)."""
     from frontdesk.retention import retention_once
     from frontdesk.runtime import build_runtime
 

@@ -78,7 +78,7 @@ def ingest(
         total.chunks_embedded += report.chunks_embedded
         total.chunks_total += report.chunks_total
     print_report(total)
-    if total.ingested or total.updated or total.removed:  # the worker re-runs the trust report
+    if total.ingested or total.updated or total.removed:  # the trust report runs again
         from frontdesk.store.trust import queue_after_sync
 
         queue_after_sync(kb.index.engine, site.config.id)  # type: ignore[attr-defined]

@@ -23,7 +23,7 @@ import yaml
 from browser_support import HostSite, new_context, sign_in, widget
 
 from frontdesk.settings import Settings
-from tests.integration.production.replicas import Replica
+from tests.integration.production.replicas import Replica, ingest_for_replicas
 from tests.support.failover_proxy import FailoverProxy
 from tests.support.simulator import SimulatedProvider
 
@@ -115,10 +115,12 @@ def deployment(
             "FRONTDESK_REDIS_PREFIX": module_redis_prefix,
             "FRONTDESK_SITES_DIR": str(root / "sites"),
             "FRONTDESK_DATA_DIR": str(root / "data"),
-            # This PostgreSQL has no pgvector: both replicas read the ingested SQLite index.
+            # Without pgvector the replicas read the ingested SQLite index; with it (as
+            # `make pgvector` installs) the knowledge lives in PostgreSQL, ingested below.
             "FRONTDESK_KNOWLEDGE_URL": f"sqlite:///{ingested_demo.data_dir / 'frontdesk.db'}",
             "FRONTDESK_DEMO_SITE": "false",
         }
+        ingest_for_replicas(env)
         a = Replica(env, root, "replica-a")
         b = Replica(env, root, "replica-b")
         try:

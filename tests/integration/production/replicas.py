@@ -77,3 +77,28 @@ class Replica:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def ingest_for_replicas(env: Mapping[str, str]) -> None:
+    """The demo's knowledge in the index replicas started with `env` will read: PostgreSQL
+    when it has pgvector (as `make pgvector` installs), else the SQLite file at
+    FRONTDESK_KNOWLEDGE_URL (already ingested: then this is a no-op)."""
+    from rich.console import Console
+
+    from frontdesk.demo_setup import ingest_sources
+    from frontdesk.runtime import build_runtime
+    from frontdesk.settings import Settings
+
+    runtime = build_runtime(
+        Settings(
+            database_url=env["FRONTDESK_DATABASE_URL"],
+            knowledge_url=env["FRONTDESK_KNOWLEDGE_URL"],
+            sites_dir=Path(env["FRONTDESK_SITES_DIR"]),
+            data_dir=Path(env["FRONTDESK_DATA_DIR"]),
+            demo_site=False,
+        )
+    )
+    try:
+        ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
+    finally:
+        runtime.close()

@@ -30,7 +30,8 @@ def _checkpoint_rows(url: str, thread: str) -> int:
 
 
 def pg_settings(ingested_demo: Settings, pg_url: str, tmp_path: Path) -> Settings:
-    # Knowledge stays in the ingested SQLite file: this PostgreSQL has no pgvector.
+    # Knowledge from the ingested SQLite file when this PostgreSQL has no pgvector (these
+    # tests read the store, not the knowledge index).
     knowledge = f"sqlite:///{ingested_demo.data_dir / 'frontdesk.db'}"
     return Settings(
         data_dir=tmp_path / "data",

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from replicas import HEADERS, Replica
+from replicas import HEADERS, Replica, ingest_for_replicas
 from sqlalchemy import func, select
 
 from frontdesk.settings import Settings
@@ -38,10 +38,12 @@ def replicas(
         "FRONTDESK_REDIS_PREFIX": redis_prefix,
         "FRONTDESK_SITES_DIR": str(ingested_demo.sites_dir),
         "FRONTDESK_DATA_DIR": str(tmp_path / "data"),
-        # This PostgreSQL has no pgvector: both replicas read the ingested SQLite index.
+        # Without pgvector the replicas read the ingested SQLite index; with it the
+        # knowledge lives in PostgreSQL, ingested below.
         "FRONTDESK_KNOWLEDGE_URL": f"sqlite:///{ingested_demo.data_dir / 'frontdesk.db'}",
         "FRONTDESK_DISPATCH_IN_PROCESS": "false",
     }
+    ingest_for_replicas(env)
     started = [Replica(env, tmp_path, f"replica{i}") for i in (1, 2)]
     try:
         for replica in started:

@@ -23,10 +23,13 @@ def open_knowledge_base(runtime: Runtime) -> Any:
     if existing is not None:
         return existing
     try:
+        from frontdesk.knowledge.query_cache import query_cache_for
         from frontdesk.knowledge.service import KnowledgeBase
     except ImportError as exc:
         raise IngestionUnavailable(f"knowledge ingestion is not available ({exc})") from exc
-    return KnowledgeBase(runtime.engine)
+    # The runtime's own settings (its Redis), not the process-wide ones: an app built with
+    # explicit settings must not read, nor fix in the cache, those of the environment.
+    return KnowledgeBase(runtime.engine, query_cache=query_cache_for(runtime.settings))
 
 
 def ingest_upload(knowledge: Any, site: LoadedSite, data: bytes, filename: str) -> dict[str, Any]:

@@ -332,7 +332,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         wait_http(f"{base}/readyz", server, 300)
         headers = {
             "X-Frontdesk-Key": demo["widget"]["public_key"],
-            "Origin": demo["widget"]["allowed_origins"][0],
+            "Origin": base,  # the demo site allows the origin it is served on (`self`)
         }
         with httpx.Client(base_url=base, timeout=120) as client:
             phase(client, headers, 5)  # warm-up

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
@@ -34,6 +33,7 @@ from frontdesk.console.access import (
     session_user,
     set_session_cookie,
 )
+from frontdesk.console.auth_pages import EmailField, PasswordField, TokenField
 from frontdesk.console.passwords import hash_password, password_problem
 from frontdesk.console.templating import render
 from frontdesk.guard.admin_lockout import AdminLockout
@@ -44,9 +44,6 @@ from frontdesk.store.operators import OperatorRepository
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
-EmailField = Annotated[str, Form(max_length=320)]
-PasswordField = Annotated[str, Form(max_length=1000)]
-TokenField = Annotated[str, Form(max_length=200)]
 
 USED = "This invitation has been used or has expired."
 

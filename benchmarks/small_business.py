@@ -29,7 +29,10 @@ Scored:
   `low_confidence`, or `followup`: not found, tell me more, or talk to a person): never a
   passage presented as the answer, never "that's outside what I can help with";
 - smalltalk: handled when nothing is cited, the reply is short (≤ 300 characters), in the
-  conversation's language and matches no `reject` pattern;
+  conversation's language, matches no `reject` pattern and is none of the product's stock
+  replies that ignore the message ("that's outside what I can help with", "I didn't
+  understand", "not found", and — except for a question marked `greeting: true` — its
+  introduction "Hi! I'm the assistant of …");
 - reply language, for every question: the product's own language detector
   (`frontdesk.engines.local.language.detect_language`) on the answer with citation marks,
   addresses, numbers and times removed. A quoted passage in the page's language after a
@@ -102,6 +105,7 @@ class Question:
     language: str
     expect: tuple[str, ...] = ()
     reject: tuple[str, ...] = ()
+    greeting: bool = False  # small talk that opens a conversation: an introduction fits
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,7 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 def _question(raw: Any, site_language: str, where: str) -> Question:
     if not isinstance(raw, dict):
         raise BadSiteData(f"{where}: expected a mapping, got {raw!r}")
-    unknown = set(raw) - {"id", "category", "ask", "expect", "reject", "language"}
+    unknown = set(raw) - {"id", "category", "ask", "expect", "reject", "language", "greeting"}
     if unknown:
         raise BadSiteData(f"{where}: unknown keys {sorted(unknown)}")
     category = raw.get("category")
@@ -155,6 +159,7 @@ def _question(raw: Any, site_language: str, where: str) -> Question:
         language=language,
         expect=expect,
         reject=reject,
+        greeting=raw.get("greeting") is True,
     )
 
 
@@ -378,6 +383,28 @@ def reply_language_ok(answer: str, expected: str) -> bool:
     return bool(_WORD.findall(lead)) and detect_language(lead, default=expected) == expected
 
 
+# The product's own replies that never fit small talk: "that's outside what I can help
+# with", "I didn't understand", "not found" — and its introduction, which fits a greeting
+# only. Read from its texts, so a reworded text is still recognised.
+STOCK_REPLIES = ("redirect.offtopic", "redirect.nonsense", "not_found", "redirect.other")
+
+
+def stock_replies(answer: str, language: str) -> list[str]:
+    """The stock replies (text keys) `answer` starts with or contains."""
+    from frontdesk.conversation.texts import TEXTS
+
+    hits = []
+    for key in STOCK_REPLIES:
+        template = TEXTS.get(key, {}).get(language)
+        if not template:
+            continue
+        opening = template.split("{", 1)[0].strip()
+        pattern = r"\s+".join(re.escape(word) for word in opening.split())
+        if opening and re.search(pattern, normalise(answer)):
+            hits.append(key)
+    return hits
+
+
 @dataclass
 class Verdict:
     site: str
@@ -412,6 +439,9 @@ def judge(site: Site, question: Question, reply: Reply) -> Verdict:
     elif question.category == "smalltalk":
         if cited:
             reasons.append("cites a passage")
+        for key in stock_replies(answer, question.language):
+            if not (question.greeting and key == "redirect.other"):
+                reasons.append(f"the stock reply {key}")
         if len(answer) > SMALLTALK_MAX_CHARS:
             reasons.append(f"{len(answer)} characters")
         if not language_ok:

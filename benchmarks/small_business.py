@@ -241,6 +241,8 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
             )
         else:
             super().do_GET()
+            if self.path.endswith(".html") or self.path == "/":
+                self.server.fetched.add(self.path)  # type: ignore[attr-defined]
 
     def _text(self, content_type: str, body: str) -> None:
         data = body.encode()
@@ -252,10 +254,12 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_pages(pages: Path) -> Iterator[str]:
-    """The site's pages on 127.0.0.1 (a thread): its base URL."""
+def serve_pages(pages: Path, fetched: set[str]) -> Iterator[str]:
+    """The site's pages on 127.0.0.1 (a thread): its base URL. The paths of the pages
+    requested are added to `fetched`."""
     handler = functools.partial(_SiteHandler, directory=str(pages))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.fetched = fetched  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -475,15 +479,23 @@ def run(
         log = folder / "server.log"
         env = server_env(folder)
         urls: dict[str, str] = {}
+        fetched: dict[str, set[str]] = {site.id: set() for site in sites}
         for site in sites:
-            urls[site.id] = stack.enter_context(serve_pages(site.pages))
+            urls[site.id] = stack.enter_context(serve_pages(site.pages, fetched[site.id]))
             (folder / "sites" / f"{site.id}.yaml").write_text(
                 yaml.safe_dump(site_file(site, urls[site.id]), allow_unicode=True), "utf-8"
             )
         for site in sites:
             seconds = crawl(site, env, log)
-            if progress:
-                print(f"crawled {site.id} in {seconds:.1f} s", file=sys.stderr, flush=True)
+            pages = {f"/{p.name}" for p in site.pages.glob("*.html")} - {"/index.html"}
+            missed = sorted(pages - fetched[site.id])
+            if progress or missed:
+                print(
+                    f"crawled {site.id} in {seconds:.1f} s"
+                    + (f"; pages the crawler never read: {missed}" if missed else ""),
+                    file=sys.stderr,
+                    flush=True,
+                )
         port = free_port()
         command = [sys.executable, "-m", "frontdesk", "serve", "--port", str(port)]
         with log.open("ab") as out:

@@ -306,7 +306,8 @@ def crawl(site: Site, env: dict[str, str], log: Path) -> float:
     with log.open("ab") as out:
         done = subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"`frontdesk kb crawl {site.id}` failed (see {log})")
+        tail = log.read_text("utf-8", "replace")[-2000:]
+        raise RuntimeError(f"`frontdesk kb crawl {site.id}` failed:\n{tail}")
     return time.perf_counter() - started
 
 

@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from frontdesk.console import (
     analytics_pages,
     auth_pages,
+    facts_pages,
     improvement_pages,
     inbox_pages,
     invite_pages,
@@ -70,6 +71,7 @@ def install_console(app: FastAPI) -> None:
         leads_pages,
         live_pages,
         knowledge_pages,
+        facts_pages,
         analytics_pages,
         improvement_pages,
         settings_pages,

@@ -19,6 +19,7 @@ from frontdesk.api.ingestion import (
     open_knowledge_base,
 )
 from frontdesk.console.access import ConsoleSite
+from frontdesk.console.facts_pages import KIND_LABELS, facts_view
 from frontdesk.console.templating import render
 from frontdesk.console.web_sources import source_states, start_resync
 from frontdesk.guard.charset import clean_text
@@ -45,12 +46,20 @@ def file_sources(site: ConsoleSite) -> list[str]:
 
 
 async def _page(
-    request: Request, site: ConsoleSite, *, notice: str = "", error: str = "", status: int = 200
+    request: Request,
+    site: ConsoleSite,
+    *,
+    notice: str = "",
+    error: str = "",
+    status: int = 200,
+    fact_draft: dict[str, str] | None = None,
 ) -> Response:
     documents: list[Any] = []
+    facts: dict[str, Any] = {"fact_rows": [], "fact_kinds": KIND_LABELS}
     try:
         knowledge = knowledge_base(request)
         documents = await run_in_threadpool(knowledge.list_documents, site.id)
+        facts = await run_in_threadpool(facts_view, knowledge, site)
     except IngestionUnavailable as exc:
         error = error or str(exc)
     web = await run_in_threadpool(source_states, request.app.state.runtime, site)
@@ -66,6 +75,8 @@ async def _page(
             "notice": notice,
             "error": error,
             "page": "knowledge",
+            "fact_draft": fact_draft or {},
+            **facts,
         },
         site=site,
         status_code=status,

@@ -130,18 +130,22 @@ def fact_question(
 
 def weekly_hours(facts: SiteFacts) -> tuple[SiteFact, ...]:
     """The weekly hours from one source: the page and origin stating the most weekdays
-    (a site that states its hours in a table and in JSON-LD is read from one of them)."""
+    (a site that states its hours in a table and in JSON-LD is read from one of them), with
+    the team's corrected days in place of the page's."""
     groups: dict[tuple[str, str], dict[int, SiteFact]] = {}
+    team: dict[int, SiteFact] = {}
     for fact in facts.of_kind("hours"):
         if fact.weekday is None or fact.label:
+            continue
+        if fact.corrected:
+            team[fact.weekday] = fact
             continue
         days = groups.setdefault((fact.doc_id, fact.origin), {})
         if fact.weekday not in days or (fact.ranges and not days[fact.weekday].ranges):
             days[fact.weekday] = fact
-    if not groups:
-        return ()
-    best = max(groups.values(), key=len)
-    return tuple(best[day] for day in sorted(best))
+    best = max(groups.values(), key=len) if groups else {}
+    week = {**best, **team}
+    return tuple(week[day] for day in sorted(week))
 
 
 def exceptions(facts: SiteFacts) -> tuple[SiteFact, ...]:

@@ -13,7 +13,7 @@ from frontdesk.facts.calendar import LANGUAGES, hours_lines
 from frontdesk.facts.model import FactOrigin, PageRegion, SiteFact
 from frontdesk.facts.money import amounts
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}")
 # An international number as written in text ("+49 30 1234567"): unambiguous, unlike a
 # bare run of digits (dates, prices, postcodes).
 _PHONE = re.compile(r"\+\d[\d  ()/.-]{6,}\d")
@@ -128,7 +128,7 @@ def facts_from_line(
     if facts:
         return facts
     if region != "main" or len(_WORDS.findall(line)) <= CONTACT_LINE_WORDS:
-        for match in _EMAIL.finditer(line):
+        for match in EMAIL.finditer(line):
             facts.append(SiteFact("email", match.group(), origin, position, region))
         for match in _PHONE.finditer(line):
             facts.append(SiteFact("phone", match.group().strip(), origin, position, region))

@@ -10,7 +10,8 @@ FactKind = Literal["hours", "address", "phone", "email", "price", "payment"]
 FACT_KINDS: tuple[FactKind, ...] = get_args(FactKind)
 # Where on the page a fact was read: structured data, a link, an <address>, a table row,
 # a line of text; and in which part of the page (site-wide parts are read, not dropped).
-FactOrigin = Literal["json-ld", "microdata", "rdfa", "link", "address", "table", "text"]
+# "team": a correction the site's team made in the console, which wins over the crawl.
+FactOrigin = Literal["json-ld", "microdata", "rdfa", "link", "address", "table", "text", "team"]
 PageRegion = Literal["main", "header", "footer"]
 
 
@@ -37,6 +38,16 @@ class SiteFact:
     doc_id: str = ""
     url: str = ""
     title: str = ""
+    # A team correction's author (the operator's e-mail) and when it was made (ISO 8601).
+    author: str = ""
+    corrected_at: str = ""
+    # The key (`corrections.fact_key`) of what a team correction stands for: the crawled
+    # fact it replaces, so the correction keeps replacing it after every re-crawl.
+    corrects: str = ""
+
+    @property
+    def corrected(self) -> bool:
+        return self.origin == "team"
 
     @property
     def identity(self) -> tuple[object, ...]:
@@ -47,6 +58,9 @@ class SiteFact:
         data = asdict(self)
         for key in ("doc_id", "url", "title"):
             data.pop(key)
+        for key in ("author", "corrected_at", "corrects"):  # a crawled fact's JSON stays as it was
+            if not data[key]:
+                data.pop(key)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     @classmethod

@@ -28,7 +28,8 @@ from rich.console import Console
 from sqlalchemy import Engine
 
 from frontdesk.facts.model import SiteFacts
-from frontdesk.facts.store import FactStore
+from frontdesk.facts.corrections import apply_corrections
+from frontdesk.facts.store import CorrectionStore, FactStore
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
 from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
@@ -166,12 +167,16 @@ class KnowledgeBase:
         )
         self._reembeds: dict[str, threading.Thread] = {}
         self.fact_store = FactStore(self._engine) if self._engine is not None else None
+        self.corrections = CorrectionStore(self._engine) if self._engine is not None else None
 
     def site_facts(self, site: SiteConfig | SiteKnowledge) -> SiteFacts:
-        """What the site's serving pages state in structure (`frontdesk.facts`)."""
-        if self.fact_store is None:
+        """What the site's serving pages state in structure (`frontdesk.facts`), with the
+        team's corrections winning (kept per site, not per page: they outlive re-crawls
+        and re-embeds)."""
+        if self.fact_store is None or self.corrections is None:
             return SiteFacts()
-        return self.fact_store.for_site(self.index_key(site))
+        crawled = self.fact_store.for_site(self.index_key(site))
+        return apply_corrections(crawled, self.corrections.history(SiteKnowledge.of(site).site_id))
 
     def embedder(self, site: SiteConfig | SiteKnowledge) -> Embedder:
         return make_embedder(SiteKnowledge.of(site).config.embedding)

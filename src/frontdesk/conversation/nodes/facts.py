@@ -112,12 +112,16 @@ async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
 
 
 def _cited(lead: str, lines: list[FactLine]) -> tuple[str, list[RetrievedChunk]]:
-    """The reply text with `[n]` after each line (one number per page) and the pages."""
+    """The reply text with `[n]` after each line (one number per page) and the pages. A
+    fact the team corrected in the console has no page: its line is not cited."""
     pages: dict[str, RetrievedChunk] = {}
     rendered: list[str] = []
     for line in lines:
         fact = line.fact
         key = fact.url or fact.doc_id
+        if fact.corrected or not key:
+            rendered.append(line.text)
+            continue
         if key not in pages:
             pages[key] = RetrievedChunk(
                 chunk_id=f"fact:{fact.doc_id}:{fact.position}",
@@ -130,7 +134,8 @@ def _cited(lead: str, lines: list[FactLine]) -> tuple[str, list[RetrievedChunk]]
                 chunk_index=0,
             )
         rendered.append(f"{line.text} [{list(pages).index(key) + 1}]")
-    if len(pages) == 1:  # one page says it all: one citation, at the end
+    if len(pages) == 1 and all(text.endswith(" [1]") for text in rendered):
+        # one page says it all: one citation, at the end
         rendered = [text.removesuffix(" [1]") for text in rendered]
         rendered[-1] += " [1]"
     if len(rendered) == 1 and lead:

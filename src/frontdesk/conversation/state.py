@@ -41,6 +41,9 @@ class FactReply(TypedDict):
     kind: FactKind
     days: list[int]
     facts: list[dict[str, Any]]
+    # Dates named relative to today ("heute", "tomorrow"), as `facts.answer.DateAsked`
+    # dicts (ISO date, holiday name, closure) on the site's wall clock.
+    dates: NotRequired[list[dict[str, Any]]]
 
 
 class Intent(TypedDict, total=False):

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import time
+from datetime import date, time
 
-from babel.dates import format_time, get_day_names
+from babel.dates import format_date, format_time, get_day_names
 
-from frontdesk.facts.calendar import LANGUAGES
+from frontdesk.facts.calendar import LANGUAGES, relative_day_word
 from frontdesk.facts.model import FACT_KINDS, FactKind, SiteFact, SiteFacts
 
 # What each kind of fact answers, read by the site's embedding model (multilingual: the
@@ -83,6 +83,8 @@ SERVICE_BAR = 0.84
 class FactQuestion:
     kind: FactKind
     days: tuple[int, ...] = ()
+    # Days relative to today the question names ("heute" 0, "tomorrow" 1).
+    offsets: tuple[int, ...] = ()
 
 
 def _plain(text: str) -> str:
@@ -107,17 +109,22 @@ def fact_question(
     available: frozenset[FactKind],
     margins: KindMargins,
     found: frozenset[FactKind] = frozenset(),
+    offsets: tuple[int, ...] = (),
 ) -> FactQuestion | None:
     """The fact kind a question asks about, when the site has facts of that kind: the
     nearest description by `margins.clear`, or by `margins.least` when a passage the
     search `found` states that kind; opening hours when the question names a weekday and
-    hours are the nearest kind ("Und am Samstag?")."""
+    hours are the nearest kind ("Und am Samstag?"), or names a day relative to today and
+    hours are nearer than anything else ("Habt ihr heute offen?", but not "Wie geht's dir
+    heute?")."""
     if not scores:
         return None
     ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
     best, score = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
     kinds = [kind for kind, _ in ranked if kind in FACT_KINDS]
+    if offsets and "hours" in available and best == "hours":
+        return FactQuestion("hours", days, offsets)
     if days and "hours" in available and kinds and kinds[0] == "hours":
         return FactQuestion("hours", days)
     if best not in FACT_KINDS or best not in available:
@@ -234,3 +241,55 @@ def best_service(
         return None
     index = max(range(len(scores)), key=scores.__getitem__)
     return prices[index] if scores[index] >= bar else None
+
+
+@dataclass(frozen=True)
+class DateAsked:
+    """A date the visitor named relative to today, on the site's wall clock, with what the
+    site file says of it: a public holiday of its region (by name) or a dated closure."""
+
+    offset: int
+    day: date
+    holiday: str = ""
+    closed: bool = False
+
+
+def _covers(label: str, day: date) -> bool:
+    """Does an exception's label ("2026-12-24", "2026-12-24 – 2026-12-26") cover `day`?"""
+    found = re.findall(r"\d{4}-\d{2}-\d{2}", label)
+    try:
+        dates = [date.fromisoformat(text) for text in found]
+    except ValueError:
+        return False
+    return bool(dates) and dates[0] <= day <= dates[-1]
+
+
+def dated_reply(
+    facts: SiteFacts, asked: Sequence[DateAsked], language: str, say: Say
+) -> tuple[str, list[FactLine]]:
+    """(lead-in, lines) for "today", "tomorrow": each date's hours as published (a dated
+    exception first, then its weekday), closed on a holiday or closure of the site file."""
+    weekly = {fact.weekday: fact for fact in weekly_hours(facts)}
+    lines: list[FactLine] = []
+    for item in asked:
+        when = (
+            f"{relative_day_word(item.offset, language)} "
+            f"({day_name(item.day.weekday(), language)}, "
+            f"{format_date(item.day, format='medium', locale=_locale(language))})"
+        )
+        if item.holiday or item.closed:
+            text = (
+                say("facts.holiday", language, holiday=item.holiday)
+                if item.holiday
+                else say("facts.closed", language)
+            )
+            # The site file says so, not a page: the line is the team's, without a citation.
+            lines.append(FactLine(f"{when}: {text}", SiteFact("hours", str(text), "team")))
+            continue
+        exception = next((f for f in exceptions(facts) if _covers(f.label, item.day)), None)
+        fact = exception or weekly.get(item.day.weekday())
+        if fact is None:
+            named = day_name(item.day.weekday(), language)
+            return str(say("facts.day_unlisted", language, day=named)), []
+        lines.append(FactLine(f"{when}: {ranges_text(fact, language, say)}", fact))
+    return "", lines

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import Literal
+from typing import Any, Literal
 
 from babel import Locale
 from babel.dates import get_day_names
@@ -197,3 +197,73 @@ def hours_lines(
         if own and all(len(_WORD.findall(gap)) <= 1 for gap in between):
             lines.append(HoursLine(_days_of(text, group, language), own))
     return lines
+
+
+# --- relative days ---------------------------------------------------------------------
+
+
+def _date_fields(language: str) -> Any:
+    """CLDR's date fields of `language` (its aliases between widths resolved)."""
+    from babel.localedata import LocaleDataDict, load
+
+    data: Any = load(language)
+    return LocaleDataDict(data)["date_fields"]
+
+
+def _flat(text: str) -> str:
+    return text.casefold().replace("’", "'")
+
+
+@lru_cache(maxsize=16)
+def relative_day_words(language: str) -> dict[str, int]:
+    """CLDR's words for days relative to today ("heute" 0, "morgen" 1, "übermorgen" 2,
+    "aujourd'hui", "demain", "сегодня") → the offset in days; today and later only."""
+    words: dict[str, int] = {}
+    for lang in (language, *LANGUAGES):
+        if lang not in LANGUAGES:
+            continue
+        fields = _date_fields(lang)
+        for width in ("day", "day-short", "day-narrow"):
+            for offset, word in dict(fields[width]["relative"]).items():
+                if int(offset) >= 0:
+                    words.setdefault(_flat(str(word)), int(offset))
+    return words
+
+
+@lru_cache(maxsize=16)
+def _period_lead_words(language: str) -> frozenset[tuple[str, str]]:
+    """(word before, relative word) pairs of the language's CLDR day periods: Spanish
+    "de la mañana" is the morning, so "por la mañana" is no tomorrow."""
+    pairs: set[tuple[str, str]] = set()
+    relative = relative_day_words(language)
+    for context in Locale.parse(language).day_periods.values():
+        for names in context.values():
+            for name in names.values():
+                tokens = _flat(str(name)).split()
+                for before, word in pairwise(tokens):
+                    if word in relative:
+                        pairs.add((before, word))
+    return frozenset(pairs)
+
+
+def relative_days_named(text: str, language: str) -> tuple[int, ...]:
+    """The days relative to today a message names ("Habt ihr heute offen?" → (0,),
+    "¿Abren pasado mañana?" → (2,)), longest phrase first."""
+    words = relative_day_words(language)
+    flat = _flat(text)
+    pattern = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+    periods = _period_lead_words(language) if language in LANGUAGES else frozenset()
+    offsets: list[int] = []
+    for match in re.finditer(rf"(?<!\w)(?:{pattern})(?!\w)", flat):
+        before = flat[: match.start()].split()
+        if before and (before[-1], match.group()) in periods:
+            continue
+        offsets.append(words[match.group()])
+    return tuple(dict.fromkeys(offsets))
+
+
+def relative_day_word(offset: int, language: str) -> str:
+    """CLDR's word for the day `offset` days from today in `language`, capitalised."""
+    fields = _date_fields(language if language in LANGUAGES else "en")
+    word = str(dict(fields["day"]["relative"]).get(offset, ""))
+    return word[:1].upper() + word[1:]

@@ -124,6 +124,28 @@ def public_holiday(day: date, spec: str) -> str | None:
     return _holidays_of(country, region, day.year).get(day)
 
 
+@lru_cache(maxsize=256)
+def _named_holidays(country: str, region: str | None, year: int, language: str) -> dict[date, str]:
+    localized: Mapping[str, list[str]] = holiday_rules.list_localized_countries()
+    offered = localized.get(country, [])
+    chosen = next((lang for lang in offered if lang.split("_")[0] == language), None)
+    rules = holiday_rules.country_holidays(
+        country, subdiv=region, years=year, language=chosen or "en_US"
+    )
+    return dict(rules)
+
+
+def public_holiday_named(day: date, spec: str, language: str) -> str | None:
+    """The public holiday on `day` in the region `spec`, named in `language` where the
+    `holidays` package has that translation (else in English); None if none."""
+    if public_holiday(day, spec) is None:
+        return None
+    country, region = holiday_region(spec)
+    return _named_holidays(country, region, day.year, language).get(day) or public_holiday(
+        day, spec
+    )
+
+
 DayKind = Literal["weekly", "special", "closed", "holiday"]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,9 @@ widget:
   public_key: pk_test_radwerk_0001
 business_hours:
   timezone: Europe/Berlin
+  weekly:
+    mon-fri: ["09:00-17:00"]
+  holidays: DE-BE
 """
 
 
@@ -106,4 +110,66 @@ async def test_a_question_about_services_is_still_answered_from_the_pages(
     service: ChatService,
 ) -> None:
     values = await ask(service, str(uuid.uuid4()), "Repariert ihr E-Bikes mit Bosch-Motor?")
+    assert values.get("fact_reply") is None
+
+
+async def test_a_team_correction_wins_over_the_page_in_the_answer(service: ChatService) -> None:
+    from frontdesk.facts.corrections import corrected_fact
+    from frontdesk.facts.store import CorrectionStore
+
+    fact = corrected_fact(
+        "hours",
+        "Dienstag",
+        "10:00-13:00, 14:00-18:00",
+        language="de",
+        author="jana@radwerk.example",
+        at=datetime(2026, 12, 1, tzinfo=UTC),
+    )
+    CorrectionStore(service.runtime.engine).correct(
+        "radwerk", "hours:day:1", "set", fact, author="jana@radwerk.example", expected=0
+    )
+    values = await ask(service, str(uuid.uuid4()), "Wann habt ihr geöffnet?")
+    answer = values["answer"]
+    # The team's Tuesday, without a page to cite; the page's other days, cited.
+    assert "- Dienstag: 10:00–13:00, 14:00–18:00\n" in answer, answer
+    assert "Mittwoch: 09:30–18:30 [1]" in answer, answer
+    assert cited_urls(values) == {"https://radwerk.example/kontakt.html"}
+
+
+@pytest.mark.parametrize(
+    ("now", "question", "expected"),
+    [
+        # 23:30 UTC on 24 December is already the 25th in Berlin: a public holiday in the
+        # site file's region, named in the visitor's language.
+        (
+            datetime(2026, 12, 24, 23, 30, tzinfo=UTC),
+            "Habt ihr heute geöffnet?",
+            "Heute (Freitag, 25.12.2026): geschlossen (Feiertag: Erster Weihnachtstag)",
+        ),
+        # A Monday: tomorrow is Tuesday, the published 09:30–18:30 (the site file's
+        # 09:00–17:00 is the team's own schedule, not what the site tells visitors).
+        (
+            datetime(2026, 12, 7, 10, 0, tzinfo=UTC),
+            "Haben Sie morgen geöffnet?",
+            "Morgen (Dienstag, 08.12.2026): 09:30–18:30 [1]",
+        ),
+        (
+            datetime(2026, 12, 7, 10, 0, tzinfo=UTC),
+            "Are you open today?",
+            "Today (Monday, Dec 7, 2026): closed [1]",
+        ),
+    ],
+)
+async def test_relative_days_in_the_sites_timezone_with_its_holidays(
+    service: ChatService, now: datetime, question: str, expected: str
+) -> None:
+    service.clock = lambda: now
+    values = await ask(service, str(uuid.uuid4()), question)
+    answer = values["answer"].replace("\u202f", " ")
+    assert expected in answer, answer
+    assert values["routing"] == "answered"
+
+
+async def test_how_are_you_today_is_no_question_about_hours(service: ChatService) -> None:
+    values = await ask(service, str(uuid.uuid4()), "Wie geht's dir heute? 😊")
     assert values.get("fact_reply") is None

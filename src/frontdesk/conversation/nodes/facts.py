@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,18 +17,22 @@ from frontdesk.conversation.nodes.common import Update, emit_words, language_of,
 from frontdesk.conversation.state import ChatState, Evaluation, FactReply, Verification
 from frontdesk.facts.answer import (
     KIND_MARGINS,
+    DateAsked,
     FactLine,
     best_service,
+    dated_reply,
     fact_question,
     hours_reply,
     kinds_found,
     price_reply,
     simple_reply,
 )
-from frontdesk.facts.calendar import days_named
+from frontdesk.facts.calendar import days_named, relative_days_named
 from frontdesk.facts.meaning import kind_scores, service_scores
 from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
+from frontdesk.leads.hours import public_holiday_named
+from frontdesk.sites.schema import BusinessHoursConfig
 
 
 def _fact_load(data: dict[str, Any]) -> SiteFact:
@@ -44,7 +49,9 @@ def _match(
     if embedder is None or margins is None or not facts.facts:
         return None
     days = days_named(question, language)
-    asked = fact_question(kind_scores(embedder, question), days, facts.kinds, margins, found)
+    offsets = relative_days_named(question, language)
+    scores = kind_scores(embedder, question)
+    asked = fact_question(scores, days, facts.kinds, margins, found, offsets)
     if asked is None:
         return None
     chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
@@ -54,7 +61,31 @@ def _match(
         if service is None:
             return None  # no priced service named: the pages may still answer
         chosen = (service,)
-    return FactReply(kind=asked.kind, days=list(asked.days), facts=[asdict(f) for f in chosen])
+    reply = FactReply(kind=asked.kind, days=list(asked.days), facts=[asdict(f) for f in chosen])
+    if asked.offsets:
+        reply["dates"] = [
+            {**asdict(item), "day": item.day.isoformat()}
+            for item in dates_asked(asked.offsets, ctx.site.business_hours, ctx.now, language)
+        ]
+    return reply
+
+
+def dates_asked(
+    offsets: tuple[int, ...], config: BusinessHoursConfig, now: datetime, language: str
+) -> list[DateAsked]:
+    """The dates `offsets` days from today on the site's wall clock, each with what the
+    site file says of it: a public holiday of its region (named in the visitor's language)
+    or a dated closure."""
+    hours = config.hours()
+    today = now.astimezone(hours.zone).date()
+    asked = []
+    for offset in offsets:
+        day = today + timedelta(days=offset)
+        holiday = ""
+        if hours.public_holidays:
+            holiday = public_holiday_named(day, hours.public_holidays, language) or ""
+        asked.append(DateAsked(offset, day, holiday, day in hours.closed))
+    return asked
 
 
 @timed
@@ -86,7 +117,13 @@ async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
         return site_say(runtime, key, lang, **values)
 
     kind = reply["kind"]
-    if kind == "hours":
+    if kind == "hours" and reply.get("dates"):
+        asked = [
+            DateAsked(**{**item, "day": date.fromisoformat(item["day"])})
+            for item in reply.get("dates") or []
+        ]
+        lead, lines = dated_reply(facts, asked, language, say)
+    elif kind == "hours":
         lead, lines = hours_reply(facts, tuple(reply["days"]), language, say)
     elif kind == "price":
         lead, lines = price_reply(facts.facts[0], language, say)

@@ -11,6 +11,8 @@ import typer
 from rich.table import Table
 
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
+from frontdesk.facts.agreement import hours_disagreements
+from frontdesk.facts.model import SiteFacts
 from frontdesk.leads.hours import schedule_lines
 from frontdesk.settings import get_settings
 from frontdesk.sites.registry import (
@@ -19,7 +21,7 @@ from frontdesk.sites.registry import (
     load_site_file,
     site_files,
 )
-from frontdesk.sites.schema import BusinessHoursConfig
+from frontdesk.sites.schema import BusinessHoursConfig, SiteConfig
 
 if TYPE_CHECKING:
     from frontdesk.runtime import Runtime
@@ -75,18 +77,41 @@ def sites_validate(
             err_console.print(f"[red]✗[/] {exc}", highlight=False)
         else:
             console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
-            print_opening_hours(site.config.business_hours)
+            print_opening_hours(site.config.business_hours, published_facts(site.config))
     if problems:
         raise typer.Exit(code=1)
 
 
-def print_opening_hours(config: BusinessHoursConfig) -> None:
-    """The hours as Frontdesk reads them, and the ones that look like a typo."""
+def published_facts(config: SiteConfig) -> SiteFacts:
+    """What the site publishes (its facts and the team's corrections) in this deployment's
+    store; nothing when there is no store yet (validating creates nothing)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.store.db import make_engine
+
+    url = get_settings().database_url
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return SiteFacts()
+    engine = make_engine(url)
+    try:
+        return KnowledgeBase(engine).site_facts(config)
+    except SQLAlchemyError:  # a store not migrated yet has no facts to compare
+        return SiteFacts()
+    finally:
+        engine.dispose()
+
+
+def print_opening_hours(config: BusinessHoursConfig, published: SiteFacts | None = None) -> None:
+    """The hours as Frontdesk reads them, the ones that look like a typo, and the days on
+    which the site publishes other hours than the site file's."""
     console.print(f"  Opening hours ({config.timezone}):", highlight=False)
     for label, value in schedule_lines(config.hours()):
         console.print(f"    {label:<10} {value}", highlight=False)
     for warning in config.warnings():
         err_console.print(f"  [yellow]![/] business_hours: {warning}", highlight=False)
+    for line in hours_disagreements(config.weekly_ranges(), published or SiteFacts()):
+        err_console.print(f"  [yellow]![/] business_hours: {line}", highlight=False)
 
 
 token_app = typer.Typer(help="Per-site admin tokens (stored only as their SHA-256).")

@@ -18,6 +18,8 @@ from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.schedules import site_schedules
 from frontdesk.console.templating import render
+from frontdesk.facts.agreement import hours_disagreements
+from frontdesk.facts.model import SiteFacts
 from frontdesk.leads.hours import (
     NeverOpensError,
     days_ahead,
@@ -66,9 +68,12 @@ def refused_origins(runtime: Runtime, site: LoadedSite) -> list[OriginRefusal]:
 UPCOMING_DAYS = 14
 
 
-def opening_hours_view(config: BusinessHoursConfig, now: datetime) -> dict[str, Any]:
+def opening_hours_view(
+    config: BusinessHoursConfig, now: datetime, published: SiteFacts | None = None
+) -> dict[str, Any]:
     """The site's hours as every reader applies them, on the site's wall clock: the
-    schedule, open or closed now, and the next two weeks with holidays and closures."""
+    schedule, open or closed now, the next two weeks with holidays and closures, and the
+    days on which the site publishes other hours (`published`: its facts)."""
     hours = config.hours()
     local_now = now.astimezone(hours.zone)
     try:
@@ -83,6 +88,7 @@ def opening_hours_view(config: BusinessHoursConfig, now: datetime) -> dict[str, 
         "next_opening": opening,
         "lines": schedule_lines(hours),
         "warnings": config.warnings(),
+        "disagreements": hours_disagreements(config.weekly_ranges(), published or SiteFacts()),
         "days": [
             (
                 f"{day.day:%a %d %b}",
@@ -105,6 +111,7 @@ async def _page(
     team = await run_in_threadpool(_team, runtime, site.id)
     refusals = await run_in_threadpool(refused_origins, runtime, site.site)
     schedules = await run_in_threadpool(site_schedules, runtime, site)
+    published = await run_in_threadpool(_published_facts, request, site)
     return render(
         request,
         "settings.html",
@@ -115,7 +122,9 @@ async def _page(
             "roles": ROLES,
             "origin": runtime.settings.public_base_url,
             "refusals": refusals,
-            "hours": opening_hours_view(site.site.config.business_hours, datetime.now(UTC)),
+            "hours": opening_hours_view(
+                site.site.config.business_hours, datetime.now(UTC), published
+            ),
             "schedules": schedules,
             "jobs_here": runtime.settings.run_jobs,
             **team,
@@ -124,6 +133,18 @@ async def _page(
         site=site,
         status_code=status,
     )
+
+
+def _published_facts(request: Request, site: ConsoleSite) -> SiteFacts:
+    """The hours and other facts the site publishes, as answers use them (blocking)."""
+    from frontdesk.api.ingestion import IngestionUnavailable
+    from frontdesk.console.knowledge_pages import knowledge_base
+
+    try:
+        facts: SiteFacts = knowledge_base(request).site_facts(site.site.config)
+    except IngestionUnavailable:
+        return SiteFacts()
+    return facts
 
 
 @router.get("/settings")

@@ -315,3 +315,22 @@ def test_two_corrections_at_once_lose_neither(console_app: Console, team: Any) -
     wednesday = [f for f in facts_of(console_app).of_kind("hours") if f.weekday == 3]
     opens, closes = winner.split("-")
     assert [f.ranges for f in wednesday] == [((opens, closes),)]
+
+
+def test_settings_warn_when_the_site_file_and_the_published_hours_disagree(
+    console_app: Console, team: Any
+) -> None:
+    owner = console_app.client()
+    sign_in(owner, team["owner"])
+    before = owner.get("/console/sites/demo/settings")
+    assert before.status_code == 200 and 'id="hours-disagree"' not in before.text
+    upload(owner, kontakt())
+    page = html.unescape(owner.get("/console/sites/demo/settings").text)
+    section = page.split('id="hours-disagree"', 1)[1]
+    # demo's file: Monday to Friday 09:00-18:00; the page: Monday closed, Tuesday 09:30-18:30.
+    assert (
+        "Monday: the site file says 09:00-18:00, the site publishes closed "
+        "(https://radwerk.example/kontakt)" in section
+    )
+    assert "Tuesday: the site file says 09:00-18:00, the site publishes 09:30-18:30" in section
+    assert "Saturday: the site file says closed, the site publishes 10:00-14:00" in section

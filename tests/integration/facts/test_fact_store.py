@@ -130,3 +130,45 @@ def test_kb_facts_lists_what_the_site_states_with_its_page(tmp_path: Path) -> No
     assert "Samstag" in out and "10:00–14:00" in out and "kontakt.html" in out
     assert "Schlauch wechseln" in out and "12 €" in out
     assert "+493061207788" in out and "link (footer)" in out
+
+
+def test_validate_names_the_days_the_site_file_and_the_site_disagree(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from frontdesk.cli.kb import kb_app
+    from frontdesk.cli.sites import sites_app
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "radwerk"
+    sites = tmp_path / "sites"
+    sites.mkdir()
+    site_file = sites / "radwerk.yaml"
+    site_file.write_text(
+        f"id: radwerk\nname: Radwerk\ndefault_language: de\nlanguages: [de]\nknowledge:\n"
+        f"  sources: ['{fixture}']\n  embedding: hash:256\n"
+        "widget:\n  public_key: pk_test_radwerk_cli_01\n"
+        "business_hours:\n  timezone: Europe/Berlin\n  weekly:\n"
+        '    mon-fri: ["09:00-17:00"]\n    sat: ["10:00-14:00"]\n',
+        "utf-8",
+    )
+    runner = CliRunner()
+    env = {"COLUMNS": "200", "FRONTDESK_DATA_DIR": str(tmp_path / "data")}
+    # Before anything is ingested there is nothing published to compare, and no store is made.
+    quiet = runner.invoke(sites_app, ["validate", str(site_file)], env=env)
+    assert quiet.exit_code == 0, quiet.output
+    assert "disagree" not in quiet.output and "publishes" not in quiet.output
+    assert not (tmp_path / "data" / "frontdesk.db").exists()
+
+    ingested = runner.invoke(
+        kb_app, ["ingest", "radwerk", "--no-progress", "--sites-dir", str(sites)], env=env
+    )
+    assert ingested.exit_code == 0, ingested.output
+    checked = runner.invoke(sites_app, ["validate", str(site_file)], env=env)
+    assert checked.exit_code == 0, checked.output  # a warning, not an error
+    out = " ".join(checked.output.split())
+    assert (
+        "Monday: the site file says 09:00-17:00, the site publishes closed "
+        "(https://radwerk.example/kontakt.html)" in out
+    ), out
+    assert "Tuesday: the site file says 09:00-17:00, the site publishes 09:30-18:30" in out
+    assert "Friday: the site file says 09:00-17:00" in out
+    assert "Saturday:" not in out  # the same on both

@@ -71,6 +71,22 @@ def and_words(language: str) -> frozenset[str]:
     return frozenset(words)
 
 
+@lru_cache(maxsize=16)
+def list_words(language: str) -> frozenset[str]:
+    """The words CLDR joins the last two items of a list with in `language`, in "and" and
+    "or" lists ("und", "oder"; "et", "ou"; "и", "или"). The page's language only: Dutch
+    "of" (or) is an English preposition."""
+    words: set[str] = set()
+    for lang in (language,) if language in LANGUAGES else ("en",):
+        patterns = Locale.parse(lang).list_patterns
+        for style in ("standard", "or"):
+            pattern = patterns.get(style, {}).get("2", "") if style in patterns else ""
+            between = pattern.replace("{0}", "").replace("{1}", "").strip(" ,")
+            if between:
+                words.add(between.casefold())
+    return frozenset(words)
+
+
 @dataclass(frozen=True)
 class DayMention:
     day: int

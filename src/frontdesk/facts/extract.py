@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from frontdesk.facts.calendar import LANGUAGES, hours_lines
+from frontdesk.facts.calendar import LANGUAGES, hours_lines, list_words
 from frontdesk.facts.model import FactOrigin, PageRegion, SiteFact
 from frontdesk.facts.money import amounts
 
@@ -90,9 +90,30 @@ def facts_from_html(html: str, url: str, language: str) -> list[SiteFact]:
         text = ", ".join(line for line in _br_lines(element) if line)
         if text:
             facts.append(SiteFact("address", text, "address", position, _region(element)))
-    for position, (line, origin, region) in enumerate(_lines(tree)):
+    lines = list(_lines(tree))
+    for position, (line, origin, region) in enumerate(lines):
         facts.extend(facts_from_line(line, language, position, origin, region))
+    for position, element in enumerate(tree.iter("ul", "ol"), start=len(lines)):
+        line = _list_line(element)
+        if line:
+            region = _region(element)
+            facts.extend(listed_candidates(line, language, position, "text", region))
     return facts
+
+
+def _list_line(element: Any) -> str:
+    """A list of short items with the heading or sentence before it, as one line
+    ("Zahlungsarten: Bargeld, EC-Karte, Visa")."""
+    items = [" ".join(li.text_content().split()) for li in element if li.tag == "li"]
+    if not 2 <= len(items) <= 12:
+        return ""
+    lead = element.getprevious()
+    if lead is None or lead.tag not in ("h1", "h2", "h3", "h4", "h5", "h6", "p", "strong", "b"):
+        return ""
+    heading = " ".join(lead.text_content().split()).rstrip(":")
+    if not heading or ":" in heading:
+        return ""
+    return f"{heading}: {', '.join(items)}"
 
 
 def facts_from_text(text: str, language: str) -> list[SiteFact]:
@@ -132,8 +153,64 @@ def facts_from_line(
             facts.append(SiteFact("email", match.group(), origin, position, region))
         for match in _PHONE.finditer(line):
             facts.append(SiteFact("phone", match.group().strip(), origin, position, region))
-    facts.extend(_prices(line, language, position, origin, region))
+    prices = _prices(line, language, position, origin, region)
+    facts.extend(prices)
+    if not facts:
+        facts.extend(listed_candidates(line, language, position, origin, region))
     return facts
+
+
+# A listed item is a name, not a clause: at most this many words, and no digits.
+LIST_ITEM_WORDS = 4
+# The lead-in of a listed line ("Wir akzeptieren", "Zahlungsarten:") is short, too.
+LIST_LEAD_WORDS = 6
+
+
+def list_items(line: str, language: str) -> tuple[str, tuple[str, ...]] | None:
+    """(lead-in, items) of a line that lists short names: "Wir akzeptieren EC-Karte, Visa
+    und Bargeld", "Zahlungsarten: Bargeld, EC-Karte", "Оплата: наличные или карта". Read
+    by structure only: commas and CLDR's own "and" and "or" of the page's language."""
+    text = line.strip().rstrip(".!;")
+    if re.search(r"\d", text) or not text:
+        return None
+    lead, colon, rest = text.partition(":")
+    if not colon:
+        lead, rest = "", text
+    joiners = "|".join(re.escape(word) for word in list_words(language))
+    splitter = rf"\s*,\s*(?:(?:{joiners})\s+)?|\s+(?:{joiners})\s+" if joiners else r"\s*,\s*"
+    items = [item.strip(" -–*•") for item in re.split(splitter, rest, flags=re.IGNORECASE)]
+    items = [item for item in items if item]
+    if len(items) < 2 or any(len(_WORDS.findall(item)) > LIST_ITEM_WORDS for item in items[1:]):
+        return None
+    if not colon:
+        # The first item follows the lead-in ("Wir akzeptieren EC-Karte"): as many words
+        # as the shortest other item has.
+        words = items[0].split()
+        size = min(len(item.split()) for item in items[1:])
+        lead, items[0] = " ".join(words[:-size]), " ".join(words[-size:])
+    if len(_WORDS.findall(items[0])) > LIST_ITEM_WORDS or len(lead.split()) > LIST_LEAD_WORDS:
+        return None
+    if any(not _WORDS.search(item) for item in items):
+        return None
+    return lead.strip(), tuple(items)
+
+
+def listed_candidates(
+    line: str, language: str, position: int, origin: FactOrigin, region: PageRegion = "main"
+) -> list[SiteFact]:
+    """The items of a listed line, as payment methods to be confirmed by the line's meaning
+    at ingest (`meaning.confirmed`): which list is about paying is not a matter of words
+    a list could name. `label` keeps the whole line, `note` marks the candidate."""
+    found = list_items(line, language)
+    if found is None:
+        return []
+    return [
+        SiteFact("payment", item, origin, position, region, label=line.strip(), note=LISTED)
+        for item in found[1]
+    ]
+
+
+LISTED = "listed"
 
 
 def _prices(
@@ -359,7 +436,7 @@ def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
 
 
 # Part of an ingested page's fingerprint: a change to how facts are read re-reads pages.
-FACTS_VERSION = "facts-3"
+FACTS_VERSION = "facts-4"
 
 
 def document_facts(document: Any, language: str) -> tuple[SiteFact, ...]:

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from frontdesk.facts.extract import FACTS_VERSION, document_facts
+from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
 from frontdesk.knowledge.chunker import TokenCounter, chunk_document
 from frontdesk.knowledge.embeddings import Embedder
@@ -243,9 +244,8 @@ class Ingestor:
                 site_id, item.document, item.fingerprint, item.chunks, matrix, lexical, model
             )
             if self.facts is not None:
-                self.facts.replace_document(
-                    site_id, item.document.doc_id, document_facts(item.document, language)
-                )
+                facts = confirmed(document_facts(item.document, language), self.embedder)
+                self.facts.replace_document(site_id, item.document.doc_id, facts)
             (report.ingested if item.is_new else report.updated).append(item.document.doc_id)
             report.chunks_total += len(item.chunks)
         return report

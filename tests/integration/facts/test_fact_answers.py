@@ -42,19 +42,25 @@ business_hours:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
-    root = tmp_path
+    chat = radwerk(tmp_path)
+    yield chat
+    await chat.close()
+    chat.runtime.close()
+
+
+def radwerk(root: Path, extra: dict[str, str] | None = None) -> ChatService:
+    """The shop's pages (with `extra` pages) ingested, and a chat service over them."""
     sites = root / "sites"
     sites.mkdir()
     shutil.copytree(FIXTURE, sites / "kb")
+    for name, page in (extra or {}).items():
+        (sites / "kb" / name).write_text(page, encoding="utf-8")
     (sites / "radwerk.yaml").write_text(SITE, encoding="utf-8")
     runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
     site = runtime.site("radwerk")
     report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    assert len(report.ingested) == 7
-    chat = ChatService(runtime)
-    yield chat
-    await chat.close()
-    runtime.close()
+    assert len(report.ingested) == 7 + len(extra or {})
+    return ChatService(runtime)
 
 
 async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
@@ -173,3 +179,29 @@ async def test_relative_days_in_the_sites_timezone_with_its_holidays(
 async def test_how_are_you_today_is_no_question_about_hours(service: ChatService) -> None:
     values = await ask(service, str(uuid.uuid4()), "Wie geht's dir heute? 😊")
     assert values.get("fact_reply") is None
+
+
+PAYMENT_PAGE = """<!doctype html><html lang="de"><head><meta charset="utf-8">
+<title>Bezahlen</title><link rel="canonical" href="https://radwerk.example/bezahlen.html">
+</head><body><main><h1>Bezahlen in der Werkstatt</h1>
+<p>Die Rechnung bekommen Sie bei der Abholung Ihres Rades.</p>
+<p>Wir akzeptieren EC-Karte, Visa und Bargeld.</p>
+<h2>Unser Team</h2><p>Heute arbeiten wir zu dritt: Jana, Mehmet und Lukas.</p>
+<h2>Wir reparieren</h2><ul><li>Citybikes</li><li>Rennräder</li><li>Lastenräder</li></ul>
+</main></body></html>"""
+
+
+async def test_payment_methods_written_as_prose(tmp_path: Path) -> None:
+    chat = radwerk(tmp_path, {"bezahlen.html": PAYMENT_PAGE})
+    try:
+        facts = chat.knowledge.site_facts(chat.runtime.site("radwerk").config)
+        # Only the list about paying: not the team's names, not the bikes it repairs.
+        assert [f.value for f in facts.of_kind("payment")] == ["EC-Karte", "Visa", "Bargeld"]
+        values = await ask(chat, str(uuid.uuid4()), "Kann ich mit Karte zahlen?")
+        answer = values["answer"]
+        assert answer.startswith("Zahlungsarten:"), answer
+        assert "EC-Karte" in answer and "Bargeld" in answer, answer
+        assert cited_urls(values) == {"https://radwerk.example/bezahlen.html"}
+    finally:
+        await chat.close()
+        chat.runtime.close()

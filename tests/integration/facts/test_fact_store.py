@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -172,3 +173,57 @@ def test_validate_names_the_days_the_site_file_and_the_site_disagree(tmp_path: P
     assert "Tuesday: the site file says 09:00-17:00, the site publishes 09:30-18:30" in out
     assert "Friday: the site file says 09:00-17:00" in out
     assert "Saturday:" not in out  # the same on both
+
+
+def test_corrections_outlive_the_page_and_a_race_has_one_winner(
+    engine: Engine, tmp_path: Path
+) -> None:
+    import threading
+    from datetime import UTC, datetime
+
+    from frontdesk.facts.corrections import corrected_fact
+    from frontdesk.facts.store import CorrectionConflict, CorrectionStore
+
+    kb = KnowledgeBase(engine)
+    folder = write(tmp_path / "pages", {"index.html": page("<p>Willkommen</p>")})
+    kb.ingest_path(site("werk"), folder, progress=False)
+    store = CorrectionStore(engine)
+
+    def fact(kind: str, value: str) -> Any:
+        at = datetime.now(UTC)
+        return corrected_fact(kind, "", value, language="de", author="a@werk.test", at=at)
+
+    outcomes: list[str] = []
+    barrier = threading.Barrier(4)
+
+    def correct(key: str, kind: str, value: str) -> None:
+        barrier.wait()
+        try:
+            store.correct("werk", key, "set", fact(kind, value), author="a@werk.test", expected=0)
+            outcomes.append(f"saved {key} {value}")
+        except CorrectionConflict:
+            outcomes.append(f"conflict {key}")
+
+    threads = [
+        threading.Thread(target=correct, args=("phone:+49221555000", "phone", "+49 221 1")),
+        threading.Thread(target=correct, args=("phone:+49221555000", "phone", "+49 221 2")),
+        threading.Thread(target=correct, args=("email:info@werk.test", "email", "neu@werk.test")),
+        threading.Thread(target=correct, args=("address:x", "address", "Ring 2, Köln")),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Two different facts: both kept; the same fact from the same revision: one of two.
+    assert sum(o.startswith("saved phone:") for o in outcomes) == 1, outcomes
+    assert "conflict phone:+49221555000" in outcomes
+    assert "saved email:info@werk.test neu@werk.test" in outcomes
+    assert "saved address:x Ring 2, Köln" in outcomes
+    assert store.revision("werk", "phone:+49221555000") == 1
+
+    # The page is re-ingested, then removed: the correction stays in force.
+    (folder / "index.html").write_text(page("<p>Neu</p>"), "utf-8")
+    kb.ingest_path(site("werk"), folder, progress=False)
+    phones = [f.value for f in kb.site_facts(site("werk")).of_kind("phone")]
+    assert phones in (["+49 221 1"], ["+49 221 2"])
+    assert kb.site_facts(site("other")).facts == ()  # per site

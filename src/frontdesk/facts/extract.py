@@ -170,9 +170,10 @@ def list_items(line: str, language: str) -> tuple[str, tuple[str, ...]] | None:
     """(lead-in, items) of a line that lists short names: "Wir akzeptieren EC-Karte, Visa
     und Bargeld", "Zahlungsarten: Bargeld, EC-Karte", "Оплата: наличные или карта". Read
     by structure only: commas and CLDR's own "and" and "or" of the page's language."""
-    text = line.strip().rstrip(".!;")
-    if re.search(r"\d", text) or not text:
-        return None
+    # An aside in brackets qualifies an item ("la carte bancaire (sans minimum)").
+    text = re.sub(r"\s*\([^()]*\)", "", line).strip().rstrip(".!;")
+    if re.search(r"\d", text) or "|" in text or not text:
+        return None  # digits: hours or prices; "|": a table row, whose cells are items
     lead, colon, rest = text.partition(":")
     if not colon:
         lead, rest = "", text
@@ -201,13 +202,21 @@ def listed_candidates(
     """The items of a listed line, as payment methods to be confirmed by the line's meaning
     at ingest (`meaning.confirmed`): which list is about paying is not a matter of words
     a list could name. `label` keeps the whole line, `note` marks the candidate."""
-    found = list_items(line, language)
-    if found is None:
-        return []
-    return [
-        SiteFact("payment", item, origin, position, region, label=line.strip(), note=LISTED)
-        for item in found[1]
-    ]
+    candidates: list[SiteFact] = []
+    for sentence in _SENTENCE_END.split(line.strip()):
+        found = list_items(sentence, language)
+        if found is None:
+            continue
+        candidates += [
+            SiteFact("payment", item, origin, position, region, label=sentence, note=LISTED)
+            for item in found[1]
+        ]
+    return candidates
+
+
+# A paragraph's sentences are read one by one: "Puoi pagare in contanti, con bancomat o
+# con Satispay. Non accettiamo assegni."
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 
 
 LISTED = "listed"

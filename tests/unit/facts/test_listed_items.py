@@ -56,3 +56,21 @@ def test_candidates_need_a_model_that_reads_their_meaning() -> None:
     assert [f.kind for f in candidates] == ["payment"] * 3
     # A model without measured margins confirms nothing: no guessing from the words.
     assert confirmed(candidates, make_embedder("hash:256")) == ()
+
+
+def test_each_sentence_of_a_paragraph_is_read_and_asides_are_dropped() -> None:
+    paragraph = (
+        "Nous acceptons les espèces, la carte bancaire (sans minimum) et les titres-restaurant. "
+        "Le pain tranché est possible sur demande."
+    )
+    listed = facts_from_line(paragraph, "fr", 0, "text")
+    assert [f.value for f in listed] == [
+        "les espèces",
+        "la carte bancaire",
+        "les titres-restaurant",
+    ]
+    assert {f.label for f in listed} == {
+        "Nous acceptons les espèces, la carte bancaire (sans minimum) et les titres-restaurant."
+    }
+    # A table row's cells are not a listed line.
+    assert list_items("Credit or debit card (Visa, Mastercard) | Starter, Growth", "en") is None

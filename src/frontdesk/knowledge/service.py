@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from sqlalchemy import Engine
 
-from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.corrections import apply_corrections
+from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
 from frontdesk.knowledge.embeddings import Embedder, make_embedder
 from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday

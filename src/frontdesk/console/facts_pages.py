@@ -180,8 +180,8 @@ async def correct_fact(
     by_key = {row.key: row for row in rows["fact_rows"]}
     if key and key not in by_key:
         return await fail("No such fact on this site: reload the page.", "", 404)
-    if key:
-        kind = by_key[key].kind
+    if key:  # a row's fact keeps what it is about: only its value is corrected
+        kind, about = by_key[key].kind, by_key[key].about_value
     author = site.user.email
     fact: SiteFact | None = None
     if action == "save":
@@ -202,8 +202,9 @@ async def correct_fact(
             if key in by_key and by_key[key].state != "removed":
                 message = "Not saved. About: this fact is already listed; correct it in its row."
                 return await fail(message, "About", 409)
-            revision = by_key[key].revision if key in by_key else revision
-            if key not in by_key:
+            if key in by_key:  # a removed fact added again
+                revision = by_key[key].revision
+            else:  # never listed, or handed back to the crawl earlier
                 revision = await run_in_threadpool(knowledge.corrections.revision, site.id, key)
     elif not key:
         return await fail("Choose the fact to remove or hand back.", "", 422)

@@ -167,7 +167,11 @@ def list_facts(
             fact.kind,
             about,
             value or fact.note or fact.value,
-            f"{fact.origin} ({fact.region})",
+            (
+                f"team ({fact.author}, {fact.corrected_at[:10]})"
+                if fact.corrected
+                else f"{fact.origin} ({fact.region})"
+            ),
             fact.url or fact.doc_id,
         )
     console.print(table)

@@ -132,6 +132,24 @@ def test_kb_facts_lists_what_the_site_states_with_its_page(tmp_path: Path) -> No
     assert "Schlauch wechseln" in out and "12 €" in out
     assert "+493061207788" in out and "link (footer)" in out
 
+    # A team correction is listed with its author and date, in place of the page's value.
+    from datetime import UTC, datetime
+
+    from frontdesk.facts.corrections import corrected_fact
+    from frontdesk.facts.store import CorrectionStore
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'data' / 'frontdesk.db'}")
+    at = datetime(2026, 12, 1, 9, tzinfo=UTC)
+    fact = corrected_fact("phone", "", "+49 30 999", language="de", author="jana@r.test", at=at)
+    CorrectionStore(engine).correct(
+        "radwerk", "phone:+493061207788", "set", fact, author="jana@r.test", expected=0
+    )
+    engine.dispose()
+    listed = runner.invoke(kb_app, ["facts", "radwerk", "--sites-dir", str(sites)], env=env)
+    out = listed.output
+    assert "+49 30 999" in out and "team (jana@r.test, 2026-12-01)" in out, out
+    assert "+493061207788" not in out
+
 
 def test_validate_names_the_days_the_site_file_and_the_site_disagree(tmp_path: Path) -> None:
     from typer.testing import CliRunner

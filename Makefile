@@ -48,7 +48,7 @@ $(RUN_STAMP): pyproject.toml $(MODELS) | $(BIN)/python
 # nothing pulls the CUDA wheels.
 $(STAMP): $(RUN_STAMP) | $(BIN)/python $(LLAMA_BUILT)
 	$(BIN)/pip install --quiet $(if $(PIP_FIND_LINKS),,--extra-index-url $(TORCH_CPU_INDEX)) $(TORCH)
-	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[torch,openai,postgres,redis,otel,langfuse,oidc,charts]" --group dev
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e ".[torch,openai,postgres,redis,otel,langfuse,oidc,charts,calendar]" --group dev
 	@touch $(STAMP)
 
 # Build the llama-cpp-python wheel once (several minutes); later runs install the cached one.

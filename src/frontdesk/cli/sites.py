@@ -78,6 +78,8 @@ def sites_validate(
         else:
             console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
             print_opening_hours(site.config.business_hours, published_facts(site.config))
+            if site.config.calendar is not None and not check_calendar(site.config):
+                problems += 1
     if problems:
         raise typer.Exit(code=1)
 
@@ -112,6 +114,29 @@ def print_opening_hours(config: BusinessHoursConfig, published: SiteFacts | None
         err_console.print(f"  [yellow]![/] business_hours: {warning}", highlight=False)
     for line in hours_disagreements(config.weekly_ranges(), published or SiteFacts()):
         err_console.print(f"  [yellow]![/] business_hours: {line}", highlight=False)
+
+
+def check_calendar(config: SiteConfig) -> bool:
+    """Sign in to the site's CalDAV calendar: a wrong URL, user or password is found now,
+    not when the first visitor wants an appointment."""
+    from frontdesk.appointments.calendar import CalendarError, calendar_for_site
+
+    assert config.calendar is not None
+    try:
+        name = calendar_for_site(config).check()
+    except CalendarError as exc:
+        err_console.print(f"  [red]✗[/] calendar: {exc}", highlight=False)
+        return False
+    except ImportError:
+        err_console.print(
+            "  [red]✗[/] calendar: the CalDAV client is not installed; "
+            "pip install 'frontdesk[calendar]'",
+            highlight=False,
+        )
+        return False
+    kinds = ", ".join(kind.id for kind in config.calendar.appointment_types)
+    console.print(f"  Calendar: {name} ({config.calendar.url}); appointments: {kinds}")
+    return True
 
 
 token_app = typer.Typer(help="Per-site admin tokens (stored only as their SHA-256).")

@@ -103,6 +103,8 @@ def _dates(text: str, language: str, base: datetime) -> tuple[date, date] | None
     found = [
         (phrase, moment, parser.get_date_data(phrase).period)
         for phrase, moment in search_dates(text, languages=[language], settings=settings) or []
+        # Two letters alone are words more often than weekdays ("we", "do", "di").
+        if len(phrase.strip()) > 2
     ]
     if not found:  # "la semaine prochaine" is read whole, not found by the search
         whole = parser.get_date_data(text.strip(" ,.!?"))

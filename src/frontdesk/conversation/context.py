@@ -58,6 +58,9 @@ class TurnContext:
     facts_embedder: Embedder | None = None
     visitor: VisitorContext = field(default_factory=VisitorContext)
     relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
+    # The site's calendar desk (`appointments.desk`); None: booking is a link or an e-mail.
+    appointments: Any = None
+    session_id: str = ""
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     context_window_turns: int = 10
     # Deferred execution: tasks started at START, awaited only on ANSWER.

@@ -103,6 +103,11 @@ class RouteInput:
     site_supported: bool = False
     # ...by both signals at once (`strongly_supported_by_site`).
     site_strongly_supported: bool = False
+    # Sites with a calendar (`appointment_flags`): the message wishes an appointment,
+    # answers the slots or the contact question just asked, or a booking stands.
+    appointment_wish: bool = False
+    appointment_reply: bool = False
+    appointment_booked: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,12 +130,20 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         # Before high stakes: a "yes" to the person offered beside a cancellation answer
         # is that person, not a second escalation.
         return RouteDecision("HANDOFF", "handoff_accepted")
+    if inp.appointment_booked and inp.intent == "STOP_BOOKING":
+        # Before high stakes: cancelling one's own appointment is done, not escalated.
+        return RouteDecision("BOOKING", "appointment_cancel")
+    if inp.appointment_reply and not inp.high_stakes:
+        # A slot picked, the name and e-mail asked for, or another time named.
+        return RouteDecision("BOOKING", "appointment_reply", booking_status=_start(inp))
     if inp.high_stakes and inp.asks_question and inp.intent in ANSWERABLE_INTENTS:
         # Cancellation, refunds, disputes asked as a question: the knowledge base's
         # procedure first, a person offered alongside (`route_or_retry`).
         return RouteDecision("ANSWER", "high_stakes")
     if inp.high_stakes:
         return RouteDecision("HANDOFF", "high_stakes")
+    if inp.appointment_wish:
+        return RouteDecision("BOOKING", "appointment_requested", booking_status=_start(inp))
     if inp.booking_status == "collecting":
         return _mid_booking(inp)
     if inp.booking_status == "booked" and (inp.booking_question or inp.intent == "BOOKING"):
@@ -219,6 +232,49 @@ def _mid_booking(inp: RouteInput) -> RouteDecision:
     if inp.intent in ("LEARN", "SUPPORT"):
         return RouteDecision("ANSWER", "paused_booking")  # PAUSE: answer, keep the flow
     return RouteDecision("REDIRECT", "exit_booking", booking_status="idle")  # EXIT
+
+
+AppointmentPhase = Literal["offered", "contact", "booked", "failed"]
+BookingFlow = Literal["profiling", "gating", "appointment", "email"]
+
+
+def booking_flow(reason: str | None, *, has_calendar: bool, phase: str | None) -> BookingFlow:
+    """Which booking the BOOKING route runs: a profiling answer, a content-gating e-mail,
+    an appointment in the site's calendar, or the e-mail capture (link mode, and a
+    calendar that failed this conversation: the team confirms by e-mail)."""
+    if reason == "profiling_answer":
+        return "profiling"
+    if reason == "content_gating_email":
+        return "gating"
+    if has_calendar and phase != "failed":
+        return "appointment"
+    return "email"
+
+
+AppointmentStep = Literal["offer", "ask_contact", "book", "cancel", "move", "status"]
+
+
+def appointment_step(
+    reason: str | None,
+    *,
+    phase: str | None,
+    picked: bool,
+    has_contact: bool,
+    names_time: bool,
+    moving: bool,
+) -> AppointmentStep:
+    """The next step of an appointment in the chat (`nodes/appointments.py`)."""
+    if reason == "appointment_cancel":
+        return "cancel" if phase == "booked" else "offer"
+    if phase == "booked":
+        if picked and moving:
+            return "move"
+        return "offer" if names_time else "status"
+    if phase in ("offered", "contact") and picked:
+        return "book" if has_contact else "ask_contact"
+    if phase == "contact" and not names_time:
+        return "book" if has_contact else "ask_contact"
+    return "offer"
 
 
 def redirect_reason(reason: str) -> RedirectReason:

@@ -58,6 +58,7 @@ from frontdesk.live.desk import LiveDesk
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
+from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ class ChatService:
         self.exporter = build_exporter(settings)
         self.trace_callbacks = langfuse_callbacks(settings)
         self._graph: Any = None
+        self._desks: dict[str, Any] = {}
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
         # The wall clock of a turn (opening hours, handoff times); tests set a fixed one.
@@ -184,6 +186,18 @@ class ChatService:
             visitor=visitor,
         )
 
+    def appointment_desk(self, config: SiteConfig) -> Any:
+        """The site's appointment desk (one per site and file version), or None."""
+        if config.calendar is None:
+            return None
+        from frontdesk.appointments.desk import AppointmentDesk
+
+        desk = self._desks.get(config.id)
+        if desk is None or desk.site is not config:
+            desk = AppointmentDesk(config, self.runtime.settings)
+            self._desks[config.id] = desk
+        return desk
+
     def _relay_to(self, site: LoadedSite, session_id: str) -> Relay:
         async def relay(text: str) -> int:
             return await self.live.relay_visitor(site.config.id, session_id, text)
@@ -207,6 +221,8 @@ class ChatService:
         }
         ctx = self.context(site, visitor)
         ctx.relay = self._relay_to(site, session_id)
+        ctx.session_id = session_id
+        ctx.appointments = self.appointment_desk(site.config)
         # Who owns the conversation (bot, or a person who joined): the graph's router
         # decides from it whether the bot answers at all.
         try:

@@ -121,11 +121,28 @@ class SkillSelection(TypedDict, total=False):
     reasoning: str
 
 
+class AppointmentState(TypedDict, total=False):
+    """An appointment in the team's calendar: slots offered, the one chosen, the booking."""
+
+    phase: Literal["offered", "contact", "booked", "failed"]
+    kind: str
+    offered: list[dict[str, str]]  # label, start, end (ISO, UTC)
+    chosen: dict[str, str]
+    uid: str
+    start: str
+    label: str
+    name: str
+    email: str
+    wish: str
+    language: str
+
+
 class Booking(TypedDict, total=False):
     status: BookingStatus
     email: str
     asked_email: bool
     booked_turn: int
+    appointment: AppointmentState
 
 
 class Claim(TypedDict):
@@ -172,9 +189,11 @@ class Handoff(TypedDict):
     notify: bool  # a stall proposal only becomes a lead when accepted
 
 
-class LeadCapture(TypedDict):
+class LeadCapture(TypedDict, total=False):
     capture_context: str
     email: str
+    # A booked appointment or the time asked for, for the team (lead details, webhooks).
+    appointment: dict[str, str]
 
 
 class CallToAction(TypedDict):

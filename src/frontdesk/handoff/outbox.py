@@ -118,6 +118,10 @@ def record_lead_capture(
     # A visitor the site signed in (widget identity verification) is named on the lead.
     identity = WidgetSessionRepository(session).identity(site.id, session_id)
     details: dict[str, Any] = {"form": form, UNVERIFIED: [*LEAD_UNVERIFIED_COLUMNS, "form"]}
+    # A booked appointment, or the time asked for when the calendar failed.
+    appointment = clean_fields(dict(capture.get("appointment") or {}))
+    if appointment:
+        details["appointment"] = appointment
     if identity is not None:
         details["identity"] = identity.as_dict()
     lead, created = LeadRepository(session).create_once(
@@ -146,6 +150,7 @@ def record_lead_capture(
             "level": level,
             "session_id": session_id,
             "form": form,
+            **({"appointment": appointment} if appointment else {}),
             "captured_at": datetime.now(UTC).isoformat(),
         },
         UNVERIFIED: ["lead.email", "lead.form"],

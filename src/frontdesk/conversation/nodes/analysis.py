@@ -7,6 +7,7 @@ import logging
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.appointments import appointment_flags
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.nodes.skills import follow_up_context
 from frontdesk.conversation.routes import RouteInput, decide_route, states_a_topic
@@ -193,6 +194,14 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             site_supported=_site_supported(state),
             site_strongly_supported=_site_strongly_supported(state),
             **follow_up_context(state, ctx.site.qualification.forms),
+            **appointment_flags(
+                state,
+                ctx.site,
+                intent=intent.intent,
+                language=language_of(state, runtime),
+                now=ctx.now,
+                signals=signals,
+            ),
         )
     )
     if decision.route != "ANSWER":

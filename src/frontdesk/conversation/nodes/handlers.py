@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
+from frontdesk.conversation.nodes.appointments import appointment_turn
 from frontdesk.conversation.nodes.common import (
     Update,
     emit_words,
@@ -105,10 +106,17 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     about it answered from the booking state (post-conversion, no re-proposal).
     """
     reason = state.get("route_reason")
-    if reason == "profiling_answer":
+    flow = routes.booking_flow(
+        reason,
+        has_calendar=runtime.context.appointments is not None,
+        phase=(booking_of(state).get("appointment") or {}).get("phase"),
+    )
+    if flow == "profiling":
         return _profiling_answer(state, runtime)
-    if reason == "content_gating_email":
+    if flow == "gating":
         return _content_gating_email(state, runtime)
+    if flow == "appointment":
+        return await appointment_turn(state, runtime)
     language = language_of(state, runtime)
     booking: Booking = {**booking_of(state)}
     email = visitor_email(state)

@@ -1,0 +1,360 @@
+"""Appointments in the chat, for sites with a calendar: free slots offered as buttons,
+the name and e-mail asked for, the booking made in the team's calendar and the
+invitation sent; cancel and move in the same conversation.
+
+Which step a turn takes is `routes.appointment_step`; `appointment_flags` gives the
+intent router what it needs (pure). A calendar that fails is said so, and the wish
+becomes a lead with the time asked for (the e-mail flow takes over from there).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from langgraph.runtime import Runtime
+
+from frontdesk.appointments.calendar import CalendarError, NotFound, SlotTaken
+from frontdesk.appointments.wishes import mentions_time, names_any, time_wish
+from frontdesk.conversation import routes
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say
+from frontdesk.conversation.state import (
+    AppointmentState,
+    Booking,
+    ChatState,
+    LeadCapture,
+    booking_of,
+    visitor_email,
+)
+from frontdesk.engines.local.signals import extract_email
+from frontdesk.sites.schema import AppointmentType, SiteConfig
+
+ASKING_INTENTS = frozenset({"LEARN", "SUPPORT"})
+_MAX_NAME_WORDS = 6
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def picked_offer(text: str, offered: list[dict[str, str]]) -> dict[str, str] | None:
+    """The offered slot the message names by its button label (a click sends the label)."""
+    said = _fold(text)
+    for offer in offered:
+        if _fold(offer["label"]) and _fold(offer["label"]) in said:
+            return offer
+    return None
+
+
+def contact_name(text: str, offered: list[dict[str, str]]) -> str:
+    """The name in a reply such as "Ada Lovelace, ada@example.org" (e-mail, slot label
+    and punctuation taken out); "" when what is left does not look like a name."""
+    rest = text
+    email = extract_email(text)
+    if email:
+        rest = rest.replace(email, " ")
+    for offer in offered:
+        rest = re.sub(re.escape(offer["label"]), " ", rest, flags=re.IGNORECASE)
+    words = [w for w in re.split(r"[\s,;:<>()]+", rest) if any(c.isalpha() for c in w)]
+    if not words or len(words) > _MAX_NAME_WORDS:
+        return ""
+    return " ".join(words).strip(" .")
+
+
+def _type_names(site: SiteConfig) -> dict[str, AppointmentType]:
+    assert site.calendar is not None
+    return {
+        name: kind
+        for kind in site.calendar.appointment_types
+        for name in sorted(kind.name.values(), key=len, reverse=True)
+    }
+
+
+def named_type(text: str, site: SiteConfig) -> AppointmentType | None:
+    names = _type_names(site)
+    found = names_any(text, list(names))
+    return names[found] if found else None
+
+
+def appointment_flags(
+    state: ChatState, site: SiteConfig, *, intent: str, language: str, now: Any, signals: set[str]
+) -> dict[str, bool]:
+    """`RouteInput`'s appointment fields for this message (all False without a calendar)."""
+    if site.calendar is None:
+        return {}
+    text = state["input"]
+    appointment = booking_of(state).get("appointment") or {}
+    phase = appointment.get("phase")
+    zone = site.business_hours.hours().zone
+    names_type = named_type(text, site) is not None
+    timed = mentions_time(text, language, now, zone)
+    asks = text.rstrip().endswith(("?", "？"))
+    pricing = "pricing_interest" in signals
+    wish = (
+        phase != "failed"
+        and not pricing
+        and (
+            (names_type and (timed or not asks))
+            or (intent == "BOOKING" and (timed or "demo_interest" in signals or not asks))
+            or (phase == "booked" and timed and intent not in ASKING_INTENTS)
+        )
+    )
+    offered = appointment.get("offered") or []
+    picked = picked_offer(text, offered) is not None
+    reply = phase in ("offered", "contact") and (
+        picked or extract_email(text) is not None or (timed and intent not in ASKING_INTENTS)
+    )
+    if phase == "contact" and intent not in ASKING_INTENTS and contact_name(text, offered):
+        reply = True  # "Ada Lovelace": the name asked for
+    return {
+        "appointment_wish": bool(wish),
+        "appointment_reply": bool(reply or (phase == "booked" and picked)),
+        "appointment_booked": phase == "booked",
+    }
+
+
+async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    ctx = runtime.context
+    desk = ctx.appointments
+    booking: Booking = {**booking_of(state)}
+    appointment: dict[str, Any] = dict(booking.get("appointment") or {})
+    # A reply such as "Ada Lovelace, ada@example.org" says little about its language:
+    # the appointment goes on in the language it was asked for in.
+    language = appointment.get("language") or language_of(state, runtime)
+    text = state["input"]
+    offered = list(appointment.get("offered") or [])
+    picked = picked_offer(text, offered)
+    email = extract_email(text) or appointment.get("email") or visitor_email(state) or ""
+    name = contact_name(text, offered) or appointment.get("name", "")
+    zone = ctx.site.business_hours.hours().zone
+    step = routes.appointment_step(
+        state.get("route_reason"),
+        phase=appointment.get("phase"),
+        picked=picked is not None,
+        has_contact=bool(email and name),
+        names_time=mentions_time(text, language, ctx.now, zone)
+        or named_type(text, ctx.site) is not None,
+        moving=bool(appointment.get("uid")) and bool(offered),
+    )
+    update: Update = {"routing": "answered", "citations": []}
+    kind = named_type(text, ctx.site) or _kind(desk, appointment.get("kind"))
+    if step == "offer":
+        language = language_of(state, runtime)
+    try:
+        if step == "offer":
+            answer = await _offer(state, runtime, appointment, kind, update)
+        elif step == "ask_contact":
+            if picked is not None:
+                appointment.update(phase="contact", chosen=picked)
+                answer = site_say(
+                    runtime, "appointment.ask_contact", language, slot=picked["label"]
+                )
+            else:
+                answer = site_say(runtime, "appointment.ask_contact_again", language)
+        elif step == "book":
+            chosen = picked or appointment.get("chosen") or {}
+            contact = (name, email)
+            answer = await _book(
+                state, runtime, appointment, booking, kind, chosen, contact, update
+            )
+        elif step == "move":
+            assert picked is not None
+            answer = await _move(state, runtime, appointment, kind, picked, update)
+        elif step == "cancel":
+            answer = await _cancel(runtime, appointment, booking, language)
+            appointment = {}
+        else:
+            answer = site_say(
+                runtime,
+                "appointment.status",
+                language,
+                kind=kind.name_in(language),
+                slot=appointment.get("label", ""),
+            )
+    except CalendarError:
+        answer = _unavailable(runtime, appointment, booking, kind, text, email, update, language)
+    booking["appointment"] = cast(AppointmentState, appointment)
+    emit_words("booking_handler", answer)
+    update.update({"answer": answer, "booking": booking})
+    return update
+
+
+def _kind(desk: Any, kind_id: str | None) -> AppointmentType:
+    kinds: list[AppointmentType] = desk.kinds
+    return next((k for k in kinds if k.id == kind_id), kinds[0])
+
+
+def _labels(offers: list[Any]) -> str:
+    return ", ".join(offer.label for offer in offers)
+
+
+async def _offer(
+    state: ChatState,
+    runtime: Runtime[TurnContext],
+    appointment: dict[str, Any],
+    kind: AppointmentType,
+    update: Update,
+) -> str:
+    ctx = runtime.context
+    language = language_of(state, runtime)
+    zone = ctx.site.business_hours.hours().zone
+    wish = time_wish(state["input"], language, ctx.now, zone)
+    offers, met = await ctx.appointments.offer(kind, wish, ctx.now, language)
+    name = kind.name_in(language)
+    if not offers:
+        appointment.update(phase="failed", kind=kind.id, wish=state["input"][:200])
+        return site_say(runtime, "appointment.none", language, kind=name)
+    if appointment.get("phase") != "booked":
+        appointment["phase"] = "offered"
+    appointment.update(
+        kind=kind.id,
+        offered=[offer.__dict__ for offer in offers],
+        wish=state["input"][:200],
+        language=language,
+    )
+    update["suggested_answers"] = [offer.label for offer in offers]
+    key = "appointment.offer" if met else "appointment.offer_instead"
+    return site_say(runtime, key, language, kind=name, slots=_labels(offers))
+
+
+async def _book(
+    state: ChatState,
+    runtime: Runtime[TurnContext],
+    appointment: dict[str, Any],
+    booking: Booking,
+    kind: AppointmentType,
+    chosen: dict[str, str],
+    contact: tuple[str, str],
+    update: Update,
+) -> str:
+    from frontdesk.appointments.desk import SlotOffer
+
+    ctx = runtime.context
+    language = appointment.get("language") or language_of(state, runtime)
+    name, email = contact
+    offer = SlotOffer(**chosen)
+    try:
+        booked = await ctx.appointments.book(
+            kind,
+            offer.interval(),
+            name=name,
+            email=email,
+            language=language,
+            session_id=ctx.session_id,
+        )
+    except SlotTaken:
+        return await _taken(state, runtime, appointment, kind, offer, update)
+    label = offer.label
+    appointment.update(
+        phase="booked", uid=booked.uid, start=offer.start, label=label, name=name, email=email
+    )
+    appointment.pop("offered", None)
+    appointment.pop("chosen", None)
+    booking.update({"status": "booked", "email": email})
+    update["lead_capture"] = LeadCapture(
+        capture_context="appointment",
+        email=email,
+        appointment={
+            "uid": booked.uid,
+            "kind": kind.id,
+            "start": offer.start,
+            "label": label,
+            "name": name,
+        },
+    )
+    update["visitor_profile"] = {"email": email, "name": name}
+    answer = site_say(
+        runtime, "appointment.booked", language, kind=kind.name_in(language), slot=label
+    )
+    if await ctx.appointments.send(booked, "REQUEST"):
+        answer += " " + site_say(runtime, "appointment.invitation_sent", language, email=email)
+    return answer
+
+
+async def _taken(
+    state: ChatState,
+    runtime: Runtime[TurnContext],
+    appointment: dict[str, Any],
+    kind: AppointmentType,
+    lost: Any,
+    update: Update,
+) -> str:
+    """Somebody else was faster: the next free slots, the lost one left out."""
+    ctx = runtime.context
+    language = appointment.get("language") or language_of(state, runtime)
+    offers, _ = await ctx.appointments.offer(
+        kind, None, ctx.now, language, skip=frozenset({lost.start})
+    )
+    appointment.update(offered=[o.__dict__ for o in offers])
+    if appointment.get("phase") != "booked":
+        appointment["phase"] = "offered"
+    appointment.pop("chosen", None)
+    update["suggested_answers"] = [o.label for o in offers]
+    return site_say(runtime, "appointment.taken", language, slots=_labels(offers))
+
+
+async def _move(
+    state: ChatState,
+    runtime: Runtime[TurnContext],
+    appointment: dict[str, Any],
+    kind: AppointmentType,
+    picked: dict[str, str],
+    update: Update,
+) -> str:
+    from frontdesk.appointments.desk import SlotOffer
+
+    ctx = runtime.context
+    language = appointment.get("language") or language_of(state, runtime)
+    offer = SlotOffer(**picked)
+    try:
+        moved = await ctx.appointments.move(appointment.get("uid", ""), kind, offer.interval())
+    except SlotTaken:
+        return await _taken(state, runtime, appointment, kind, offer, update)
+    except NotFound:
+        appointment.clear()
+        return await _offer(state, runtime, appointment, kind, update)
+    appointment.update(start=offer.start, label=offer.label)
+    appointment.pop("offered", None)
+    answer = site_say(runtime, "appointment.moved", language, slot=offer.label)
+    if await ctx.appointments.send(moved, "REQUEST"):
+        email = appointment.get("email", moved.email)
+        answer += " " + site_say(runtime, "appointment.invitation_sent", language, email=email)
+    return answer
+
+
+async def _cancel(
+    runtime: Runtime[TurnContext], appointment: dict[str, Any], booking: Booking, language: str
+) -> str:
+    desk = runtime.context.appointments
+    try:
+        cancelled = await desk.cancel(appointment.get("uid", ""))
+    except NotFound:
+        cancelled = None
+    if cancelled is not None:
+        await desk.send(cancelled, "CANCEL")
+    booking["status"] = "declined"
+    return site_say(runtime, "appointment.cancelled", language, slot=appointment.get("label", ""))
+
+
+def _unavailable(
+    runtime: Runtime[TurnContext],
+    appointment: dict[str, Any],
+    booking: Booking,
+    kind: AppointmentType,
+    text: str,
+    email: str,
+    update: Update,
+    language: str,
+) -> str:
+    """The calendar failed: say so, and keep the wish as a lead with the time asked for."""
+    chosen = appointment.get("chosen") or {}
+    wish = chosen.get("label") or appointment.get("wish") or text[:200]
+    appointment.update(phase="failed", kind=kind.id, wish=wish)
+    booking.update({"status": "collecting", "asked_email": True})
+    update["lead_capture"] = LeadCapture(
+        capture_context="appointment_request",
+        email=email,
+        appointment={"kind": kind.id, "requested": wish, "calendar": "unreachable"},
+    )
+    return site_say(runtime, "appointment.unavailable", language, wish=wish)

@@ -1,0 +1,256 @@
+"""Appointments booked in the chat against a real Radicale server: a booking wish in each
+of the eight languages gets free slots as buttons; a click, a name and an e-mail book it
+(invitation on a loopback SMTP receiver); cancel and move in the chat; two visitors on
+one slot; a calendar that is down (the visitor is told, the wish stays as a lead)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import select
+
+from frontdesk.appointments.calendar import TeamCalendar
+from frontdesk.appointments.invite import Appointment
+from frontdesk.conversation.payload import TurnResult, VisitorContext
+from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.runtime import build_runtime
+from frontdesk.settings import Settings
+from frontdesk.sites.schema import CalendarConfig
+from frontdesk.store.models import Lead
+from tests.support.loopback import SmtpReceiver
+from tests.support.radicale_server import PASSWORD, USER, RadicaleServer
+
+pytestmark = pytest.mark.integration
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 12, 9, 10, 0, tzinfo=BERLIN)  # a Wednesday
+
+SITE = """\
+id: werkstatt
+name: Radwerk
+default_language: de
+languages: [en, ru, fr, de, es, it, pt, nl]
+knowledge:
+  sources: [kb]
+widget:
+  public_key: pk_test_werkstatt_0001
+business_hours:
+  timezone: Europe/Berlin
+  weekly:
+    tue-fri: ["09:30-13:00", "14:00-18:30"]
+    sat: ["10:00-14:00"]
+  holidays: DE-SN
+handoff:
+  fallback_email: team@radwerk.example
+calendar:
+  url: {url}
+  user: {user}
+  password_env: WERKSTATT_CALDAV_PASSWORD
+  appointment_types:
+    - id: inspection
+      name:
+        en: Inspection
+        de: Inspektion
+        fr: Révision
+        es: Revisión
+        it: Revisione
+        pt: Revisão
+        nl: Onderhoudsbeurt
+        ru: Техосмотр
+      duration_minutes: 60
+      step_minutes: 60
+"""
+
+PAGE = """# Radwerk
+
+Radwerk repairs and services bicycles in Leipzig: inspections, brakes, gears and wheels.
+"""
+
+WISHES = {
+    "en": "I would like an appointment for an inspection on Saturday",
+    "de": "Ich möchte einen Termin für eine Inspektion am Samstag",
+    "fr": "Je voudrais un rendez-vous pour une révision samedi",
+    "es": "Quisiera una cita para una revisión el sábado",
+    "it": "Vorrei un appuntamento per una revisione sabato",
+    "pt": "Gostaria de marcar uma revisão no sábado",
+    "nl": "Ik wil graag een afspraak voor een onderhoudsbeurt op zaterdag",
+    "ru": "Я хочу записаться на техосмотр в субботу",
+}
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpReceiver]:
+    with SmtpReceiver() as receiver:
+        yield receiver
+
+
+@pytest.fixture
+async def chat(
+    radicale: RadicaleServer, smtp: SmtpReceiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[ChatService]:
+    monkeypatch.setenv("WERKSTATT_CALDAV_PASSWORD", PASSWORD)
+    sites = tmp_path / "sites"
+    (sites / "kb").mkdir(parents=True)
+    (sites / "werkstatt.yaml").write_text(
+        SITE.format(url=radicale.calendar_url, user=USER), encoding="utf-8"
+    )
+    (sites / "kb" / "about.md").write_text(PAGE, encoding="utf-8")
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        sites_dir=sites,
+        smtp_host="127.0.0.1",
+        smtp_port=smtp.port,
+        smtp_from="frontdesk@radwerk.example",
+        public_url="http://127.0.0.1:8000",
+    )
+    runtime = build_runtime(settings)
+    site = runtime.site("werkstatt")
+    KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
+    service = ChatService(runtime)
+    service.clock = lambda: NOW
+    yield service
+    await service.close()
+    runtime.close()
+
+
+async def say(chat: ChatService, session: str, message: str) -> TurnResult:
+    return await chat.ask(chat.runtime.site("werkstatt"), session, message, VisitorContext())
+
+
+async def state(chat: ChatService, session: str) -> dict[str, Any]:
+    graph = await chat.graph()
+    config = {"configurable": {"thread_id": thread_id("werkstatt", session)}}
+    values: dict[str, Any] = (await graph.aget_state(config)).values
+    return values
+
+
+async def events(radicale: RadicaleServer) -> list[Appointment]:
+    """The bookings in the calendar, read by a CalDAV client of its own."""
+    config = CalendarConfig.model_validate(
+        {
+            "url": radicale.calendar_url,
+            "user": USER,
+            "password_env": "WERKSTATT_CALDAV_PASSWORD",
+            "appointment_types": [{"id": "x", "name": {"en": "X"}, "duration_minutes": 60}],
+        }
+    )
+    calendar = TeamCalendar.from_config(config, BERLIN, {"WERKSTATT_CALDAV_PASSWORD": PASSWORD})
+    return await asyncio.to_thread(calendar.appointments, NOW, datetime(2027, 3, 1, tzinfo=BERLIN))
+
+
+def leads(chat: ChatService, session: str) -> list[Lead]:
+    with chat.runtime.sessions() as db:
+        return list(db.scalars(select(Lead).where(Lead.session_id == session)))
+
+
+@pytest.mark.parametrize("language", list(WISHES))
+async def test_a_booking_wish_in_every_language_gets_free_slots(
+    chat: ChatService, language: str
+) -> None:
+    result = await say(chat, str(uuid.uuid4()), WISHES[language])
+    assert result.route == "BOOKING", result.answer
+    assert 3 <= len(result.suggested_answers) <= 6
+    for label in result.suggested_answers:
+        assert label in result.answer
+    # Saturday 12 Dec, 10:00-14:00: the wish's day, in the visitor's language (CLDR).
+    assert any("12" in label for label in result.suggested_answers)
+
+
+async def test_book_by_button_get_the_invitation_and_cancel_in_the_chat(
+    chat: ChatService, radicale: RadicaleServer, smtp: SmtpReceiver
+) -> None:
+    session = str(uuid.uuid4())
+    offer = await say(chat, session, WISHES["de"])
+    assert offer.suggested_answers[:2] == ["Sa 12.12. 10:00", "Sa 12.12. 11:00"]
+    assert "Für Inspektion sind diese Termine frei" in offer.answer
+    asked = await say(chat, session, "Sa 12.12. 10:00")
+    assert "Namen und Ihre E-Mail-Adresse" in asked.answer
+    booked = await say(chat, session, "Ada Lovelace, ada@example.org")
+    assert "Ihr Termin ist gebucht: Inspektion am Sa 12.12. 10:00" in booked.answer
+    assert "ada@example.org" in booked.answer
+    (stored,) = await events(radicale)
+    appointment = (await state(chat, session))["booking"]["appointment"]
+    assert appointment["phase"] == "booked" and appointment["name"] == "Ada Lovelace"
+    assert stored.uid == appointment["uid"] and stored.session_id == session
+    assert (stored.name, stored.email) == ("Ada Lovelace", "ada@example.org")
+    assert stored.start == datetime(2026, 12, 12, 9, 0, tzinfo=UTC)
+
+    (mail,) = smtp.mails
+    assert mail.recipients == ("ada@example.org",)
+    assert mail.subject == "Inspektion bei Radwerk: Sa 12.12. 10:00"
+    parts = {part.get_content_type(): part for part in mail.message.walk()}
+    invitation = parts["text/calendar"].get_content()
+    assert "METHOD:REQUEST" in invitation and appointment["uid"] in invitation
+    body = parts["text/plain"].get_content()
+    assert f"http://127.0.0.1:8000/v1/appointments/werkstatt/{appointment['uid']}?token=" in body
+
+    (lead,) = leads(chat, session)
+    assert lead.email == "ada@example.org" and lead.capture_context == "appointment"
+    assert lead.details["appointment"]["label"] == "Sa 12.12. 10:00"
+
+    cancelled = await say(chat, session, "Ich möchte den Termin absagen")
+    assert "Ihr Termin am Sa 12.12. 10:00 ist abgesagt" in cancelled.answer
+    assert await events(radicale) == []
+    cancel = smtp.mails[-1]
+    assert cancel.subject == "Abgesagt: Inspektion bei Radwerk, Sa 12.12. 10:00"
+    (ical,) = [p for p in cancel.message.walk() if p.get_content_type() == "text/calendar"]
+    assert "METHOD:CANCEL" in ical.get_content()
+
+
+async def test_move_in_the_chat(chat: ChatService, radicale: RadicaleServer) -> None:
+    session = str(uuid.uuid4())
+    await say(chat, session, WISHES["en"])
+    await say(chat, session, "Sat 12/12 10:00 AM")
+    await say(chat, session, "Ada Lovelace ada@example.org")
+    uid = (await state(chat, session))["booking"]["appointment"]["uid"]
+    offer = await say(chat, session, "Could we do Tuesday afternoon instead")
+    assert offer.suggested_answers and all("12/15" in s for s in offer.suggested_answers), (
+        offer.answer
+    )
+    moved = await say(chat, session, offer.suggested_answers[0])
+    assert f"Your appointment is moved to {offer.suggested_answers[0]}" in moved.answer
+    appointment = (await state(chat, session))["booking"]["appointment"]
+    assert appointment["uid"] == uid and appointment["label"] == offer.suggested_answers[0]
+    assert len(await events(radicale)) == 1
+
+
+async def test_two_visitors_on_one_slot_one_gets_it_the_other_the_next_ones(
+    chat: ChatService, radicale: RadicaleServer
+) -> None:
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    for session in (first, second):
+        await say(chat, session, WISHES["de"])
+        await say(chat, session, "Sa 12.12. 10:00")
+    results = await asyncio.gather(
+        say(chat, first, "Ada Lovelace, ada@example.org"),
+        say(chat, second, "Bob Builder, bob@example.org"),
+    )
+    winners = [r for r in results if "Ihr Termin ist gebucht" in r.answer]
+    losers = [r for r in results if "anderweitig vergeben" in r.answer]
+    assert len(winners) == 1 and len(losers) == 1, [r.answer for r in results]
+    assert losers[0].suggested_answers and "Sa 12.12. 10:00" not in losers[0].suggested_answers
+    assert len(await events(radicale)) == 1
+
+
+async def test_a_calendar_that_is_down_keeps_the_wish_as_a_lead(
+    chat: ChatService, radicale: RadicaleServer
+) -> None:
+    session = str(uuid.uuid4())
+    radicale.stop()
+    told = await say(chat, session, WISHES["de"])
+    assert "Kalender ist gerade nicht erreichbar" in told.answer
+    assert WISHES["de"] in told.answer
+    (lead,) = leads(chat, session)
+    assert lead.details["appointment"]["requested"] == WISHES["de"]
+    confirmed = await say(chat, session, "ada@example.org")
+    assert "ada@example.org" in confirmed.answer
+    assert {lead.email for lead in leads(chat, session)} >= {"ada@example.org"}
+    assert datetime.now(UTC)  # the booking flow took the e-mail: nothing was lost

@@ -18,9 +18,7 @@ from frontdesk.api.errors import install_error_handlers
 from frontdesk.api.metrics import ApiMetrics
 from frontdesk.api.middleware import BodySizeLimit, RequestMetrics, SecurityHeaders, SiteCors
 from frontdesk.api.routes import (
-    chat as chat_routes,
-)
-from frontdesk.api.routes import (
+    appointments,
     crawls,
     demo,
     demo_site,
@@ -36,6 +34,9 @@ from frontdesk.api.routes import (
     stats,
     traces,
     widget,
+)
+from frontdesk.api.routes import (
+    chat as chat_routes,
 )
 from frontdesk.api.security import any_site_allows
 from frontdesk.api.sse import DEFAULT_PING_S
@@ -259,6 +260,7 @@ def create_app(
         widget,
         demo,
         demo_site,
+        appointments,
     ):
         app.include_router(module.router)
     install_console(app)

@@ -254,3 +254,40 @@ async def test_a_calendar_that_is_down_keeps_the_wish_as_a_lead(
     assert "ada@example.org" in confirmed.answer
     assert {lead.email for lead in leads(chat, session)} >= {"ada@example.org"}
     assert datetime.now(UTC)  # the booking flow took the e-mail: nothing was lost
+
+
+async def test_the_invitation_link_cancels(
+    chat: ChatService, radicale: RadicaleServer, smtp: SmtpReceiver
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from frontdesk.api.app import create_app
+
+    session = str(uuid.uuid4())
+    await say(chat, session, WISHES["fr"])
+    offer = await say(chat, session, "samedi matin")
+    await say(chat, session, offer.suggested_answers[0])
+    await say(chat, session, "Marie Curie, marie@example.org")
+    (mail,) = smtp.mails
+    body = next(p for p in mail.message.walk() if p.get_content_type() == "text/plain")
+    link = next(w for w in body.get_content().split() if "/v1/appointments/" in w)
+    path = link.removeprefix("http://127.0.0.1:8000")
+    uid = path.split("/")[-1].split("?")[0]
+    token = path.split("token=")[1]
+
+    def use_link() -> None:
+        with TestClient(create_app(chat.runtime.settings, chat.runtime)) as client:
+            page = client.get(path)
+            assert page.status_code == 200
+            assert "Annuler le rendez-vous" in page.text and "Révision" in page.text
+            wrong = client.get(path.replace(token, "0" * 32))
+            assert wrong.status_code == 404
+            done = client.post(path.split("?")[0], data={"token": token, "action": "cancel"})
+            assert done.status_code == 200 and "est annulé" in done.text
+            again = client.get(path)
+            assert "gibt es nicht mehr" in again.text  # the site's language: nothing is left
+
+    await asyncio.to_thread(use_link)
+    assert await events(radicale) == []
+    assert smtp.mails[-1].subject.startswith("Annulé : Révision chez Radwerk")
+    assert uid

@@ -10,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 
 from frontdesk.console import (
     analytics_pages,
+    appointment_pages,
     auth_pages,
     facts_pages,
     improvement_pages,
@@ -69,6 +70,7 @@ def install_console(app: FastAPI) -> None:
         oidc_pages,
         inbox_pages,
         leads_pages,
+        appointment_pages,
         live_pages,
         knowledge_pages,
         facts_pages,

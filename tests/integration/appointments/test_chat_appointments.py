@@ -291,3 +291,50 @@ async def test_the_invitation_link_cancels(
     assert await events(radicale) == []
     assert smtp.mails[-1].subject.startswith("Annulé : Révision chez Radwerk")
     assert uid
+
+
+async def test_the_console_lists_bookings_per_day_with_the_conversation(
+    chat: ChatService, radicale: RadicaleServer
+) -> None:
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from frontdesk.api.app import create_app
+    from frontdesk.console.passwords import hash_password
+    from frontdesk.store.db import transaction
+    from frontdesk.store.operators import OperatorRepository
+
+    session = str(uuid.uuid4())
+    await say(chat, session, WISHES["de"])
+    await say(chat, session, "Sa 12.12. 11:00")
+    await say(chat, session, "Ada Lovelace, ada@example.org")
+    with transaction(chat.runtime.sessions) as db:
+        operators = OperatorRepository(db)
+        operators.grant(
+            operators.ensure("team@radwerk.example", hash_password("pw-radwerk-1")),
+            "werkstatt",
+            "agent",
+        )
+
+    def console() -> str:
+        with TestClient(create_app(chat.runtime.settings, chat.runtime)) as client:
+            login = client.get("/console/login").text
+            csrf = re.search(r'name="csrf_token" value="([^"]+)"', login)
+            assert csrf
+            client.post(
+                "/console/login",
+                data={
+                    "email": "team@radwerk.example",
+                    "password": "pw-radwerk-1",
+                    "csrf_token": csrf.group(1),
+                },
+            )
+            page = client.get("/console/sites/werkstatt/appointments?start=2026-12-09")
+            assert page.status_code == 200, page.text[:300]
+            return page.text
+
+    text = await asyncio.to_thread(console)
+    assert "Saturday 2026-12-12" in text and "11:00–12:00" in text
+    assert "Ada Lovelace" in text and "Inspektion" in text
+    assert f"/console/sites/werkstatt/conversations/{session}" in text

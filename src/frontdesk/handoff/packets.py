@@ -56,6 +56,7 @@ HANDOFF_UNVERIFIED: tuple[str, ...] = (
     "packet.conversation_summary",
     "packet.conversation.signals_observed",
     "form",
+    "appointment",
     "last_message",
 )
 CRM_UNVERIFIED: tuple[str, ...] = (
@@ -100,6 +101,35 @@ def visitor_fields(profile: Mapping[str, Any]) -> dict[str, str | None]:
     return fields
 
 
+def appointment_fields(values: Mapping[str, Any]) -> dict[str, str]:
+    """The conversation's appointment for the team: booked (with its calendar UID) or
+    only asked for (the calendar failed); empty when there is none."""
+    appointment = (values.get("booking") or {}).get("appointment") or {}
+    phase = appointment.get("phase")
+    if phase == "booked":
+        keys = ("kind", "label", "start", "uid", "name", "email")
+        found = {key: str(appointment[key]) for key in keys if appointment.get(key)}
+        return clean_fields({"status": "booked", **found})
+    if phase == "failed" and appointment.get("wish"):
+        return clean_fields(
+            {
+                "status": "requested",
+                "kind": str(appointment.get("kind") or ""),
+                "requested": str(appointment["wish"]),
+            }
+        )
+    return {}
+
+
+def appointment_line(data: Mapping[str, Any]) -> str:
+    """ "Appointment: booked, Sa 12.12. 10:00 (inspection)" for e-mails and Slack."""
+    appointment = data.get("appointment") or {}
+    if not appointment:
+        return ""
+    when = appointment.get("label") or appointment.get("requested") or ""
+    return f"{appointment.get('status', '')}, {when} ({appointment.get('kind', '')})"
+
+
 def limit_of(key: str) -> int:
     return EMAIL_CHARS if key == "email" else FIELD_CHARS
 
@@ -140,6 +170,7 @@ def handoff_packet(
     packet = generate_context_packet(snapshot)
     in_hours = bool(handoff.get("business_hours", True))
     form = clean_fields((values.get("form_collection") or {}).get("collected_values") or {})
+    appointment = appointment_fields(values)
     due = follow_up_due(packet.triggered_at, in_hours, site.business_hours.hours())
     return {
         "site_id": site.id,
@@ -151,6 +182,7 @@ def handoff_packet(
         "language": language,
         "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
         "form": form,
+        **({"appointment": appointment} if appointment else {}),
         # The summary and the signal log quote the visitor's own words.
         "packet": clean_tree(packet.model_dump(mode="json")),
         UNVERIFIED: list(HANDOFF_UNVERIFIED),
@@ -276,6 +308,8 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
     ]
     if data.get("form"):
         lines.append(f"Form ({UNVERIFIED}): {json.dumps(data['form'], ensure_ascii=False)}")
+    if appointment_line(data):
+        lines.append(f"Appointment ({UNVERIFIED} name and e-mail): {appointment_line(data)}")
     lines += ["", f"Summary (quotes the visitor, {UNVERIFIED}):"]
     lines += quoted(packet["conversation_summary"])
     lines += ["", f"Last message ({UNVERIFIED}):", *quoted(data.get("last_message", ""))]

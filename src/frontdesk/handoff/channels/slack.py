@@ -28,7 +28,7 @@ import httpx
 
 from frontdesk.guard.visitor_text import ELLIPSIS, shorten
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import UNVERIFIED
+from frontdesk.handoff.packets import UNVERIFIED, appointment_line
 
 HEADER_CHARS = 150
 SECTION_CHARS = 3000  # a section's text, a context element, the notification text
@@ -142,6 +142,10 @@ def slack_message(
             ),
         },
     ]
+    if appointment_line(data):
+        blocks.append(
+            {"type": "section", "text": visitor_text("Appointment: ", appointment_line(data))}
+        )
     if not business_hours and data.get("follow_up_due"):
         blocks.append(
             {

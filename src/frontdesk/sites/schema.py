@@ -670,7 +670,6 @@ class CalendarConfig(_Strict):
         "free-busy report (servers that support it; private events stay private).",
     )
     timeout_s: float = Field(default=10.0, gt=0, le=60)
-    ask_phone: bool = Field(default=False, description="Ask the visitor for a phone number too.")
     appointment_types: list[AppointmentType] = Field(min_length=1)
 
     @field_validator("password_env")

@@ -74,7 +74,7 @@ async def _view(
     kind = desk.kind_of(booked)
     label = slot_label(booked.start, desk.site, language)
     title = f"{kind.name_in(language)} – {desk.site.name}"
-    status = _say(desk, "appointment.status", language, kind=kind.name_in(language), slot=label)
+    status = _say(desk, "appointment.booked", language, kind=kind.name_in(language), slot=label)
     offers, _ = await desk.offer(kind, None, datetime.now(UTC), language, count=5)
     hidden = f'<input type="hidden" name="token" value="{html.escape(token)}">'
     moves = "".join(
@@ -83,7 +83,7 @@ async def _view(
     )
     body = (
         (f'<p class="note" role="status">{html.escape(note)}</p>' if note else "")
-        + f"<p>{html.escape(status.split('.')[0])}.</p>"
+        + f"<p>{html.escape(status)}</p>"
         + f'<form method="post">{hidden}<input type="hidden" name="action" value="cancel">'
         + f'<button class="cancel">{html.escape(_say(desk, "appointment.page_cancel", language))}'
         + "</button></form>"

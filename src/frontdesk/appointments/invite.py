@@ -1,13 +1,13 @@
 """iCalendar text of an appointment (RFC 5545 via `icalendar`): the event stored in the
-team's calendar and the invitation e-mailed to the visitor (RFC 5546 REQUEST / CANCEL)."""
+team's calendar and the invitation e-mailed to the visitor (RFC 5546 REQUEST / CANCEL).
+`icalendar` comes with the `calendar` extra, so it is imported where it is used: a site
+without a calendar runs without it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Literal
-
-from icalendar import Calendar, Event, vCalAddress, vText
+from typing import Any, Literal
 
 PRODID = "-//Frontdesk//Appointments//EN"
 
@@ -34,7 +34,9 @@ class Appointment:
         return replace(self, start=start, end=end, sequence=self.sequence + 1)
 
 
-def _address(email: str, name: str, role: str | None = None) -> vCalAddress:
+def _address(email: str, name: str, role: str | None = None) -> Any:
+    from icalendar import vCalAddress, vText
+
     address = vCalAddress(f"mailto:{email}")
     if name:
         address.params["CN"] = vText(name)
@@ -54,6 +56,8 @@ def event_ical(
     now: datetime | None = None,
 ) -> bytes:
     """The appointment as a VCALENDAR; with `method` an invitation (iTIP) for the visitor."""
+    from icalendar import Calendar, Event
+
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
@@ -84,7 +88,7 @@ def event_ical(
     return bytes(calendar.to_ical())
 
 
-def _text(event: Event, key: str) -> str:
+def _text(event: Any, key: str) -> str:
     value = event.get(key)
     return str(value) if value is not None else ""
 
@@ -98,6 +102,8 @@ def _instant(value: object) -> datetime | None:
 
 def appointment_of(ical: bytes | str, href: str = "") -> Appointment | None:
     """The Frontdesk appointment stored in `ical`, or None when it is another event."""
+    from icalendar import Calendar
+
     for event in Calendar.from_ical(ical).walk("VEVENT"):
         kind = _text(event, "X-FRONTDESK-TYPE")
         start, end = _instant(event.get("DTSTART")), _instant(event.get("DTEND"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Engines
 from frontdesk.facts.model import SiteFacts
-from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.embeddings import Embedder, Matrix
 from frontdesk.knowledge.everyday import EverydaySimilarity
 from frontdesk.knowledge.models import RetrievalResult
 from frontdesk.knowledge.topic import TopicProfile
@@ -52,6 +52,8 @@ class TurnContext:
     # The embedder of the site's knowledge base: with the topic profile's bar, the local
     # writer reads sentences by meaning (`engines.base.SiteMeaning`). None: words only.
     embedder: Embedder | None = None
+    # Passage vectors of sentences from the site's embedding cache (ingest fills it).
+    passage_vectors: Callable[[Sequence[str]], Matrix] | None = None
     # The site's facts and the embedder that reads which fact a question asks about
     # (the serving model of its knowledge base). None: facts are not a source.
     facts: FactsLoader | None = None

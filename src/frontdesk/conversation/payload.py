@@ -33,6 +33,12 @@ class Citation(BaseModel):
     title: str
     url: str = ""
     excerpt: str = Field(description="The passage the claim rests on (shortened).")
+    language: str = Field(default="", description="The language the passage is written in.")
+    translated: bool = Field(
+        default=False,
+        description="The answer gives this passage translated into the reply's language "
+        "(an LLM writer); false: quoted as written, in its own language when that differs.",
+    )
 
 
 class Source(BaseModel):

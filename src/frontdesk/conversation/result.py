@@ -30,6 +30,8 @@ def build_result(values: dict[str, Any], session_id: str) -> TurnResult:
                 title=c["title"],
                 url=c.get("url", ""),
                 excerpt=c.get("excerpt", ""),
+                language=c.get("language", ""),
+                translated=bool(c.get("translated", False)),
             )
             for c in values.get("citations") or []
         ]

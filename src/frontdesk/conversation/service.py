@@ -17,6 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,7 @@ class ChatService:
         async def facts() -> Any:
             return await asyncio.to_thread(self.knowledge.site_facts, config)
 
+        embedder = self.knowledge.serving_embedder(config)
         return TurnContext(
             site=config,
             now=self.clock(),
@@ -175,14 +177,14 @@ class ChatService:
             retrieve=retrieve,
             topic_profile=topic_profile,
             everyday=everyday,
-            # Only a site whose local writer reads by meaning needs it at answer time: the
-            # model its topic profile (and so its support bar) was measured with.
-            embedder=self.knowledge.serving_embedder(config)
-            if config.engine.local_reads_meaning
-            else None,
+            # The model its topic profile (and so its support bar) was measured with: the
+            # local writer reads passages in another language by meaning, and every
+            # passage when the site opts in.
+            embedder=embedder,
+            passage_vectors=partial(self.knowledge.passage_vectors, embedder),
             enrich=self.enricher.for_site(config),
             facts=facts,
-            facts_embedder=self.knowledge.serving_embedder(config),
+            facts_embedder=embedder,
             visitor=visitor,
         )
 

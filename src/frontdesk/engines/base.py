@@ -7,14 +7,14 @@ once, an LLM engine awaits its provider.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontdesk.knowledge.models import RetrievedChunk
 
 if TYPE_CHECKING:
-    from frontdesk.knowledge.embeddings import Embedder
+    from frontdesk.knowledge.embeddings import Embedder, Matrix
 
 Intent = Literal[
     "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"
@@ -100,10 +100,23 @@ class SiteMeaning:
     """How a writer without a language model reads meaning on this site: the embedder the
     site's knowledge base was built with, and the cosine a sentence must reach to say what
     the question asks — the site's own support bar (`knowledge/topic.py`), measured
-    against everyday requests with the same model, so no one model's number is fixed."""
+    against everyday requests with the same model, so no one model's number is fixed.
+
+    Passages in another language than the visitor's are always read by meaning (their
+    words cannot match); `own_language` says whether passages in the visitor's language
+    are too (the site's opt-in, `engine.local_reads_meaning`). `vectors` gives passage
+    vectors of texts from the site's embedding cache, where ingest put every sentence
+    and table row; None: the embedder embeds them."""
 
     embedder: Embedder
     bar: float
+    own_language: bool = True
+    vectors: Callable[[Sequence[str]], Matrix] | None = None
+
+    def passage_vectors(self, texts: Sequence[str]) -> Matrix:
+        if self.vectors is not None:
+            return self.vectors(texts)
+        return self.embedder.embed_documents(texts)
 
 
 @dataclass(frozen=True)
@@ -167,6 +180,10 @@ class WriterUnavailableError(RuntimeError):
 
 
 class AnswerWriterJob(Protocol):
+    # True: the writer words the answer in the visitor's language from passages in any
+    # language (a language model translates); False: it quotes passages in their own.
+    translates: bool
+
     def write(self, request: AnswerRequest) -> AsyncIterator[str]:
         """Stream the grounded answer; `[n]` cites `request.chunks[n-1]`."""
         ...

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN
+from frontdesk.engines.local.answering.phrases import quotes_foreign_page
 from frontdesk.engines.local.answering.text import ALL_STOPWORDS
 from frontdesk.engines.local.language import language_confidences
 from frontdesk.evals.metrics import f1, ratio, rounded
@@ -141,7 +141,7 @@ def forbidden_matches(answer: str, patterns: Sequence[str]) -> list[str]:
 def foreign_sentences(answer: str, language: str) -> list[str]:
     """Sentences of `answer` in another language than `language` (the visitor's); none when
     the answer says it quotes a page written only in another language."""
-    if any(lead_in in answer for lead_in in FOREIGN_LEAD_IN.values()):
+    if quotes_foreign_page(answer):
         return []
     foreign = []
     plain = _URL.sub(" ", re.sub(r"\s*\[\d+\]", "", answer))

@@ -92,6 +92,9 @@ class IngestOptions:
     # Embed each page's title too (into the embedding cache), for searches that rank by
     # it (`titles.py`).
     title_vectors: bool = False
+    # Embed every sentence, list item and table row too (into the embedding cache), for
+    # the local writer that chooses them by meaning (`engines/local/answering/meaning.py`).
+    unit_vectors: bool = True
 
 
 def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:
@@ -125,6 +128,7 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 # Titles embedded too: a site indexed without them is processed once more
                 # (chunk vectors from the cache), so that its titles get embedded.
                 *(["titles"] if options.title_vectors else []),
+                *(["units"] if options.unit_vectors else []),
                 # A new way of reading facts reads every document again (chunk vectors
                 # from the cache); a page whose header or footer facts changed too.
                 FACTS_VERSION,
@@ -235,6 +239,8 @@ class Ingestor:
         vectors = self._embed([chunk for item in pending for chunk in item.chunks], report)
         if self.options.title_vectors:
             self._embed_titles([chunk for item in pending for chunk in item.chunks])
+        if self.options.unit_vectors:
+            self._embed_units([chunk for item in pending for chunk in item.chunks], report)
         for item in pending:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
             matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
@@ -308,7 +314,23 @@ class Ingestor:
             stored = self.index.list_documents(site_id)
             self._embed_title_texts(title_texts([doc.title.strip() for doc in stored]))
 
-    def _embed_title_texts(self, titles: dict[str, str]) -> None:
+    def _embed_units(self, chunks: Sequence[Chunk], report: IngestReport) -> None:
+        """Every quotable unit of the chunks into the embedding cache, as the local writer
+        embeds it, so that choosing sentences by meaning embeds only the question."""
+        from frontdesk.engines.local.answering.meaning import unit_texts
+
+        texts = [
+            text
+            for chunk in chunks
+            for text in unit_texts(chunk.title, chunk.heading_path, chunk.content)
+        ]
+        report.units_embedded += self._embed_title_texts(
+            {content_hash(text): text for text in texts}
+        )
+
+    def _embed_title_texts(self, titles: dict[str, str]) -> int:
+        """Short texts into the embedding cache (those already there cost one read); how
+        many were embedded."""
         model = self.embedder.name
         cached = self.index.cached_vectors(model, list(titles))
         missing = [digest for digest in titles if digest not in cached]
@@ -316,6 +338,7 @@ class Ingestor:
             batch = missing[start : start + EMBED_BATCH]
             embedded = self.embedder.embed_documents([titles[d] for d in batch])
             self.index.cache_vectors(model, {d: embedded[i] for i, d in enumerate(batch)})
+        return len(missing)
 
     def _embed_texts(
         self, model: str, texts: dict[str, str], report: IngestReport

@@ -144,6 +144,7 @@ class IngestReport:
     failed: dict[str, str] = field(default_factory=dict)
     chunks_embedded: int = 0
     chunks_total: int = 0
+    units_embedded: int = 0  # sentences and rows embedded for the local writer
     withheld: dict[str, list[WithheldPassage]] = field(default_factory=dict)
 
     @property

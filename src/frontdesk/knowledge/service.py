@@ -19,24 +19,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from rich.console import Console
 from sqlalchemy import Engine
 
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
+from frontdesk.knowledge.embeddings import Embedder, Matrix, make_embedder
 from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
-from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult
+from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
 from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.reembed import ReembedReport, rebuild
 from frontdesk.knowledge.search import (
@@ -186,6 +187,21 @@ class KnowledgeBase:
         profile use (during a re-embed after a model change, still the previous model)."""
         _, knowledge = self._serving(SiteKnowledge.of(site))
         return self.embedder(knowledge)
+
+    def passage_vectors(self, embedder: Embedder, texts: Sequence[str]) -> Matrix:
+        """Passage vectors of `texts` (one row each): from the embedding cache, where
+        ingest put every sentence and table row, else embedded now."""
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        keys = [content_hash(text) for text in texts]
+        cached = self.index.cached_vectors(embedder.name, list(dict.fromkeys(keys)))
+        missing = list(
+            dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in cached)
+        )
+        if missing:
+            fresh = embedder.embed_documents(missing)
+            cached = {**cached, **{content_hash(t): fresh[i] for i, t in enumerate(missing)}}
+        return np.vstack([np.ravel(cached[key]) for key in keys]).astype(np.float32)
 
     def retriever(self, site: SiteConfig | SiteKnowledge) -> Retriever:
         spec = SiteKnowledge.of(site).config.embedding

@@ -55,6 +55,8 @@ UNDERSTAND_OFFTOPIC: list[Step] = [*UNDERSTAND[:-1], "site_support_check", "inte
 class FailingWriter:
     """A writer whose provider fails after the first words reached the visitor."""
 
+    translates = True
+
     async def write(self, request: AnswerRequest) -> AsyncIterator[str]:
         yield "Our plans "
         raise WriterUnavailableError("provider returned 503", partial="Our plans ")

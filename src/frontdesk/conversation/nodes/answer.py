@@ -96,13 +96,17 @@ async def _support_bar(runtime: Runtime[TurnContext]) -> float | None:
 
 
 async def _site_meaning(runtime: Runtime[TurnContext]) -> SiteMeaning | None:
-    """The site's embedder with its support bar (measured with that embedder), when the
-    site lets the local writer read by meaning."""
+    """The site's embedder with its support bar (measured with that embedder): the local
+    writer reads passages in another language than the visitor's by meaning, and those in
+    the visitor's too when the site lets it (`engine.local_reads_meaning`)."""
     ctx = runtime.context
-    if not ctx.site.engine.local_reads_meaning or ctx.embedder is None:
+    if ctx.embedder is None:
         return None
     bar = await _support_bar(runtime)
-    return None if bar is None else SiteMeaning(ctx.embedder, bar)
+    if bar is None:
+        return None
+    own = ctx.site.engine.local_reads_meaning
+    return SiteMeaning(ctx.embedder, bar, own_language=own, vectors=ctx.passage_vectors)
 
 
 @timed
@@ -180,7 +184,9 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
     answer = "".join(pieces)
     return {
         "answer": answer,
-        "citations": citations_of(answer, ordered),
+        "citations": citations_of(
+            answer, ordered, language=request.language, translates=ctx.engines.writer.translates
+        ),
         # Later checks read [n] against this order, the one the visitor sees.
         "graded_chunks": [chunk.model_dump(mode="json") for chunk in ordered],
         "low_confidence": low_confidence,

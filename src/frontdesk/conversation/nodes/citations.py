@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from frontdesk.engines.local.answering.text import passage_language
 from frontdesk.knowledge.models import RetrievedChunk
 
 CITATION = re.compile(r"\[(\d+)\]")
@@ -59,7 +60,12 @@ class CitationRenumberer:
         return cited + [c for i, c in enumerate(chunks, 1) if i not in self.order]
 
 
-def citations_of(answer: str, chunks: list[RetrievedChunk]) -> list[dict[str, Any]]:
+def citations_of(
+    answer: str, chunks: list[RetrievedChunk], *, language: str = "", translates: bool = False
+) -> list[dict[str, Any]]:
+    """The passages `[n]` cites. With the reply's `language`: each says the language its
+    passage is written in, and whether the writer translated it (an LLM writer wording the
+    reply in the visitor's language) or quoted it as written (`translated` false)."""
     cited: list[dict[str, Any]] = []
     for number in sorted({int(n) for n in CITATION.findall(answer)}):
         if 1 <= number <= len(chunks):
@@ -75,4 +81,8 @@ def citations_of(answer: str, chunks: list[RetrievedChunk]) -> list[dict[str, An
                     "chunk_id": chunk.chunk_id,
                 }
             )
+            if language:
+                written = passage_language(f"{chunk.title}\n{chunk.content}", language)
+                cited[-1]["language"] = written
+                cited[-1]["translated"] = translates and written != language
     return cited

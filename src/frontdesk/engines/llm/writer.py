@@ -59,6 +59,8 @@ def classify_complexity(question: str, chunks_count: int = 0) -> Complexity:
 
 
 class LLMAnswerWriter:
+    translates = True  # the answer is written in the visitor's language, whatever the passages'
+
     def __init__(
         self,
         prompts: PromptBook,

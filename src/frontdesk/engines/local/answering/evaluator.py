@@ -61,7 +61,7 @@ class LocalAnswerEvaluator:
         missing_codes = sorted(codes(question) - codes(passages_text))
         missing_names = sorted(
             name
-            for name in proper_names(question)
+            for name in proper_names(question, language)
             if name.casefold() not in passages_text.casefold()
         )
         best_cited = max((chunks[n - 1].score for n in cited), default=0.0)

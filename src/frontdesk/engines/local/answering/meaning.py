@@ -19,8 +19,18 @@ the site's own embedder (`SiteMeaning`) and lets the cosine in:
 - every candidate is ranked by its lexical score plus how far its cosine clears the bar.
 
 A chosen opening of a page whose title is a question is quoted under that question
-(`under_its_question`). `choose_candidates`, `embedded_text`, `blend` and
-`under_its_question` are pure; `read_meaning` calls the embedder.
+(`under_its_question`).
+
+Passages in another language than the visitor's share no words with the question ("How
+long does a repair take?" over "Kleine Reparaturen meist am selben Tag"), so there the
+units are always chosen by meaning (`read_across`): every unit of the best-ranked such
+passage is compared with the question, and those clearing the support bar, nearly as
+close as the closest, are quoted. Unit vectors come from the site's embedding cache,
+where ingest put every sentence and table row (`unit_texts`), so an answer embeds only
+the question.
+
+`choose_candidates`, `embedded_text`, `unit_texts`, `blend`, `choose_across` and
+`under_its_question` are pure; `read_meaning` and `read_across` read vectors.
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ import numpy as np
 
 from frontdesk.engines.base import SiteMeaning
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
+from frontdesk.engines.local.answering.text import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.knowledge.search import unshouted
 
@@ -49,6 +60,11 @@ MATCHING_PASSAGES = 1
 # a fifth of the question's words would.
 CLEARANCE_WEIGHT = 10.0
 QUESTION_MARKS = ("?", "？", "¿")
+# Across languages: the units of the best passage that clear the bar and come within this
+# cosine of the closest one are quoted (e5 puts a paraphrase 0.02–0.05 above the next
+# sentence of the same page), at most `ACROSS_UNITS` of them.
+ACROSS_MARGIN = 0.01
+ACROSS_UNITS = 2
 
 
 def choose_candidates(picks: Sequence[Pick], lexical: int = LEXICAL_CANDIDATES) -> list[Pick]:
@@ -86,6 +102,11 @@ def blend(picks: Sequence[Pick], cosines: Sequence[float], bar: float) -> list[P
     return blended
 
 
+def heading_line(title: str, heading_path: Sequence[str]) -> str:
+    """Pure: a passage's title and headings on one line (repeats left out)."""
+    return " ".join(dict.fromkeys((title, *heading_path)))
+
+
 def embedded_text(pick: Pick, headings: Sequence[str]) -> str:
     """Pure: what is embedded for a unit. A passage's opening units are read under its
     title and headings: on a help centre the title is the question the opening answers
@@ -93,6 +114,17 @@ def embedded_text(pick: Pick, headings: Sequence[str]) -> str:
     if headings and pick.unit.position < LEAD_UNITS:
         return f"{headings[pick.index]}\n{pick.unit.text}"
     return pick.unit.text
+
+
+def unit_texts(title: str, heading_path: Sequence[str], content: str) -> list[str]:
+    """Pure: the texts a writer may embed for a passage's quotable units (`embedded_text`
+    of each), which ingest puts into the site's embedding cache."""
+    heading = heading_line(title, heading_path)
+    return [
+        f"{heading}\n{unit.text}" if unit.position < LEAD_UNITS else unit.text
+        for unit in passage_units(content)
+        if unit.quotable
+    ]
 
 
 def read_meaning(
@@ -105,9 +137,50 @@ def read_meaning(
         return []
     query = np.ravel(meaning.embedder.embed_query(unshouted(question)))  # as the search reads it
     texts = [embedded_text(pick, headings) for pick in candidates]
-    vectors = meaning.embedder.embed_documents(texts)
+    vectors = meaning.passage_vectors(texts)
     cosines = np.asarray(vectors @ query, dtype=np.float64).tolist()
     return blend(candidates, cosines, meaning.bar)
+
+
+def choose_across(picks: Sequence[Pick], cosines: Sequence[float], bar: float) -> list[Pick]:
+    """Pure: the units of the best-ranked passage among `picks` whose cosine reaches `bar`
+    and comes within `ACROSS_MARGIN` of the closest, closest first, at most
+    `ACROSS_UNITS`; each counts as a match of the visitor's own question."""
+    if not picks:
+        return []
+    first = min(pick.index for pick in picks)
+    scored = sorted(
+        (
+            (cosine, pick)
+            for pick, cosine in zip(picks, cosines, strict=True)
+            if pick.index == first and cosine >= bar
+        ),
+        key=lambda pair: pair[0],
+        reverse=True,
+    )
+    if not scored:
+        return []
+    closest = scored[0][0]
+    return [
+        replace(pick, score=cosine, lexical=max(pick.lexical, MIN_MATCH), own=True)
+        for cosine, pick in scored[:ACROSS_UNITS]
+        if cosine >= closest - ACROSS_MARGIN
+    ]
+
+
+def read_across(
+    question: str, picks: Sequence[Pick], meaning: SiteMeaning, headings: Sequence[str]
+) -> list[Pick]:
+    """The units of the best-ranked passage in another language that say what `question`
+    asks (`choose_across`); `picks` are every quotable unit of those passages."""
+    if not picks:
+        return []
+    first = min(pick.index for pick in picks)
+    candidates = [pick for pick in picks if pick.index == first]
+    query = np.ravel(meaning.embedder.embed_query(unshouted(question)))
+    vectors = meaning.passage_vectors([embedded_text(pick, headings) for pick in candidates])
+    cosines = np.asarray(vectors @ query, dtype=np.float64).tolist()
+    return choose_across(candidates, cosines, meaning.bar)
 
 
 def under_its_question(pick: Pick, chunk: RetrievedChunk) -> Pick:

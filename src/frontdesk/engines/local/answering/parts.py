@@ -105,7 +105,7 @@ def names_missing(question: str, language: str, passages: str) -> bool:
     text = passages.casefold()
 
     def lacks(part: str) -> bool:
-        return any(name.casefold() not in text for name in proper_names(part))
+        return any(name.casefold() not in text for name in proper_names(part, language))
 
     questions = [part.text for part in question_parts(question, language) if part.asks]
     if len(questions) < 2:

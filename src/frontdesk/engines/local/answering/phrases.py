@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from babel import Locale, UnknownLocaleError
+
 LEAD_IN: dict[str, str] = {
     "en": "According to our documentation:",
     "ru": "Согласно нашей документации:",
@@ -63,6 +65,48 @@ FOREIGN_LEAD_IN: dict[str, str] = {
     "pt": "A nossa documentação trata isto apenas noutro idioma; eis o que diz:",
     "nl": "Onze documentatie behandelt dit alleen in een andere taal; dit staat erin:",
 }
+
+# The same, naming the page's language in the visitor's (CLDR names via Babel).
+FOREIGN_PAGE_LEAD_IN: dict[str, str] = {
+    "en": "Our page on this is in {language}; it says:",
+    "ru": "Наша страница об этом на другом языке ({language}); там сказано:",
+    "fr": "Notre page à ce sujet est en {language} ; elle indique :",
+    "de": "Unsere Seite dazu ist auf {language}; dort steht:",
+    "es": "Nuestra página sobre esto está en {language}; dice:",
+    "it": "La nostra pagina su questo è in {language}; dice:",
+    "pt": "A nossa página sobre isto está em {language}; diz:",
+    "nl": "Onze pagina hierover is in het {language}; er staat:",
+}
+FOREIGN_PAGE_PATTERN = re.compile(
+    "|".join(
+        re.escape(text).replace(re.escape("{language}"), r"[^;:.()]{1,40}?")
+        for text in FOREIGN_PAGE_LEAD_IN.values()
+    )
+)
+
+
+def language_name(code: str, in_language: str) -> str:
+    """`code`'s name in `in_language` (CLDR), empty when Babel has none."""
+    try:
+        return str(Locale.parse(in_language).languages.get(code, ""))
+    except (ValueError, UnknownLocaleError):
+        return ""
+
+
+def foreign_lead_in(language: str, passage_language: str) -> str:
+    """The lead-in before quotes of a page in `passage_language`, in `language`."""
+    name = language_name(passage_language, language)
+    if not name:
+        return phrase(FOREIGN_LEAD_IN, language)
+    return phrase(FOREIGN_PAGE_LEAD_IN, language).format(language=name)
+
+
+def quotes_foreign_page(answer: str) -> bool:
+    """The answer says it quotes a page written in another language."""
+    return FOREIGN_PAGE_PATTERN.search(answer) is not None or any(
+        text in answer for text in FOREIGN_LEAD_IN.values()
+    )
+
 
 PARTS_UNKNOWN: dict[str, str] = {
     "en": "I couldn't find this in our documentation: {x}.",
@@ -188,7 +232,8 @@ def strip_framing(sentence: str) -> str:
         for text in table.values():
             if sentence.startswith(text):
                 return sentence[len(text) :].strip()
-    return sentence
+    named = FOREIGN_PAGE_PATTERN.match(sentence)
+    return sentence[named.end() :].strip() if named else sentence
 
 
 def asks_pricing(text: str) -> bool:

@@ -267,14 +267,47 @@ def select_picks(
 
 def shares(asked: frozenset[str] | set[str], present: frozenset[str]) -> bool:
     """Whether a term of `asked` is in `present`, or a longer or shorter form of it
-    (stems of five letters or more: `deliv` and `deliveri`)."""
+    (stems of five letters or more: `deliv` and `deliveri`), or a compound of it
+    (`joins`, `ends_with`): "Schlauchwechsel" asked, "Schlauch wechseln" written."""
     if asked & present:
         return True
     return any(
         len(a) >= 5 and len(b) >= 5 and (a.startswith(b) or b.startswith(a))
         for a in asked
         for b in present
-    )
+    ) or any(joins(a, present) or any(ends_with(b, a) for b in present) for a in asked)
+
+
+COMPOUND_PART = 4  # letters each part of a compound has at least
+# What may join the parts of a compound: German "Arbeit-s-zeit", "Kette-n-wechsel".
+_JOINTS = ("", "s", "n", "e", "en", "es", "er")
+
+
+def joins(term: str, present: frozenset[str]) -> bool:
+    """Pure: `term` is two words of `present` written as one ("schlauchwechsel" from
+    "schlauch" and "wechseln"; "kettenwechsel" from "kett" and "wechsel")."""
+    if len(term) < 2 * COMPOUND_PART:
+        return False
+    for head in present:
+        if len(head) < COMPOUND_PART or not term.startswith(head):
+            continue
+        rest = term[len(head) :]
+        for joint in _JOINTS:
+            tail = rest[len(joint) :]
+            if not rest.startswith(joint) or len(tail) < COMPOUND_PART:
+                continue
+            if any(
+                len(word) >= COMPOUND_PART and (tail.startswith(word) or word.startswith(tail))
+                for word in present
+            ):
+                return True
+    return False
+
+
+def ends_with(compound: str, word: str) -> bool:
+    """Pure: `compound` ends in `word` ("schlauchwechsel" and "wechsel"; "smartphone" and
+    "phone"): the last part of a compound names what it is."""
+    return len(word) >= 5 and len(compound) >= len(word) + COMPOUND_PART and compound.endswith(word)
 
 
 def repeats(pick: Pick, other: Pick) -> bool:

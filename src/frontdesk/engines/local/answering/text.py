@@ -145,8 +145,17 @@ def stem_language(language: str) -> str:
 
 @lru_cache(maxsize=1024)
 def passage_language(text: str, default: str) -> str:
-    """The language a passage is written in (`default` when its words do not tell)."""
-    return guess_language(text[:1500], default)
+    """The language a passage is written in (`default` when its words do not tell). Read
+    by the language detector, not by function words: a price table has almost none, and
+    the "E" of "E-Bike" is an Italian one."""
+    return _passage_language(text[:1500], default)
+
+
+@lru_cache(maxsize=4096)
+def _passage_language(text: str, default: str) -> str:
+    from frontdesk.engines.local.language import detect_language
+
+    return detect_language(text, default)
 
 
 def in_other_script(text: str, language: str) -> bool:
@@ -378,11 +387,17 @@ def split_claims(text: str) -> list[str]:
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z0-9]{2,}|[A-Z]{2,}[a-z]*)\b")
 
 
-def proper_names(question: str) -> set[str]:
+# Languages that capitalise every noun: a capital there marks a noun ("Motor",
+# "Schlauchwechsel"), not a name; only capitals inside a word (SAML, HubSpot) or digits do.
+NOUN_CAPITALS = frozenset({"de"})
+
+
+def proper_names(question: str, language: str = "") -> set[str]:
     """Names the visitor asks about (capitalised mid-sentence: "Kubernetes", "HIPAA").
 
     A name that no retrieved passage mentions means the passages are about something
-    else, however many ordinary words they share with the question.
+    else, however many ordinary words they share with the question. In `NOUN_CAPITALS`
+    languages only words shaped like names count.
     """
     # Every line starts a sentence: a subject line above the message ("Noonan syndrome\n
     # What are...") must not make "What" a name.
@@ -395,6 +410,8 @@ def proper_names(question: str) -> set[str]:
         if _shouted(line):
             continue
         names.update(m.group(1) for m in _NAME.finditer(line))
+    if language in NOUN_CAPITALS:
+        return {name for name in names if any(c.isupper() or c.isdigit() for c in name[1:])}
     return names
 
 

@@ -34,7 +34,12 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 from frontdesk.engines.base import AnswerRequest
-from frontdesk.engines.local.answering.meaning import read_meaning, under_its_question
+from frontdesk.engines.local.answering.meaning import (
+    heading_line,
+    read_across,
+    read_meaning,
+    under_its_question,
+)
 from frontdesk.engines.local.answering.parts import (
     QuestionPart,
     asks_for_examples,
@@ -43,13 +48,13 @@ from frontdesk.engines.local.answering.parts import (
     question_parts,
 )
 from frontdesk.engines.local.answering.phrases import (
-    FOREIGN_LEAD_IN,
     INTERNAL,
     LEAD_IN,
     NOT_FOUND,
     WEAK_LEAD_IN,
     asks_internal,
     asks_pricing,
+    foreign_lead_in,
     phrase,
 )
 from frontdesk.engines.local.answering.quoting import (
@@ -86,6 +91,8 @@ class LocalAnswerWriter:
     """`AnswerWriterJob` that answers with cited quotes from the passages. It reads
     meaning only through `request.meaning` (the site's embedder and bar), never its own
     model: one writer serves every site, each with its own embedding model."""
+
+    translates = False  # passages are quoted in their own language, under a lead-in
 
     def __init__(
         self,
@@ -168,7 +175,7 @@ class LocalAnswerWriter:
         foreign = passage_lang != language
         parts = question_parts(request.question, language)[:MAX_PARTS]
         if len(parts) >= 2:
-            return self._answer_parts(request, chunks, indices, parts, foreign)
+            return self._answer_parts(request, chunks, indices, parts, passage_lang)
         weights = query_weights(request.question, request.search_query, language)
         # "How long did their rollout take?" refers to the earlier subject: the query's
         # words may bring sentences in. Otherwise only the question's own words do.
@@ -181,22 +188,26 @@ class LocalAnswerWriter:
         supported = supporting_passages(
             question_terms(request.question, language), chunks, indices, language
         )
-        picks = select_picks(candidates, self.max_units, self.max_chars, supported)
-        if not picks and candidates and request.meaning is not None:
+        meaning = request.meaning
+        query = request.search_query or request.question
+        headings = [heading_line(c.title, c.heading_path) for c in chunks]
+        picks: list[Pick] = []
+        if foreign and meaning is not None and candidates:
+            # Another language: the question's words are not the passage's (`meaning.py`).
+            across = await asyncio.to_thread(read_across, query, candidates, meaning, headings)
+            picks = [under_its_question(pick, chunks[pick.index]) for pick in across]
+        if not picks:
+            picks = select_picks(candidates, self.max_units, self.max_chars, supported)
+        if not picks and candidates and meaning is not None and meaning.own_language:
             # The words find nothing: a sentence may still say it in other words. Only
             # then, so every answer the words find stays as it was (`meaning.py`).
-            query = request.search_query or request.question
-            headings = [" ".join(dict.fromkeys((c.title, *c.heading_path))) for c in chunks]
-            by_meaning = await asyncio.to_thread(
-                read_meaning, query, candidates, request.meaning, headings
-            )
+            by_meaning = await asyncio.to_thread(read_meaning, query, candidates, meaning, headings)
             chosen = select_picks(by_meaning, self.max_units, self.max_chars, supported)
             picks = [under_its_question(pick, chunks[pick.index]) for pick in chosen]
         if not picks:
             return None
         weak = max(pick.lexical for pick in picks) < WEAK_MATCH
-        lead = FOREIGN_LEAD_IN if foreign else WEAK_LEAD_IN if weak else LEAD_IN
-        return render(phrase(lead, language), by_relevance(picks))
+        return render(self._lead_in(language, passage_lang, weak), by_relevance(picks))
 
     def _answer_parts(
         self,
@@ -204,18 +215,19 @@ class LocalAnswerWriter:
         chunks: Sequence[RetrievedChunk],
         indices: frozenset[int],
         parts: Sequence[QuestionPart],
-        foreign: bool,
+        passage_lang: str,
     ) -> str | None:
         """Each part's best unit (two when the part is broad), in the visitor's order; the
         questions nothing answers are named at the end."""
         language = request.language
+        foreign = passage_lang != language
         chosen: list[Pick] = []
         unknown: list[QuestionPart] = []
         for part in parts:
             weights = query_weights(part.text, part.text, language)
             own = question_terms(part.text, language)
             # A part naming something (Okta, HubSpot) is answered only by passages naming it.
-            names = [name.casefold() for name in proper_names(part.text)]
+            names = [name.casefold() for name in proper_names(part.text, language)]
             naming = {
                 i
                 for i in indices
@@ -250,9 +262,15 @@ class LocalAnswerWriter:
         if not chosen:
             return None
         weak = max(pick.lexical for pick in chosen) < WEAK_MATCH
-        lead = FOREIGN_LEAD_IN if foreign else WEAK_LEAD_IN if weak else LEAD_IN
-        text = render(phrase(lead, language), chosen)
+        text = render(self._lead_in(language, passage_lang, weak), chosen)
         return f"{text}\n\n{unknown_line(unknown, language)}" if unknown else text
+
+    @staticmethod
+    def _lead_in(language: str, passage_lang: str, weak: bool) -> str:
+        """Quotes of a page in another language say so, naming it in the visitor's."""
+        if passage_lang != language:
+            return foreign_lead_in(language, passage_lang)
+        return phrase(WEAK_LEAD_IN if weak else LEAD_IN, language)
 
     def _pricing(self, request: AnswerRequest) -> str:
         """The site's pricing reply; one figure-free sentence about pricing if there is one."""

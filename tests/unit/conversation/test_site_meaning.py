@@ -1,5 +1,6 @@
-"""The answer node gives the local writer the site's embedder and bar only when the site
-lets it read by meaning; the bar is the site's own support bar (`knowledge/topic.py`)."""
+"""The answer node gives the local writer the site's embedder and bar (the site's own
+support bar, `knowledge/topic.py`): passages in another language are always read by
+meaning, those in the visitor's only when the site lets it."""
 
 from __future__ import annotations
 
@@ -47,9 +48,11 @@ async def test_a_site_that_opts_in_gets_its_embedder_and_its_own_support_bar() -
     assert meaning == SiteMeaning(embedder, 0.853)  # type: ignore[arg-type]
 
 
-async def test_by_default_the_writer_reads_words_only() -> None:
+async def test_by_default_the_writer_reads_words_only_in_the_visitors_language() -> None:
     assert SiteConfig.model_fields["engine"].default_factory().local_reads_meaning is False  # type: ignore[misc]
-    assert await _site_meaning(runtime(False, object())) is None
+    embedder = object()
+    meaning = await _site_meaning(runtime(False, embedder))
+    assert meaning == SiteMeaning(embedder, 0.853, own_language=False)  # type: ignore[arg-type]
 
 
 async def test_no_profile_no_bar_no_meaning() -> None:

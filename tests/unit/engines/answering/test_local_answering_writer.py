@@ -19,10 +19,10 @@ from local_answering_kb import (
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, cited_indices
 from frontdesk.engines.local.answering.phrases import (
-    FOREIGN_LEAD_IN,
     LEAD_IN,
     NOT_FOUND,
     WEAK_LEAD_IN,
+    foreign_lead_in,
     phrase,
 )
 from frontdesk.engines.local.answering.text import split_claims
@@ -111,10 +111,11 @@ async def test_faq_answer_not_the_faq_question() -> None:
 
 async def test_only_other_language_passages_are_quoted_under_a_lead_in_that_says_so() -> None:
     text = await answer(request("Does it support SSO?", (SSO,), "ru"))
-    assert text.startswith(FOREIGN_LEAD_IN["ru"])
+    # The lead-in names the page's language in the visitor's (CLDR)
+    assert text.startswith(foreign_lead_in("ru", "en")) and "(английский)" in text
     assert "SSO can be made mandatory" in text
     russian = await answer(request("What does TF-1002 mean?", (RU_ERROR,), "de"))
-    assert russian.startswith(FOREIGN_LEAD_IN["de"])
+    assert russian.startswith(foreign_lead_in("de", "ru")) and "Russisch" in russian
     assert "токен OAuth" in russian
 
 

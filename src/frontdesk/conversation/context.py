@@ -52,7 +52,7 @@ class TurnContext:
     # The embedder of the site's knowledge base: with the topic profile's bar, the local
     # writer reads sentences by meaning (`engines.base.SiteMeaning`). None: words only.
     embedder: Embedder | None = None
-    # Passage vectors of sentences from the site's embedding cache (ingest fills it).
+    # Passage vectors of sentences through the site's embedding cache.
     passage_vectors: Callable[[Sequence[str]], Matrix] | None = None
     # The site's facts and the embedder that reads which fact a question asks about
     # (the serving model of its knowledge base). None: facts are not a source.

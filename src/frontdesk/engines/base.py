@@ -105,8 +105,8 @@ class SiteMeaning:
     Passages in another language than the visitor's are always read by meaning (their
     words cannot match); `own_language` says whether passages in the visitor's language
     are too (the site's opt-in, `engine.local_reads_meaning`). `vectors` gives passage
-    vectors of texts from the site's embedding cache, where ingest put every sentence
-    and table row; None: the embedder embeds them."""
+    vectors of texts through the site's embedding cache (each sentence embedded once per
+    model); None: the embedder embeds them."""
 
     embedder: Embedder
     bar: float

@@ -94,7 +94,10 @@ class IngestOptions:
     title_vectors: bool = False
     # Embed every sentence, list item and table row too (into the embedding cache), for
     # the local writer that chooses them by meaning (`engines/local/answering/meaning.py`).
-    unit_vectors: bool = True
+    # Off: it costs about 1.4 times the chunks' own embedding (benchmarks/ingest_speed.py),
+    # while an answer needs the units of one page, embedded once and then cached
+    # (`KnowledgeBase.passage_vectors`).
+    unit_vectors: bool = False
 
 
 def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:

@@ -189,8 +189,8 @@ class KnowledgeBase:
         return self.embedder(knowledge)
 
     def passage_vectors(self, embedder: Embedder, texts: Sequence[str]) -> Matrix:
-        """Passage vectors of `texts` (one row each): from the embedding cache, where
-        ingest put every sentence and table row, else embedded now."""
+        """Passage vectors of `texts` (one row each): from the embedding cache, else
+        embedded now and cached, so each sentence is embedded once per model."""
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         keys = [content_hash(text) for text in texts]
@@ -200,7 +200,9 @@ class KnowledgeBase:
         )
         if missing:
             fresh = embedder.embed_documents(missing)
-            cached = {**cached, **{content_hash(t): fresh[i] for i, t in enumerate(missing)}}
+            made = {content_hash(text): fresh[i] for i, text in enumerate(missing)}
+            self.index.cache_vectors(embedder.name, made)
+            cached = {**cached, **made}
         return np.vstack([np.ravel(cached[key]) for key in keys]).astype(np.float32)
 
     def retriever(self, site: SiteConfig | SiteKnowledge) -> Retriever:

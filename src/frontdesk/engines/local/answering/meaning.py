@@ -25,9 +25,9 @@ Passages in another language than the visitor's share no words with the question
 long does a repair take?" over "Kleine Reparaturen meist am selben Tag"), so there the
 units are always chosen by meaning (`read_across`): every unit of the best-ranked such
 passage is compared with the question, and those clearing the support bar, nearly as
-close as the closest, are quoted. Unit vectors come from the site's embedding cache,
-where ingest put every sentence and table row (`unit_texts`), so an answer embeds only
-the question.
+close as the closest, are quoted. Unit vectors go through the site's embedding cache:
+a page's sentences and rows are embedded once (at answer time, or at ingest with
+`IngestOptions.unit_vectors`, `unit_texts`), then an answer embeds only the question.
 
 `choose_candidates`, `embedded_text`, `unit_texts`, `blend`, `choose_across` and
 `under_its_question` are pure; `read_meaning` and `read_across` read vectors.
@@ -118,7 +118,7 @@ def embedded_text(pick: Pick, headings: Sequence[str]) -> str:
 
 def unit_texts(title: str, heading_path: Sequence[str], content: str) -> list[str]:
     """Pure: the texts a writer may embed for a passage's quotable units (`embedded_text`
-    of each), which ingest puts into the site's embedding cache."""
+    of each), which ingest can put into the site's embedding cache."""
     heading = heading_line(title, heading_path)
     return [
         f"{heading}\n{unit.text}" if unit.position < LEAD_UNITS else unit.text

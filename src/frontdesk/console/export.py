@@ -64,6 +64,11 @@ def transcript_document(site_id: str, transcript: Transcript) -> dict[str, Any]:
                 "route": turn.route,
                 "routing": turn.routing,
                 "intent": turn.intent,
+                # The decision beside the label: the route's reason, a conversation act,
+                # and whether the site's own pages cover the message.
+                "reason": turn.details.get("reason"),
+                "act": turn.details.get("act"),
+                "site_support": turn.details.get("site_support"),
                 "lead_level": turn.details.get("lead"),
                 "citations": turn.details.get("citations") or [],
                 "trace": _trace(turn),
@@ -117,9 +122,15 @@ def transcript_markdown(site_id: str, transcript: Transcript) -> str:
         lines.append(f"- Enrichment: {text(known)}")
     lines.append("")
     for turn in document["turns"]:
-        labels = ", ".join(
-            f"{name} {turn[name]}" for name in ("route", "routing", "intent") if turn[name]
-        )
+        named = [
+            f"{name} {turn[name]}" for name in ("route", "routing", "reason", "act") if turn[name]
+        ]
+        support = turn["site_support"]
+        if support is not None:
+            named.append(("" if support.get("supported") else "not ") + "covered by the site")
+        elif not turn["act"] and turn["intent"]:
+            named.append(f"intent {turn['intent']}")
+        labels = ", ".join(named)
         lines += [f"## Turn {turn['turn']}" + (f" ({text(labels)})" if labels else ""), ""]
         lines += ["**Visitor:**", "", *markdown_quote(turn["visitor"]), ""]
         lines += ["**Assistant:**", "", *markdown_quote(turn["assistant"]), ""]

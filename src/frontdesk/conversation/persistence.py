@@ -170,6 +170,7 @@ class TurnWriter:
                 "handoff": result.handoff.model_dump() if result.handoff else None,
                 # What enrichment knew of the visitor at this turn (the console shows it).
                 "enrichment": dict(record.values.get("visitor_profile") or {}) or None,
+                **turn_decision(record.values),
             },
         )
         return self._finish(
@@ -440,6 +441,24 @@ class TurnWriter:
             removed = ConversationRepository(session).delete(site_id, session_id)
             traces = TraceRepository(session).delete_session(site_id, session_id)
             return removed or traces > 0
+
+
+def turn_decision(values: dict[str, Any]) -> dict[str, Any]:
+    """Pure: why the turn went where it went, for the team. The intent label only names the
+    kind of message; whether it is about this business is the site's content's call
+    (`site_support`, when it was asked), and a conversation act is named as such."""
+    decision: dict[str, Any] = {"reason": values.get("route_reason")}
+    act = (values.get("intent") or {}).get("act")
+    if act:
+        decision["act"] = act
+    support = values.get("site_support")
+    if support:
+        decision["site_support"] = {
+            "supported": bool(support.get("supported")),
+            "score": support.get("score"),
+            "threshold": support.get("threshold"),
+        }
+    return decision
 
 
 def _labels(result: TurnResult) -> dict[str, Any]:

@@ -14,16 +14,35 @@ documentation has none), `after_answer_writer` (the writer failed) and
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
 from frontdesk.conversation.state import BookingStatus, ChatState, Route
+from frontdesk.engines.base import Act
 from frontdesk.engines.local.answering.text import guess_language, is_question, question_terms
 from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
-RedirectReason = Literal["hack", "offtopic", "other", "nonsense", "stop_booking", "support"]
+RedirectReason = Literal[
+    "hack",
+    "offtopic",
+    "other",
+    "nonsense",
+    "stop_booking",
+    "support",
+    # conversation acts, each with its own reply (`texts.yaml`, `act.*`)
+    "greeting",
+    "how_are_you",
+    "thanks",
+    "goodbye",
+    "yes",
+    "no",
+    "email",
+    "phone",
+]
+ACT_REASONS: frozenset[str] = frozenset(typing.get_args(Act))
 HandoffReason = Literal[
     "explicit_request",
     "hot_lead",
@@ -95,6 +114,9 @@ class RouteInput:
     states_topic: bool = False
     # The message says in so many words that the visitor wants a demo, a call or sales.
     booking_wish: bool = False
+    # The conversation act the message is on its own (a greeting, thanks, a bare yes, an
+    # e-mail address alone...), or None.
+    act: Act | None = None
     # The message is about prices or plans.
     mentions_pricing: bool = False
     # An email of this visitor is already known (from any earlier turn).
@@ -167,6 +189,8 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         return RouteDecision("HANDOFF", "hot_lead")
     if inp.email_asked_last_turn and inp.message_has_email and inp.intent != "HACK":
         return RouteDecision("BOOKING", "content_gating_email")
+    if is_conversation_act(inp):
+        return _conversation_act(inp)
     if inp.nonsense:
         return RouteDecision("REDIRECT", "nonsense")
     if inp.intent == "STOP_BOOKING":
@@ -216,6 +240,33 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.intent == "OTHER":
         return RouteDecision("REDIRECT", "other")
     raise ValueError(f"unknown intent {inp.intent!r}")
+
+
+def is_conversation_act(inp: RouteInput) -> bool:
+    """Pure: the message is a conversation act and nothing more, so it gets the act's own
+    reply and never a page. A message the classifier reads as a question to the company
+    (or a booking wish) that asks or states something is answered, act or not: "Hallo, wann
+    habt ihr offen?" is a question. A "no" to a demo just offered is declined as such
+    (`stop_booking`)."""
+    if inp.act is None or inp.intent == "HACK":
+        return False
+    if inp.act in ("email", "phone"):
+        return True  # an address or number alone states nothing else
+    if inp.states_topic:
+        return False
+    if inp.asks_question and inp.intent in (*ANSWERABLE_INTENTS, "BOOKING"):
+        return False
+    offered = inp.booking_status == "booked" or inp.demo_proposed_last_turn
+    return not (inp.intent == "STOP_BOOKING" and offered)
+
+
+def _conversation_act(inp: RouteInput) -> RouteDecision:
+    if inp.act == "yes" and inp.demo_proposed_last_turn and inp.booking_status != "booked":
+        # "Yes" to the demo just offered books it, as a booking wish would.
+        return RouteDecision("BOOKING", "booking_requested", booking_status="collecting")
+    if inp.act == "no" and inp.demo_proposed_last_turn:
+        return RouteDecision("REDIRECT", "stop_booking")
+    return RouteDecision("REDIRECT", str(inp.act))
 
 
 def _start(inp: RouteInput) -> BookingStatus:
@@ -287,6 +338,8 @@ def redirect_reason(reason: str) -> RedirectReason:
         "other": "other",
         "support": "support",
     }
+    if reason in ACT_REASONS:
+        return reason  # type: ignore[return-value]
     return mapping.get(reason, "other")
 
 
@@ -300,6 +353,8 @@ def redirect_routing(reason: RedirectReason) -> Routing:
         return "out_of_scope"
     if reason == "stop_booking":
         return "answered"
+    # A conversation act's reply answers no question either: counted as before, with the
+    # greetings it used to share a reply with.
     return "irrelevant"
 
 
@@ -484,7 +539,7 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
     label = intent.get("label")
     if label is None:
         raise ValueError("no intent before routing")
-    if intent.get("nonsense"):
+    if intent.get("nonsense") or _act_alone(state):
         return "intent_router"
     if label in SUPPORT_CHECKED_INTENTS:
         return "site_support_check"
@@ -496,6 +551,23 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
     ):
         return "site_support_check"
     return "intent_router"
+
+
+def _act_alone(state: ChatState) -> bool:
+    """A conversation act and nothing more (`is_conversation_act`): its reply needs no
+    search, so the router decides at once."""
+    intent = state.get("intent") or {}
+    text = state.get("input") or ""
+    act = intent.get("act")
+    if act is None:
+        return False
+    probe = RouteInput(
+        intent=str(intent.get("label")),
+        act=act,
+        asks_question=is_question(text),
+        states_topic=states_a_topic(text),
+    )
+    return is_conversation_act(probe)
 
 
 def states_a_topic(text: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from frontdesk.engines.base import Act
 from frontdesk.engines.base import Intent as IntentLabel
 from frontdesk.facts.model import FactKind
 from frontdesk.guard.visitor_text import clean_fields
@@ -52,6 +53,9 @@ class Intent(TypedDict, total=False):
     high_stakes: bool
     nonsense: bool
     reasoning: str
+    # The conversation act the message is on its own (greeting, thanks, an address...), or
+    # None: the kind of message, never whether it is about this business.
+    act: Act | None
 
 
 class InterestSignals(TypedDict, total=False):

@@ -29,6 +29,20 @@ INTENTS: tuple[Intent, ...] = (
     "STOP_BOOKING",
     "HACK",
 )
+# What a message is on its own, whatever the business: each act has its own short reply
+# (`conversation/texts.yaml`, `act.*`). A message that also asks or states something is
+# no act: it is answered.
+Act = Literal["greeting", "how_are_you", "thanks", "goodbye", "yes", "no", "email", "phone"]
+ACTS: tuple[Act, ...] = (
+    "greeting",
+    "how_are_you",
+    "thanks",
+    "goodbye",
+    "yes",
+    "no",
+    "email",
+    "phone",
+)
 Level = Literal["not_detected", "partially_confirmed", "confirmed"]
 
 
@@ -48,6 +62,8 @@ class IntentResult:
     nonsense: bool = False
     reasoning: str = ""
     probabilities: dict[str, float] = field(default_factory=dict)
+    # The conversation act the message is on its own, if any (`engines/local/acts.py`).
+    act: Act | None = None
 
 
 @dataclass(frozen=True)

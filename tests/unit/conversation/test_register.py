@@ -42,12 +42,13 @@ def test_the_probe_finds_the_formal_address() -> None:
 
 @pytest.mark.parametrize("language", sorted(FORMAL))
 def test_the_catalog_and_the_writer_use_one_register(language: str) -> None:
-    # The appointment texts (booking in a team's calendar, the invitation e-mail) are
-    # written in the formal register, the base of the site's tone setting.
+    # The appointment texts (booking in a team's calendar, the invitation e-mail) and the
+    # conversation acts' replies (`act.*`) are written in the formal register, the base of
+    # the site's tone setting.
     texts = [
         table[language]
         for key, table in TEXTS.items()
-        if language in table and not key.startswith("appointment.")
+        if language in table and not key.startswith(("appointment.", "act."))
     ]
     texts += _writer_phrases()[language]
     assert texts

@@ -285,3 +285,92 @@ def test_strong_support_needs_the_bar_and_the_words() -> None:
     assert not strongly_supported_by_site("no_result", 0.9, 0.847, 1.0)
     assert not strongly_supported_by_site("ok", 0.9, None, 1.0)
     assert strongly_supported_by_site("ok", 0.855, 0.847, 0.67)
+
+
+# --- conversation acts ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("inp", "route", "reason"),
+    [
+        # Each act gets its own reply, whatever the classifier's label and however well
+        # the site's pages match a word of it ("Wie geht's dir heute?" matched "Heute
+        # arbeiten wir zu dritt…").
+        (RouteInput("OTHER", act="greeting"), "REDIRECT", "greeting"),
+        (
+            RouteInput("OFFTOPIC", act="how_are_you", asks_question=True, site_supported=True),
+            "REDIRECT",
+            "how_are_you",
+        ),
+        (RouteInput("OTHER", act="thanks"), "REDIRECT", "thanks"),
+        (RouteInput("OTHER", act="goodbye"), "REDIRECT", "goodbye"),
+        (RouteInput("OTHER", act="yes"), "REDIRECT", "yes"),
+        (RouteInput("OTHER", act="no"), "REDIRECT", "no"),
+        (RouteInput("LEARN", act="thanks"), "REDIRECT", "thanks"),
+        (RouteInput("OFFTOPIC", act="email", site_supported=True), "REDIRECT", "email"),
+        (RouteInput("OTHER", act="phone", nonsense=True), "REDIRECT", "phone"),
+        # An act that also asks the company something is a question, and answered.
+        (RouteInput("LEARN", act="greeting", asks_question=True), "ANSWER", "learn"),
+        (RouteInput("SUPPORT", act="thanks", asks_question=True), "ANSWER", "support"),
+        (
+            RouteInput("OTHER", act="thanks", states_topic=True, site_strongly_supported=True),
+            "ANSWER",
+            "site_supported",
+        ),
+        # The flows that wait for an answer keep theirs.
+        (
+            RouteInput("OTHER", act="yes", handoff_offer_pending=True, affirmative=True),
+            "HANDOFF",
+            "handoff_accepted",
+        ),
+        (
+            RouteInput("OTHER", act="email", message_has_email=True, handoff_offer_pending=True),
+            "HANDOFF",
+            "handoff_accepted",
+        ),
+        (
+            RouteInput("OTHER", act="email", message_has_email=True, stall_offer_pending=True),
+            "HANDOFF",
+            "stall_accepted",
+        ),
+        (
+            RouteInput("OTHER", act="email", message_has_email=True, email_asked_last_turn=True),
+            "BOOKING",
+            "content_gating_email",
+        ),
+        (
+            RouteInput("OTHER", act="email", message_has_email=True, booking_status="collecting"),
+            "BOOKING",
+            "booking_field_answer",
+        ),
+        (RouteInput("HACK", act="greeting"), "REDIRECT", "hack"),
+        # A yes or no to the demo just offered accepts or declines it.
+        (
+            RouteInput("OTHER", act="yes", demo_proposed_last_turn=True),
+            "BOOKING",
+            "booking_requested",
+        ),
+        (RouteInput("OTHER", act="no", demo_proposed_last_turn=True), "REDIRECT", "stop_booking"),
+        (
+            RouteInput("STOP_BOOKING", act="thanks", demo_proposed_last_turn=True),
+            "REDIRECT",
+            "stop_booking",
+        ),
+    ],
+)
+def test_conversation_acts(inp: RouteInput, route: str, reason: str) -> None:
+    decision = decide_route(inp)
+    assert (decision.route, decision.reason) == (route, reason)
+
+
+@pytest.mark.parametrize(
+    "reason", ["greeting", "how_are_you", "thanks", "goodbye", "yes", "no", "email", "phone"]
+)
+def test_every_act_has_its_own_reply_in_every_language(reason: str) -> None:
+    from frontdesk.conversation.routes import redirect_reason
+    from frontdesk.conversation.texts import TEXTS
+
+    assert redirect_reason(reason) == reason
+    replies = TEXTS[f"act.{reason}"]
+    assert set(replies) == {"en", "de", "fr", "es", "it", "pt", "nl", "ru"}
+    assert replies["de"] != TEXTS["redirect.other"]["de"]

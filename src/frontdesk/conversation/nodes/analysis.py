@@ -41,11 +41,15 @@ INTEREST_DECAY = 0.9  # older signals count a little less than fresh ones
 async def reply_language(
     text: str, previous: str | None, supported: list[str], default: str
 ) -> str:
-    """The reply language follows the visitor; very short messages keep the previous one."""
+    """The reply language follows the visitor; very short messages keep the previous one.
+    E-mail addresses and phone numbers are no words of any language: a message that is
+    only one keeps the conversation's language (the previous turn's, else the site's)."""
+    from frontdesk.engines.local.acts import without_contacts
     from frontdesk.engines.local.language import detect_language as detect
     from frontdesk.engines.local.scan import read
 
     fallback = previous or default
+    text = without_contacts(text)
     if len(text.strip()) < 12 and previous:
         return previous
     language = await read(lambda window: detect(window, default=fallback), text)
@@ -70,6 +74,7 @@ def intent_from_state(state: ChatState) -> IntentResult:
         high_stakes=bool(raw.get("high_stakes")),
         nonsense=bool(raw.get("nonsense")),
         reasoning=str(raw.get("reasoning", "")),
+        act=raw.get("act"),
     )
 
 
@@ -85,6 +90,7 @@ async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> 
             "high_stakes": result.high_stakes,
             "nonsense": result.nonsense,
             "reasoning": result.reasoning,
+            "act": result.act,
         },
         "intent_history": [result.intent],
     }
@@ -191,6 +197,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             mentions_pricing="pricing_interest" in signals
             or asks_pricing(state["input"])
             or mentions_plans(state["input"]),
+            act=intent.act,
             site_supported=_site_supported(state),
             site_strongly_supported=_site_strongly_supported(state),
             **follow_up_context(state, ctx.site.qualification.forms),

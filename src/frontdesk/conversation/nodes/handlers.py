@@ -48,10 +48,18 @@ from frontdesk.leads.qualification import (
 
 @timed
 async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    """Support, off-topic, greetings, nonsense, injection attempts: a short localized reply."""
+    """Support, off-topic, nonsense, injection attempts and conversation acts (a greeting,
+    thanks, a goodbye, an address alone...): a short localized reply, each its own."""
     language = language_of(state, runtime)
     reason = routes.redirect_reason(state.get("route_reason") or "other")
-    text = site_say(runtime, f"redirect.{reason}", language, topics=topics_text(runtime, language))
+    key = f"act.{reason}" if reason in routes.ACT_REASONS else f"redirect.{reason}"
+    text = site_say(
+        runtime,
+        key,
+        language,
+        topics=topics_text(runtime, language),
+        email=extract_email(state["input"]) or "",
+    )
     emit_words("redirect_handler", text)
     return {
         "answer": text,

@@ -19,6 +19,7 @@ from frontdesk.engines.llm.messages import format_history, task, visitor_message
 from frontdesk.engines.llm.prompts import PromptBook
 from frontdesk.engines.llm.schemas import IntentOutput, SignalsOutput, SkillsOutput
 from frontdesk.engines.llm.structured import StructuredCaller
+from frontdesk.engines.local.acts import lone_contact
 from frontdesk.engines.local.signals import INTEREST_WEIGHTS
 from frontdesk.guard.pii import PiiScrubber
 
@@ -52,6 +53,7 @@ class LLMIntentJob:
             nonsense=out.nonsense,
             reasoning=f"llm: {out.reasoning}",
             probabilities={out.intent: out.confidence},
+            act=lone_contact(text),  # an address or number alone, read by its shape
         )
 
     async def classify(self, text: str, history: Sequence[Turn]) -> IntentResult:
@@ -82,6 +84,7 @@ class HybridIntentJob:
             nonsense=second.nonsense,
             reasoning=f"{note}{self.threshold:.2f})",
             probabilities=second.probabilities,
+            act=first.act,  # the local act head's reading stands beside the model's label
         )
 
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from frontdesk.engines.base import Engines, IntentResult, Turn
+from frontdesk.engines.local.acts import lone_contact
 from frontdesk.engines.local.answering import (
     LocalAnswerEvaluator,
     LocalAnswerWriter,
@@ -44,6 +45,7 @@ class LocalIntentJob:
     async def classify(self, text: str, history: Sequence[Turn]) -> IntentResult:
         # A pasted text is classified by its start and end, off the event loop (`scan`).
         prediction = await read(self.classifier.predict, text)
+        act = lone_contact(text) or prediction.act  # what the message is on its own
         if prediction.intent in _NOT_ABOUT_US and history and _leans_on(text, history):
             # "How do I fix it?" is off-topic alone and a support question after an error
             # code: read a follow-up together with the question it follows.
@@ -58,6 +60,7 @@ class LocalIntentJob:
             nonsense=prediction.nonsense,
             probabilities=dict(prediction.probabilities),
             reasoning="local classifier: " + ", ".join(f"{k}={v:.2f}" for k, v in top),
+            act=act,
         )
 
 

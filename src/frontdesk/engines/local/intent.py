@@ -30,18 +30,21 @@ from sklearn.svm import LinearSVC
 
 from frontdesk.engines.local.injection import SUSPECT_AT, get_injection_detector
 from frontdesk.engines.local.intent_data import (
+    ACTS,
     DATA_FILE,
     INTENTS,
+    Act,
     Intent,
     IntentExample,
     data_hash,
+    external_act_examples,
     external_examples,
     load_examples,
 )
 from frontdesk.engines.local.intent_rules import high_stakes_hit, looks_like_nonsense
 from frontdesk.engines.local.tfidf import tfidf_one
 
-MODEL_VERSION = "3"
+MODEL_VERSION = "4"
 # The model the package ships: trained on DATA_FILE plus the public CLINC150/banking77 rows
 # (`python -m frontdesk.engines.local.data.build_model`), which the repository never holds.
 SHIPPED_MODEL = DATA_FILE.parent / "intent_model.pkl"
@@ -60,6 +63,12 @@ class IntentPrediction:
     probabilities: dict[str, float]
     high_stakes: bool
     nonsense: bool
+    # The conversation act the message is on its own (the act head), if any.
+    act: Act | None = None
+
+
+# The act head's label for a message that is no act of its own.
+NO_ACT = "none"
 
 
 def _normalize(text: str) -> str:
@@ -115,10 +124,13 @@ class _Features:
         return np.concatenate(columns), np.concatenate(values)
 
 
-def _linear_svm(features: sparse.csr_matrix, labels: Sequence[str | int]) -> LinearSVC:
+def _linear_svm(
+    features: sparse.csr_matrix, labels: Sequence[str | int], *, balanced: bool = False
+) -> LinearSVC:
     # A linear SVM trains in a fraction of logistic regression's time on these sparse
     # features and separated off-topic requests better in our measurements.
-    return LinearSVC(C=0.5).fit(features, labels)
+    weights = "balanced" if balanced else None
+    return LinearSVC(C=0.5, class_weight=weights).fit(features, labels)
 
 
 class IntentClassifier:
@@ -130,6 +142,7 @@ class IntentClassifier:
         intents: LinearSVC,
         high_stakes: LinearSVC,
         vocabulary: frozenset[str],
+        acts: LinearSVC,
     ) -> None:
         self._features = features
         self._labels: list[str] = [str(c) for c in intents.classes_]
@@ -139,17 +152,35 @@ class IntentClassifier:
         self._hs_weights = np.asarray(high_stakes.coef_.ravel(), dtype=np.float32)
         self._hs_bias = float(high_stakes.intercept_[0])
         self._vocabulary = vocabulary
+        # One-vs-rest act head over the same features: the act with the largest margin,
+        # unless "none" has it.
+        self._act_labels: list[str] = [str(c) for c in acts.classes_]
+        self._act_weights = np.ascontiguousarray(acts.coef_.T, dtype=np.float32)
+        self._act_bias = np.asarray(acts.intercept_, dtype=np.float32)
 
     @classmethod
-    def train(cls, examples: Sequence[IntentExample]) -> IntentClassifier:
+    def train(
+        cls, examples: Sequence[IntentExample], act_examples: Sequence[IntentExample] = ()
+    ) -> IntentClassifier:
+        """The intent and high-stakes heads learn from `examples`; the act head from them
+        and `act_examples` (rows that teach an act only, such as a bare "yes")."""
         features = _Features()
         matrix = features.fit_transform([e.text for e in examples])
         intents = _linear_svm(matrix, [e.intent for e in examples])
         high_stakes = _linear_svm(matrix, [int(e.high_stakes) for e in examples])
+        act_rows = [*examples, *act_examples]
+        act_matrix = (
+            sparse.vstack([matrix, features.transform([e.text for e in act_examples])], "csr")
+            if act_examples
+            else matrix
+        )
+        # Acts are a few hundred rows among thousands: weighted by their rarity, held-out
+        # acts were recognised 129 of 184 times instead of 109 (docs/evaluation.md).
+        acts = _linear_svm(act_matrix, [e.act or NO_ACT for e in act_rows], balanced=True)
         vocabulary = frozenset(
             word for e in examples if not e.nonsense for word in _WORDS.findall(_normalize(e.text))
         )
-        return cls(features, intents, high_stakes, vocabulary)
+        return cls(features, intents, high_stakes, vocabulary, acts)
 
     @classmethod
     def load(cls, cache_dir: Path | None = None, data_path: Path = DATA_FILE) -> IntentClassifier:
@@ -184,7 +215,8 @@ class IntentClassifier:
                 sklearn.__version__,
                 len(external),
             )
-        model = cls.train([*load_examples(data_path), *external])
+        acts = external_act_examples() if data_path == DATA_FILE else []
+        model = cls.train([*load_examples(data_path), *external], acts)
         _save_atomically(model, path)
         return model
 
@@ -192,8 +224,11 @@ class IntentClassifier:
         columns, values = self._features.transform_one(text)
         margins = values @ self._weights[columns] + self._bias
         hs_margin = float(values @ self._hs_weights[columns]) + self._hs_bias
+        act_margins = values @ self._act_weights[columns] + self._act_bias
         injection = get_injection_detector().score(text)
-        return self._decide(text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0, injection)
+        return self._decide(
+            text, _softmax(margins[np.newaxis, :])[0], hs_margin > 0, injection, act_margins
+        )
 
     def predict_many(self, texts: Sequence[str]) -> list[IntentPrediction]:
         if not texts:
@@ -203,16 +238,29 @@ class IntentClassifier:
             matrix = self._features.transform(list(texts))
         intent_probs = _softmax(np.asarray(matrix @ self._weights) + self._bias)
         hs_margins = np.asarray(matrix @ self._hs_weights).reshape(-1) + self._hs_bias
+        act_margins = np.asarray(matrix @ self._act_weights) + self._act_bias
         injection = get_injection_detector().scores(list(texts))
         return [
-            self._decide(text, probs, float(margin) > 0, float(score))
-            for text, probs, margin, score in zip(
-                texts, intent_probs, hs_margins, injection, strict=True
+            self._decide(text, probs, float(margin) > 0, float(score), acts)
+            for text, probs, margin, score, acts in zip(
+                texts, intent_probs, hs_margins, injection, act_margins, strict=True
             )
         ]
 
+    def _act(self, margins: np.ndarray) -> Act | None:
+        label = self._act_labels[int(np.argmax(margins))]
+        for act in ACTS:
+            if act == label:
+                return act
+        return None  # NO_ACT
+
     def _decide(
-        self, text: str, probs: np.ndarray, hs_model: bool, injection: float
+        self,
+        text: str,
+        probs: np.ndarray,
+        hs_model: bool,
+        injection: float,
+        act_margins: np.ndarray,
     ) -> IntentPrediction:
         probabilities = {label: float(p) for label, p in zip(self._labels, probs, strict=True)}
         intent: str = max(probabilities, key=lambda label: probabilities[label])
@@ -248,6 +296,8 @@ class IntentClassifier:
             probabilities=probabilities,
             high_stakes=high_stakes,
             nonsense=nonsense,
+            # An attack, keyboard mash or a high-stakes message is never a mere act.
+            act=None if nonsense or high_stakes or intent == "HACK" else self._act(act_margins),
         )
 
 
@@ -277,7 +327,7 @@ def build_shipped(path: Path = SHIPPED_MODEL) -> IntentClassifier:
             "CLINC150/banking77 train splits not found: put ../shared/datasets beside the "
             "repository or set FRONTDESK_DATASETS_DIR"
         )
-    model = IntentClassifier.train([*load_examples(DATA_FILE), *external])
+    model = IntentClassifier.train([*load_examples(DATA_FILE), *external], external_act_examples())
     _save_atomically({"key": shipped_key(), "model": model}, path)
     return model
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from frontdesk.engines.base import INTENTS, Intent  # one vocabulary for every engine
+from frontdesk.engines.base import ACTS, INTENTS, Act, Intent  # one vocabulary for every engine
 
-__all__ = ["DATA_FILE", "INTENTS", "Intent", "IntentExample"]
+__all__ = ["ACTS", "DATA_FILE", "INTENTS", "Act", "Intent", "IntentExample"]
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "intents.jsonl"
 
@@ -25,6 +26,8 @@ class IntentExample:
     high_stakes: bool
     nonsense: bool
     split: Literal["train", "test"]
+    # The conversation act the message is on its own ("danke", "tschüss"), if any.
+    act: Act | None = None
 
 
 def load_examples(path: Path = DATA_FILE) -> list[IntentExample]:
@@ -34,6 +37,9 @@ def load_examples(path: Path = DATA_FILE) -> list[IntentExample]:
             row = json.loads(line)
             if row["intent"] not in INTENTS:
                 raise ValueError(f"unknown intent {row['intent']!r} in {path}")
+            act = row.get("act")
+            if act is not None and act not in ACTS:
+                raise ValueError(f"unknown act {act!r} in {path}")
             examples.append(
                 IntentExample(
                     text=row["text"],
@@ -42,6 +48,7 @@ def load_examples(path: Path = DATA_FILE) -> list[IntentExample]:
                     high_stakes=bool(row["high_stakes"]),
                     nonsense=bool(row["nonsense"]),
                     split="test" if row.get("split") == "test" else "train",
+                    act=act,
                 )
             )
     return examples
@@ -74,6 +81,24 @@ CLINC_LEFT_OUT = frozenset(
         "who_made_you", "who_do_you_work_for", "oos",
     }
 )  # fmt: skip
+# The CLINC chit-chat that is a conversation act of its own (`engines/local/acts.py`). Its
+# greetings mix "hello" with "how are you"; the second kind asks after the assistant.
+CLINC_ACTS: dict[str, Act] = {"greeting": "greeting", "goodbye": "goodbye", "thank_you": "thanks"}
+# "yes" and "no" mean what the previous turn asked, so the intent head never sees them;
+# alone, they are still acts.
+CLINC_ACT_ONLY: dict[str, Act] = {"yes": "yes", "no": "no"}
+_ASKS_AFTER = re.compile(r"\b(?:how|doing|okay|been|going|up)\b|\bwhat's up\b")
+
+
+def clinc_act(label: str, text: str) -> Act | None:
+    """The act of a CLINC train row: a greeting asking after the assistant ("how are
+    things going", "are you doing okay") is "how are you"."""
+    act = CLINC_ACTS.get(label) or CLINC_ACT_ONLY.get(label)
+    if act == "greeting" and _ASKS_AFTER.search(text.lower()):
+        return "how_are_you"
+    return act
+
+
 # banking77 intents that are support or questions at any company, not only at a bank.
 BANKING77_INTENTS: dict[str, Intent] = {
     "request_refund": "SUPPORT",
@@ -124,10 +149,28 @@ def external_examples(
     for label in sorted({row["label"] for row in clinc_rows} - CLINC_LEFT_OUT):
         intent: Intent = "OTHER" if label in CLINC_OTHER else "OFFTOPIC"
         for row in _every_nth(clinc_rows, label, per_intent):
-            examples.append(IntentExample(row["text"], intent, "en", False, False, "train"))
+            act = clinc_act(label, row["text"])
+            examples.append(IntentExample(row["text"], intent, "en", False, False, "train", act))
     banking_rows = _rows(banking)
     for label, intent in BANKING77_INTENTS.items():
         for row in _every_nth(banking_rows, label, per_intent):
             hs = high_stakes_hit(row["text"])
             examples.append(IntentExample(row["text"], intent, "en", hs, False, "train"))
     return examples
+
+
+def external_act_examples(
+    root: Path | None = None, per_intent: int = EXTERNAL_PER_INTENT
+) -> list[IntentExample]:
+    """CLINC150 train rows that teach the act head only ("yes", "no"): the intent head
+    never sees them (`CLINC_LEFT_OUT`). Empty when the datasets are absent."""
+    root = root or shared_datasets_dir()
+    clinc = root / "intent" / "clinc150" / "train.jsonl"
+    if not clinc.is_file():
+        return []
+    rows = _rows(clinc)
+    return [
+        IntentExample(row["text"], "OTHER", "en", False, False, "train", act)
+        for label, act in CLINC_ACT_ONLY.items()
+        for row in _every_nth(rows, label, per_intent)
+    ]

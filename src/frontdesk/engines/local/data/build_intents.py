@@ -8,6 +8,8 @@ Phrase file format (one file per language, plus `common.txt` for shared slots):
     == INTENT [hs] [ns] [xN]               section: intent, high_stakes, nonsense,
                                            N variants per template (default 3)
     a template with {slot} and [inline|alternatives|]   ([a|] makes "a" optional)
+    a conversation act ~thanks                  a template ending in `~ACT` also gives
+                                                its rows that conversation act (ACTS)
     # comment
 
 Every template expands into up to N distinct sentences with a generator seeded by
@@ -20,6 +22,7 @@ template instead, for the stricter measurement of unseen phrasings.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 import re
@@ -33,12 +36,17 @@ PHRASES = HERE / "phrases"
 OUTPUT = HERE / "intents.jsonl"
 LANGS = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 INTENTS = ("LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK")
+# Conversation acts a message can be on its own, answered each by its own reply
+# (`engines/local/acts.py`): a row without one is no act, or not one of these.
+ACTS = ("greeting", "how_are_you", "thanks", "goodbye", "yes", "no")
 TEST_SHARE = 0.2
 DEFAULT_VARIANTS = 3
 MAX_VARIANTS = 10
+MAX_ACT_PHRASINGS = 30
 
 _SLOT = re.compile(r"\{(\w+)\}")
 _ALT = re.compile(r"\[([^\[\]]*\|[^\[\]]*)\]")
+_ACT = re.compile(r"\s+~(\w+)$")
 
 
 @dataclass
@@ -48,6 +56,7 @@ class Section:
     nonsense: bool = False
     variants: int = DEFAULT_VARIANTS
     templates: list[str] = field(default_factory=list)
+    acts: dict[str, str] = field(default_factory=dict)  # template → its conversation act
 
 
 def _parse(path: Path, slots: dict[str, list[str]]) -> list[Section]:
@@ -77,6 +86,12 @@ def _parse(path: Path, slots: dict[str, list[str]]) -> list[Section]:
         else:
             if not sections:
                 raise ValueError(f"{path.name}: template before any section: {line!r}")
+            act = _ACT.search(line)
+            if act is not None:
+                if act.group(1) not in ACTS:
+                    raise ValueError(f"{path.name}: unknown act {act.group(1)!r}")
+                line = line[: act.start()]
+                sections[-1].acts[line] = act.group(1)
             sections[-1].templates.append(line)
     return sections
 
@@ -96,6 +111,17 @@ def _render(template: str, slots: dict[str, list[str]], rng: random.Random) -> s
         text = _SLOT.sub(slot, _ALT.sub(alt, text))
     text = re.sub(r"\s+", " ", text).strip()
     return re.sub(r"\s+([?.!,])", r"\1", text)
+
+
+def _every_phrasing(template: str, slots: dict[str, list[str]]) -> list[str]:
+    """Every combination of a template's inline alternatives (slots are not expanded)."""
+    groups = [m.group(1).split("|") for m in _ALT.finditer(template)]
+    pieces = _ALT.split(template)[::2]  # the text around the alternatives
+    texts = []
+    for choice in itertools.islice(itertools.product(*groups), MAX_ACT_PHRASINGS):
+        text = "".join(p + c for p, c in zip(pieces, choice, strict=False)) + pieces[-1]
+        texts.append(_render(text, slots, random.Random(text)))
+    return texts
 
 
 def _casual(text: str, rng: random.Random) -> str:
@@ -126,23 +152,34 @@ def build(by_template: bool = False) -> list[dict[str, object]]:
                 widest = max(
                     (m.group(1).count("|") + 1 for m in _ALT.finditer(template)), default=1
                 )
-                for _ in range(max(section.variants, min(widest, MAX_VARIANTS))):
-                    text = _render(template, slots, rng)
+                act = section.acts.get(template)
+                # An act's line lists its phrasings: every one of them becomes a row (a
+                # random pick left "auf Wiedersehen" out of "[tschüss|auf Wiedersehen|…]").
+                renders = (
+                    _every_phrasing(template, slots)
+                    if act is not None
+                    else (
+                        _render(template, slots, rng)
+                        for _ in range(max(section.variants, min(widest, MAX_VARIANTS)))
+                    )
+                )
+                for text in renders:
                     if not section.nonsense and section.intent != "HACK":
                         text = _casual(text, rng)
                     if text.lower() in seen:
                         continue
                     seen.add(text.lower())
-                    rows.append(
-                        {
-                            "text": text,
-                            "intent": section.intent,
-                            "lang": lang,
-                            "high_stakes": section.high_stakes,
-                            "nonsense": section.nonsense,
-                            "split": _split(group if by_template else text),
-                        }
-                    )
+                    row: dict[str, object] = {
+                        "text": text,
+                        "intent": section.intent,
+                        "lang": lang,
+                        "high_stakes": section.high_stakes,
+                        "nonsense": section.nonsense,
+                        "split": _split(group if by_template else text),
+                    }
+                    if act is not None:
+                        row["act"] = act
+                    rows.append(row)
     return rows
 
 

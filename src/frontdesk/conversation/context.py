@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from frontdesk.conversation.payload import VisitorContext
-from frontdesk.engines.base import Engines
+from frontdesk.engines.base import Act, Engines
 from frontdesk.facts.model import SiteFacts
 from frontdesk.knowledge.embeddings import Embedder, Matrix
 from frontdesk.knowledge.everyday import EverydaySimilarity
@@ -26,6 +26,10 @@ ProfileLoader = Callable[[], Awaitable[TopicProfile]]
 EverydayLoader = Callable[[str], Awaitable[EverydaySimilarity | None]]
 """A message → its similarity to the nearest everyday request (`knowledge/everyday.py`),
 with the bar; None when the site's embedding model has no everyday requests."""
+
+ActReader = Callable[[str], Awaitable[Act | None]]
+"""A short message → the conversation act the site's embedding model reads in it
+(`knowledge/acts.py`), or None."""
 
 Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
 """Visitor enrichment (priority pipeline); returns profile fields."""
@@ -49,6 +53,7 @@ class TurnContext:
     enrich: Enricher = _no_enrichment
     topic_profile: ProfileLoader | None = None  # None: the relevance threshold is the bar
     everyday: EverydayLoader | None = None  # None: no everyday-request signal
+    read_act: ActReader | None = None  # None: the intent model's act head alone
     # The embedder of the site's knowledge base: with the topic profile's bar, the local
     # writer reads sentences by meaning (`engines.base.SiteMeaning`). None: words only.
     embedder: Embedder | None = None

@@ -166,6 +166,9 @@ class ChatService:
         async def everyday(text: str) -> Any:
             return await asyncio.to_thread(self.knowledge.everyday_similarity, config, text)
 
+        async def read_act(text: str) -> Any:
+            return await asyncio.to_thread(self.knowledge.read_act, config, text)
+
         async def facts() -> Any:
             return await asyncio.to_thread(self.knowledge.site_facts, config)
 
@@ -177,6 +180,7 @@ class ChatService:
             retrieve=retrieve,
             topic_profile=topic_profile,
             everyday=everyday,
+            read_act=read_act,
             # The model its topic profile (and so its support bar) was measured with: the
             # local writer reads passages in another language by meaning, and every
             # passage when the site opts in.

@@ -31,6 +31,7 @@ from sqlalchemy import Engine
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
+from frontdesk.knowledge.acts import load_acts
 from frontdesk.knowledge.embeddings import Embedder, Matrix, make_embedder
 from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
@@ -52,6 +53,7 @@ from frontdesk.knowledge.topic import TopicProfile, build_profile
 from frontdesk.sites.schema import KnowledgeConfig
 
 if TYPE_CHECKING:
+    from frontdesk.engines.base import Act
     from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
@@ -428,6 +430,16 @@ class KnowledgeBase:
             return None
         vector = self.retriever(knowledge).embed_query(text)
         return EverydaySimilarity(nearest=requests.nearest(vector), bar=requests.bar)
+
+    def read_act(self, site: SiteConfig | SiteKnowledge, text: str) -> Act | None:
+        """The conversation act `text` is, read by the model of the generation that answers
+        now against its shipped acts (`knowledge/acts.py`); None when it is none of them or
+        that model has no shipped acts."""
+        _, knowledge = self._serving(SiteKnowledge.of(site))
+        examples = load_acts(knowledge.config.embedding)
+        if examples is None:
+            return None
+        return examples.read(self.retriever(knowledge).embed_query(text))
 
     # -- manage ----------------------------------------------------------------------
     def list_documents(self, site: SiteConfig | SiteKnowledge | str) -> list[StoredDocument]:

@@ -102,6 +102,19 @@ async def test_each_act_gets_its_own_reply_and_no_page(
     assert values["language"] == "de"
 
 
+async def test_a_phrasing_the_act_head_never_saw_is_read_by_the_embedding_model(
+    service: ChatService,
+) -> None:
+    """ "Je vous remercie" and "genau" are in no training row: the site's embedding model
+    reads them against the shipped acts."""
+    session = str(uuid.uuid4())
+    await ask(service, session, "Bonjour, quels sont vos horaires d'ouverture ?")
+    values = await ask(service, session, "Je vous remercie")
+    assert values["answer"] == reply("act.thanks", "fr"), values["answer"]
+    values = await ask(service, str(uuid.uuid4()), "genau")
+    assert values["answer"] == reply("act.yes"), values["answer"]
+
+
 async def test_an_address_alone_is_acknowledged_in_the_site_language(
     service: ChatService,
 ) -> None:

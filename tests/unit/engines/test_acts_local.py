@@ -120,3 +120,31 @@ async def test_the_local_job_names_an_address_alone(classifier: IntentClassifier
     assert (await job.classify("jana@example.de", [])).act == "email"
     assert (await job.classify("+49 30 1234567", [])).act == "phone"
     assert (await job.classify("Wann habt ihr geöffnet?", [])).act is None
+
+
+# --- the embedding model's reading ----------------------------------------------------
+
+
+def test_the_shipped_acts_of_the_default_embedding_model() -> None:
+    from frontdesk.knowledge.acts import load_acts
+    from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING
+
+    examples = load_acts(DEFAULT_EMBEDDING)
+    assert examples is not None
+    assert 0.85 < examples.bar < 0.95
+    assert set(examples.acts) == {"greeting", "how_are_you", "thanks", "goodbye", "yes", "no"}
+    assert load_acts("local:some-other-model") is None
+
+
+def test_the_embedding_model_is_asked_about_short_statements_only() -> None:
+    from frontdesk.conversation.nodes.analysis import might_be_an_act
+    from frontdesk.engines.base import IntentResult
+
+    other = IntentResult("OTHER", 0.9)
+    assert might_be_an_act("Je vous remercie", other)
+    assert might_be_an_act("genau", other)
+    # a short question reads as "how are you" to it, whatever it asks
+    assert not might_be_an_act("Hola, ¿a qué hora abren?", other)
+    assert not might_be_an_act("Ich brauche einen neuen Schlauch für mein Lastenrad", other)
+    assert not might_be_an_act("asdfgh", IntentResult("OTHER", 0.9, nonsense=True))
+    assert not might_be_an_act("bye", IntentResult("HACK", 0.9))

@@ -36,6 +36,8 @@ from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_ho
 log = logging.getLogger(__name__)
 
 INTEREST_DECAY = 0.9  # older signals count a little less than fresh ones
+# The longest message the embedding model is asked about as a possible act: acts are short.
+MAX_ACT_CHARS = 60
 
 
 async def reply_language(
@@ -78,11 +80,29 @@ def intent_from_state(state: ChatState) -> IntentResult:
     )
 
 
+def might_be_an_act(text: str, result: IntentResult) -> bool:
+    """Pure: worth asking the embedding model whether the message is an act — short, no
+    topic of its own, no question, and nothing the classifier flagged (an attack, keyboard
+    mash, a high-stakes matter). A short question reads as "how are you" to it whatever it
+    asks ("Hola, ¿a qué hora abren?" 0.925, "Hoe gaat het met je?" 0.929), so questions
+    are the act head's alone."""
+    if result.intent == "HACK" or result.nonsense or result.high_stakes:
+        return False
+    if len(text) > MAX_ACT_CHARS or is_question(text):
+        return False
+    return not states_a_topic(text)
+
+
 @timed
 async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ctx = runtime.context
     history = history_turns(state["messages"], ctx.context_window_turns)
     result = await ctx.engines.intent.classify(state["input"], history)
+    act = result.act
+    if act is None and ctx.read_act is not None and might_be_an_act(state["input"], result):
+        # A phrasing the act head never saw ("Come stai?", "Nos vemos"): the site's
+        # embedding model reads it against the shipped acts of eight languages.
+        act = await ctx.read_act(state["input"])
     return {
         "intent": {
             "label": result.intent,
@@ -90,7 +110,7 @@ async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> 
             "high_stakes": result.high_stakes,
             "nonsense": result.nonsense,
             "reasoning": result.reasoning,
-            "act": result.act,
+            "act": act,
         },
         "intent_history": [result.intent],
     }

@@ -1,0 +1,82 @@
+"""Conversation acts as the site's own embedding model reads them: the second reader
+beside the intent model's act head (`engines/local/acts.py`).
+
+The act head learns from character n-grams of a few hundred rows, so a phrasing it never
+saw ("Come stai?", "Nos vemos", "Конечно") slips through. For its default embedding model
+the product ships the vectors of known acts — the project's own rows in eight languages
+(`engines/local/data/phrases`, rows ending in `~act`) and the CLINC150 train split's
+greetings, goodbyes, thanks, yes and no; never a validation row — and a bar: the
+similarity to the nearest act that only 1 % of Frontdesk's own training questions and
+everyday requests reach (`data/build_acts.py`). A short message at or above the bar is the
+act of its nearest row. A site on another embedding model has the act head alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:  # engines.base imports the knowledge package
+    from frontdesk.engines.base import Act
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def artifact_path(model: str) -> Path:
+    """`local:multilingual-e5-small` → `data/acts-multilingual-e5-small.npz`."""
+    name = model.split(":", 1)[-1].replace("/", "-")
+    return DATA / f"acts-{name}.npz"
+
+
+@dataclass(frozen=True)
+class ActExamples:
+    """Shipped act vectors of one embedding model, their acts and the bar."""
+
+    model: str
+    vectors: NDArray[np.float32]  # one unit vector per row, as the model embeds queries
+    acts: tuple[Act, ...]  # the act of each row
+    bar: float
+
+    def read(self, vector: NDArray[Any]) -> Act | None:
+        """The act of the nearest row when `vector` (a unit query vector) is at least
+        `bar` close to it, else None."""
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.vectors.shape[1]:
+            raise ValueError(
+                f"a {query.shape[0]}-dimensional vector against {self.model}'s "
+                f"{self.vectors.shape[1]}-dimensional acts"
+            )
+        similarities = self.vectors @ query
+        nearest = int(np.argmax(similarities))
+        return self.acts[nearest] if float(similarities[nearest]) >= self.bar else None
+
+
+def as_act(label: str) -> Act:
+    from frontdesk.engines.base import ACTS
+
+    for act in ACTS:
+        if act == label:
+            return act
+    raise ValueError(f"unknown act {label!r}")
+
+
+@lru_cache(maxsize=4)
+def load_acts(model: str) -> ActExamples | None:
+    """The shipped acts of `model` (an embedding spec), or None when none were built."""
+    path = artifact_path(model)
+    if not path.is_file():
+        return None
+    with np.load(path) as data:
+        if str(data["model"]) != model:
+            raise ValueError(f"{path} holds {data['model']}, not {model}")
+        return ActExamples(
+            model=model,
+            vectors=np.asarray(data["vectors"], dtype=np.float32),
+            acts=tuple(as_act(str(label)) for label in data["acts"]),
+            bar=float(data["bar"]),
+        )

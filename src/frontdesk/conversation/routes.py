@@ -244,18 +244,20 @@ def decide_route(inp: RouteInput) -> RouteDecision:
 
 def is_conversation_act(inp: RouteInput) -> bool:
     """Pure: the message is a conversation act and nothing more, so it gets the act's own
-    reply and never a page. A message the classifier reads as a question to the company
-    (or a booking wish) that asks or states something is answered, act or not: "Hallo, wann
-    habt ihr offen?" is a question. A "no" to a demo just offered is declined as such
-    (`stop_booking`)."""
+    reply and never a page. A message the classifier reads as a question or a request to
+    the company (or a booking wish) that asks or states something is answered, act or
+    not: "Hallo, wann habt ihr offen?" is a question. A "no" to a demo just offered is
+    declined as such (`stop_booking`)."""
     if inp.act is None or inp.intent == "HACK":
         return False
     if inp.act in ("email", "phone"):
         return True  # an address or number alone states nothing else
-    if inp.states_topic:
+    if (inp.asks_question or inp.states_topic) and inp.intent in (*ANSWERABLE_INTENTS, "BOOKING"):
         return False
-    if inp.asks_question and inp.intent in (*ANSWERABLE_INTENTS, "BOOKING"):
-        return False
+    if inp.asks_question and inp.states_topic:
+        return False  # "Salut, vous livrez à Lyon ?" asks something, whatever its label
+    # Small talk with words of its own ("Au revoir, bonne journée" has three content
+    # words) is still the act.
     offered = inp.booking_status == "booked" or inp.demo_proposed_last_turn
     return not (inp.intent == "STOP_BOOKING" and offered)
 

@@ -115,6 +115,14 @@ async def test_a_phrasing_the_act_head_never_saw_is_read_by_the_embedding_model(
     assert values["answer"] == reply("act.yes"), values["answer"]
 
 
+async def test_small_talk_with_words_of_its_own_is_still_the_act(service: ChatService) -> None:
+    """ "Au revoir, bonne journée" has three content words: it got the introduction."""
+    session = str(uuid.uuid4())
+    await ask(service, session, "Bonjour, quels sont vos horaires d'ouverture ?")
+    values = await ask(service, session, "Au revoir, bonne journée")
+    assert values["answer"] == reply("act.goodbye", "fr"), values["answer"]
+
+
 async def test_an_address_alone_is_acknowledged_in_the_site_language(
     service: ChatService,
 ) -> None:

@@ -312,10 +312,12 @@ def test_strong_support_needs_the_bar_and_the_words() -> None:
         # An act that also asks the company something is a question, and answered.
         (RouteInput("LEARN", act="greeting", asks_question=True), "ANSWER", "learn"),
         (RouteInput("SUPPORT", act="thanks", asks_question=True), "ANSWER", "support"),
+        (RouteInput("SUPPORT", act="thanks", states_topic=True), "ANSWER", "support"),
+        # Small talk with words of its own is still the act ("Au revoir, bonne journée").
         (
-            RouteInput("OTHER", act="thanks", states_topic=True, site_strongly_supported=True),
-            "ANSWER",
-            "site_supported",
+            RouteInput("OTHER", act="goodbye", states_topic=True, site_strongly_supported=True),
+            "REDIRECT",
+            "goodbye",
         ),
         # The flows that wait for an answer keep theirs.
         (

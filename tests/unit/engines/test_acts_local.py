@@ -115,6 +115,15 @@ async def test_an_address_alone_keeps_the_conversation_language() -> None:
     )
 
 
+async def test_a_short_first_message_keeps_the_site_language_unless_it_says_otherwise() -> None:
+    """lingua read "Ça va ? 😊" as Portuguese (0.68) on a French site."""
+    assert await reply_language("Ça va ? 😊", None, ["fr", "pt", "en"], "fr") == "fr"
+    # a chat word names its language, and a longer message is read as before
+    assert await reply_language("Hola!", None, ["de", "es"], "de") == "es"
+    assert await reply_language("Tschüss", None, ["en", "de"], "en") == "de"
+    assert await reply_language("Olá, quanto custa?", None, ["fr", "pt"], "fr") == "pt"
+
+
 async def test_the_local_job_names_an_address_alone(classifier: IntentClassifier) -> None:
     job = LocalIntentJob(classifier)
     assert (await job.classify("jana@example.de", [])).act == "email"

@@ -36,6 +36,12 @@ from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_ho
 log = logging.getLogger(__name__)
 
 INTEREST_DECAY = 0.9  # older signals count a little less than fresh ones
+# Under this many characters a message keeps the conversation's language: too short for
+# lingua to tell, unless it is nearly certain (`SHORT_SURE`) or a chat word says (`SURE`
+# is lingua's usual bar).
+SHORT_MESSAGE = 12
+SHORT_SURE = 0.9
+SURE = 0.5
 # The longest message the embedding model is asked about as a possible act: acts are short.
 MAX_ACT_CHARS = 60
 
@@ -52,9 +58,13 @@ async def reply_language(
 
     fallback = previous or default
     text = without_contacts(text)
-    if len(text.strip()) < 12 and previous:
+    short = len(text.strip()) < SHORT_MESSAGE
+    if short and previous:
         return previous
-    language = await read(lambda window: detect(window, default=fallback), text)
+    # A short first message ("Ça va ? 😊": Portuguese to lingua, 0.68) is the site's
+    # language unless a chat word names another or lingua is nearly certain.
+    sure = SHORT_SURE if short else SURE
+    language = await read(lambda window: detect(window, default=fallback, sure=sure), text)
     return language if language in supported else fallback
 
 

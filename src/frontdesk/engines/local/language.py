@@ -99,8 +99,10 @@ def language_confidences(text: str) -> dict[str, float]:
     return {c.language.iso_code_639_1.name.lower(): c.value for c in confidences}
 
 
-def detect_language(text: str, default: str = "en") -> str:
-    """ISO 639-1 code of `text` among SUPPORTED; `default` when the text can't tell."""
+def detect_language(text: str, default: str = "en", *, sure: float = _MIN_CONFIDENCE) -> str:
+    """ISO 639-1 code of `text` among SUPPORTED; `default` when the text can't tell
+    (lingua's confidence under `sure`, and the default nearly as plausible or the text
+    short)."""
     words = [w.lower() for w in _WORD.findall(text)]
     letters = sum(len(w) for w in words)
     if letters == 0:
@@ -114,7 +116,7 @@ def detect_language(text: str, default: str = "en") -> str:
         return default
     scores = language_confidences(text)
     best = max(scores, key=lambda lang: scores[lang])
-    if scores[best] >= _MIN_CONFIDENCE:
+    if scores[best] >= sure:
         return best
     # Unsure: the caller's language wins if lingua finds it nearly as plausible.
     if scores.get(default, 0.0) >= 0.6 * scores[best] or len(words) < 4:

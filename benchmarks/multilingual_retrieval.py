@@ -10,7 +10,8 @@ Development sets are assembled at run time from ../shared/datasets (never copied
 - xsid-intent/L: xSID holds the same 300 utterances in many languages. Odd-numbered
   utterances are the pages, even-numbered ones the questions; a page answers a question of
   the same intent. `L→L` is monolingual, `L→en` asks in L over English pages (the pages
-  are the same utterances in English, so every language is scored on the same items).
+  are the same utterances in English, so every language is scored on the same items);
+  `en→L` asks the English utterances over L's pages, on a site in L.
 - xsid-translation/L→en: each question's page is its own English original among all 300.
 - demo/L: the demo site's questions in language L over its pages (English and Russian);
   demo/L→en drops the Russian pages and expects the English page on the same topic.
@@ -93,6 +94,13 @@ def xsid_tasks(limit: int, languages: Iterable[str] = XSID_LANGUAGES) -> Iterabl
         if lang != "en":
             en_pages = pages(english[: len(items)])
             yield f"xsid-intent/{lang}→en", en_pages, questions(items, gold), lang
+            # English questions over this language's pages, on a site in this language.
+            yield (
+                f"xsid-intent/en→{lang}",
+                pages(items),
+                questions(english[: len(items)], gold),
+                lang,
+            )
             every = [
                 {"doc_id": f"e{i}", "title": "", "text": row["text"]}
                 for i, row in enumerate(english[: len(items)])
@@ -258,6 +266,8 @@ class Bench:
                     "threshold": cut,
                     "heading_weight": unbounded.heading_weight,
                     "ingest_s": ingest_s,
+                    # Answerable questions the search returned nothing for.
+                    "empty": sum(o.query.answerable and o.status != "ok" for o in report.outcomes),
                     **report.metrics(),
                 }
             )
@@ -311,7 +321,8 @@ def main() -> None:
     rows = []
     weights: list[float | None] = [float(w) for w in args.heading_weights.split(",") if w] or [None]
     header = (
-        f"{'task':28} {'model':30} {'head.w':>6} {'hit@5':>6} {'mrr':>6} {'n':>5} {'abst.rec':>8}"
+        f"{'task':28} {'model':30} {'head.w':>6} {'hit@5':>6} {'mrr':>6} {'n':>5} {'empty':>5}"
+        f" {'abst.rec':>8}"
     )
     if not args.json:
         print(header)
@@ -324,7 +335,7 @@ def main() -> None:
                 print(
                     f"{row['task']:28} {model:30} {row['heading_weight']:6.2f}"
                     f" {row['hit@5'] or 0:6.3f} {row['mrr'] or 0:6.3f}"
-                    f" {row['answerable']:5d} {row['abstain_recall'] or 0:8.2f}",
+                    f" {row['answerable']:5d} {row['empty']:5d} {row['abstain_recall'] or 0:8.2f}",
                     flush=True,
                 )
     if args.json:

@@ -273,12 +273,15 @@ def calibrate(
     """Recommend a relevance threshold from answerable vs unanswerable queries."""
     from frontdesk.evals.report import CHARTS_HINT, charts_installed
     from frontdesk.knowledge.calibrate import (
+        ScoredQuery,
         plot_histogram,
         read_calibration_queries,
-        recommend_threshold,
+        recommend_for_pairs,
+        write_knowledge_value,
         write_threshold,
     )
-    from frontdesk.knowledge.search import SearchOptions
+    from frontdesk.knowledge.lexical import text_language
+    from frontdesk.knowledge.search import PASSAGE_LANGUAGE_CHARS, SearchOptions, query_language
 
     site, kb = _open(site_id, sites_dir)
     try:
@@ -288,19 +291,26 @@ def calibrate(
     _reembed_if_changed(kb, site)  # calibrate the model the site is configured with
     knowledge = SiteKnowledge.of(site.config)
     retriever = kb.retriever(knowledge)
+    # Raw cosines: the offset of questions in another language than their best passage is
+    # measured here, not assumed.
     options = SearchOptions(relevance_threshold=None, language=knowledge.language)
-    answerable: list[float] = []
-    unanswerable: list[float] = []
+    scored: list[ScoredQuery] = []
     for query, is_answerable in items:
         result = retriever.search(kb.index_key(knowledge), query, options)
         if result.status == "error":
             raise fail(f"search failed for {query!r}: {result.reason}")
-        score = result.top_score if result.top_score is not None else 0.0
-        (answerable if is_answerable else unanswerable).append(score)
+        best = max(result.chunks, key=lambda chunk: chunk.score, default=None)
+        cross = best is not None and text_language(
+            best.content[:PASSAGE_LANGUAGE_CHARS], knowledge.language
+        ) != query_language(query, knowledge.language)
+        scored.append(ScoredQuery(result.top_score or 0.0, is_answerable, cross))
     try:
-        calibration = recommend_threshold(answerable, unanswerable)
+        offset, calibration = recommend_for_pairs(scored, knowledge.cross_language_offset())
     except ValueError as exc:
         raise fail(str(exc)) from exc
+    answerable = [q for q in scored if q.answerable]
+    unanswerable = [q for q in scored if not q.answerable]
+    cross_language = sum(q.cross_language for q in answerable)
     target: Path | None = None
     if charts_installed():
         target = plot or settings_for(sites_dir).data_dir / "calibration" / f"{site_id}.png"
@@ -309,6 +319,7 @@ def calibrate(
         err_console.print(f"[yellow]no histogram: {CHARTS_HINT}[/]")
     if write:
         write_threshold(site.path, calibration.threshold)
+        write_knowledge_value(site.path, "cross_language_offset", offset)
     if as_json:
         payload = {
             "threshold": calibration.threshold,
@@ -316,7 +327,9 @@ def calibrate(
             "false_positive_rate": calibration.false_positive_rate,
             "false_negative_rate": calibration.false_negative_rate,
             "meets_targets": calibration.meets_targets,
+            "cross_language_offset": offset,
             "answerable": len(answerable),
+            "answerable_cross_language": cross_language,
             "unanswerable": len(unanswerable),
             "plot": str(target) if target else None,
             "written": write,
@@ -324,8 +337,10 @@ def calibrate(
         typer.echo(json.dumps(payload))
         return
     console.print(
-        f"{len(answerable)} answerable, {len(unanswerable)} unanswerable queries → "
+        f"{len(answerable)} answerable ({cross_language} best answered in another language),"
+        f" {len(unanswerable)} unanswerable queries → "
         + calibration.describe()
+        + f"; cross-language offset {offset:.3f}"
     )
     if not calibration.meets_targets:
         console.print(
@@ -336,5 +351,6 @@ def calibrate(
         console.print(f"histogram: {target}")
     if write:
         console.print(
-            f"wrote knowledge.relevance_threshold: {calibration.threshold:.3f} to {site.path}"
+            f"wrote knowledge.relevance_threshold: {calibration.threshold:.3f} and"
+            f" knowledge.cross_language_offset: {offset:.3f} to {site.path}"
         )

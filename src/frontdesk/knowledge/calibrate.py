@@ -7,6 +7,11 @@
    threshold that minimises false-positive rate + false-negative rate (Youden's J),
    preferring the middle of an equally good range.
 4. Report the rates against the targets: FPR < 5 %, FNR < 10 %.
+
+Questions asked in another language than the page that answers them score lower by their
+cosine: when the queries hold enough of both kinds, the site's cross-language offset is
+measured from them (`language_pairs.measured_offset`) and every score is compared on the
+normalised scale (`recommend_for_pairs`), so one threshold fits both.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from frontdesk.knowledge.evaluate import is_answerable
+from frontdesk.knowledge.language_pairs import measured_offset
 
 FPR_TARGET = 0.05
 FNR_TARGET = 0.10
@@ -109,6 +115,37 @@ def recommend_threshold(answerable: Sequence[float], unanswerable: Sequence[floa
     return Calibration(threshold, method, fpr, fnr, tuple(ans), tuple(una))
 
 
+@dataclass(frozen=True)
+class ScoredQuery:
+    """A calibration query's best cosine, and whether that passage is in another language
+    than the query."""
+
+    cosine: float
+    answerable: bool
+    cross_language: bool = False
+
+
+def recommend_for_pairs(
+    queries: Sequence[ScoredQuery], default_offset: float
+) -> tuple[float, Calibration]:
+    """The cross-language offset (measured on the answerable queries of both kinds, else
+    `default_offset`) and the threshold recommended on the scores it normalises."""
+    answerable = [q for q in queries if q.answerable]
+    offset = measured_offset(
+        [q.cosine for q in answerable if not q.cross_language],
+        [q.cosine for q in answerable if q.cross_language],
+        default_offset,
+    )
+
+    def score(query: ScoredQuery) -> float:
+        return query.cosine + offset if query.cross_language else query.cosine
+
+    calibration = recommend_threshold(
+        [score(q) for q in answerable], [score(q) for q in queries if not q.answerable]
+    )
+    return offset, calibration
+
+
 def plot_histogram(calibration: Calibration, path: Path, *, title: str = "") -> Path:
     """Histogram of best scores, answerable vs unanswerable, with the threshold line."""
     import matplotlib
@@ -143,18 +180,25 @@ def plot_histogram(calibration: Calibration, path: Path, *, title: str = "") -> 
 
 
 _KNOWLEDGE = re.compile(r"^knowledge:\s*(#.*)?$")
-# No two adjacent parts can match the same characters (the old `\s*[^#\n]*?\s*` could
-# backtrack cubically on a long run of spaces).
-_THRESHOLD = re.compile(r"^([ \t]+)relevance_threshold:([^#\n]*)(#.*)?$")
+# (In a setting's pattern no two adjacent parts can match the same characters: the old
+# `\s*[^#\n]*?\s*` could backtrack cubically on a long run of spaces.)
 
 
 def write_threshold(site_file: Path, threshold: float) -> None:
     """Set `knowledge.relevance_threshold` in the site YAML, keeping comments and layout."""
+    write_knowledge_value(site_file, "relevance_threshold", threshold)
+
+
+def write_knowledge_value(site_file: Path, key: str, number: float) -> None:
+    """Set `knowledge.<key>` to a number in the site YAML, keeping comments and layout."""
+    if not re.fullmatch(r"[a-z_]+", key):
+        raise ValueError(f"not a knowledge setting: {key!r}")
+    pattern = re.compile(rf"^([ \t]+){key}:([^#\n]*)(#.*)?$")
     lines = site_file.read_text(encoding="utf-8").splitlines()
-    value = f"{threshold:.3f}"
+    value = f"{number:.3f}"
     start = next((i for i, line in enumerate(lines) if _KNOWLEDGE.match(line)), None)
     if start is None:
-        lines += ["knowledge:", f"  relevance_threshold: {value}"]
+        lines += ["knowledge:", f"  {key}: {value}"]
     else:
         end = next(
             (
@@ -165,11 +209,11 @@ def write_threshold(site_file: Path, threshold: float) -> None:
             len(lines),
         )
         for i in range(start + 1, end):
-            match = _THRESHOLD.match(lines[i])
+            match = pattern.match(lines[i])
             if match:
                 old_value, comment = match.group(2), match.group(3)
                 gap = old_value[len(old_value.rstrip()) :] if comment else ""
-                lines[i] = f"{match.group(1)}relevance_threshold: {value}{gap}{comment or ''}"
+                lines[i] = f"{match.group(1)}{key}: {value}{gap}{comment or ''}"
                 break
         else:
             indent = next(
@@ -180,5 +224,5 @@ def write_threshold(site_file: Path, threshold: float) -> None:
                 ),
                 "  ",
             )
-            lines.insert(start + 1, f"{indent}relevance_threshold: {value}")
+            lines.insert(start + 1, f"{indent}{key}: {value}")
     site_file.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -97,11 +97,18 @@ class RetrievedChunk(BaseModel):
     title: str
     url: str
     content: str
-    score: float = Field(description="Cosine similarity of the chunk to the query, in [-1, 1].")
+    score: float = Field(
+        description="Relevance to the query: the cosine similarity, plus the model's "
+        "cross-language offset when the chunk is in another language than the query."
+    )
     source: str = Field(description="Document source: file path, URL or upload name.")
     chunk_index: int
     heading_path: tuple[str, ...] = ()
     rank_score: float = Field(default=0.0, description="Fused (RRF) ranking score.")
+    cosine: float | None = Field(default=None, description="Cosine similarity to the query.")
+    language: str | None = Field(
+        default=None, description="The chunk's language, when the search needed it."
+    )
 
 
 class RetrievalResult(BaseModel):
@@ -109,7 +116,7 @@ class RetrievalResult(BaseModel):
 
     `status` is `ok` with at least one chunk, `no_result` with a `reason` such as
     `below_threshold`, `empty_index` or `empty_query`, or `error` with a `reason` such as
-    `embedding_failure` or `search_failure`. `top_score` is the best cosine seen, kept for
+    `embedding_failure` or `search_failure`. `top_score` is the best relevance seen, kept for
     logging and calibration even when nothing passes the threshold.
     """
 

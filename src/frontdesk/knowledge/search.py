@@ -2,9 +2,10 @@
 paths alone, when weighted), fused by reciprocal rank.
 
 The relevance threshold is applied to a meaningful score — the cosine similarity of the
-chunk to the query — never to the fused rank score, whose scale depends on list sizes.
-The search reports `no_result` when even the best dense match is below the threshold
-(retrieval triage), and drops any fused chunk below it.
+chunk to the query, raised by the model's cross-language offset when the chunk is in
+another language than the query (`language_pairs.py`) — never to the fused rank score,
+whose scale depends on list sizes. The search reports `no_result` when even the best
+match is below the threshold (retrieval triage), and drops any fused chunk below it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredChunk, Vector, rrf_fuse
+from frontdesk.knowledge.language_pairs import relevance
 from frontdesk.knowledge.lexical import query_terms, text_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 from frontdesk.knowledge.query_cache import (
@@ -105,6 +107,8 @@ class SearchOptions:
     heading_weight: float = DEFAULT_HEADING_WEIGHT
     # The page title's share of a chunk's dense score (`titles.py`); 0: the passage alone.
     title_weight: float = 0.0
+    # Added to the cosine of a chunk in another language than the query (`language_pairs`).
+    cross_language_offset: float = 0.0
 
 
 def query_language(query: str, site_language: str) -> str:
@@ -135,6 +139,10 @@ def is_case_study(chunk: StoredChunk | RetrievedChunk) -> bool:
 
 
 DEFAULT_RESULT_CACHE_SIZE = 1024
+DEFAULT_LANGUAGE_CACHE_SIZE = 65_536
+# A passage's language is read from its first characters: a few sentences are enough for
+# a confident guess, and detection costs grow with length.
+PASSAGE_LANGUAGE_CHARS = 400
 
 
 class Retriever:
@@ -168,6 +176,20 @@ class Retriever:
         # Indexes without revisions (test doubles) are searched every time.
         self._revision: Callable[[str], int] | None = getattr(index, "revision", None)
         self.titles = TitleVectors(index, embedder.name)
+        # Each chunk's language, detected once per process (chunk ids carry the content's
+        # hash, so an edited chunk is detected again); keyed with the site's language,
+        # the guess when a passage can't tell.
+        self.passage_languages: LruCache[tuple[str, str], str] = LruCache(
+            DEFAULT_LANGUAGE_CACHE_SIZE
+        )
+
+    def passage_language(self, chunk: StoredChunk, site_language: str) -> str:
+        key = (chunk.chunk_id, site_language)
+        language = self.passage_languages.get(key)
+        if language is None:
+            language = text_language(chunk.content[:PASSAGE_LANGUAGE_CHARS], site_language)
+            self.passage_languages.put(key, language)
+        return language
 
     def embed_query(self, query: str) -> Vector:
         model = self.embedder.name
@@ -220,34 +242,80 @@ class Retriever:
         self, site_id: str, query: str, vector: Vector, options: SearchOptions
     ) -> RetrievalResult:
         model = self.embedder.name
-        words = query_terms(query, query_language(query, options.language))
+        language = query_language(query, options.language)
+        words = query_terms(query, language)
         weights = fusion_weights(query, options, getattr(self.embedder, "languages", None))
         candidates = self._candidates(site_id, model, vector, words, options, weights)
         if candidates is None:
             return RetrievalResult.no_result("empty_index", threshold=options.relevance_threshold)
-        fused, cosines, top_score, read = candidates
+        fused, cosines, top_cosine, read = candidates
         threshold = options.relevance_threshold
+        offset = max(options.cross_language_offset, 0.0)
+        # No chunk can reach the threshold when even the best cosine plus the offset misses.
+        floor = None if threshold is None else threshold - offset
+        if floor is not None and top_cosine < floor:
+            return RetrievalResult.no_result(
+                "below_threshold", top_score=top_cosine, threshold=threshold
+            )
+        depth = options.top_k * 3 if self.reranker else options.top_k
+        eligible = [
+            chunk_id
+            for chunk_id, _ in fused
+            if chunk_id in cosines and (floor is None or cosines[chunk_id] >= floor)
+        ]
+        # Chunks are read in rank order until `depth` of them pass: with an offset, one
+        # under the threshold by its cosine may pass by its language, and one above it by
+        # its cosine is still read (its relevance is what the bars downstream compare).
+        stored = dict(read)
+        languages: dict[str, str] = {}
+        scores: dict[str, float] = {}
+        kept: list[str] = []
+
+        def examine(chunk_ids: list[str], *, rank: bool = True) -> None:
+            unread = [chunk_id for chunk_id in chunk_ids if chunk_id not in stored]
+            if unread:
+                stored.update(self.index.get_chunks(site_id, unread))
+            for chunk_id in chunk_ids:
+                if chunk_id not in stored or chunk_id in scores:
+                    continue
+                score = cosines[chunk_id]
+                if offset > 0:
+                    languages[chunk_id] = self.passage_language(stored[chunk_id], options.language)
+                    score = relevance(score, language, languages[chunk_id], offset)
+                scores[chunk_id] = score
+                if rank and (threshold is None or score >= threshold):
+                    kept.append(chunk_id)
+
+        position = 0
+        while len(kept) < depth and position < len(eligible):
+            batch = eligible[position : position + depth - len(kept)]
+            position += len(batch)
+            examine(batch)
+        if offset > 0:
+            # The best cosine's relevance counts for the top score (the support bar reads
+            # it) even when its rank keeps it out of the results.
+            best = max(eligible, key=lambda chunk_id: cosines[chunk_id], default=None)
+            if best is not None and best not in scores:
+                examine([best], rank=False)
+        top_score = max([top_cosine, *scores.values()])
+        rank_scores = dict(fused)
+        chunks = [
+            _retrieved(
+                stored[chunk_id],
+                scores[chunk_id],
+                rank_scores[chunk_id],
+                cosines[chunk_id],
+                languages.get(chunk_id),
+            )
+            for chunk_id in kept[:depth]
+        ]
         if threshold is not None and top_score < threshold:
             return RetrievalResult.no_result(
                 "below_threshold", top_score=top_score, threshold=threshold
             )
-        ranked = [
-            (chunk_id, rank_score)
-            for chunk_id, rank_score in fused
-            if chunk_id in cosines and (threshold is None or cosines[chunk_id] >= threshold)
-        ]
-        depth = options.top_k * 3 if self.reranker else options.top_k
-        ranked = ranked[:depth]
-        unread = [chunk_id for chunk_id, _ in ranked if chunk_id not in read]
-        stored = {**read, **self.index.get_chunks(site_id, unread)} if unread else read
-        chunks = [
-            _retrieved(stored[chunk_id], cosines[chunk_id], rank_score)
-            for chunk_id, rank_score in ranked
-            if chunk_id in stored
-        ]
         if self.reranker and chunks:
-            scores = list(self.reranker.rerank(query, chunks))
-            order = sorted(range(len(chunks)), key=lambda i: -scores[i])
+            reranked = list(self.reranker.rerank(query, chunks))
+            order = sorted(range(len(chunks)), key=lambda i: -reranked[i])
             chunks = [chunks[i] for i in order]
         chunks = chunks[: options.top_k]
         if not chunks:
@@ -326,7 +394,9 @@ class Retriever:
         return Candidates(fused, cosines, top_score, stored)
 
 
-def _retrieved(chunk: StoredChunk, score: float, rank_score: float) -> RetrievedChunk:
+def _retrieved(
+    chunk: StoredChunk, score: float, rank_score: float, cosine: float, language: str | None
+) -> RetrievedChunk:
     return RetrievedChunk(
         chunk_id=chunk.chunk_id,
         doc_id=chunk.doc_id,
@@ -338,4 +408,6 @@ def _retrieved(chunk: StoredChunk, score: float, rank_score: float) -> Retrieved
         chunk_index=chunk.chunk_index,
         heading_path=chunk.heading_path,
         rank_score=round(rank_score, 6),
+        cosine=round(cosine, 6),
+        language=language,
     )

@@ -38,6 +38,7 @@ from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryG
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
 from frontdesk.knowledge.ingest import IngestOptions, Ingestor
+from frontdesk.knowledge.language_pairs import DEFAULT_CROSS_LANGUAGE_OFFSETS
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
 from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.reembed import ReembedReport, rebuild
@@ -89,6 +90,13 @@ class SiteKnowledge:
             return self.config.relevance_threshold
         return DEFAULT_RELEVANCE_THRESHOLDS.get(self.config.embedding)
 
+    def cross_language_offset(self) -> float:
+        """What a passage in another language than the question adds to its cosine: the
+        site's calibrated offset, else its model's (`language_pairs.py`)."""
+        if self.config.cross_language_offset is not None:
+            return self.config.cross_language_offset
+        return DEFAULT_CROSS_LANGUAGE_OFFSETS.get(self.config.embedding, 0.0)
+
     def title_weight(self) -> float:
         """The page title's share of the dense rank: the site's, else its model's default."""
         if self.config.title_weight is not None:
@@ -114,14 +122,20 @@ class SiteKnowledge:
                 else self.config.heading_weight
             ),
             title_weight=self.title_weight(),
+            cross_language_offset=self.cross_language_offset(),
         )
 
     def with_model(self, model: str) -> SiteKnowledge:
         """The site searched with another model (its serving generation's, during a
-        re-embed): the site's threshold was set for its configured model, so that model's
-        default threshold applies."""
+        re-embed): the site's threshold and offset were set for its configured model, so
+        that model's defaults apply."""
         config = self.config.model_copy(
-            update={"embedding": model, "relevance_threshold": None, "proactive_threshold": None}
+            update={
+                "embedding": model,
+                "relevance_threshold": None,
+                "proactive_threshold": None,
+                "cross_language_offset": None,
+            }
         )
         return replace(self, config=config)
 
@@ -406,6 +420,9 @@ class KnowledgeBase:
         if profile is not None:
             return profile
         retriever = self.retriever(knowledge)
+        # Probes are scored by their cosines: the bars keep the scale same-language
+        # questions are judged on, and a question in another language than the pages meets
+        # them with its offset (`language_pairs.py`).
         options = SearchOptions(top_k=1, relevance_threshold=0.0, language=knowledge.language)
 
         def top_score(probe: str) -> float | None:

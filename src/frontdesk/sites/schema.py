@@ -186,6 +186,14 @@ class KnowledgeConfig(_Strict):
         le=1.0,
         description="Minimum relevance score; set by `frontdesk kb calibrate`.",
     )
+    cross_language_offset: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=0.2,
+        description="Added to the cosine of a passage in another language than the "
+        "question, so one threshold fits both; set by `frontdesk kb calibrate` (default: "
+        "the embedding model's, docs/knowledge.md).",
+    )
     proactive_threshold: float | None = Field(
         default=None,
         ge=0.0,

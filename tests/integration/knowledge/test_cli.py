@@ -149,6 +149,49 @@ def test_calibrate_writes_threshold_and_plot(
     assert "no_result" in out and "below_threshold" in out
 
 
+def test_calibrate_measures_the_cross_language_offset(
+    kb_site: tuple[Path, Path], sites_dir: Path, tmp_path: Path
+) -> None:
+    """Questions asked in another language than the pages score lower by their cosine: the
+    site's offset is measured from them and written beside the threshold."""
+    site_file, _ = kb_site
+    assert invoke("ingest", "kbtest", "--no-progress", sites_dir=sites_dir)[0] == 0
+    english = [
+        "refunds paid back to the original card",
+        "orders ship from our warehouse",
+        "retail bank support tickets automation",
+        "refunds to the card",
+        "when do orders ship",
+        "warehouse shipping times",
+        "support tickets for banks",
+        "paid back refunds",
+    ]
+    russian = [
+        "возврат денег на карту",
+        "когда отправляют заказы",
+        "автоматизация обращений банка",
+        "сроки доставки со склада",
+        "как вернуть оплату",
+        "заказы со склада",
+        "поддержка для розницы",
+        "деньги вернут на карту",
+    ]
+    queries = tmp_path / "calibration.jsonl"
+    items = [{"query": q, "answerable": True} for q in english + russian]
+    items += [{"query": "quantum chromodynamics on a lattice", "answerable": False}]
+    queries.write_text("\n".join(json.dumps(item) for item in items), "utf-8")
+    code, out = invoke(
+        "calibrate", "kbtest", "--queries", str(queries), "--json", sites_dir=sites_dir
+    )
+    assert code == 0, out
+    payload = json.loads(out.strip().splitlines()[-1])
+    assert payload["answerable_cross_language"] == len(russian)
+    assert payload["cross_language_offset"] > 0
+    written = yaml.safe_load(site_file.read_text("utf-8"))["knowledge"]
+    assert written["cross_language_offset"] == pytest.approx(payload["cross_language_offset"])
+    assert written["relevance_threshold"] == pytest.approx(payload["threshold"])
+
+
 CORPUS = [
     {"doc_id": "d1", "title": "Refunds", "text": "Refunds are paid to the original card."},
     {"doc_id": "d2", "title": "Shipping", "text": "Orders ship within two days."},

@@ -67,7 +67,9 @@ async def test_grounded_answer_with_real_embeddings(index: DemoIndex) -> None:
     evaluation = await LocalAnswerEvaluator().evaluate(question, answer, chunks)
     assert evaluation.coverage == "full"
     suggestions = await LocalSuggester().follow_ups(question, answer, chunks, "en")
-    assert len(suggestions) == 3
+    # The FAQ's own questions; its section names ("Product") are not questions to offer.
+    assert len(suggestions) >= 2
+    assert not any("Product" in s for s in suggestions), suggestions
     assert question not in suggestions
 
 

@@ -70,6 +70,35 @@ def test_validate_shows_the_weekly_schedule_and_warns_on_suspicious_ranges(
     assert "sun: 18:00-01:00 ends before it starts" in result.stderr
 
 
+def test_validate_reports_the_tone_and_own_texts_in_the_other_register(tmp_path: Path) -> None:
+    import yaml
+
+    raw = yaml.safe_load((DEMO_DIR / "sites" / "demo.yaml").read_text(encoding="utf-8"))
+    assert raw["tone"] == "formal"
+    del raw["tone"]  # the default
+    site = tmp_path / "demo.yaml"
+    site.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    result = run_cli("sites", "validate", str(site), env_data=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Tone: formal (Sie, vous" in result.stdout
+    assert "addresses visitors" not in result.stderr
+
+    raw["tone"] = "informal"  # the demo's own texts say "Sie": each one is named
+    site.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    result = run_cli("sites", "validate", str(site), env_data=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Tone: informal (du, tu" in result.stdout
+    assert "pricing_reply.de addresses visitors formally, but tone is informal" in " ".join(
+        result.stderr.split()
+    )
+
+    raw["tone"] = "casual"
+    site.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    result = run_cli("sites", "validate", str(site), env_data=tmp_path)
+    assert result.returncode == 1
+    assert "tone" in result.stderr and "formal" in result.stderr
+
+
 def test_db_upgrade_creates_the_database(tmp_path: Path) -> None:
     result = run_cli("db", "upgrade", env_data=tmp_path / "d")
     assert result.returncode == 0, result.stderr

@@ -77,11 +77,25 @@ def sites_validate(
             err_console.print(f"[red]✗[/] {exc}", highlight=False)
         else:
             console.print(f"[green]✓[/] {file} ({site.config.id}: {site.config.name})")
+            print_tone(site.config)
             print_opening_hours(site.config.business_hours, published_facts(site.config))
             if site.config.calendar is not None and not check_calendar(site.config):
                 problems += 1
     if problems:
         raise typer.Exit(code=1)
+
+
+_TONE_WORDS = {
+    "formal": "Sie, vous, usted, Lei, вы, u, o senhor",
+    "informal": "du, tu, tú, tu, ты, je, você",
+}
+
+
+def print_tone(config: SiteConfig) -> None:
+    """How the assistant addresses visitors, and the site's own texts that say otherwise."""
+    console.print(f"  Tone: {config.tone} ({_TONE_WORDS[config.tone]})", highlight=False)
+    for warning in config.tone_warnings():
+        err_console.print(f"  [yellow]![/] {warning}", highlight=False)
 
 
 def published_facts(config: SiteConfig) -> SiteFacts:

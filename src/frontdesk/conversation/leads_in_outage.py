@@ -41,8 +41,8 @@ def lead_kept_note(values: Mapping[str, Any], site: SiteConfig) -> str:
     language = str(values.get("language") or site.default_language)
     email = visitor_email(values)
     if email:
-        return say("store.lead_kept", language, overrides=site.texts, email=email)
-    return say("store.lead_kept_no_email", language, overrides=site.texts)
+        return say("store.lead_kept", language, tone=site.tone, overrides=site.texts, email=email)
+    return say("store.lead_kept_no_email", language, tone=site.tone, overrides=site.texts)
 
 
 async def mail_owed_lead(

@@ -362,11 +362,19 @@ class ChatService:
         except StoreUnavailableError as exc:
             # Nothing could keep this turn: say so instead of acknowledging it.
             log.error("turn not kept (%s)", exc, extra={"site": site.config.id})
-            text = say("error.fallback", values.get("language") or site.config.default_language)
+            text = say(
+                "error.fallback",
+                values.get("language") or site.config.default_language,
+                tone=site.config.tone,
+            )
             yield ErrorEvent(code="store_unavailable", message=text)
         except Exception:
             log.exception("turn failed", extra={"site": site.config.id, "session": session_id})
-            text = say("error.fallback", values.get("language") or site.config.default_language)
+            text = say(
+                "error.fallback",
+                values.get("language") or site.config.default_language,
+                tone=site.config.tone,
+            )
             if opened is None:  # the graph failed before the message was awaited
                 with contextlib.suppress(StoreUnavailableError):
                     opened = await opening
@@ -485,6 +493,7 @@ class ChatService:
             chunks=retrieval.chunks,
             site_name=site.config.name,
             instructions=site.config.instructions,
+            tone=site.config.tone,
         )
         pieces = [piece async for piece in engines.writer.write(request)]
         return {

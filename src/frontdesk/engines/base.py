@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from frontdesk.conversation.register import Tone
 from frontdesk.knowledge.models import RetrievedChunk
 
 if TYPE_CHECKING:
@@ -151,6 +152,8 @@ class AnswerRequest:
     # The site's embedder and bar: the local writer finds sentences that say what the
     # visitor asks in other words (synonyms, slang, typos). None: words only.
     meaning: SiteMeaning | None = None
+    # The site's register (`tone`): how the writer's own words address the visitor.
+    tone: Tone = "formal"
 
 
 class IntentClassifierJob(Protocol):
@@ -217,9 +220,15 @@ class AnswerEvaluatorJob(Protocol):
 
 class SuggesterJob(Protocol):
     async def follow_ups(
-        self, question: str, answer: str, chunks: Sequence[RetrievedChunk], language: str
+        self,
+        question: str,
+        answer: str,
+        chunks: Sequence[RetrievedChunk],
+        language: str,
+        tone: Tone = "formal",
     ) -> list[str]:
-        """Three questions the visitor may ask next, answerable from the knowledge base."""
+        """Three questions the visitor may ask next, answerable from the knowledge base,
+        worded in the site's register."""
         ...
 
 

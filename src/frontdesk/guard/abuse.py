@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from frontdesk.conversation.register import Tone
+from frontdesk.conversation.texts import say
+
 BlockKind = Literal["hack", "spam", "length"]
 
 HACK_BLOCK_AT = 2
@@ -23,48 +26,6 @@ HACK_BLOCK_MINUTES = 60
 HACK_CONFIDENT_AT = 0.85
 SPAM_BLOCK_AT = 3
 MAX_MESSAGE_CHARS = 15_000
-
-_MESSAGES: dict[BlockKind, dict[str, str]] = {
-    "hack": {
-        "en": "I'm unable to continue this conversation. Please start a new session.",
-        "fr": "Je ne peux pas poursuivre cette conversation. Veuillez démarrer une nouvelle "
-        "session.",
-        "es": "No puedo continuar esta conversación. Por favor, inicia una nueva sesión.",
-        "de": "Ich kann dieses Gespräch nicht fortsetzen. Bitte starte eine neue Sitzung.",
-        "it": "Non posso continuare questa conversazione. Per favore, avvia una nuova sessione.",
-        "pt": "Não posso continuar esta conversa. Por favor, inicie uma nova sessão.",
-        "nl": "Ik kan dit gesprek niet voortzetten. Start alstublieft een nieuwe sessie.",
-        "ru": "Я не могу продолжить этот разговор. Пожалуйста, начните новую сессию.",
-    },
-    "spam": {
-        "en": "It looks like you've sent the same message several times. "
-        "Please try asking a different question.",
-        "fr": "Il semble que vous ayez envoyé le même message plusieurs fois. "
-        "Essayez de poser une autre question.",
-        "es": "Parece que has enviado el mismo mensaje varias veces. "
-        "Intenta hacer una pregunta diferente.",
-        "de": "Es sieht so aus, als hättest du dieselbe Nachricht mehrmals gesendet. "
-        "Bitte stelle eine andere Frage.",
-        "it": "Sembra che tu abbia inviato lo stesso messaggio più volte. "
-        "Prova a fare una domanda diversa.",
-        "pt": "Parece que você enviou a mesma mensagem várias vezes. "
-        "Tente fazer uma pergunta diferente.",
-        "nl": "Het lijkt erop dat je hetzelfde bericht meerdere keren hebt gestuurd. "
-        "Stel alsjeblieft een andere vraag.",
-        "ru": "Похоже, вы отправили одно и то же сообщение несколько раз. "
-        "Пожалуйста, задайте другой вопрос.",
-    },
-    "length": {
-        "en": "Your message is too long for me to process. Please shorten it and ask again.",
-        "fr": "Votre message est trop long. Merci de le raccourcir et de reformuler.",
-        "es": "Tu mensaje es demasiado largo. Por favor, acórtalo y vuelve a preguntar.",
-        "de": "Deine Nachricht ist zu lang. Bitte kürze sie und frage noch einmal.",
-        "it": "Il tuo messaggio è troppo lungo. Per favore, accorcialo e riprova.",
-        "pt": "A sua mensagem é demasiado longa. Por favor, encurte-a e pergunte novamente.",
-        "nl": "Je bericht is te lang. Maak het korter en stel je vraag opnieuw.",
-        "ru": "Ваше сообщение слишком длинное. Пожалуйста, сократите его и спросите снова.",
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -110,6 +71,7 @@ def check_abuse(
     spam_count: int,
     message: str,
     language: str = "en",
+    tone: Tone = "formal",
     hack_block_at: int = HACK_BLOCK_AT,
     spam_block_at: int = SPAM_BLOCK_AT,
     max_chars: int = MAX_MESSAGE_CHARS,
@@ -125,5 +87,4 @@ def check_abuse(
         kind = "length"
     if kind is None:
         return None
-    texts = _MESSAGES[kind]
-    return Block(kind=kind, message=texts.get(language, texts["en"]))
+    return Block(kind=kind, message=say(f"abuse.{kind}", language, tone=tone))

@@ -14,10 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from frontdesk.widget import widget_script
+from frontdesk.widget import widget_texts
 
-# The widget's label for the assistant's messages, one per language: `bot: "Assistant"`.
-_BOT_LABEL = re.compile(r'\bbot:\s*"([^"]+)"')
 # Scripts that one person's name legitimately mixes (Japanese: kanji with kana).
 _EAST_ASIAN = {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"}
 
@@ -35,7 +33,8 @@ def skeleton(text: str) -> str:
 @lru_cache(maxsize=1)
 def assistant_words() -> frozenset[str]:
     """Skeletons of what the widget calls the assistant, in each of its languages."""
-    labels = _BOT_LABEL.findall(widget_script().decode("utf-8"))
+    catalog = widget_texts()
+    labels = [*catalog.formal["bot"].values(), *catalog.informal["bot"].values()]
     return frozenset(skeleton(label) for label in labels if skeleton(label))
 
 

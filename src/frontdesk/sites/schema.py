@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from frontdesk.conversation.register import Tone, address_forms
 from frontdesk.leads.hours import (
     MINUTES_PER_DAY,
     BusinessHours,
@@ -811,6 +812,13 @@ class SiteConfig(_Strict):
     name: str = Field(min_length=1)
     default_language: Language = "en"
     languages: list[Language] = Field(default_factory=_english_only)
+    tone: Tone = Field(
+        default="formal",
+        description="How the assistant addresses visitors: `formal` (Sie, vous, usted, Lei, "
+        "вы, u, o senhor) or `informal` (du, tu, tú, tu, ты, je, você). The widget, the "
+        "replies, suggestions, booking and handoff messages all follow it; English has one "
+        "register.",
+    )
     instructions: str = Field(default="", description="Site-level instructions for writers.")
     starter_questions: dict[Language, list[str]] = Field(
         default_factory=dict,
@@ -874,6 +882,35 @@ class SiteConfig(_Strict):
                         f"this text may use {', '.join(sorted(allowed)) or 'no placeholders'}"
                     )
         return texts
+
+    def tone_warnings(self) -> list[str]:
+        """The site's own texts that address visitors in the other register than its
+        `tone` (a formal site whose greeting says "du"): replies would mix the two."""
+        other = "informal" if self.tone == "formal" else "formal"
+        own: list[tuple[str, str, str]] = [
+            (f"texts.{key}.{lang}", str(lang), text)
+            for key, variants in self.texts.items()
+            for lang, text in variants.items()
+        ]
+        own += [(f"pricing_reply.{lang}", str(lang), t) for lang, t in self.pricing_reply.items()]
+        own += [
+            (f"widget.greeting.{lang}", str(lang), t) for lang, t in self.widget.greeting.items()
+        ]
+        own += [
+            (f"widget.proactive.{rule.id}.{lang}", str(lang), text)
+            for rule in self.widget.proactive
+            for lang, text in rule.message.items()
+        ]
+        own += [
+            (f"starter_questions.{lang}", str(lang), question)
+            for lang, questions in self.starter_questions.items()
+            for question in questions
+        ]
+        return [
+            f"{where} addresses visitors {other}ly, but tone is {self.tone}: {text!r}"
+            for where, lang, text in own
+            if other in address_forms(text, lang)
+        ]
 
     def pricing_reply_in(self, language: str) -> str:
         """The configured pricing reply in `language` (English, then any, as fallback)."""

@@ -4,73 +4,39 @@ built from the site's name and its knowledge base (pure functions, no I/O)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from frontdesk.conversation.texts import say
+from frontdesk.engines.local.answering.suggester import as_question
 from frontdesk.sites.schema import SUPPORTED_LANGUAGES, SiteConfig
 
 MAX_SUGGESTIONS = 3
 
-DEFAULT_GREETING: dict[str, str] = {
-    "en": "Hi! I'm the {site} assistant. Ask me anything — I answer from {site}'s own "
-    "documentation.",
-    "ru": "Здравствуйте! Я ассистент {site}. Задайте вопрос — я отвечаю по документации {site}.",
-    "fr": "Bonjour ! Je suis l'assistant de {site}. Posez votre question : je réponds à "
-    "partir de la documentation de {site}.",
-    "de": "Hallo! Ich bin der Assistent von {site}. Fragen Sie mich — ich antworte aus der "
-    "Dokumentation von {site}.",
-    "es": "¡Hola! Soy el asistente de {site}. Pregúntame lo que quieras: respondo con la "
-    "documentación de {site}.",
-    "it": "Ciao! Sono l'assistente di {site}. Chiedimi pure: rispondo in base alla "
-    "documentazione di {site}.",
-    "pt": "Olá! Sou o assistente da {site}. Pergunte o que quiser — respondo com base na "
-    "documentação da {site}.",
-    "nl": "Hallo! Ik ben de assistent van {site}. Stel je vraag — ik antwoord op basis van "
-    "de documentatie van {site}.",
-}
-
-TELL_ME_ABOUT: dict[str, str] = {
-    "en": "Tell me about {x}",
-    "ru": "Расскажите про «{x}»",
-    "fr": "Parlez-moi de « {x} »",
-    "de": "Erzählen Sie mir von „{x}“",
-    "es": "Háblame de «{x}»",
-    "it": "Parlami di «{x}»",
-    "pt": "Fale-me sobre «{x}»",
-    "nl": "Vertel me over {x}",
-}
-
-_QUESTION = re.compile(r"\?\s*$")
-
 
 def greeting(site: SiteConfig, language: str) -> str:
-    """The site's greeting in `language`, else a default one in that language."""
+    """The site's greeting in `language`, else a default one in that language and the
+    site's register."""
     text = site.widget.greeting.get(language)  # type: ignore[call-overload]
     if text:
         return str(text)
-    return DEFAULT_GREETING.get(language, DEFAULT_GREETING["en"]).format(site=site.name)
+    return say("widget.greeting", language, tone=site.tone, site=site.name)
 
 
 def suggestions(site: SiteConfig, language: str, titles: Sequence[str]) -> list[str]:
-    """The site's starter questions in `language`; else questions about its documents
-    (questions among the titles first, as they are)."""
+    """The site's starter questions in `language`; else the titles of its pages that are
+    questions in that language, as they are. A page's name ("FAQ", "Contact") is not a
+    question a visitor asks, so it is never dressed up as one."""
     configured = site.starter_questions.get(language)  # type: ignore[call-overload]
     if configured:
         return [str(q) for q in configured[:MAX_SUGGESTIONS]]
-    cleaned = [t.strip() for t in titles if t and 3 <= len(t.strip()) <= 80]
-    questions = [t for t in cleaned if _QUESTION.search(t)]
-    others = [t for t in cleaned if not _QUESTION.search(t)]
-    template = TELL_ME_ABOUT.get(language, TELL_ME_ABOUT["en"])
-    picked = questions[:MAX_SUGGESTIONS]
-    for title in others:
+    picked: list[str] = []
+    for title in titles:
+        question = as_question(title, language) if title else None
+        if question and question not in picked:
+            picked.append(question)
         if len(picked) >= MAX_SUGGESTIONS:
             break
-        # "Product: Overview" → the part before a colon names the subject.
-        subject = title.split(":")[0].strip() or title
-        candidate = template.format(x=subject)
-        if candidate not in picked:
-            picked.append(candidate)
     return picked
 
 
@@ -86,6 +52,8 @@ def widget_settings(site: SiteConfig, titles: Sequence[str]) -> dict[str, Any]:
             "name": site.name,
             "default_language": site.default_language,
             "languages": languages,
+            # The register the widget's own strings follow (`tone` in the site file).
+            "tone": site.tone,
         },
         "limits": {"max_message_chars": site.abuse.max_message_chars},
         "session": {"ttl_hours": site.widget.session_ttl_hours},

@@ -31,14 +31,26 @@ def test_greeting_is_the_sites_own_else_a_default_naming_the_site_in_that_langua
     assert "Northwind Clinic" in greeting(site(), "en")
 
 
-def test_suggestions_come_from_the_site_file_else_from_its_document_titles() -> None:
+def test_the_default_greeting_speaks_in_the_sites_register() -> None:
+    formal, informal = site(), site().model_copy(update={"tone": "informal"})
+    assert "Fragen Sie mich" in greeting(formal, "de")
+    assert "Frag mich" in greeting(informal, "de")
+    assert "Posez votre question" in greeting(formal, "fr")
+    assert "Pose ta question" in greeting(informal, "fr")
+    assert greeting(formal, "en") == greeting(informal, "en")  # English has one register
+
+
+def test_suggestions_come_from_the_site_file_else_from_question_titles() -> None:
     config = site()
     assert suggestions(config, "en", ["ignored"]) == ["How do I book?", "Where are you?", "Hours?"]
-    titles = ["Opening hours: Overview", "Can I park on site?", "x", "Referrals"]
-    assert suggestions(config, "fr", titles) == [
-        "Can I park on site?",
-        "Parlez-moi de « Opening hours »",
-        "Parlez-moi de « Referrals »",
+    titles = ["Opening hours: Overview", "Can I park on site?", "x", "FAQ", "Referrals"]
+    # A page's name is never dressed up as a question ("Tell me about « FAQ »").
+    assert suggestions(config, "fr", titles) == []
+    assert suggestions(config, "de", [*titles, "Wie lange dauert eine Reparatur?"]) == [
+        "Wie lange dauert eine Reparatur?"
+    ]
+    assert suggestions(config.model_copy(update={"starter_questions": {}}), "en", titles) == [
+        "Can I park on site?"
     ]
     assert suggestions(config, "ru", []) == []
 

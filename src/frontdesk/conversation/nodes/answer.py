@@ -170,6 +170,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         skills=skills_of(state),
         pricing_reply=ctx.site.pricing_reply_in(language_of(state, runtime)),
         meaning=await _site_meaning(runtime),
+        tone=ctx.site.tone,
     )
     renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []

@@ -110,4 +110,4 @@ def topics_text(runtime: Runtime[TurnContext], language: str) -> str:
 def site_say(runtime: Runtime[TurnContext], key: str, language: str, **values: str) -> str:
     """`say` with the site's own wording (`texts:` in its file) and its name filled in."""
     site = runtime.context.site
-    return say(key, language, overrides=site.texts, **{"site": site.name, **values})
+    return say(key, language, tone=site.tone, overrides=site.texts, **{"site": site.name, **values})

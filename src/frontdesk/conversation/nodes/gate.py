@@ -34,6 +34,7 @@ async def abuse_gate(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
         spam_count=spam_count,
         message=message,
         language=state.get("language") or site.default_language,
+        tone=site.tone,
         hack_block_at=site.abuse.hack_block_after,
         spam_block_at=site.abuse.spam_block_after,
         max_chars=site.abuse.max_message_chars,

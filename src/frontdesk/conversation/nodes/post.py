@@ -58,7 +58,11 @@ async def answer_suggester(state: ChatState, runtime: Runtime[TurnContext]) -> U
 async def follow_up_suggester(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     chunks = chunks_from(state.get("graded_chunks") or [])
     questions = await runtime.context.engines.suggester.follow_ups(
-        state["input"], state.get("answer") or "", chunks, language_of(state, runtime)
+        state["input"],
+        state.get("answer") or "",
+        chunks,
+        language_of(state, runtime),
+        runtime.context.site.tone,
     )
     return {"suggested_follow_ups": questions[:3]}
 

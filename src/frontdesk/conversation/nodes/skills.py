@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, timed
+from frontdesk.conversation.register import Tone
 from frontdesk.conversation.state import (
     ChatState,
     booking_of,
@@ -96,6 +97,7 @@ def skill_ending(
     language: str,
     site_name: str,
     texts: Overrides | None = None,
+    tone: Tone = "formal",
     has_booking_page: bool = True,
     email_known: bool = False,
 ) -> str:
@@ -114,7 +116,7 @@ def skill_ending(
             if found is not None:
                 return f"{PROFILING_MARKER} {found[1]}"
             continue  # profiling complete: fall through to the next skill, if any
-        return say(f"skill.{skill}", language, overrides=texts, site=site_name)
+        return say(f"skill.{skill}", language, tone=tone, overrides=texts, site=site_name)
     return ""
 
 
@@ -154,6 +156,7 @@ async def skill_ending_writer(state: ChatState, runtime: Runtime[TurnContext]) -
         language=language_of(state, runtime),
         site_name=site.name,
         texts=site.texts,
+        tone=site.tone,
         has_booking_page=bool(site.skills.booking_url),
         email_known=visitor_email(state) is not None,
     )

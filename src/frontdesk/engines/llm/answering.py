@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from frontdesk.conversation.register import Tone, address_instruction
 from frontdesk.engines.base import (
     AnswerEvaluatorJob,
     Claim,
@@ -179,18 +180,23 @@ class LLMSuggester(_Job):
         self.local = local
 
     async def follow_ups(
-        self, question: str, answer: str, chunks: Sequence[RetrievedChunk], language: str
+        self,
+        question: str,
+        answer: str,
+        chunks: Sequence[RetrievedChunk],
+        language: str,
+        tone: Tone = "formal",
     ) -> list[str]:
         if not chunks:
-            return await self.local.follow_ups(question, answer, chunks, language)
+            return await self.local.follow_ups(question, answer, chunks, language, tone)
         scrubber = passage_scrubber(chunks)
         messages = task(
-            self.prompts.system("suggester", language=language),
+            self.prompts.system("suggester", language=language, address=address_instruction(tone)),
             format_passages(chunks),
             visitor_message(question, scrubber),
         )
         out = await self.caller(SuggestionsOutput, messages, "suggester")
         questions = [q.strip() for q in (out.questions if out else []) if q.strip()]
         if not questions:
-            return await self.local.follow_ups(question, answer, chunks, language)
+            return await self.local.follow_ups(question, answer, chunks, language, tone)
         return [scrubber.restore(q) for q in questions[:3]]

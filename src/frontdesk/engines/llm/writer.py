@@ -21,6 +21,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from frontdesk.conversation.register import address_instruction
 from frontdesk.engines.base import AnswerRequest, WriterUnavailableError
 from frontdesk.engines.llm.messages import (
     format_passages,
@@ -104,6 +105,7 @@ class LLMAnswerWriter:
         system = self.prompts.system(
             "answer_writer",
             language=request.language,
+            address=address_instruction(request.tone),
             skills="\n".join(f"- {e}" for e in endings if e),
         )
         question = visitor_message(request.question, scrubber)

@@ -18,388 +18,14 @@
     return;
   }
 
-  const STRINGS = {
-    en: {
-      launcher: "Open chat",
-      close: "Close chat",
-      end: "End conversation",
-      heading: "Chat with us",
-      subtitle: "AI assistant · answers from our docs",
-      placeholder: "Ask a question…",
-      send: "Send",
-      gdpr:
-        "This chat is powered by AI. Conversations may be stored for up to {days} days to " +
-        "improve our service. By continuing, you agree to our privacy policy.",
-      privacy: "Privacy policy",
-      gdprOk: "Got it",
-      typing: "The assistant is typing…",
-      you: "You",
-      bot: "Assistant",
-      sources: "Sources",
-      source: "Source",
-      related: "Related article",
-      human: "Talk to a human",
-      humanRequest: "I'd like to talk to a human, please.",
-      handoffProposed: "A member of our team can take it from here.",
-      handoffDone: "Your conversation has been passed to our team — they'll get back to you soon.",
-      lowConfidence:
-        "I'm not fully sure this matches what you're asking — please double-check, " +
-        "or ask more specifically.",
-      partial: "Need more detail?",
-      partialLink: "Talk to a support agent",
-      fallback:
-        "Our chat assistant isn't available right now. You can still reach us using our " +
-        "contact form.",
-      fallbackNoLink: "Our chat assistant isn't available right now. Please try again later.",
-      contact: "Contact us →",
-      error: "Sorry, that message didn't go through. Please try again.",
-      retry: "Try again",
-      rateLimited: "You're sending messages too quickly. Please wait a moment and try again.",
-      busy: "Please wait for the current answer to finish.",
-      proactive: "Have a question? I can help you find the answer.",
-      dismiss: "Dismiss",
-      suggestions: "Suggested questions",
-      newTab: "(opens in a new tab)",
-      poweredBy: "Powered by Frontdesk",
-    },
-    ru: {
-      launcher: "Открыть чат",
-      close: "Закрыть чат",
-      end: "Завершить разговор",
-      heading: "Напишите нам",
-      subtitle: "ИИ-ассистент · ответы из нашей документации",
-      placeholder: "Задайте вопрос…",
-      send: "Отправить",
-      gdpr:
-        "Этот чат работает на основе ИИ. Переписка может храниться до {days} дней, чтобы " +
-        "улучшать наш сервис. Продолжая, вы соглашаетесь с нашей политикой конфиденциальности.",
-      privacy: "Политика конфиденциальности",
-      gdprOk: "Понятно",
-      typing: "Ассистент печатает…",
-      you: "Вы",
-      bot: "Ассистент",
-      sources: "Источники",
-      source: "Источник",
-      related: "Похожая статья",
-      human: "Связаться с человеком",
-      humanRequest: "Соедините меня, пожалуйста, с сотрудником.",
-      handoffProposed: "Дальше вам может помочь наш сотрудник.",
-      handoffDone: "Мы передали разговор нашей команде — с вами скоро свяжутся.",
-      lowConfidence:
-        "Я не уверен, что это ответ на ваш вопрос — пожалуйста, проверьте или уточните вопрос.",
-      partial: "Нужно больше подробностей?",
-      partialLink: "Поговорить со специалистом поддержки",
-      fallback:
-        "Чат-ассистент сейчас недоступен. Вы можете связаться с нами через форму обратной связи.",
-      fallbackNoLink: "Чат-ассистент сейчас недоступен. Пожалуйста, попробуйте позже.",
-      contact: "Связаться с нами →",
-      error: "Не удалось отправить сообщение. Пожалуйста, попробуйте ещё раз.",
-      retry: "Повторить",
-      rateLimited: "Вы отправляете сообщения слишком часто. Подождите немного и попробуйте снова.",
-      busy: "Пожалуйста, дождитесь окончания текущего ответа.",
-      proactive: "Есть вопрос? Я помогу найти ответ.",
-      dismiss: "Скрыть",
-      suggestions: "Предлагаемые вопросы",
-      newTab: "(откроется в новой вкладке)",
-      poweredBy: "Работает на Frontdesk",
-    },
-    fr: {
-      launcher: "Ouvrir le chat",
-      close: "Fermer le chat",
-      end: "Terminer la conversation",
-      heading: "Discutons",
-      subtitle: "Assistant IA · réponses issues de notre documentation",
-      placeholder: "Posez votre question…",
-      send: "Envoyer",
-      gdpr:
-        "Ce chat utilise l'IA. Les conversations peuvent être conservées jusqu'à {days} jours " +
-        "pour améliorer notre service. En continuant, vous acceptez notre politique de " +
-        "confidentialité.",
-      privacy: "Politique de confidentialité",
-      gdprOk: "J'ai compris",
-      typing: "L'assistant écrit…",
-      you: "Vous",
-      bot: "Assistant",
-      sources: "Sources",
-      source: "Source",
-      related: "Article associé",
-      human: "Parler à un humain",
-      humanRequest: "Je voudrais parler à une personne, s'il vous plaît.",
-      handoffProposed: "Un membre de notre équipe peut prendre le relais.",
-      handoffDone: "Votre conversation a été transmise à notre équipe — nous revenons vers vous vite.",
-      lowConfidence:
-        "Je ne suis pas certain que cela réponde à votre question — vérifiez ou précisez " +
-        "votre demande.",
-      partial: "Besoin de plus de détails ?",
-      partialLink: "Parler à un conseiller",
-      fallback:
-        "Notre assistant n'est pas disponible pour le moment. Vous pouvez toujours nous " +
-        "joindre via notre formulaire de contact.",
-      fallbackNoLink:
-        "Notre assistant n'est pas disponible pour le moment. Veuillez réessayer plus tard.",
-      contact: "Nous contacter →",
-      error: "Désolé, ce message n'a pas pu être envoyé. Veuillez réessayer.",
-      retry: "Réessayer",
-      rateLimited: "Vous envoyez des messages trop vite. Patientez un instant puis réessayez.",
-      busy: "Veuillez attendre la fin de la réponse en cours.",
-      proactive: "Une question ? Je peux vous aider à trouver la réponse.",
-      dismiss: "Fermer",
-      suggestions: "Questions suggérées",
-      newTab: "(s'ouvre dans un nouvel onglet)",
-      poweredBy: "Propulsé par Frontdesk",
-    },
-    de: {
-      launcher: "Chat öffnen",
-      close: "Chat schließen",
-      end: "Unterhaltung beenden",
-      heading: "Schreiben Sie uns",
-      subtitle: "KI-Assistent · Antworten aus unserer Dokumentation",
-      placeholder: "Stellen Sie eine Frage…",
-      send: "Senden",
-      gdpr:
-        "Dieser Chat wird von KI unterstützt. Unterhaltungen können bis zu {days} Tage " +
-        "gespeichert werden, um unseren Service zu verbessern. Wenn Sie fortfahren, stimmen " +
-        "Sie unserer Datenschutzerklärung zu.",
-      privacy: "Datenschutzerklärung",
-      gdprOk: "Verstanden",
-      typing: "Der Assistent schreibt…",
-      you: "Sie",
-      bot: "Assistent",
-      sources: "Quellen",
-      source: "Quelle",
-      related: "Verwandter Artikel",
-      human: "Mit einem Menschen sprechen",
-      humanRequest: "Ich möchte bitte mit einem Menschen sprechen.",
-      handoffProposed: "Ein Mitglied unseres Teams kann hier weiterhelfen.",
-      handoffDone: "Ihre Unterhaltung wurde an unser Team übergeben — wir melden uns bald.",
-      lowConfidence:
-        "Ich bin nicht ganz sicher, ob das Ihre Frage beantwortet — bitte prüfen Sie es " +
-        "oder fragen Sie genauer.",
-      partial: "Mehr Details nötig?",
-      partialLink: "Mit dem Support sprechen",
-      fallback:
-        "Unser Chat-Assistent ist gerade nicht verfügbar. Sie erreichen uns weiterhin über " +
-        "unser Kontaktformular.",
-      fallbackNoLink:
-        "Unser Chat-Assistent ist gerade nicht verfügbar. Bitte versuchen Sie es später erneut.",
-      contact: "Kontakt aufnehmen →",
-      error: "Diese Nachricht konnte leider nicht gesendet werden. Bitte versuchen Sie es erneut.",
-      retry: "Erneut versuchen",
-      rateLimited: "Sie senden zu schnell Nachrichten. Bitte warten Sie einen Moment.",
-      busy: "Bitte warten Sie, bis die aktuelle Antwort fertig ist.",
-      proactive: "Haben Sie eine Frage? Ich helfe Ihnen, die Antwort zu finden.",
-      dismiss: "Ausblenden",
-      suggestions: "Vorgeschlagene Fragen",
-      newTab: "(öffnet in neuem Tab)",
-      poweredBy: "Bereitgestellt von Frontdesk",
-    },
-    es: {
-      launcher: "Abrir chat",
-      close: "Cerrar chat",
-      end: "Terminar conversación",
-      heading: "Hablemos",
-      subtitle: "Asistente de IA · respuestas de nuestra documentación",
-      placeholder: "Escribe tu pregunta…",
-      send: "Enviar",
-      gdpr:
-        "Este chat funciona con IA. Las conversaciones pueden guardarse hasta {days} días para " +
-        "mejorar nuestro servicio. Al continuar, aceptas nuestra política de privacidad.",
-      privacy: "Política de privacidad",
-      gdprOk: "Entendido",
-      typing: "El asistente está escribiendo…",
-      you: "Tú",
-      bot: "Asistente",
-      sources: "Fuentes",
-      source: "Fuente",
-      related: "Artículo relacionado",
-      human: "Hablar con una persona",
-      humanRequest: "Me gustaría hablar con una persona, por favor.",
-      handoffProposed: "Un miembro de nuestro equipo puede continuar desde aquí.",
-      handoffDone: "Hemos pasado tu conversación a nuestro equipo; te contactarán pronto.",
-      lowConfidence:
-        "No estoy del todo seguro de que esto responda a tu pregunta; compruébalo o " +
-        "pregunta de forma más concreta.",
-      partial: "¿Necesitas más detalle?",
-      partialLink: "Hablar con un agente de soporte",
-      fallback:
-        "Nuestro asistente no está disponible en este momento. Puedes contactarnos a través " +
-        "de nuestro formulario.",
-      fallbackNoLink: "Nuestro asistente no está disponible en este momento. Inténtalo más tarde.",
-      contact: "Contactar →",
-      error: "Lo sentimos, no se pudo enviar el mensaje. Inténtalo de nuevo.",
-      retry: "Reintentar",
-      rateLimited: "Estás enviando mensajes demasiado rápido. Espera un momento y reinténtalo.",
-      busy: "Espera a que termine la respuesta actual.",
-      proactive: "¿Tienes alguna pregunta? Te ayudo a encontrar la respuesta.",
-      dismiss: "Cerrar",
-      suggestions: "Preguntas sugeridas",
-      newTab: "(se abre en una pestaña nueva)",
-      poweredBy: "Con la tecnología de Frontdesk",
-    },
-    it: {
-      launcher: "Apri la chat",
-      close: "Chiudi la chat",
-      end: "Termina la conversazione",
-      heading: "Scrivici",
-      subtitle: "Assistente IA · risposte dalla nostra documentazione",
-      placeholder: "Fai una domanda…",
-      send: "Invia",
-      gdpr:
-        "Questa chat è basata sull'IA. Le conversazioni possono essere conservate fino a " +
-        "{days} giorni per migliorare il nostro servizio. Continuando, accetti la nostra " +
-        "informativa sulla privacy.",
-      privacy: "Informativa sulla privacy",
-      gdprOk: "Ho capito",
-      typing: "L'assistente sta scrivendo…",
-      you: "Tu",
-      bot: "Assistente",
-      sources: "Fonti",
-      source: "Fonte",
-      related: "Articolo correlato",
-      human: "Parla con una persona",
-      humanRequest: "Vorrei parlare con una persona, per favore.",
-      handoffProposed: "Un membro del nostro team può proseguire da qui.",
-      handoffDone: "Abbiamo passato la conversazione al nostro team: ti ricontatteremo presto.",
-      lowConfidence:
-        "Non sono del tutto sicuro che questo risponda alla tua domanda: verifica o chiedi " +
-        "in modo più specifico.",
-      partial: "Ti servono più dettagli?",
-      partialLink: "Parla con un operatore",
-      fallback:
-        "Il nostro assistente non è disponibile al momento. Puoi comunque contattarci tramite " +
-        "il modulo di contatto.",
-      fallbackNoLink: "Il nostro assistente non è disponibile al momento. Riprova più tardi.",
-      contact: "Contattaci →",
-      error: "Spiacenti, il messaggio non è stato inviato. Riprova.",
-      retry: "Riprova",
-      rateLimited: "Stai inviando messaggi troppo velocemente. Attendi un momento e riprova.",
-      busy: "Attendi che la risposta in corso sia completata.",
-      proactive: "Hai una domanda? Ti aiuto a trovare la risposta.",
-      dismiss: "Chiudi",
-      suggestions: "Domande suggerite",
-      newTab: "(si apre in una nuova scheda)",
-      poweredBy: "Realizzato con Frontdesk",
-    },
-    pt: {
-      launcher: "Abrir chat",
-      close: "Fechar chat",
-      end: "Encerrar conversa",
-      heading: "Fale conosco",
-      subtitle: "Assistente de IA · respostas da nossa documentação",
-      placeholder: "Faça uma pergunta…",
-      send: "Enviar",
-      gdpr:
-        "Este chat é alimentado por IA. As conversas podem ser armazenadas por até {days} dias " +
-        "para melhorar nosso serviço. Ao continuar, você concorda com nossa política de " +
-        "privacidade.",
-      privacy: "Política de privacidade",
-      gdprOk: "Entendi",
-      typing: "O assistente está digitando…",
-      you: "Você",
-      bot: "Assistente",
-      sources: "Fontes",
-      source: "Fonte",
-      related: "Artigo relacionado",
-      human: "Falar com uma pessoa",
-      humanRequest: "Gostaria de falar com uma pessoa, por favor.",
-      handoffProposed: "Um membro da nossa equipe pode continuar a partir daqui.",
-      handoffDone: "Sua conversa foi encaminhada para nossa equipe — entraremos em contato em breve.",
-      lowConfidence:
-        "Não tenho certeza de que isto responde à sua pergunta — verifique ou pergunte de " +
-        "forma mais específica.",
-      partial: "Precisa de mais detalhes?",
-      partialLink: "Falar com um agente de suporte",
-      fallback:
-        "Nosso assistente não está disponível no momento. Você ainda pode nos contatar pelo " +
-        "formulário de contato.",
-      fallbackNoLink: "Nosso assistente não está disponível no momento. Tente novamente mais tarde.",
-      contact: "Fale conosco →",
-      error: "Desculpe, não foi possível enviar a mensagem. Tente novamente.",
-      retry: "Tentar novamente",
-      rateLimited: "Você está enviando mensagens rápido demais. Aguarde um momento.",
-      busy: "Aguarde a resposta atual terminar.",
-      proactive: "Tem alguma dúvida? Posso ajudar você a encontrar a resposta.",
-      dismiss: "Fechar",
-      suggestions: "Perguntas sugeridas",
-      newTab: "(abre em uma nova aba)",
-      poweredBy: "Desenvolvido com Frontdesk",
-    },
-    nl: {
-      launcher: "Chat openen",
-      close: "Chat sluiten",
-      end: "Gesprek beëindigen",
-      heading: "Chat met ons",
-      subtitle: "AI-assistent · antwoorden uit onze documentatie",
-      placeholder: "Stel een vraag…",
-      send: "Versturen",
-      gdpr:
-        "Deze chat wordt aangedreven door AI. Gesprekken kunnen tot {days} dagen worden " +
-        "bewaard om onze dienstverlening te verbeteren. Door verder te gaan, ga je akkoord " +
-        "met ons privacybeleid.",
-      privacy: "Privacybeleid",
-      gdprOk: "Begrepen",
-      typing: "De assistent typt…",
-      you: "Jij",
-      bot: "Assistent",
-      sources: "Bronnen",
-      source: "Bron",
-      related: "Gerelateerd artikel",
-      human: "Met een mens praten",
-      humanRequest: "Ik wil graag met een medewerker praten.",
-      handoffProposed: "Een collega uit ons team kan het vanaf hier overnemen.",
-      handoffDone: "Je gesprek is doorgegeven aan ons team — we nemen snel contact met je op.",
-      lowConfidence:
-        "Ik weet niet zeker of dit je vraag beantwoordt — controleer het of stel je vraag " +
-        "specifieker.",
-      partial: "Meer details nodig?",
-      partialLink: "Praat met een supportmedewerker",
-      fallback:
-        "Onze chatassistent is op dit moment niet beschikbaar. Je kunt ons nog steeds " +
-        "bereiken via ons contactformulier.",
-      fallbackNoLink: "Onze chatassistent is op dit moment niet beschikbaar. Probeer het later.",
-      contact: "Neem contact op →",
-      error: "Sorry, dit bericht kon niet worden verzonden. Probeer het opnieuw.",
-      retry: "Opnieuw proberen",
-      rateLimited: "Je verstuurt te snel berichten. Wacht even en probeer het opnieuw.",
-      busy: "Wacht tot het huidige antwoord klaar is.",
-      proactive: "Een vraag? Ik help je het antwoord te vinden.",
-      dismiss: "Sluiten",
-      suggestions: "Voorgestelde vragen",
-      newTab: "(opent in een nieuw tabblad)",
-      poweredBy: "Mogelijk gemaakt door Frontdesk",
-    },
-  };
-
-  // Strings of the continuity, limits and feedback features (merged into STRINGS).
-  const MORE = {
-    en: ["New conversation", "{n} of {max} characters", "Your text was cut to {max} characters, the longest message this chat accepts.", "Was this answer helpful?", "Helpful", "Not helpful", "What was missing? (optional)", "Send feedback", "Thanks for your feedback!"],
-    ru: ["Новый разговор", "{n} из {max} символов", "Текст сокращён до {max} символов — это самое длинное сообщение для этого чата.", "Ответ был полезен?", "Полезно", "Бесполезно", "Чего не хватило? (необязательно)", "Отправить отзыв", "Спасибо за отзыв!"],
-    fr: ["Nouvelle conversation", "{n} sur {max} caractères", "Votre texte a été coupé à {max} caractères, la longueur maximale d'un message.", "Cette réponse vous a-t-elle aidé ?", "Utile", "Pas utile", "Que manquait-il ? (facultatif)", "Envoyer l'avis", "Merci pour votre avis !"],
-    de: ["Neue Unterhaltung", "{n} von {max} Zeichen", "Ihr Text wurde auf {max} Zeichen gekürzt, die maximale Länge einer Nachricht.", "War diese Antwort hilfreich?", "Hilfreich", "Nicht hilfreich", "Was hat gefehlt? (optional)", "Feedback senden", "Danke für Ihr Feedback!"],
-    es: ["Nueva conversación", "{n} de {max} caracteres", "Tu texto se recortó a {max} caracteres, el máximo de un mensaje.", "¿Te ayudó esta respuesta?", "Útil", "No útil", "¿Qué faltó? (opcional)", "Enviar opinión", "¡Gracias por tu opinión!"],
-    it: ["Nuova conversazione", "{n} di {max} caratteri", "Il testo è stato tagliato a {max} caratteri, la lunghezza massima di un messaggio.", "Questa risposta ti è stata utile?", "Utile", "Non utile", "Cosa mancava? (facoltativo)", "Invia feedback", "Grazie per il feedback!"],
-    pt: ["Nova conversa", "{n} de {max} caracteres", "Seu texto foi cortado para {max} caracteres, o máximo de uma mensagem.", "Esta resposta ajudou?", "Útil", "Não útil", "O que faltou? (opcional)", "Enviar opinião", "Obrigado pela sua opinião!"],
-    nl: ["Nieuw gesprek", "{n} van {max} tekens", "Je tekst is ingekort tot {max} tekens, het maximum voor één bericht.", "Was dit antwoord nuttig?", "Nuttig", "Niet nuttig", "Wat ontbrak er? (optioneel)", "Feedback versturen", "Bedankt voor je feedback!"],
-  };
-  const MORE_KEYS = ["newConversation", "counter", "pasteCut", "helpful", "up", "down", "comment", "commentSend", "thanks"];
-  for (const [lang, texts] of Object.entries(MORE)) {
-    MORE_KEYS.forEach((key, i) => (STRINGS[lang][key] = texts[i]));
-  }
-  // Strings of the live takeover (a person from the site's team joins the chat).
-  const LIVE = {
-    en: ["{name} from {company} joined", "{name} joined", "{name} is typing…", "Team", "You're back with the assistant.", "This conversation was closed by our team. Send a message to start again with the assistant.", "Connecting you to our team. Expected wait: {wait}.", "less than a minute", "Nobody from our team is available right now. Leave your email address here and we'll get back to you.", "New message from our team"],
-    ru: ["{name} из {company} подключился к чату", "{name} подключился к чату", "{name} печатает…", "Команда", "Вы снова общаетесь с ассистентом.", "Наш сотрудник завершил разговор. Напишите сообщение, чтобы продолжить с ассистентом.", "Соединяем с нашей командой. Ожидание: {wait}.", "меньше минуты", "Сейчас никого из команды нет на месте. Оставьте здесь свой email, и мы с вами свяжемся.", "Новое сообщение от нашей команды"],
-    fr: ["{name} de {company} a rejoint la conversation", "{name} a rejoint la conversation", "{name} écrit…", "Équipe", "Vous êtes de nouveau avec l'assistant.", "Notre équipe a clos cette conversation. Écrivez un message pour reprendre avec l'assistant.", "Nous vous mettons en relation avec notre équipe. Attente estimée : {wait}.", "moins d'une minute", "Personne n'est disponible pour le moment. Laissez votre e-mail ici et nous reviendrons vers vous.", "Nouveau message de notre équipe"],
-    de: ["{name} von {company} ist beigetreten", "{name} ist beigetreten", "{name} schreibt…", "Team", "Sie sind wieder beim Assistenten.", "Unser Team hat die Unterhaltung beendet. Schreiben Sie, um mit dem Assistenten fortzufahren.", "Wir verbinden Sie mit unserem Team. Erwartete Wartezeit: {wait}.", "unter einer Minute", "Gerade ist niemand aus unserem Team verfügbar. Hinterlassen Sie hier Ihre E-Mail-Adresse, wir melden uns.", "Neue Nachricht von unserem Team"],
-    es: ["{name} de {company} se ha unido", "{name} se ha unido", "{name} está escribiendo…", "Equipo", "Vuelves a hablar con el asistente.", "Nuestro equipo cerró esta conversación. Escribe un mensaje para seguir con el asistente.", "Te estamos conectando con nuestro equipo. Espera estimada: {wait}.", "menos de un minuto", "Ahora mismo no hay nadie disponible. Deja aquí tu email y te contactaremos.", "Nuevo mensaje de nuestro equipo"],
-    it: ["{name} di {company} si è unito", "{name} si è unito", "{name} sta scrivendo…", "Team", "Sei di nuovo con l'assistente.", "Il nostro team ha chiuso la conversazione. Scrivi un messaggio per continuare con l'assistente.", "Ti stiamo mettendo in contatto con il nostro team. Attesa stimata: {wait}.", "meno di un minuto", "Al momento non c'è nessuno disponibile. Lascia qui la tua email e ti ricontatteremo.", "Nuovo messaggio dal nostro team"],
-    pt: ["{name} da {company} entrou na conversa", "{name} entrou na conversa", "{name} está digitando…", "Equipe", "Você voltou a falar com o assistente.", "Nossa equipe encerrou esta conversa. Envie uma mensagem para continuar com o assistente.", "Conectando você à nossa equipe. Espera estimada: {wait}.", "menos de um minuto", "Ninguém da equipe está disponível agora. Deixe seu e-mail aqui e entraremos em contato.", "Nova mensagem da nossa equipe"],
-    nl: ["{name} van {company} neemt deel", "{name} neemt deel", "{name} typt…", "Team", "Je praat weer met de assistent.", "Ons team heeft dit gesprek gesloten. Stuur een bericht om verder te gaan met de assistent.", "We verbinden je met ons team. Verwachte wachttijd: {wait}.", "minder dan een minuut", "Er is nu niemand van ons team beschikbaar. Laat hier je e-mailadres achter, dan nemen we contact op.", "Nieuw bericht van ons team"],
-  };
-  const LIVE_KEYS = ["joined", "joinedNoCompany", "opTyping", "team", "released", "closedByTeam", "waiting", "waitShort", "async", "unread"];
-  for (const [lang, texts] of Object.entries(LIVE)) {
-    LIVE_KEYS.forEach((key, i) => (STRINGS[lang][key] = texts[i]));
-  }
+  // The widget's strings per language in the formal register, and the informal texts
+  // where they differ (widget/texts.yaml; the server fills them in when it sends this
+  // script). The site's `tone` picks the register.
+  const CATALOG = /*@frontdesk-strings@*/ { formal: { en: {} }, informal: {} };
+  const STRINGS = CATALOG.formal;
+  const INFORMAL = CATALOG.informal;
+  const inTone = (lang, tone) =>
+    Object.assign({}, STRINGS[lang], tone === "informal" ? INFORMAL[lang] || {} : {});
   const RTL = new Set(["ar", "he", "fa", "ur", "yi", "ps", "sd", "ug", "dv", "ku"]);
 
   const STORE = {
@@ -966,7 +592,15 @@
         .toLowerCase()
         .split(/[-_]/)[0];
       this.lang = STRINGS[wanted] ? wanted : "en";
-      this.t = STRINGS[this.lang];
+      // The site's register: the `tone` attribute, else the site file's (from the server).
+      this.toneFromAttribute = attr("tone") === "informal" || attr("tone") === "formal";
+      this.tone = this.toneFromAttribute ? attr("tone") : "formal";
+      this.t = inTone(this.lang, this.tone);
+      this.attributeTexts = {
+        proactive: attr("proactive-message"),
+        heading: attr("heading"),
+        gdpr: attr("gdpr-notice"),
+      };
       const pageDir = (document.documentElement.dir || "").toLowerCase();
       this.dir = attr("dir") || (RTL.has(wanted) || pageDir === "rtl" ? "rtl" : "ltr");
       this.identity = attr("user-id")
@@ -989,10 +623,42 @@
       this.proactiveDelayMs = number("proactive-delay-ms", DEFAULT_PROACTIVE_DELAY_MS);
       this.streamTimeoutMs = number("stream-timeout-ms", DEFAULT_STREAM_TIMEOUT_MS);
       this.inactivityMs = number("inactivity-timeout-ms", DEFAULT_INACTIVITY_MS);
-      this.proactiveMessage = attr("proactive-message") || this.t.proactive;
-      this.heading = attr("heading") || this.t.heading;
-      const days = number("retention-days", 90);
-      this.gdprText = attr("gdpr-notice") || this.t.gdpr.replace("{days}", String(days));
+      this.retentionDays = number("retention-days", 90);
+      this.wordTexts();
+    }
+
+    /** The texts an attribute may replace, in the current register. */
+    wordTexts() {
+      const own = this.attributeTexts;
+      this.proactiveMessage = own.proactive || this.t.proactive;
+      this.heading = own.heading || this.t.heading;
+      this.gdprText = own.gdpr || this.t.gdpr.replace("{days}", String(this.retentionDays));
+    }
+
+    /** Speak in `tone` (the site's register): the strings, and the labels already shown. */
+    applyTone(tone) {
+      if (this.toneFromAttribute || tone === this.tone || (tone !== "formal" && tone !== "informal")) return;
+      this.tone = tone;
+      this.t = inTone(this.lang, tone);
+      this.wordTexts();
+      if (!this.$root) return;
+      const $ = (selector) => this.shadow.querySelector(selector);
+      $("#fd-title").textContent = this.heading;
+      this.$log.setAttribute("aria-label", this.heading);
+      $(".titles p").textContent = this.t.subtitle;
+      this.$input.setAttribute("placeholder", this.t.placeholder);
+      $("label[for=fd-input]").textContent = this.t.placeholder;
+      $(".human-action span").textContent = this.t.human;
+      $(".proactive-text").textContent = this.proactiveMessage;
+      this.fillGdpr();
+    }
+
+    fillGdpr() {
+      const gdprText = this.shadow.querySelector(".gdpr-text");
+      gdprText.replaceChildren(this.gdprText);
+      if (this.privacyUrl) {
+        gdprText.append(" ", h("a", { href: this.privacyUrl, target: "_blank", rel: "noopener" }, this.t.privacy));
+      }
     }
 
     applyTheme() {
@@ -1065,11 +731,7 @@
       this.$proactive = $(".proactive");
       this.$counter = $(".counter");
 
-      const gdprText = $(".gdpr-text");
-      gdprText.append(this.gdprText);
-      if (this.privacyUrl) {
-        gdprText.append(" ", h("a", { href: this.privacyUrl, target: "_blank", rel: "noopener" }, this.t.privacy));
-      }
+      this.fillGdpr();
 
       this.$launcher.addEventListener("click", () => (this.isOpen ? this.closeChat() : this.openChat()));
       $(".close").addEventListener("click", () => this.closeChat());
@@ -1420,6 +1082,7 @@
         return;
       }
       this.settings = await response.json();
+      this.applyTone(this.settings.site && this.settings.site.tone);
       this.setLimit(Number(this.settings.limits && this.settings.limits.max_message_chars) || DEFAULT_MAX_CHARS);
       if (!this.proactiveFromAttributes) this.scheduleRules(this.settings.proactive || []);
     }

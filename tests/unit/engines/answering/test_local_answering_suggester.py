@@ -82,3 +82,38 @@ async def test_used_heading_is_skipped() -> None:
     only = passage(9, ("Integrations", "Salesforce sandbox orgs"), "Sandbox orgs are supported.")
     suggestions = await LocalSuggester().follow_ups("Sandbox?", ANSWER, [only], "en")
     assert all("sandbox" not in s.lower() for s in suggestions)
+
+
+def test_a_chip_is_worded_in_the_sites_register() -> None:
+    formal = to_question("Schlauch wechseln", "de", tone="formal")
+    informal = to_question("Schlauch wechseln", "de", tone="informal")
+    assert formal == "Können Sie mir mehr zu Schlauch wechseln sagen?"
+    assert informal == "Kannst du mir mehr zu Schlauch wechseln sagen?"
+    assert to_question("Tarifs", "fr", tone="informal") == "Peux-tu m'en dire plus sur Tarifs ?"
+
+
+# A small shop's pages, each one passage: the page's own top heading names the page.
+SHOP = [
+    passage(
+        20,
+        ("Häufige Fragen – Radwerk",),
+        "# Häufige Fragen (FAQ)\n\n## Wie lange dauert eine Reparatur?\n\nMeist am selben Tag."
+        "\n\n## Verkauft ihr auch Fahrräder?\n\nNein, nur Ersatzteile.",
+    ),
+    passage(21, ("Leistungen – Radwerk",), "# Unsere Leistungen\n\nWir reparieren alle Räder."),
+    passage(22, ("Kontakt – Radwerk",), "# Kontakt\n\nRuf uns an: 030 1234567."),
+    passage(
+        23,
+        ("Preise – Radwerk", "Preise", "Schlauch wechseln"),
+        "Ein Schlauchwechsel kostet 12 €.",
+    ),
+]
+
+
+@pytest.mark.parametrize("tone", ["formal", "informal"])
+async def test_chips_are_questions_never_a_page_name(tone: str) -> None:
+    chips = await LocalSuggester().follow_ups("Was kostet das?", "", SHOP, "de", tone)  # type: ignore[arg-type]
+    assert "Verkauft ihr auch Fahrräder?" in chips, chips
+    assert all(chip.endswith("?") for chip in chips)
+    names = ("FAQ", "Häufige Fragen", "Unsere Leistungen", "Kontakt", "Radwerk")
+    assert not any(name in chip for chip in chips for name in names), chips

@@ -11,8 +11,21 @@ never count them as claims. What a site says about its prices is the site's own 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 
 from babel import Locale, UnknownLocaleError
+
+
+class Phrases(dict[str, str]):
+    """A phrase per language in the formal register, with `informal` texts for the
+    languages whose informal wording differs (a site's `tone` picks one)."""
+
+    def __init__(
+        self, formal: Mapping[str, str], informal: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(formal)
+        self.informal: dict[str, str] = dict(informal or {})
+
 
 LEAD_IN: dict[str, str] = {
     "en": "According to our documentation:",
@@ -25,21 +38,37 @@ LEAD_IN: dict[str, str] = {
     "nl": "Volgens onze documentatie:",
 }
 
-WEAK_LEAD_IN: dict[str, str] = {
-    "en": "I'm not sure this fully answers your question, but our documentation says:",
-    "ru": "Не уверен, что это полностью отвечает на ваш вопрос, но в документации сказано:",
-    "fr": "Je ne suis pas sûr que cela réponde entièrement à votre question, "
-    "mais notre documentation indique :",
-    "de": "Ich bin nicht sicher, ob das deine Frage ganz beantwortet, "
-    "aber in unserer Dokumentation steht:",
-    "es": "No estoy seguro de que esto responda del todo a tu pregunta, "
-    "pero nuestra documentación dice:",
-    "it": "Non sono sicuro che questo risponda del tutto alla tua domanda, "
-    "ma la nostra documentazione dice:",
-    "pt": "Não tenho certeza de que isto responde totalmente à sua pergunta, "
-    "mas a nossa documentação diz:",
-    "nl": "Ik weet niet zeker of dit je vraag volledig beantwoordt, maar onze documentatie zegt:",
-}
+WEAK_LEAD_IN = Phrases(
+    {
+        "en": "I'm not sure this fully answers your question, but our documentation says:",
+        "ru": "Не уверен, что это полностью отвечает на ваш вопрос, но в документации сказано:",
+        "fr": "Je ne suis pas sûr que cela réponde entièrement à votre question, "
+        "mais notre documentation indique :",
+        "de": "Ich bin nicht sicher, ob das Ihre Frage ganz beantwortet, "
+        "aber in unserer Dokumentation steht:",
+        "es": "No estoy seguro de que esto responda del todo a su pregunta, "
+        "pero nuestra documentación dice:",
+        "it": "Non sono sicuro che questo risponda del tutto alla Sua domanda, "
+        "ma la nostra documentazione dice:",
+        "pt": "Não tenho certeza de que isto responde totalmente à sua pergunta, "
+        "mas a nossa documentação diz:",
+        "nl": "Ik weet niet zeker of dit uw vraag volledig beantwoordt, "
+        "maar onze documentatie zegt:",
+    },
+    informal={
+        "ru": "Не уверен, что это полностью отвечает на твой вопрос, но в документации сказано:",
+        "fr": "Je ne suis pas sûr que cela réponde entièrement à ta question, "
+        "mais notre documentation indique :",
+        "de": "Ich bin nicht sicher, ob das deine Frage ganz beantwortet, "
+        "aber in unserer Dokumentation steht:",
+        "es": "No estoy seguro de que esto responda del todo a tu pregunta, "
+        "pero nuestra documentación dice:",
+        "it": "Non sono sicuro che questo risponda del tutto alla tua domanda, "
+        "ma la nostra documentazione dice:",
+        "nl": "Ik weet niet zeker of dit je vraag volledig beantwoordt, "
+        "maar onze documentatie zegt:",
+    },
+)
 
 # The graph adds one offer of a person after it (`offer_human`, or the high-stakes
 # escalation): the writer never offers one itself, so a reply never offers two.
@@ -186,16 +215,29 @@ SUGGEST_SETUP: dict[str, str] = {
     "pt": "Como configuro {x}?",
     "nl": "Hoe stel ik {x} in?",
 }
-SUGGEST_ABOUT: dict[str, str] = {
-    "en": "Can you tell me more about {x}?",
-    "ru": "Расскажите подробнее про «{x}»?",
-    "fr": "Pouvez-vous m'en dire plus sur « {x} » ?",
-    "de": "Kannst du mir mehr über „{x}“ sagen?",
-    "es": "¿Puedes contarme más sobre «{x}»?",
-    "it": "Puoi dirmi di più su «{x}»?",
-    "pt": "Pode me contar mais sobre «{x}»?",
-    "nl": "Kun je me meer vertellen over ‘{x}’?",
-}
+# The visitor speaks in the site's register too: a formal site's chip reads "Können Sie
+# mir mehr über … sagen?". `{x}` is a section heading, never a page's own title.
+SUGGEST_ABOUT = Phrases(
+    {
+        "en": "Can you tell me more about {x}?",
+        "ru": "Расскажите подробнее: {x}?",
+        "fr": "Pouvez-vous m'en dire plus sur {x} ?",
+        "de": "Können Sie mir mehr zu {x} sagen?",
+        "es": "¿Puede contarme más sobre {x}?",
+        "it": "Può dirmi di più su {x}?",
+        "pt": "Pode contar-me mais sobre {x}?",
+        "nl": "Kunt u mij meer vertellen over {x}?",
+    },
+    informal={
+        "ru": "Расскажи подробнее: {x}?",
+        "fr": "Peux-tu m'en dire plus sur {x} ?",
+        "de": "Kannst du mir mehr zu {x} sagen?",
+        "es": "¿Puedes contarme más sobre {x}?",
+        "it": "Puoi dirmi di più su {x}?",
+        "pt": "Você pode me contar mais sobre {x}?",
+        "nl": "Kun je me meer vertellen over {x}?",
+    },
+)
 SUGGEST_CODE: dict[str, str] = {
     "en": "What does error {x} mean?",
     "ru": "Что означает ошибка {x}?",
@@ -218,8 +260,19 @@ SETUP_HINTS = re.compile(
 )
 
 
-def phrase(table: dict[str, str], language: str) -> str:
+def phrase(table: dict[str, str], language: str, tone: str = "formal") -> str:
+    """`table`'s text in `language` and `tone` (English when the language is missing)."""
+    if tone == "informal" and isinstance(table, Phrases) and language in table.informal:
+        return table.informal[language]
     return table.get(language, table["en"])
+
+
+def every_text(*tables: dict[str, str]) -> Iterator[str]:
+    """Each text of `tables`, in every language and register (to recognise framing)."""
+    for table in tables:
+        yield from table.values()
+        if isinstance(table, Phrases):
+            yield from table.informal.values()
 
 
 def normalise(text: str) -> str:
@@ -228,10 +281,9 @@ def normalise(text: str) -> str:
 
 def strip_framing(sentence: str) -> str:
     """`sentence` without a leading lead-in (the writer puts one before the first quote)."""
-    for table in (LEAD_IN, WEAK_LEAD_IN, FOREIGN_LEAD_IN):
-        for text in table.values():
-            if sentence.startswith(text):
-                return sentence[len(text) :].strip()
+    for text in every_text(LEAD_IN, WEAK_LEAD_IN, FOREIGN_LEAD_IN):
+        if sentence.startswith(text):
+            return sentence[len(text) :].strip()
     named = FOREIGN_PAGE_PATTERN.match(sentence)
     return sentence[named.end() :].strip() if named else sentence
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from frontdesk.engines.base import Turn
-from frontdesk.engines.local.answering.phrases import LEAD_IN, WEAK_LEAD_IN
+from frontdesk.engines.local.answering.phrases import LEAD_IN, WEAK_LEAD_IN, every_text
 from frontdesk.engines.local.answering.text import (
     LANGUAGES,
     content_terms,
@@ -189,9 +189,8 @@ def _is_entity(word: str, initial: set[str], in_cyrillic_text: bool) -> bool:
 
 def _candidates(text: str, entities_only: bool) -> list[str]:
     text = text.strip()
-    for table in (LEAD_IN, WEAK_LEAD_IN):
-        for lead in table.values():
-            text = text.replace(lead, " ")
+    for lead in every_text(LEAD_IN, WEAK_LEAD_IN):
+        text = text.replace(lead, " ")
     initial = _sentence_initial(text)
     cyrillic = bool(_CYRILLIC.search(text))
     found = [w for w in content_words(text) if w.lower() not in ALL_ANAPHORA and len(w) > 1]

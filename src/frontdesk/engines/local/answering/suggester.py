@@ -6,8 +6,15 @@ then each passage's own section heading, then document titles. A heading that is
 already a question in the visitor's language is offered as it is; an error-code
 heading ("ERR-1004: …") becomes "What does error ERR-1004 mean?"; a heading about
 something to configure ("SAML single sign-on") becomes "How do I set up …?"; any other
-heading becomes "Can you tell me more about …?". Templates exist for all eight
-languages. A candidate too close to the current question is never offered.
+section heading becomes "Can you tell me more about …?", in the site's register.
+Templates exist for all eight languages. A candidate too close to the current question
+is never offered.
+
+A suggestion is a question a visitor would ask, so names of pages are never wrapped in
+a template: a document's title is offered only when it is itself a question, and so is
+a heading that names a page of the site (a navigation label such as the FAQ or contact
+page) or that only gathers questions (the section holding an FAQ's questions offers
+those questions instead).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from frontdesk.conversation.register import Tone
 from frontdesk.engines.local.answering.phrases import (
     SETUP_HINTS,
     SUGGEST_ABOUT,
@@ -91,8 +99,26 @@ def _inline(text: str, content: str) -> str:
     return text
 
 
-def to_question(heading: str, language: str, content: str = "") -> str | None:
-    """A follow-up question made from a heading, or None for an unusable heading."""
+def as_question(heading: str, language: str) -> str | None:
+    """`heading` when it is already a question in `language`, else None (a page's name,
+    "FAQ" or "Contact", is not a question anyone asks)."""
+    heading = _LINK.sub(r"\1", plain(heading))
+    heading = re.sub(r"^#{1,6}\s*", "", heading.strip()).rstrip(":").strip()
+    if not heading or len(heading.split()) > 2 * MAX_HEADING_WORDS:
+        return None
+    if language == "en" and _HOW_TO.match(heading):
+        return f"How do I {_HOW_TO.sub('', heading).rstrip('?')}?"
+    if not heading.endswith("?"):
+        return None
+    if not _same_script(heading, language) or guess_language(heading, language) != language:
+        return None  # a question in another language than the visitor's
+    return heading
+
+
+def to_question(
+    heading: str, language: str, content: str = "", tone: Tone = "formal"
+) -> str | None:
+    """A follow-up question made from a section heading, or None for an unusable one."""
     heading = _LINK.sub(r"\1", plain(heading))
     heading = re.sub(r"^#{1,6}\s*", "", heading.strip()).rstrip(":").strip()
     if not heading or len(heading.split()) > MAX_HEADING_WORDS:
@@ -116,7 +142,7 @@ def to_question(heading: str, language: str, content: str = "") -> str | None:
         and not _GERUND.match(first)
     )
     template = SUGGEST_SETUP if setup else SUGGEST_ABOUT
-    return phrase(template, language).format(x=_inline(heading, content))
+    return phrase(template, language, tone).format(x=_inline(heading, content))
 
 
 def _headings(chunk: RetrievedChunk, inline_only: bool) -> Iterator[str]:
@@ -127,6 +153,28 @@ def _headings(chunk: RetrievedChunk, inline_only: bool) -> Iterator[str]:
         yield chunk.heading_path[-1]
 
 
+def _names_its_page(heading: str, chunk: RetrievedChunk, language: str) -> bool:
+    """Whether `heading` is its page's own top heading ("Unsere Leistungen" on the page
+    titled "Leistungen – …"): right below the title and sharing a word with it."""
+    path = chunk.heading_path
+    if len(path) >= 2:
+        top = path[1]
+    else:  # a passage from the top of its page: its first heading is the page's
+        top = next((u.text for u in passage_units(chunk.content) if u.kind == "heading"), "")
+    if heading != top:
+        return False
+    return bool(term_set(heading, language) & term_set(chunk.title, language))
+
+
+def _gathers_questions(chunk: RetrievedChunk) -> bool:
+    """Whether the passage's section holds questions (an FAQ): its own heading then names
+    a list, not a subject."""
+    return any(
+        unit.kind == "heading" and unit.text.rstrip().endswith("?")
+        for unit in passage_units(chunk.content)
+    )
+
+
 class LocalSuggester:
     """`SuggesterJob` from the headings of the retrieved passages."""
 
@@ -134,20 +182,30 @@ class LocalSuggester:
         self.count = count
 
     async def follow_ups(
-        self, question: str, answer: str, chunks: Sequence[RetrievedChunk], language: str
+        self,
+        question: str,
+        answer: str,
+        chunks: Sequence[RetrievedChunk],
+        language: str,
+        tone: Tone = "formal",
     ) -> list[str]:
         cited = {n - 1 for n in cited_indices(answer) if 1 <= n <= len(chunks)}
         asked = term_set(question, language)
         answered = term_set(answer, language)
         seen = {normalise(question)}
+        pages = {normalise(chunk.title) for chunk in chunks if chunk.title}
         suggestions: list[str] = []
-        for heading, content in self._candidates(chunks, cited):
+        for heading, content, page_name in self._candidates(chunks, cited, pages, language):
             found = term_set(heading, language)
             if not words(heading) or (found and found <= answered):
                 continue  # the answer already says this
             if found and asked and len(found & asked) / len(found | asked) >= SIMILAR:
                 continue  # the question the visitor just asked, in other words
-            text = to_question(heading, language, content)
+            text = (
+                as_question(heading, language)
+                if page_name
+                else to_question(heading, language, content, tone)
+            )
             if text is None or normalise(text) in seen:
                 continue
             if term_set(text, language) == asked:
@@ -161,16 +219,17 @@ class LocalSuggester:
         return suggestions[: self.count]
 
     @staticmethod
-    def _candidates(chunks: Sequence[RetrievedChunk], cited: set[int]) -> Iterator[tuple[str, str]]:
+    def _candidates(
+        chunks: Sequence[RetrievedChunk], cited: set[int], pages: set[str], language: str
+    ) -> Iterator[tuple[str, str, bool]]:
+        """(heading, its passage, whether it may only be offered as the question it is)."""
         unused = [c for i, c in enumerate(chunks) if i not in cited]
         used = [c for i, c in enumerate(chunks) if i in cited]
-        for chunk in unused:
-            for heading in _headings(chunk, inline_only=False):
-                yield heading, chunk.content
-        for chunk in used:
-            for heading in _headings(chunk, inline_only=True):
-                yield heading, chunk.content
+        for group, inline_only in ((unused, False), (used, True)):
+            for chunk in group:
+                gathers = _gathers_questions(chunk)
+                for heading in _headings(chunk, inline_only):
+                    name = normalise(heading) in pages or _names_its_page(heading, chunk, language)
+                    yield heading, chunk.content, gathers or name
         for chunk in chunks:
-            title = re.sub(r"^about\s+", "", chunk.title.strip(), flags=re.IGNORECASE)
-            if title and ":" not in title and len(title.split()) <= 6:
-                yield title, chunk.content
+            yield chunk.title.strip(), chunk.content, True

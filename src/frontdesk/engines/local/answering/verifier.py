@@ -26,6 +26,7 @@ from frontdesk.engines.local.answering.phrases import (
     NOT_FOUND,
     PARTS_UNKNOWN,
     WEAK_LEAD_IN,
+    every_text,
     normalise,
     strip_framing,
 )
@@ -61,8 +62,7 @@ NEGATIONS = frozenset(_NEGATION_WORDS.split())
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _FRAMING = tuple(
     normalise(text)
-    for table in (LEAD_IN, WEAK_LEAD_IN, FOREIGN_LEAD_IN, NOT_FOUND, INTERNAL)
-    for text in table.values()
+    for text in every_text(LEAD_IN, WEAK_LEAD_IN, FOREIGN_LEAD_IN, NOT_FOUND, INTERNAL)
 )
 # "I couldn't find this in our documentation: <the visitor's words>." frames, not claims.
 _FRAMING_PREFIXES = tuple(normalise(text.split("{x}")[0]) for text in PARTS_UNKNOWN.values())

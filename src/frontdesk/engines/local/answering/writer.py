@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
+from frontdesk.conversation.register import Tone
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering.meaning import (
     heading_line,
@@ -207,7 +208,9 @@ class LocalAnswerWriter:
         if not picks:
             return None
         weak = max(pick.lexical for pick in picks) < WEAK_MATCH
-        return render(self._lead_in(language, passage_lang, weak), by_relevance(picks))
+        return render(
+            self._lead_in(language, passage_lang, weak, request.tone), by_relevance(picks)
+        )
 
     def _answer_parts(
         self,
@@ -262,15 +265,15 @@ class LocalAnswerWriter:
         if not chosen:
             return None
         weak = max(pick.lexical for pick in chosen) < WEAK_MATCH
-        text = render(self._lead_in(language, passage_lang, weak), chosen)
+        text = render(self._lead_in(language, passage_lang, weak, request.tone), chosen)
         return f"{text}\n\n{unknown_line(unknown, language)}" if unknown else text
 
     @staticmethod
-    def _lead_in(language: str, passage_lang: str, weak: bool) -> str:
+    def _lead_in(language: str, passage_lang: str, weak: bool, tone: Tone) -> str:
         """Quotes of a page in another language say so, naming it in the visitor's."""
         if passage_lang != language:
             return foreign_lead_in(language, passage_lang)
-        return phrase(WEAK_LEAD_IN if weak else LEAD_IN, language)
+        return phrase(WEAK_LEAD_IN if weak else LEAD_IN, language, tone)
 
     def _pricing(self, request: AnswerRequest) -> str:
         """The site's pricing reply; one figure-free sentence about pricing if there is one."""

@@ -76,9 +76,7 @@ def test_an_informal_site_says_du_everywhere(
     assert " Sie " not in f" {text} ", text
 
 
-def test_the_tone_attribute_wins(
-    context: Any, start_server: StartServer, sites_dir: Path
-) -> None:
+def test_the_tone_attribute_wins(context: Any, start_server: StartServer, sites_dir: Path) -> None:
     from playwright.sync_api import expect
 
     set_tone(sites_dir, "informal")

@@ -396,17 +396,20 @@ STOCK_REPLIES = ("redirect.offtopic", "redirect.nonsense", "not_found", "redirec
 
 def stock_replies(answer: str, language: str) -> list[str]:
     """The stock replies (text keys) `answer` starts with or contains."""
-    from frontdesk.conversation.texts import TEXTS
+    from frontdesk.conversation.texts import TEXTS, template_for
 
     hits = []
     for key in STOCK_REPLIES:
-        template = TEXTS.get(key, {}).get(language)
-        if not template:
+        if language not in TEXTS.get(key, {}):
             continue
-        opening = template.split("{", 1)[0].strip()
-        pattern = r"\s+".join(re.escape(word) for word in opening.split())
-        if opening and re.search(pattern, normalise(answer)):
-            hits.append(key)
+        # A site speaks in either register (`tone`): both wordings are the stock reply.
+        templates = {template_for(key, language, tone) for tone in ("formal", "informal")}
+        for template in templates:
+            opening = template.split("{", 1)[0].strip()
+            pattern = r"\s+".join(re.escape(word) for word in opening.split())
+            if opening and re.search(pattern, normalise(answer)):
+                hits.append(key)
+                break
     return hits
 
 

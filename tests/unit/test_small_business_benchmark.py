@@ -129,3 +129,7 @@ def test_the_products_stock_replies_do_not_handle_small_talk_but_an_intro_fits_a
     for key in ("redirect.offtopic", "not_found"):
         stock = say(key, "de", site="Shop", topics="Räder")
         assert not judge(SITE, hello, _reply(stock, "irrelevant")).ok, key
+    # A site with `tone: informal` says it with "du": still the stock reply.
+    informal = say("redirect.other", "de", tone="informal", site="Shop", topics="Räder")
+    assert informal != intro
+    assert "the stock reply redirect.other" in judge(SITE, thanks, _reply(informal)).why

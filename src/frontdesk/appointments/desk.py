@@ -231,8 +231,9 @@ class AppointmentDesk:
         message = EmailMessage()
         message["From"] = settings.smtp_from
         message["To"] = appointment.email
-        message["Subject"] = say(f"{prefix}_subject", language, overrides=self.site.texts, **values)
-        message.set_content(say(f"{prefix}_body", language, overrides=self.site.texts, **values))
+        own, tone = self.site.texts, self.site.tone
+        message["Subject"] = say(f"{prefix}_subject", language, tone=tone, overrides=own, **values)
+        message.set_content(say(f"{prefix}_body", language, tone=tone, overrides=own, **values))
         ical = event_ical(
             appointment,
             organizer_email=self.site.handoff.fallback_email or settings.smtp_from,

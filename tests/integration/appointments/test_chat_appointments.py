@@ -9,6 +9,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from email.message import EmailMessage, Message
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -93,14 +94,23 @@ def smtp() -> Iterator[SmtpReceiver]:
 
 
 @pytest.fixture
+def tone() -> str:
+    return "formal"
+
+
+@pytest.fixture
 async def chat(
-    radicale: RadicaleServer, smtp: SmtpReceiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    radicale: RadicaleServer,
+    smtp: SmtpReceiver,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tone: str,
 ) -> AsyncIterator[ChatService]:
     monkeypatch.setenv("WERKSTATT_CALDAV_PASSWORD", PASSWORD)
     sites = tmp_path / "sites"
     (sites / "kb").mkdir(parents=True)
     (sites / "werkstatt.yaml").write_text(
-        SITE.format(url=radicale.calendar_url, user=USER), encoding="utf-8"
+        SITE.format(url=radicale.calendar_url, user=USER) + f"tone: {tone}\n", encoding="utf-8"
     )
     (sites / "kb" / "about.md").write_text(PAGE, encoding="utf-8")
     settings = Settings(
@@ -146,6 +156,12 @@ async def events(radicale: RadicaleServer) -> list[Appointment]:
     return await asyncio.to_thread(calendar.appointments, NOW, datetime(2027, 3, 1, tzinfo=BERLIN))
 
 
+def content(part: Message) -> str:
+    """A received mail part's decoded text (the receiver parses with the modern policy)."""
+    assert isinstance(part, EmailMessage)
+    return str(part.get_content())
+
+
 def leads(chat: ChatService, session: str) -> list[Lead]:
     with chat.runtime.sessions() as db:
         return list(db.scalars(select(Lead).where(Lead.session_id == session)))
@@ -187,9 +203,9 @@ async def test_book_by_button_get_the_invitation_and_cancel_in_the_chat(
     assert mail.recipients == ("ada@example.org",)
     assert mail.subject == "Inspektion bei Radwerk: Sa 12.12. 10:00"
     parts = {part.get_content_type(): part for part in mail.message.walk()}
-    invitation = parts["text/calendar"].get_content()
+    invitation = content(parts["text/calendar"])
     assert "METHOD:REQUEST" in invitation and appointment["uid"] in invitation
-    body = parts["text/plain"].get_content()
+    body = content(parts["text/plain"])
     assert f"http://127.0.0.1:8000/v1/appointments/werkstatt/{appointment['uid']}?token=" in body
 
     (lead,) = leads(chat, session)
@@ -202,7 +218,37 @@ async def test_book_by_button_get_the_invitation_and_cancel_in_the_chat(
     cancel = smtp.mails[-1]
     assert cancel.subject == "Abgesagt: Inspektion bei Radwerk, Sa 12.12. 10:00"
     (ical,) = [p for p in cancel.message.walk() if p.get_content_type() == "text/calendar"]
-    assert "METHOD:CANCEL" in ical.get_content()
+    assert "METHOD:CANCEL" in content(ical)
+
+
+@pytest.mark.parametrize("tone", ["informal"])
+async def test_an_informal_site_books_writes_and_shows_the_link_page_informally(
+    chat: ChatService, smtp: SmtpReceiver
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from frontdesk.api.app import create_app
+
+    session = str(uuid.uuid4())
+    offer = await say(chat, session, WISHES["de"])
+    assert "Bitte wähle einen aus" in offer.answer
+    asked = await say(chat, session, offer.suggested_answers[0])
+    assert "deinen Namen und deine E-Mail-Adresse" in asked.answer
+    booked = await say(chat, session, "Ada Lovelace, ada@example.org")
+    assert "Dein Termin ist gebucht" in booked.answer
+    assert "kannst du den Termin absagen" in booked.answer
+    (mail,) = smtp.mails
+    body = next(p for p in mail.message.walk() if p.get_content_type() == "text/plain")
+    text = content(body)
+    assert text.startswith("Hallo Ada Lovelace") and "dein Termin" in text
+    path = next(w for w in text.split() if "/v1/appointments/" in w)
+
+    def open_link() -> str:
+        with TestClient(create_app(chat.runtime.settings, chat.runtime)) as client:
+            return client.get(path.removeprefix("http://127.0.0.1:8000")).text
+
+    page = await asyncio.to_thread(open_link)
+    assert "Dein Termin ist gebucht" in page and "Oder wähle einen anderen Termin" in page
 
 
 async def test_move_in_the_chat(chat: ChatService, radicale: RadicaleServer) -> None:
@@ -270,7 +316,7 @@ async def test_the_invitation_link_cancels(
     await say(chat, session, "Marie Curie, marie@example.org")
     (mail,) = smtp.mails
     body = next(p for p in mail.message.walk() if p.get_content_type() == "text/plain")
-    link = next(w for w in body.get_content().split() if "/v1/appointments/" in w)
+    link = next(w for w in content(body).split() if "/v1/appointments/" in w)
     path = link.removeprefix("http://127.0.0.1:8000")
     uid = path.split("/")[-1].split("?")[0]
     token = path.split("token=")[1]

@@ -64,7 +64,8 @@ def _page(desk: AppointmentDesk, language: str, title: str, body: str) -> HTMLRe
 
 
 def _say(desk: AppointmentDesk, key: str, language: str, **values: str) -> str:
-    return say(key, language, overrides=desk.site.texts, site=desk.site.name, **values)
+    site = desk.site
+    return say(key, language, tone=site.tone, overrides=site.texts, site=site.name, **values)
 
 
 async def _view(

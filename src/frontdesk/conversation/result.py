@@ -77,6 +77,7 @@ TURN_RESET: dict[str, Any] = {
     "retrieval": None,
     "graded_chunks": [],
     "fact_reply": None,
+    "team_match": None,
     "answer": "",
     "citations": [],
     "verification": None,

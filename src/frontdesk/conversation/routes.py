@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
-from frontdesk.conversation.state import BookingStatus, ChatState, Route
+from frontdesk.conversation.state import BookingStatus, ChatState, Route, TeamMatch
 from frontdesk.engines.base import Act
 from frontdesk.engines.local.answering.text import guess_language, is_question, question_terms
 from frontdesk.improvement.team_answers import is_team_document, team_language
@@ -419,28 +419,41 @@ def is_low_confidence(top_score: float | None, threshold: float, margin: float =
     return top_score is None or top_score < threshold + margin
 
 
-# A team answer is preferred over a page that matches about as well: the team wrote it
-# for this question. Cosines of the default model (e5) sit in a narrow band, so a small
-# margin; a page that matches clearly better still wins.
-TEAM_PREFERENCE_MARGIN = 0.02
+# A team answer is given word for word only when one of the team's own questions says
+# what the visitor asked (the question–question cosine of the site's embedding model, both
+# read as questions) and it beats every page. A team answer is a passage like any other
+# otherwise: the writer may still quote it. The bar per model is the 90th percentile of the
+# nearest *other* FAQ question's cosine over StackFAQ's 1,249 crowd-paraphrased questions
+# (`benchmarks/team_answer_bar.py`): one in ten of the hardest non-paraphrases passes it,
+# about six in ten true paraphrases of a single team question do (a team answer has up to
+# eight). A model without a measured bar is held to beating every page alone.
+TEAM_QUESTION_BARS: dict[str, float] = {"local:multilingual-e5-small": 0.92}
+
+
+def team_question_bar(model: str | None) -> float | None:
+    return None if model is None else TEAM_QUESTION_BARS.get(model)
 
 
 def preferred_team_answer(
     chunks: list[RetrievedChunk],
     threshold: float | None,
     language: str | None = None,
-    margin: float = TEAM_PREFERENCE_MARGIN,
+    match: TeamMatch | None = None,
 ) -> RetrievedChunk | None:
     """The team answer to give word for word: the best-matching team answer in the
-    visitor's language above the site's threshold, unless another passage matches clearly
-    better. (One in another language is only a source for the writer: a visitor is never
-    handed text in a language they did not write in.)"""
+    visitor's language above the site's threshold whose own questions match the
+    visitor's (`match`, when the turn measured it) and that beats every page. (One in
+    another language is only a source for the writer: a visitor is never handed text in a
+    language they did not write in.)"""
     team = [
         c
         for c in chunks
         if is_team_document(c.doc_id, c.source)
         and (language is None or team_language(c.doc_id) == language)
     ]
+    if match is not None and match["bar"] is not None:
+        bar = match["bar"]
+        team = [c for c in team if match["similarity"].get(c.doc_id, 0.0) >= bar]
     if not team:
         return None
     best = max(team, key=lambda c: c.score)
@@ -448,20 +461,23 @@ def preferred_team_answer(
         return None
     pages = (c.score for c in chunks if not is_team_document(c.doc_id, c.source))
     others = max(pages, default=None)
-    if others is not None and others > best.score + margin:
+    if others is not None and others >= best.score:
         return None
     return best
 
 
 def team_answer_of(state: ChatState) -> RetrievedChunk | None:
-    """The turn's preferred team answer, from its retrieval result."""
+    """The turn's preferred team answer, from its retrieval result and the match of the
+    team's questions measured by `grade_docs`."""
     retrieval = state.get("retrieval")
     if not retrieval:
         return None
     result = RetrievalResult.model_validate(retrieval)
     if result.status != "ok":
         return None
-    return preferred_team_answer(result.chunks, result.threshold, state.get("language"))
+    return preferred_team_answer(
+        result.chunks, result.threshold, state.get("language"), state.get("team_match")
+    )
 
 
 AfterAnswer = Literal["auto", "human", "error"]

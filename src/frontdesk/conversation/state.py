@@ -168,6 +168,15 @@ class Evaluation(TypedDict):
     after: Literal["auto", "human", "error"]
 
 
+class TeamMatch(TypedDict):
+    """How near the team's own questions are to this turn's question (`grade_docs`): per
+    team answer in the visitor's language, the best cosine of one of its questions, and
+    the bar of the site's embedding model (None: no bar measured for it)."""
+
+    similarity: dict[str, float]  # team answer document id → cosine
+    bar: float | None
+
+
 class SiteSupport(TypedDict):
     """How well the site's own content supports this turn's message (`site_support_check`)."""
 
@@ -310,6 +319,7 @@ class ChatState(TypedDict):
     retrieval: NotRequired[dict[str, Any] | None]  # RetrievalResult.model_dump(mode="json")
     graded_chunks: NotRequired[list[dict[str, Any]]]  # RetrievedChunk dumps, citation order
     fact_reply: NotRequired[FactReply | None]
+    team_match: NotRequired[TeamMatch | None]
     answer: NotRequired[str]
     citations: NotRequired[list[dict[str, Any]]]
     verification: NotRequired[Verification | None]

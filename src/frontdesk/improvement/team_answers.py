@@ -157,3 +157,15 @@ def answer_part(content: str) -> str:
         index += 1
     rest = "\n".join(lines[index:]).strip()
     return rest or content.strip()
+
+
+def question_part(content: str) -> tuple[str, ...]:
+    """The questions of a team answer's passage: the list it starts with."""
+    questions: list[str] = []
+    for line in content.split("\n"):
+        if not line.startswith("- "):
+            break
+        question = line[2:].strip()
+        if question:
+            questions.append(question)
+    return tuple(questions)

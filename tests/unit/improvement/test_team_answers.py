@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.conversation.routes import preferred_team_answer
+from frontdesk.conversation.state import TeamMatch
 from frontdesk.improvement.team_answers import (
     MAX_ANSWER_CHARS,
     MAX_DOCUMENT_TOKENS,
@@ -18,6 +19,7 @@ from frontdesk.improvement.team_answers import (
     document_text,
     documents,
     is_team_document,
+    question_part,
 )
 from frontdesk.knowledge.models import RetrievedChunk
 
@@ -116,12 +118,21 @@ def chunk(doc: str, score: float, source: str = "docs/page.md") -> RetrievedChun
     )
 
 
-def test_a_team_answer_is_preferred_unless_a_page_matches_clearly_better() -> None:
+def test_a_team_answer_must_beat_every_page_and_match_the_question() -> None:
     team = chunk("team:1:en", 0.90, source="team:1")
-    assert preferred_team_answer([chunk("page", 0.91), team], 0.8) == team
-    assert preferred_team_answer([chunk("page", 0.95), team], 0.8) is None
+    assert preferred_team_answer([chunk("page", 0.89), team], 0.8) == team
+    assert preferred_team_answer([chunk("page", 0.91), team], 0.8) is None  # a page beats it
+    assert preferred_team_answer([chunk("page", 0.90), team], 0.8) is None  # a tie is no win
     assert preferred_team_answer([team], 0.91) is None  # below the site's threshold
     assert preferred_team_answer([chunk("page", 0.9)], 0.8) is None
+    # Its own questions must say what was asked, by the model's measured bar.
+    near = TeamMatch(similarity={"team:1:en": 0.93}, bar=0.92)
+    apart = TeamMatch(similarity={"team:1:en": 0.88}, bar=0.92)
+    assert preferred_team_answer([team], 0.8, "en", near) == team
+    assert preferred_team_answer([team], 0.8, "en", apart) is None
+    unmeasured = TeamMatch(similarity={"team:1:en": 0.5}, bar=None)
+    assert preferred_team_answer([team], 0.8, "en", unmeasured) == team
+    assert question_part("- Q1?\n- Q2?\n\nThe answer.") == ("Q1?", "Q2?")
     weaker = chunk("team:2:en", 0.85, source="team:2")
     assert preferred_team_answer([weaker, team], None) == team
     # Only in the visitor's language: a Spanish question does not get the English text.

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
 
+import numpy as np
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
@@ -24,6 +26,7 @@ from frontdesk.conversation.nodes.common import (
 from frontdesk.conversation.state import (
     ChatState,
     Evaluation,
+    TeamMatch,
     Verification,
     booking_of,
     interest_of,
@@ -32,6 +35,13 @@ from frontdesk.conversation.state import (
 )
 from frontdesk.engines.base import AnswerRequest, SiteMeaning, WriterUnavailableError
 from frontdesk.engines.local.answering.parts import names_missing
+from frontdesk.improvement.team_answers import (
+    answer_part,
+    is_team_document,
+    question_part,
+    team_language,
+)
+from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.models import RetrievalResult
 
 log = logging.getLogger(__name__)
@@ -70,12 +80,13 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     hit is kept too as a fallback. When none survive, the relevance gate takes over."""
     result = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     if result.status != "ok" or not result.chunks:
-        return {"graded_chunks": []}
+        return {"graded_chunks": [], "team_match": None}
+    team_match = await _team_match(state, runtime, result)
     passages = " ".join(f"{c.title} {c.content}" for c in result.chunks)
     if names_missing(state["input"], language_of(state, runtime), passages):
         # The visitor asks about something (Odoo, HIPAA...) no passage mentions: whatever
         # else the passages share with the question, they are about something else.
-        return {"graded_chunks": []}
+        return {"graded_chunks": [], "team_match": team_match}
     verdicts = await runtime.context.engines.grader.grade(state["input"], result.chunks)
     # A passage that scores above every everyday request on this site is about the
     # question here, whatever fixed cosine the grader was tuned with (`knowledge/topic.py`).
@@ -87,7 +98,55 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ]
     if kept and result.chunks[0] not in kept:
         kept.insert(0, result.chunks[0])
-    return {"graded_chunks": [chunk.model_dump(mode="json") for chunk in kept]}
+    # A team answer the turn does not give word for word is a passage like any other: its
+    # answer may be quoted, never the list of questions the team wrote it for.
+    kept = [
+        chunk.model_copy(update={"content": answer_part(chunk.content)})
+        if is_team_document(chunk.doc_id, chunk.source)
+        else chunk
+        for chunk in kept
+    ]
+    return {
+        "graded_chunks": [chunk.model_dump(mode="json") for chunk in kept],
+        "team_match": team_match,
+    }
+
+
+async def _team_match(
+    state: ChatState, runtime: Runtime[TurnContext], result: RetrievalResult
+) -> TeamMatch | None:
+    """How near each team answer's own questions (in the visitor's language) are to the
+    question, read by the site's embedding model: a team answer is given word for word
+    only when one of them says what the visitor asked (`routes.preferred_team_answer`)."""
+    embedder = runtime.context.facts_embedder
+    language = state.get("language")
+    team = [
+        chunk
+        for chunk in result.chunks
+        if is_team_document(chunk.doc_id, chunk.source)
+        and (language is None or team_language(chunk.doc_id) == language)
+    ]
+    if not team or embedder is None:
+        return None
+    bar = routes.team_question_bar(embedder.name)
+    questions = {chunk.doc_id: question_part(chunk.content) for chunk in team}
+    similarity = await asyncio.to_thread(_question_similarity, embedder, state["input"], questions)
+    return TeamMatch(similarity=similarity, bar=bar)
+
+
+def _question_similarity(
+    embedder: Embedder, question: str, questions: dict[str, tuple[str, ...]]
+) -> dict[str, float]:
+    """Per team answer, the best cosine of one of its questions with the visitor's; both
+    read as questions (the model's query side)."""
+    asked = np.asarray(embedder.embed_query(question)).reshape(-1)
+    found: dict[str, float] = {}
+    for doc_id, texts in questions.items():
+        scores = [
+            float(np.asarray(embedder.embed_query(text)).reshape(-1) @ asked) for text in texts
+        ]
+        found[doc_id] = round(max(scores, default=0.0), 4)
+    return found
 
 
 async def _support_bar(runtime: Runtime[TurnContext]) -> float | None:

@@ -1,6 +1,6 @@
 """The bar a team answer's own questions must reach to be given word for word, measured.
 
-    PYTHONPATH=src .venv/bin/python benchmarks/team_answer_bar.py [--model local:multilingual-e5-small]
+    PYTHONPATH=src .venv/bin/python benchmarks/team_answer_bar.py [--model SPEC]
 
 StackFAQ (`../shared/datasets/retrieval/stackfaq`): 125 FAQ questions (the titles) and
 1,249 crowd-written paraphrases of them. Every pair is read by the embedding model as two

@@ -124,6 +124,14 @@ def test_a_date_or_a_price_range_is_no_opening_hours() -> None:
     assert not [f for f in facts if f.kind == "hours"]
 
 
+def test_another_language_s_short_day_name_is_a_word_of_this_page() -> None:
+    # "Do" is Thursday in German: on an English page it starts a question.
+    facts = facts_from_text("## Do you give free estimates?\n\nHow do I pay?", "en")
+    assert not [f for f in facts if f.kind == "hours"]
+    # The page's own names still make a closed day.
+    assert hours(facts_from_text("Sonntag: geschlossen", "de")) == {6: ()}
+
+
 def test_two_schedules_on_one_line_are_not_read_as_split_hours() -> None:
     line = "Monday to Friday, 08:00–20:00 CET for EU workspaces and 08:00–18:00 US Central for US"
     assert not [f for f in facts_from_text(line, "en") if f.kind == "hours"]

@@ -184,8 +184,8 @@ def hours_lines(
         # Without a time, a day name must be one of the page's own language: another
         # language's short name is a word here ("Do you give free estimates?" is no German
         # Thursday on an English page).
-        own = weekday_names(language) if language in LANGUAGES else {}
-        if any(_key(text[m.start : m.end]) not in own for m in mentions):
+        names = weekday_names(language) if language in LANGUAGES else {}
+        if any(_key(text[m.start : m.end]) not in names for m in mentions):
             return []
         rest = text
         for mention in reversed(mentions):

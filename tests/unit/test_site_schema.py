@@ -66,6 +66,28 @@ def test_invalid_site_names_file_and_field(tmp_path: Path, mutate: Any, field: s
     assert field in message
 
 
+@pytest.mark.parametrize(
+    ("timezone", "message"),
+    [
+        ("", "timezone is required: an IANA key such as Europe/Berlin"),
+        ("   ", "timezone is required: an IANA key such as Europe/Berlin"),
+        ("Mars/Olympus", "unknown IANA timezone 'Mars/Olympus'"),
+    ],
+)
+def test_site_timezone_errors_match_the_team_hours(timezone: str, message: str) -> None:
+    """The site file and the team's hours reject a timezone with the same words."""
+    from pydantic import ValidationError
+
+    from frontdesk.leads.hours import BusinessHours
+
+    raw = demo_raw()
+    raw["business_hours"] = {"timezone": timezone}
+    with pytest.raises(ValidationError, match=re.escape(message)):
+        SiteConfig.model_validate(raw)
+    with pytest.raises(ValidationError, match=re.escape(message)):
+        BusinessHours.model_validate({"timezone": timezone})
+
+
 def test_business_days_default_to_weekdays_and_a_site_may_open_on_weekends() -> None:
     from datetime import UTC, datetime
 

@@ -223,14 +223,7 @@ class BusinessHours(BaseModel):
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
-        # A missing or fixed-offset guess is wrong for half the year, so fail at startup.
-        if not value.strip():
-            raise ValueError("timezone is required: an IANA key such as Europe/Berlin")
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as error:
-            raise ValueError(f"unknown IANA timezone {value!r}") from error
-        return value
+        return known_timezone(value)
 
     @field_validator("weekly")
     @classmethod
@@ -282,6 +275,18 @@ def hours_on(day: date, hours: BusinessHours) -> DayHours:
 def days_ahead(start: date, count: int, hours: BusinessHours) -> list[DayHours]:
     """The hours of `count` dates from `start`, as they will be applied."""
     return [hours_on(start + timedelta(days=offset), hours) for offset in range(count)]
+
+
+def known_timezone(value: str) -> str:
+    """`value` if it is an IANA timezone key, else a ValueError that says what is wrong."""
+    # A missing or fixed-offset guess is wrong for half the year, so fail at startup.
+    if not value.strip():
+        raise ValueError("timezone is required: an IANA key such as Europe/Berlin")
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise ValueError(f"unknown IANA timezone {value!r}") from error
+    return value
 
 
 def wall_instant(day: date, minutes: int, zone: ZoneInfo) -> datetime:

@@ -6,7 +6,6 @@ import itertools
 import re
 from datetime import date, time
 from typing import Annotated, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     BaseModel,
@@ -27,6 +26,7 @@ from frontdesk.leads.hours import (
     OpeningRange,
     clock_text,
     holiday_region,
+    known_timezone,
     parse_range,
 )
 
@@ -533,11 +533,7 @@ class BusinessHoursConfig(_Strict):
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown IANA timezone {value!r}") from exc
-        return value
+        return known_timezone(value)
 
     @field_validator("weekly")
     @classmethod

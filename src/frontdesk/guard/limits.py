@@ -49,6 +49,18 @@ class LimitDecision:
     reset_s: int
     """Seconds until the current window ends and the counter starts again."""
 
+    @classmethod
+    def counted(cls, rule: LimitRule, count: int, window_start: float, now: float) -> LimitDecision:
+        """The decision for the `count`-th hit of the window of `rule` that began at
+        `window_start`: one formula for every store that keeps the counters."""
+        return cls(
+            allowed=count <= rule.limit,
+            rule=rule.name,
+            limit=rule.limit,
+            remaining=max(0, rule.limit - count),
+            reset_s=max(1, math.ceil(window_start + rule.window_s - now)),
+        )
+
     @property
     def retry_after_s(self) -> int:
         return max(1, self.reset_s)
@@ -142,16 +154,7 @@ class InMemoryRateLimiter:
                 slot = (check.key, window, start)
                 count = self._counts.get(slot, 0) + 1
                 self._counts[slot] = count
-                reset = max(1, math.ceil(start + window - now))
-                decisions.append(
-                    LimitDecision(
-                        allowed=count <= check.rule.limit,
-                        rule=check.rule.name,
-                        limit=check.rule.limit,
-                        remaining=max(0, check.rule.limit - count),
-                        reset_s=reset,
-                    )
-                )
+                decisions.append(LimitDecision.counted(check.rule, count, start, now))
         return tightest(decisions)
 
     def _evict(self, now: float) -> None:

@@ -214,19 +214,13 @@ class RedisRateLimiter:
             pipe.expire(key, window + 1, nx=True)
             windows.append((check, start))
         results = await pipe.execute()
-        decisions = []
-        for i, (check, start) in enumerate(windows):
-            count = int(results[2 * i])
-            decisions.append(
-                LimitDecision(
-                    allowed=count <= check.rule.limit,
-                    rule=check.rule.name,
-                    limit=check.rule.limit,
-                    remaining=max(0, check.rule.limit - count),
-                    reset_s=max(1, math.ceil(start + check.rule.window_s - now)),
-                )
-            )
-        return tightest(decisions)
+        # Each INCR's reply is followed by its EXPIRE's: the counts are every other reply.
+        return tightest(
+            [
+                LimitDecision.counted(check.rule, int(count), start, now)
+                for (check, start), count in zip(windows, results[::2], strict=True)
+            ]
+        )
 
 
 class RedisSessionLocks:

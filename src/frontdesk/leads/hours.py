@@ -18,11 +18,11 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import holidays as holiday_rules
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 MINUTES_PER_DAY = 24 * 60
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -187,6 +187,22 @@ class _WholeHours(BaseModel):
         return self
 
 
+def known_timezone(value: str) -> str:
+    """`value` if it is an IANA timezone key, else a ValueError that says what is wrong."""
+    # A missing or fixed-offset guess is wrong for half the year, so fail at startup.
+    if not value.strip():
+        raise ValueError("timezone is required: an IANA key such as Europe/Berlin")
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise ValueError(f"unknown IANA timezone {value!r}") from error
+    return value
+
+
+IanaTimezone = Annotated[str, AfterValidator(known_timezone)]
+"""A timezone field: an IANA key, checked when the model is read."""
+
+
 class BusinessHours(BaseModel):
     """When the team is there, as the pure functions of this module read it.
 
@@ -198,7 +214,7 @@ class BusinessHours(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    timezone: str = Field(description="IANA timezone of the team, e.g. Europe/Berlin")
+    timezone: IanaTimezone = Field(description="IANA timezone of the team, e.g. Europe/Berlin")
     weekly: tuple[tuple[OpeningRange, ...], ...] = Field(min_length=7, max_length=7)
     public_holidays: str | None = None
     closed: frozenset[date] = frozenset()
@@ -219,11 +235,6 @@ class BusinessHours(BaseModel):
         data["weekly"] = tuple(opening if day in days else () for day in range(7))
         data["same_day_cutoff"] = time(cutoff % 24) if cutoff < 24 else time(23, 59)
         return data
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_timezone(cls, value: str) -> str:
-        return known_timezone(value)
 
     @field_validator("weekly")
     @classmethod
@@ -275,18 +286,6 @@ def hours_on(day: date, hours: BusinessHours) -> DayHours:
 def days_ahead(start: date, count: int, hours: BusinessHours) -> list[DayHours]:
     """The hours of `count` dates from `start`, as they will be applied."""
     return [hours_on(start + timedelta(days=offset), hours) for offset in range(count)]
-
-
-def known_timezone(value: str) -> str:
-    """`value` if it is an IANA timezone key, else a ValueError that says what is wrong."""
-    # A missing or fixed-offset guess is wrong for half the year, so fail at startup.
-    if not value.strip():
-        raise ValueError("timezone is required: an IANA key such as Europe/Berlin")
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError) as error:
-        raise ValueError(f"unknown IANA timezone {value!r}") from error
-    return value
 
 
 def wall_instant(day: date, minutes: int, zone: ZoneInfo) -> datetime:

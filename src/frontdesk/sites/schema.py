@@ -23,10 +23,10 @@ from frontdesk.conversation.register import Tone, address_forms
 from frontdesk.leads.hours import (
     MINUTES_PER_DAY,
     BusinessHours,
+    IanaTimezone,
     OpeningRange,
     clock_text,
     holiday_region,
-    known_timezone,
     parse_range,
 )
 
@@ -457,7 +457,7 @@ class BusinessHoursConfig(_Strict):
     `special`: several ranges a day, with minutes) or the simple form (`start`, `end`,
     `days`: one range on the working days), never both."""
 
-    timezone: str = Field(description="IANA timezone, e.g. Europe/Berlin.")
+    timezone: IanaTimezone = Field(description="IANA timezone, e.g. Europe/Berlin.")
     weekly: dict[str, list[str]] | None = Field(
         default=None,
         description='Opening ranges per day key: {"tue-fri": ["09:30-13:00", "14:00-18:30"], '
@@ -529,11 +529,6 @@ class BusinessHoursConfig(_Strict):
                 for a, b in _overlaps(ranges)
             ]
         return found
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_timezone(cls, value: str) -> str:
-        return known_timezone(value)
 
     @field_validator("weekly")
     @classmethod

@@ -47,9 +47,11 @@ import httpx
 import yaml
 
 from frontdesk.settings import DEMO_DIR
-from tests.support.ports import free_port
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the test doubles in tests/support are not shipped
+from benchmarks.load import cpu_s, descendants, ms, pct, start_server, status_kb, stop  # noqa: E402
+
 ADMIN_KEY = "fd-admin-bench-key-0123456789"
 RATE_LIMITS = {
     "per_session_per_minute": 100_000,
@@ -80,33 +82,6 @@ while True:
 
 
 # -- processes -----------------------------------------------------------------------------
-def _status_kb(pid: int, key: str) -> int:
-    with contextlib.suppress(OSError):
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with contextlib.suppress(OSError):
-                for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
-                    found += [int(child), *_children(int(child))]
-    return found
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def wait_quiet(pid: int, timeout_s: float = 600) -> float:
     """Wait until the server is idle (its start-up work, e.g. the trust report queued by
     the ingest, is done): under 5 % of a core for 3 s in a row. Seconds waited."""
@@ -122,7 +97,8 @@ def wait_quiet(pid: int, timeout_s: float = 600) -> float:
 
 
 def rss_mb(pid: int) -> float:
-    return _status_kb(pid, "VmRSS") / 1024
+    """Resident memory of the process alone (its children are counted apart)."""
+    return status_kb(pid, "VmRSS") / 1024
 
 
 class RssWatch:
@@ -138,7 +114,7 @@ class RssWatch:
     def _run(self) -> None:
         while not self._stop.wait(0.25):
             self.api_peak = max(self.api_peak, rss_mb(self.pid))
-            children = sum(rss_mb(child) for child in _children(self.pid))
+            children = sum(rss_mb(child) for child in descendants(self.pid))
             self.children_peak = max(self.children_peak, children)
 
     def __enter__(self) -> RssWatch:
@@ -148,32 +124,6 @@ class RssWatch:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def pct(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
-def ms(value: float | None) -> float | None:
-    return None if value is None else round(value * 1000, 1)
-
-
-def wait_http(url: str, process: subprocess.Popen[bytes], timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"frontdesk serve exited with code {process.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(url, timeout=5).status_code == 200:
-                return
-        time.sleep(0.25)
-    raise RuntimeError(f"frontdesk serve not ready after {timeout_s:.0f} s")
 
 
 # -- setup ---------------------------------------------------------------------------------
@@ -324,12 +274,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         done = subprocess.run(ingest, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"`frontdesk kb ingest demo` failed:\n{done.stdout}{done.stderr}")
-        port = free_port()
-        command = [sys.executable, "-m", "frontdesk", "serve", "--port", str(port)]
-        with (folder / "server.log").open("ab") as log:
-            server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/readyz", server, 300)
+        server, base = start_server(env, folder / "server.log", 300)
         headers = {
             "X-Frontdesk-Key": demo["widget"]["public_key"],
             "Origin": base,  # the demo site allows the origin it is served on (`self`)
@@ -364,6 +309,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             wait_quiet(server.pid)
             idle_after, _ = phase(client, headers, args.turns, pause_s=args.pause_s)
         summary = crawl.get("summary", {})
+        during_p95, idle_p95 = pct(during, 95), pct(idle, 95)
         return {
             "database": "postgresql" if args.database_url else "sqlite",
             "crawl_processes": args.crawl_processes,
@@ -385,7 +331,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
                 "p50_ms": ms(pct(idle_after, 50)),
                 "p95_ms": ms(pct(idle_after, 95)),
             },
-            "p95_ratio": round(pct(during, 95) / pct(idle, 95), 2) if during and idle else None,
+            "p95_ratio": round(during_p95 / idle_p95, 2) if during_p95 and idle_p95 else None,
             "during_by_20s": by_window(during_timeline, 20.0),
             "api_rss_mb": {
                 "before": round(rss_before, 1),
@@ -404,9 +350,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             },
         }
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=60)
+        stop(server)
         site_process.terminate()
         site_process.wait(timeout=10)
 

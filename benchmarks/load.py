@@ -160,18 +160,18 @@ def summary_ms(values: list[float]) -> dict[str, float | None]:
 
 
 # -- processes -----------------------------------------------------------------------------
-def _children(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     found: list[int] = []
     with contextlib.suppress(OSError):
         for task in os.listdir(f"/proc/{pid}/task"):
             with contextlib.suppress(OSError):
                 text = Path(f"/proc/{pid}/task/{task}/children").read_text()
                 for child in text.split():
-                    found += [int(child), *_children(int(child))]
+                    found += [int(child), *descendants(int(child))]
     return found
 
 
-def _status_kb(pid: int, key: str) -> int:
+def status_kb(pid: int, key: str) -> int:
     with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith(key + ":"):
@@ -181,7 +181,7 @@ def _status_kb(pid: int, key: str) -> int:
 
 def rss_mb(pid: int) -> float:
     """Resident memory of a process and all its descendants."""
-    return sum(_status_kb(p, "VmRSS") for p in [pid, *_children(pid)]) / 1024
+    return sum(status_kb(p, "VmRSS") for p in [pid, *descendants(pid)]) / 1024
 
 
 def cpu_s(pid: int) -> float:
@@ -196,12 +196,12 @@ def cpu_s(pid: int) -> float:
 def tree_cpu_s(pid: int) -> dict[int, float]:
     """CPU seconds of a process and of each live descendant (`serve --workers N`: every
     worker; a child's own time reaches its parent's /proc stat only once it has exited)."""
-    return {p: cpu_s(p) for p in [pid, *_children(pid)]}
+    return {p: cpu_s(p) for p in [pid, *descendants(pid)]}
 
 
 def tree_hwm_mb(pid: int) -> float:
     """Sum of the peak RSS (VmHWM) of a process and its descendants."""
-    return sum(_status_kb(p, "VmHWM") for p in [pid, *_children(pid)]) / 1024
+    return sum(status_kb(p, "VmHWM") for p in [pid, *descendants(pid)]) / 1024
 
 
 class RssSampler:
@@ -277,6 +277,26 @@ def start_provider(args: argparse.Namespace, log: Path) -> tuple[subprocess.Pope
             time.sleep(0.1)
     process.kill()
     raise RuntimeError("the simulated provider did not start")
+
+
+def start_server(
+    env: dict[str, str], log: Path, timeout_s: float, *options: str
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`frontdesk serve` on a free loopback port, once /readyz answers; its base URL."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "frontdesk", "serve", "--host", "127.0.0.1", "--port", str(port),
+        *options,
+    ]  # fmt: skip
+    with log.open("ab") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(f"{base}/readyz", process, "frontdesk serve", timeout_s)
+    except BaseException:
+        stop(process)
+        raise
+    return process, base
 
 
 def stop(process: subprocess.Popen[bytes] | None, timeout_s: float = 60) -> float:
@@ -614,17 +634,11 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         env = server_env(data_dir, sites, args)
         err.print(f"ingesting the demo knowledge base into {data_dir} …")
         ingest_s = ingest(env, logs / "ingest.log")
-        port = free_port()
-        command = [
-            sys.executable, "-m", "frontdesk", "serve", "--host", "127.0.0.1", "--port", str(port),
-            "--workers", str(args.workers),
-        ]  # fmt: skip
         err.print(f"starting `frontdesk serve --workers {args.workers}` …")
         started = time.perf_counter()
-        with (logs / "server.log").open("ab") as out:
-            server = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/readyz", server, "frontdesk serve", args.start_timeout_s)
+        server, base = start_server(
+            env, logs / "server.log", args.start_timeout_s, "--workers", str(args.workers)
+        )
         ready_s = time.perf_counter() - started
         headers = {
             "X-Frontdesk-Key": site["widget"]["public_key"],

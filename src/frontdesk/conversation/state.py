@@ -45,6 +45,9 @@ class FactReply(TypedDict):
     # Dates named relative to today ("heute", "tomorrow"), as `facts.answer.DateAsked`
     # dicts (ISO date, holiday name, closure) on the site's wall clock.
     dates: NotRequired[list[dict[str, Any]]]
+    # [month, day] of each date or month the question names that the page states an
+    # exception for (day 0: the whole month).
+    on: NotRequired[list[list[int]]]
 
 
 class Intent(TypedDict, total=False):
@@ -191,6 +194,9 @@ class SiteSupport(TypedDict):
     # it reads as one (`knowledge/everyday.py`); None: no such signal for the site's model.
     everyday: NotRequired[float | None]
     everyday_bar: NotRequired[float | None]
+    # The kind of fact the message asks for ("Where are you?"): a question about the
+    # business itself (`facts.answer.asked_kind`); None when it asks for none.
+    fact: NotRequired[str | None]
 
 
 class Handoff(TypedDict):

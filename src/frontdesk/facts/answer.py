@@ -3,6 +3,7 @@ similarity scores and facts in, a decision or lines of text out."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from datetime import date, time
 
 from babel.dates import format_date, format_time, get_day_names
 
-from frontdesk.facts.calendar import LANGUAGES, relative_day_word
+from frontdesk.facts.calendar import LANGUAGES, dates_named, relative_day_word
 from frontdesk.facts.model import FACT_KINDS, FactKind, SiteFact, SiteFacts
 
 # What each kind of fact answers, read by the site's embedding model (multilingual: the
@@ -22,6 +23,8 @@ KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
         "opening hours: on which days and at what times the business is open or closed",
         "When are you open?",
         "What time do you open and close?",
+        "What are the opening times of the shop?",
+        "Are you open on a holiday, on 24 December, in August?",
     ),
     "phone": ("phone number: how to call the business by telephone", "What is your phone number?"),
     "email": (
@@ -32,8 +35,13 @@ KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
         "address and location: where the business is and how to get there",
         "Where are you located?",
         "What is your address?",
+        "Where is the shop?",
     ),
-    "price": ("price: how much a service or product costs", "How much does it cost?"),
+    "price": (
+        "price: how much a service or product costs",
+        "How much does it cost?",
+        "How much is one?",
+    ),
     "payment": ("payment methods: how customers can pay, cash or card", "Can I pay by card?"),
     "_services": (
         "services and products: what the business offers, does, repairs, sells, which brands",
@@ -135,6 +143,22 @@ def fact_question(
     return FactQuestion(best, days if best == "hours" else ())  # type: ignore[arg-type]
 
 
+def asked_kind(
+    scores: Mapping[str, float], margins: KindMargins, found: frozenset[FactKind] = frozenset()
+) -> FactKind | None:
+    """The kind of fact a message asks for ("Where are you?", "What's your phone
+    number?"): nearer than every other kind by `margins.clear`, or by `margins.least` when
+    a passage the search `found` states that kind. A question about the business itself,
+    whether or not its pages state that fact."""
+    ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
+    if len(ranked) < 2 or ranked[0][0] not in FACT_KINDS:
+        return None
+    margin = ranked[0][1] - ranked[1][1]
+    if margin < margins.least or (margin < margins.clear and ranked[0][0] not in found):
+        return None
+    return ranked[0][0]  # type: ignore[return-value]
+
+
 def weekly_hours(facts: SiteFacts) -> tuple[SiteFact, ...]:
     """The weekly hours from one source: the page and origin stating the most weekdays
     (a site that states its hours in a table and in JSON-LD is read from one of them), with
@@ -150,13 +174,76 @@ def weekly_hours(facts: SiteFacts) -> tuple[SiteFact, ...]:
         days = groups.setdefault((fact.doc_id, fact.origin), {})
         if fact.weekday not in days or (fact.ranges and not days[fact.weekday].ranges):
             days[fact.weekday] = fact
-    best = max(groups.values(), key=len) if groups else {}
+    best: dict[int, SiteFact] = {}
+    if groups:
+        page, origin = max(groups, key=lambda key: len(groups[key]))
+        best = dict(groups[(page, origin)])
+        # The same page may state the rest in another form: a table of open days and a
+        # sentence "closed on Mondays".
+        for (other_page, _), days in groups.items():
+            if other_page == page:
+                for day, fact in days.items():
+                    best.setdefault(day, fact)
     week = {**best, **team}
     return tuple(week[day] for day in sorted(week))
 
 
 def exceptions(facts: SiteFacts) -> tuple[SiteFact, ...]:
-    return tuple(fact for fact in facts.of_kind("hours") if fact.label)
+    """Dated exceptions to the weekly hours: structured ones wherever they are, a page's
+    lines on the page that states the weekly hours (a month named in passing elsewhere,
+    "galettes from 2 January", is no exception)."""
+    pages = {fact.doc_id for fact in weekly_hours(facts)}
+    return tuple(
+        fact
+        for fact in facts.of_kind("hours")
+        if fact.label and (fact.origin in _STRUCTURED or fact.doc_id in pages)
+    )
+
+
+_STRUCTURED = frozenset({"json-ld", "microdata", "rdfa"})
+
+
+def exceptions_on(
+    facts: SiteFacts, dates: Sequence[tuple[int, int | None]]
+) -> tuple[SiteFact, ...]:
+    """The exceptions that name one of the asked (month, day) dates: the month, and the day
+    when the question names one ("¿Abrís el 24 de diciembre?", "en agosto"), written or
+    within a range the page states ("from 20 December to 3 January")."""
+    chosen: list[SiteFact] = []
+    for fact in facts.of_kind("hours"):
+        if not fact.label or fact.origin in _STRUCTURED:
+            continue
+        named = dates_named(fact.label, LANGUAGES)
+        spans = [
+            ((a.month, a.day or 0), (b.month, b.day or 0))
+            for a, b in itertools.pairwise(named)
+            if a.day and b.day
+        ]
+        for month, day in dates:
+            if day is None:
+                hit = any(mention.month == month for mention in named)
+            else:
+                written = any(mention.month == month for mention in named) and bool(
+                    re.search(rf"(?<!\d){day}(?!\d)", fact.label)
+                )
+                hit = written or any(_within((month, day), *span) for span in spans)
+            if hit:
+                chosen.append(fact)
+                break
+    return tuple(chosen)
+
+
+def _within(date: tuple[int, int], first: tuple[int, int], last: tuple[int, int]) -> bool:
+    """A (month, day) within a range of the year, across New Year when it wraps."""
+    if first <= last:
+        return first <= date <= last
+    return date >= first or date <= last
+
+
+def exception_text(fact: SiteFact, language: str, say: Say) -> str:
+    if fact.origin in _STRUCTURED:
+        return f"{fact.label}: {ranges_text(fact, language, say)}"
+    return fact.label  # a page's own line, as it wrote it
 
 
 Say = Callable[..., str]
@@ -185,6 +272,14 @@ def ranges_text(fact: SiteFact, language: str, say: Say) -> str:
     )
 
 
+def day_text(fact: SiteFact, language: str, say: Say) -> str:
+    """A day's hours; a day a sentence names without times is quoted as the page wrote
+    it ("Nous sommes fermés le lundi."), a short word as closed ("Ruhetag")."""
+    if not fact.ranges and fact.note and len(fact.note.split()) > 2:
+        return fact.note
+    return ranges_text(fact, language, say)
+
+
 @dataclass(frozen=True)
 class FactLine:
     """One line of a reply and the fact it cites."""
@@ -205,7 +300,7 @@ def hours_reply(
             if fact is None:
                 continue
             lines.append(
-                FactLine(f"{day_name(day, language)}: {ranges_text(fact, language, say)}", fact)
+                FactLine(f"{day_name(day, language)}: {day_text(fact, language, say)}", fact)
             )
         if not lines:
             named = ", ".join(day_name(day, language) for day in days)
@@ -213,10 +308,22 @@ def hours_reply(
         return "", lines
     for weekday, fact in sorted(weekly.items(), key=lambda item: item[0] or 0):
         name = day_name(weekday or 0, language)
-        lines.append(FactLine(f"{name}: {ranges_text(fact, language, say)}", fact))
+        lines.append(FactLine(f"{name}: {day_text(fact, language, say)}", fact))
     for fact in exceptions(facts):
-        lines.append(FactLine(f"{fact.label}: {ranges_text(fact, language, say)}", fact))
+        lines.append(FactLine(exception_text(fact, language, say), fact))
     return str(say("facts.hours", language)), lines
+
+
+def exception_reply(
+    facts: SiteFacts, dates: Sequence[tuple[int, int | None]], language: str, say: Say
+) -> tuple[str, list[FactLine]]:
+    """(lead-in, lines) for a question naming a date or a month the site states an
+    exception for; the whole week when it states none."""
+    chosen = exceptions_on(facts, dates)
+    if not chosen:
+        return hours_reply(facts, (), language, say)
+    lines = [FactLine(exception_text(fact, language, say), fact) for fact in chosen]
+    return str(say("facts.exceptions", language)), lines
 
 
 def simple_reply(
@@ -230,16 +337,30 @@ def simple_reply(
 
 
 def price_reply(fact: SiteFact, language: str, say: Say) -> tuple[str, list[FactLine]]:
-    return str(say("facts.price", language)), [FactLine(f"{fact.label}: {fact.value}", fact)]
+    # A price read from a sentence is quoted as the sentence wrote it.
+    text = fact.value if fact.value.startswith(fact.label) else f"{fact.label}: {fact.value}"
+    return str(say("facts.price", language)), [FactLine(text, fact)]
 
 
 def best_service(
-    prices: tuple[SiteFact, ...], scores: list[float], bar: float = SERVICE_BAR
+    prices: tuple[SiteFact, ...],
+    scores: list[float],
+    bar: float = SERVICE_BAR,
+    question: str = "",
 ) -> SiteFact | None:
-    """The price whose service the question names: the nearest label, when near enough."""
+    """The price whose service the question names: the nearest label, when near enough.
+    Labels that share a word with the question ("croissant") are preferred to labels that
+    are only near in meaning ("pain aux céréales")."""
     if not prices or not scores:
         return None
-    index = max(range(len(scores)), key=scores.__getitem__)
+    words = {word for word in re.findall(r"[^\W\d_]{4,}", question.casefold())}
+    named = [
+        index
+        for index, fact in enumerate(prices)
+        if words & set(re.findall(r"[^\W\d_]{4,}", fact.label.casefold()))
+    ]
+    candidates = named or list(range(len(prices)))
+    index = max(candidates, key=scores.__getitem__)
     return prices[index] if scores[index] >= bar else None
 
 

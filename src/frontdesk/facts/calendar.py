@@ -11,19 +11,45 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from babel import Locale
-from babel.dates import get_day_names
+from babel.dates import get_day_names, get_month_names
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru")
 _WIDTHS: tuple[Literal["wide", "abbreviated", "short"], ...] = ("wide", "abbreviated", "short")
 _CONTEXTS: tuple[Literal["format", "stand-alone"], ...] = ("format", "stand-alone")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?\.?")
-# 9, 9:30, 9.30, 9h30, 09h: hours and optional minutes.
-_TIME = r"(\d{1,2})(?:[:.h](\d{2})|h)?"
 _DASH = r"[-‐-―−~]"
+
+
+@lru_cache(maxsize=1)
+def _day_periods() -> dict[str, str]:
+    """CLDR's before/after-noon markers of every supported language ("AM", "p.m.",
+    "a. m."), compared without dots and spaces → "am" or "pm"."""
+    markers: dict[str, str] = {}
+    for language in LANGUAGES:
+        periods = Locale.parse(language).day_periods["format"]
+        for width in ("abbreviated", "wide"):  # narrow "a" is also a word ("9 a 14")
+            for period in ("am", "pm"):
+                name = periods.get(width, {}).get(period)
+                if name:
+                    markers.setdefault(_bare(name), period)
+    return markers
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[.\s]", "", text.casefold())
+
+
+def _period_pattern() -> str:
+    words = sorted(_day_periods(), key=len, reverse=True)
+    return "|".join(r"\.?\s?".join(re.escape(char) for char in word) + r"\.?" for word in words)
+
+
+# 9, 9:30, 9.30, 9h30, 09h, 5.30pm: hours, optional minutes, optional CLDR day period.
+_TIME = rf"(\d{{1,2}})(?:[:.h](\d{{2}})|h)?(?!\d|[,.]\d)(?:\s?({_period_pattern()})(?![^\W\d_]))?"
 # Two times joined by a dash or one short word ("bis", "à", "to", "до"), each optionally
 # followed by a short unit ("Uhr", "h").
 TIME_RANGE = re.compile(
-    rf"(?<![\d.,]){_TIME}\s*(?:[^\W\d_]{{1,3}}\.?\s*)?(?:{_DASH}|\s[^\W\d_]{{1,5}}\s)\s*{_TIME}(?![\d,]|\.\d)"
+    rf"(?<![\d.,]){_TIME}\s*(?:[^\W\d_]{{1,3}}\.?\s*)?(?:{_DASH}|\s[^\W\d_]{{1,5}}\s)\s*{_TIME}"
 )
 
 
@@ -39,6 +65,10 @@ def weekday_names(language: str, *, wide_only: bool = False) -> dict[str, int]:
         for context in _CONTEXTS:
             for day, name in get_day_names(width, context, locale=language).items():
                 names.setdefault(_key(name), day)
+                if width == "wide" and not _key(name).endswith("s"):
+                    # The plural or adverb of a full name: "Mondays", "los sábados",
+                    # "montags", "maandags", "les lundis".
+                    names.setdefault(_key(name) + "s", day)
     return names
 
 
@@ -118,8 +148,12 @@ class HoursLine:
     note: str = ""
 
 
-def _clock(hour: str, minute: str | None) -> str | None:
+def _clock(hour: str, minute: str | None, period: str | None = None) -> str | None:
     h, m = int(hour), int(minute or 0)
+    if period:
+        if h > 12 or h == 0:
+            return None
+        h = h % 12 + (12 if _day_periods().get(_bare(period)) == "pm" else 0)
     if h > 24 or m > 59 or (h == 24 and m):
         return None
     return f"{h:02d}:{m:02d}"
@@ -128,9 +162,12 @@ def _clock(hour: str, minute: str | None) -> str | None:
 def time_ranges(text: str) -> list[tuple[int, int, tuple[str, str]]]:
     """(start, end, (opens, closes)) of every time range in `text`."""
     found = []
+    listing = and_words("en")  # every supported language's "and"
     for match in TIME_RANGE.finditer(text):
-        opens = _clock(match.group(1), match.group(2))
-        closes = _clock(match.group(3), match.group(4))
+        if any(word in listing for word in _WORD.findall(match.group().casefold())):
+            continue  # "1 и 2 января", "le 24 et le 31": two dates, not a range
+        opens = _clock(match.group(1), match.group(2), match.group(3))
+        closes = _clock(match.group(4), match.group(5), match.group(6))
         if opens and closes and opens != closes:
             found.append((match.start(), match.end(), (opens, closes)))
     return found
@@ -151,16 +188,26 @@ def _days_of(text: str, mentions: list[DayMention], language: str) -> tuple[int,
         if index + 1 < len(mentions):
             following = mentions[index + 1]
             between = text[current.end : following.start].strip()
-            if between and (
-                re.fullmatch(_DASH + "+", between)
-                or (re.fullmatch(r"[^\W\d_]{1,5}", between) and between.casefold() not in listing)
-            ):
+            if between and _spans(between, listing):
                 days.extend(_span(current.day, following.day))
                 index += 2
                 continue
         days.append(current.day)
         index += 1
     return tuple(dict.fromkeys(days))
+
+
+def _spans(between: str, listing: frozenset[str]) -> bool:
+    """Whether the text between two day names makes a range. CLDR writes ranges with a
+    dash (its interval formats) and lists with its list patterns (", ", "und", "et"); it has
+    no weekday "through" words, so any other short connector spans: "bis", "to", "through",
+    "t/m", "au", "al", "по"."""
+    if re.fullmatch(_DASH + "+", between):
+        return True
+    if re.search(r"[\d,;&+]", between) or between.casefold() in listing:
+        return False
+    words = between.split()
+    return 0 < len(words) <= 2 and len(between) <= 12 and bool(re.search(r"[^\W\d_]", between))
 
 
 def hours_lines(
@@ -172,6 +219,18 @@ def hours_lines(
     mentions = day_mentions(text, language)
     if not mentions:
         return []
+    named = {(m.start, m.end) for m in mentions}
+    other = [
+        w
+        for w in _WORD.finditer(text)
+        if (w.start(), w.end()) not in named and w.group().casefold() not in and_words(language)
+    ]
+    if len(other) > 2 and not time_ranges(text):
+        # In a sentence with no times only a full day name counts: "Tu" and "di" are
+        # also words ("Tu peluquería", "spalla e ginocchio di …").
+        mentions = day_mentions(text, language, wide_only=True)
+        if not mentions:
+            return []
     # "10 – 20 €" is a price range: a time range that overlaps an amount is none.
     ranges = [
         found
@@ -193,10 +252,12 @@ def hours_lines(
         words = _WORD.findall(rest)
         listing = and_words(language)
         note_words = [w for w in words if w.casefold() not in listing]
-        if not note_words or len(note_words) > 4:
+        if not note_words or len(note_words) > 12:
             return []
         days = _days_of(text, mentions, language)
-        note = " ".join(note_words)
+        # The page's own word for closed ("geschlossen", "Ruhetag"), or in a sentence the
+        # sentence itself ("Nous sommes fermés le lundi.").
+        note = " ".join(note_words) if len(note_words) <= 2 else text.strip()
         return [HoursLine(days, (), note)]
     lines: list[HoursLine] = []
     cursor = 0
@@ -289,3 +350,50 @@ def relative_day_word(offset: int, language: str) -> str:
     fields = _date_fields(language if language in LANGUAGES else "en")
     word = str(dict(fields["day"]["relative"]).get(offset, ""))
     return word[:1].upper() + word[1:]
+
+
+@lru_cache(maxsize=16)
+def month_names(language: str) -> dict[str, int]:
+    """CLDR's names of the twelve months in `language` (wide and abbreviated, both
+    contexts) → month (1 = January)."""
+    names: dict[str, int] = {}
+    for width in ("wide", "abbreviated"):
+        for context in _CONTEXTS:
+            for month, name in get_month_names(width, context, locale=language).items():
+                names.setdefault(_key(name), month)
+    return names
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A month named in text, with the day of the month when one is written beside it."""
+
+    month: int
+    day: int | None
+    start: int
+    end: int
+
+
+def dates_named(text: str, languages: Sequence[str]) -> list[DateMention]:
+    """Months and dates a text names ("24 de diciembre", "du 4 au 25 août", "December 24",
+    "en agosto"), by CLDR's month names in `languages`. A short name ("mai", "may") counts
+    only beside a day number: on its own it is also a word."""
+    lookup: dict[str, int] = {}
+    for language in languages:
+        if language in LANGUAGES:
+            for name, month in month_names(language).items():
+                lookup.setdefault(name, month)
+    found: list[DateMention] = []
+    for match in _WORD.finditer(text):
+        word = _key(match.group())
+        found_month = lookup.get(word)
+        if found_month is None:
+            continue
+        before = re.search(r"(\d{1,2})\.?(?:\s+(?:de|of))?\s*$", text[: match.start()])
+        after = re.match(r"\s*(\d{1,2})(?!\d)", text[match.end() :])
+        number = before or after
+        day = int(number.group(1)) if number and 1 <= int(number.group(1)) <= 31 else None
+        if day is None and len(word) < 4:
+            continue
+        found.append(DateMention(found_month, day, match.start(), match.end()))
+    return found

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from frontdesk.facts.calendar import LANGUAGES, hours_lines, list_words
+from frontdesk.facts.calendar import LANGUAGES, dates_named, hours_lines, list_words, time_ranges
 from frontdesk.facts.model import FactOrigin, PageRegion, SiteFact
 from frontdesk.facts.money import amounts
 
@@ -92,7 +92,9 @@ def facts_from_html(html: str, url: str, language: str) -> list[SiteFact]:
             facts.append(SiteFact("address", text, "address", position, _region(element)))
     lines = list(_lines(tree))
     for position, (line, origin, region) in enumerate(lines):
-        facts.extend(facts_from_line(line, language, position, origin, region))
+        parts = sentences(line) if origin == "text" else [line]
+        for part in parts:
+            facts.extend(facts_from_line(part, language, position, origin, region))
     for position, element in enumerate(tree.iter("ul", "ol"), start=len(lines)):
         line = _list_line(element)
         if line:
@@ -132,6 +134,9 @@ def facts_from_line(
         return []
     facts: list[SiteFact] = []
     money = [(amount.start, amount.end) for amount in amounts(line, language)]
+    exception = _dated(line, language, position, origin, region, money)
+    if exception is not None:
+        return [exception]
     for hours in hours_lines(line, language, money):
         for day in hours.days:
             facts.append(
@@ -148,6 +153,8 @@ def facts_from_line(
             )
     if facts:
         return facts
+    if region != "main":
+        facts.extend(_footer_addresses(line, language, origin, position, region))
     if region != "main" or len(_WORDS.findall(line)) <= CONTACT_LINE_WORDS:
         for match in EMAIL.finditer(line):
             facts.append(SiteFact("email", match.group(), origin, position, region))
@@ -222,6 +229,57 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 LISTED = "listed"
 
 
+# Parts of a header or footer line ("Name · 61 The Shore, Leith, Edinburgh EH6 6RA · tel").
+_PARTS = re.compile(r"\s+[·•|–—]\s+")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def _footer_addresses(
+    line: str, language: str, origin: FactOrigin, position: int, region: PageRegion
+) -> list[SiteFact]:
+    """A postal address written as text in the header or footer, where small sites keep it
+    ("14 rue Paul Bert, 69003 Lyon", "г. Казань, ул. Техническая, 27"): a part of the line
+    with comma-separated pieces, words and a house number or postcode; no year, e-mail,
+    phone, time or amount (those are other facts)."""
+    found: list[SiteFact] = []
+    for part in _PARTS.split(line):
+        part = part.strip()
+        pieces = [piece for piece in part.split(",") if piece.strip()]
+        words = _WORDS.findall(part)
+        if len(pieces) < 2 or not 2 <= len(words) <= 10 or "©" in part:
+            continue
+        if EMAIL.search(part) or _PHONE.search(part) or time_ranges(part):
+            continue
+        if amounts(part, language):
+            continue
+        if not re.search(r"(?<!\d)\d{1,5}(?!\d)", _YEAR.sub("", part)):
+            continue
+        found.append(SiteFact("address", part, origin, position, region))
+    return found
+
+
+def _dated(
+    line: str,
+    language: str,
+    position: int,
+    origin: FactOrigin,
+    region: PageRegion,
+    money: list[tuple[int, int]],
+) -> SiteFact | None:
+    """A line naming a date or a month with hours, a day or a closure: an exception to the
+    weekly hours ("24 de diciembre: de 9:00 a 14:00", "Fermeture annuelle : du 4 au 25 août",
+    "En agosto … de martes a viernes de 9:00 a 15:00"), kept as the page wrote it."""
+    named = dates_named(line, (language,))
+    if not named or money or len(line) > 300:
+        return None
+    dated = any(mention.day is not None for mention in named)
+    if not (dated or time_ranges(line) or hours_lines(line, language)):
+        return None  # a month in passing ("new menu in September") is no exception
+    ranges = tuple(found[2] for found in time_ranges(line))
+    label = line.strip()
+    return SiteFact("hours", label, origin, position, region, label=label, ranges=ranges)
+
+
 def _prices(
     line: str, language: str, position: int, origin: FactOrigin, region: PageRegion
 ) -> list[SiteFact]:
@@ -229,8 +287,10 @@ def _prices(
     The words between the service and the amount ("ab", "à partir de") are kept with the
     amount as the page wrote them: they say whether it is a starting price."""
     found = amounts(line, language)
+    if len(found) > 1 and origin == "text" and "|" not in line:
+        return _prose_prices(line, found, position, region)
     if len(found) != 1:
-        return []  # a line with several amounts is prose or a comparison, not a price entry
+        return []  # a row with several amounts is a comparison, not a price entry
     amount = found[0]
     before = line[: amount.start]
     cells = [cell.strip() for cell in before.split("|")]
@@ -260,6 +320,34 @@ def _prices(
     ]
 
 
+def _prose_prices(line: str, found: list[Any], position: int, region: PageRegion) -> list[SiteFact]:
+    """A sentence pricing several things ("Le croissant est à 1,20 € et le pain au chocolat
+    à 1,35 €"): each amount with the clause before it, back to the previous amount. A clause
+    of fewer than two words ("to £500", "bis 20 €") is a range's end, not a price."""
+    facts: list[SiteFact] = []
+    start = 0
+    for amount in found:
+        clause = line[start : amount.start].strip(_SEPARATORS + ",;")
+        start = amount.end
+        words = _WORDS.findall(clause)
+        if len(words) < 2 or not any(len(word) >= 4 for word in words):
+            continue
+        value = f"{clause} {amount.text}"
+        facts.append(
+            SiteFact(
+                "price",
+                value,
+                "text",
+                position,
+                region,
+                label=clause,
+                amount=str(amount.value),
+                currency=amount.currency,
+            )
+        )
+    return facts
+
+
 # --- HTML structure --------------------------------------------------------------------
 
 
@@ -274,15 +362,33 @@ def _region(element: Any) -> PageRegion:
 
 def _block_text(element: Any) -> str:
     """An element's text with `<br>` as line breaks (scripts and styles left out)."""
-    parts: list[str] = [element.text or ""]
+    # A line break in the HTML source is a space; only <br> breaks a line.
+    parts: list[str] = [_flat(element.text)]
     for node in element.iterdescendants():
         if node.tag == "br":
             parts.append("\n")
         elif node.text and node.tag not in _SKIPPED:
-            parts.append(node.text)
+            parts.append(_flat(node.text))
         if node.tail:
-            parts.append(node.tail)
+            parts.append(_flat(node.tail))
     return "".join(parts)
+
+
+def _flat(text: str | None) -> str:
+    return (text or "").replace("\r", " ").replace("\n", " ")
+
+
+# A sentence ends at ".", "!" or "?" after a word of four letters or more or a number
+# or a time ("… 13h00. Nous …", "… 4pm. We …"), not after an abbreviation ("Mo. – Fr.").
+_PROSE_SENTENCE_END = re.compile(
+    r"(?:(?<=[^\W\d_]{4}[.!?])|(?<=\d[.!?])|(?<=\d[^\W\d_][.!?])|(?<=\d[^\W\d_]{2}[.!?]))"
+    r"\s+(?=[^\W_])"
+)
+
+
+def sentences(line: str) -> list[str]:
+    """A line of prose as its sentences: each states its own days, dates and hours."""
+    return [part for part in _PROSE_SENTENCE_END.split(line) if part.strip()]
 
 
 def _lines(tree: Any) -> Iterator[tuple[str, FactOrigin, PageRegion]]:
@@ -295,6 +401,16 @@ def _lines(tree: Any) -> Iterator[tuple[str, FactOrigin, PageRegion]]:
         if tag == "tr":
             cells = [" ".join(c.text_content().split()) for c in element if c.tag in ("td", "th")]
             yield " | ".join(cell for cell in cells if cell), "table", _region(element)
+            continue
+        if tag == "dt":
+            # A term and its description are one row: "Wednesday to Saturday" | "12pm – 2.30pm".
+            following = element.getnext()
+            term = " ".join(element.text_content().split())
+            if following is not None and following.tag == "dd":
+                described = " ".join(following.text_content().split())
+                yield f"{term} | {described}", "table", _region(element)
+                continue
+        if tag == "dd" and element.getprevious() is not None and element.getprevious().tag == "dt":
             continue
         if tag not in _BLOCKS or tag in ("td", "th", "table", "tbody", "thead"):
             continue
@@ -445,7 +561,7 @@ def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
 
 
 # Part of an ingested page's fingerprint: a change to how facts are read re-reads pages.
-FACTS_VERSION = "facts-4"
+FACTS_VERSION = "facts-5"
 
 
 def document_facts(document: Any, language: str) -> tuple[SiteFact, ...]:

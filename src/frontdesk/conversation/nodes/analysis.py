@@ -189,12 +189,12 @@ async def skill_selector(state: ChatState, runtime: Runtime[TurnContext]) -> Upd
 
 def _site_supported(state: ChatState) -> bool:
     support = state.get("site_support")
-    return bool(support and support["supported"])
+    return bool(support and (support["supported"] or support.get("fact")))
 
 
 def _site_strongly_supported(state: ChatState) -> bool:
     support = state.get("site_support")
-    return bool(support and support.get("strong"))
+    return bool(support and (support.get("strong") or support.get("fact")))
 
 
 @timed

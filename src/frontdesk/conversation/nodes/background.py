@@ -15,6 +15,9 @@ from frontdesk.conversation.nodes.common import Update, history_turns, language_
 from frontdesk.conversation.routes import strongly_supported_by_site, supported_by_site
 from frontdesk.conversation.state import ChatState, SiteSupport, collected_values
 from frontdesk.engines.local.answering.parts import question_parts
+from frontdesk.facts.answer import KIND_MARGINS, asked_kind, kinds_found
+from frontdesk.facts.meaning import kind_scores
+from frontdesk.facts.model import FactKind
 from frontdesk.knowledge.models import RetrievalResult
 
 PART_PASSAGES = 2  # passages each question of a several-question message adds
@@ -136,8 +139,24 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
         strong=strongly_supported_by_site(result.status, result.top_score, bar, lexical),
         everyday=None if everyday is None else round(everyday.nearest, 4),
         everyday_bar=None if everyday is None else round(everyday.bar, 4),
+        fact=await _asked_fact(state["input"], result, ctx),
     )
     return {"site_support": support}
+
+
+async def _asked_fact(question: str, result: RetrievalResult, ctx: TurnContext) -> str | None:
+    """The kind of fact the message asks for, read by the site's embedding model with the
+    turn's search as a second opinion (as `match_facts` reads it): its hours, address,
+    phone… are the business's own, whatever the classifier heard."""
+    embedder = ctx.facts_embedder
+    margins = KIND_MARGINS.get(embedder.name) if embedder is not None else None
+    if embedder is None or margins is None:
+        return None
+    found: frozenset[FactKind] = frozenset()
+    if ctx.facts is not None and result.status == "ok":
+        found = kinds_found(await ctx.facts(), [chunk.content for chunk in result.chunks])
+    scores = await asyncio.to_thread(kind_scores, embedder, question)
+    return asked_kind(scores, margins, found)
 
 
 def _word_support(question: str, result: RetrievalResult) -> float:

@@ -21,13 +21,16 @@ from frontdesk.facts.answer import (
     FactLine,
     best_service,
     dated_reply,
+    exception_reply,
+    exceptions_on,
     fact_question,
     hours_reply,
     kinds_found,
     price_reply,
     simple_reply,
+    weekly_hours,
 )
-from frontdesk.facts.calendar import days_named, relative_days_named
+from frontdesk.facts.calendar import dates_named, days_named, relative_days_named
 from frontdesk.facts.meaning import kind_scores, service_scores
 from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
@@ -57,7 +60,8 @@ def _match(
     chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
     if asked.kind == "price":
         prices = facts.of_kind("price")
-        service = best_service(prices, service_scores(embedder, question, prices))
+        service_near = service_scores(embedder, question, prices)
+        service = best_service(prices, service_near, question=question)
         if service is None:
             return None  # no priced service named: the pages may still answer
         chosen = (service,)
@@ -67,6 +71,14 @@ def _match(
             {**asdict(item), "day": item.day.isoformat()}
             for item in dates_asked(asked.offsets, ctx.site.business_hours, ctx.now, language)
         ]
+    elif asked.kind == "hours":
+        # A date or month ("el 24 de diciembre", "en août"), read by CLDR's month names.
+        named = dates_named(question, (language, "en"))
+        on = [(mention.month, mention.day) for mention in named]
+        if on and not asked.days and exceptions_on(facts, on):
+            reply["on"] = [[month, day or 0] for month, day in on]
+        elif not weekly_hours(facts) and not asked.days:
+            return None  # no weekly hours read: the pages say them in their own words
     return reply
 
 
@@ -117,12 +129,15 @@ async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
         return site_say(runtime, key, lang, **values)
 
     kind = reply["kind"]
+    on = [(month, day or None) for month, day in reply.get("on") or []]
     if kind == "hours" and reply.get("dates"):
         asked = [
             DateAsked(**{**item, "day": date.fromisoformat(item["day"])})
             for item in reply.get("dates") or []
         ]
         lead, lines = dated_reply(facts, asked, language, say)
+    elif kind == "hours" and on:
+        lead, lines = exception_reply(facts, on, language, say)
     elif kind == "hours":
         lead, lines = hours_reply(facts, tuple(reply["days"]), language, say)
     elif kind == "price":

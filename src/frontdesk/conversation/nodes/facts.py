@@ -77,7 +77,7 @@ def _match(
         on = [(mention.month, mention.day) for mention in named]
         if on and not asked.days and exceptions_on(facts, on):
             reply["on"] = [[month, day or 0] for month, day in on]
-        elif not weekly_hours(facts) and not asked.days:
+        elif not weekly_hours(facts):
             return None  # no weekly hours read: the pages say them in their own words
     return reply
 

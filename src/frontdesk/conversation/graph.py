@@ -64,7 +64,7 @@ from frontdesk.conversation.nodes.post import (
 )
 from frontdesk.conversation.nodes.skills import skill_ending_writer
 from frontdesk.conversation.nodes.supervision import dialog_state_extractor, form_field_extractor
-from frontdesk.conversation.nodes.team import team_answer_writer
+from frontdesk.conversation.nodes.team import team_answer_writer, team_recall_writer
 from frontdesk.conversation.state import ChatState
 
 # The last node of every turn: state written "as" it leaves nothing pending (the eval
@@ -92,6 +92,7 @@ NODES = (
     grade_docs,
     retry_retrieval,
     team_answer_writer,
+    team_recall_writer,
     answer_writer,
     verify_facts,
     evaluate_answer,
@@ -156,7 +157,7 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     # A team answer is the team's own words, a fact answer the site's own facts: no claim
     # check or self-critique after them.
     replies = ("offer_human", "clarify_handler", "redirect_handler", "booking_handler")
-    for reply in (*replies, "team_answer_writer", "fact_answer_writer"):
+    for reply in (*replies, "team_answer_writer", "team_recall_writer", "fact_answer_writer"):
         graph.add_edge(reply, "stall_check")
 
     # Closing: stall offer or the skill's ending, then markers, suggestions, finalize.

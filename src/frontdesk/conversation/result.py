@@ -78,6 +78,7 @@ TURN_RESET: dict[str, Any] = {
     "graded_chunks": [],
     "fact_reply": None,
     "team_match": None,
+    "team_recall": None,
     "answer": "",
     "citations": [],
     "verification": None,

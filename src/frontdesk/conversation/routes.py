@@ -610,8 +610,18 @@ def _decided_before_content(state: ChatState) -> bool:
 
 def route_by_intent(
     state: ChatState,
-) -> Literal["enricher_awaiter", "redirect_handler", "booking_handler", "propose_handoff"]:
-    """The routing table, as `intent_router` decided it (`decide_route`)."""
+) -> Literal[
+    "team_recall_writer",
+    "enricher_awaiter",
+    "redirect_handler",
+    "booking_handler",
+    "propose_handoff",
+]:
+    """The routing table, as `intent_router` decided it (`decide_route`). A question
+    about what a named team member said in this conversation is answered from their
+    words, whatever the classifier made of it."""
+    if state.get("team_recall"):
+        return "team_recall_writer"
     route = _route(state)
     if route == "ANSWER":
         return "enricher_awaiter"  # the only path that collects the background work

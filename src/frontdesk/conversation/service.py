@@ -31,6 +31,7 @@ from frontdesk.conversation.checkpoints import (
 from frontdesk.conversation.context import Relay, TurnContext
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
+from frontdesk.conversation.nodes.common import TEAM_MEMBER
 from frontdesk.conversation.payload import (
     CompleteEvent,
     ErrorEvent,
@@ -555,27 +556,40 @@ TEAM_JOINED = "(a person from the team joined the chat)"
 def exchange_messages(exchange: list[Any]) -> list[AnyMessage]:
     """The live log's messages as the bot's window reads them: the visitor's run of
     messages, then the person's reply (the window pairs a visitor message with the
-    answer after it, so a person who spoke first is paired with a marker)."""
+    answer after it, so a person who spoke first is paired with a marker). Each reply
+    keeps who wrote it, so the bot can tell the team's words from its own."""
     messages: list[AnyMessage] = []
     visitor: list[str] = []
     team: list[str] = []
+    member = ""
 
     def flush() -> None:
         if team:
             messages.append(HumanMessage(content="\n".join(visitor) or TEAM_JOINED))
-            messages.append(AIMessage(content="\n".join(team), name="operator"))
+            messages.append(
+                AIMessage(
+                    content="\n".join(team),
+                    name="operator",
+                    additional_kwargs={TEAM_MEMBER: member or "team"},
+                )
+            )
         elif visitor:
             messages.append(HumanMessage(content="\n".join(visitor)))
         visitor.clear()
         team.clear()
 
     for event in exchange:
-        text = str((event.body or {}).get("text") or "")
+        body = event.body or {}
+        text = str(body.get("text") or "")
         if event.kind == "visitor_message":
             if team:
                 flush()
             visitor.append(text)
         elif event.kind == "operator_message":
+            name = str(body.get("name") or event.author_name or "")
+            if team and name != member:
+                flush()
+            member = name
             team.append(text)
     flush()
     return messages

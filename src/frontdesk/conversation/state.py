@@ -35,6 +35,13 @@ FormValues = dict[str, str]
 # --- sub-states -----------------------------------------------------------------------
 
 
+class TeamRecall(TypedDict):
+    """What a team member said during a live takeover, asked about by name this turn."""
+
+    name: str
+    text: str
+
+
 class FactReply(TypedDict):
     """The site's facts that answer this turn's question (`nodes/facts.py`): their kind,
     the weekdays asked about, and the facts (`SiteFact` as a dict)."""
@@ -326,6 +333,7 @@ class ChatState(TypedDict):
     graded_chunks: NotRequired[list[dict[str, Any]]]  # RetrievedChunk dumps, citation order
     fact_reply: NotRequired[FactReply | None]
     team_match: NotRequired[TeamMatch | None]
+    team_recall: NotRequired[TeamRecall | None]
     answer: NotRequired[str]
     citations: NotRequired[list[dict[str, Any]]]
     verification: NotRequired[Verification | None]

@@ -53,6 +53,8 @@ class Turn:
 
     user: str
     assistant: str
+    # The team member who wrote `assistant` during a live takeover (None: the bot).
+    team: str | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 
 from frontdesk.api.visitor_sessions import start_session
 from frontdesk.conversation.payload import VisitorContext
@@ -66,7 +66,7 @@ def new_session(chat: ChatService, site: LoadedSite) -> str:
     return start_session(chat.runtime, site.config, None).session_id
 
 
-async def thread_messages(chat: ChatService, site: LoadedSite, session_id: str) -> list[object]:
+async def thread_messages(chat: ChatService, site: LoadedSite, session_id: str) -> list[AnyMessage]:
     graph = await chat.graph()
     config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
     return list((await graph.aget_state(config)).values.get("messages", []))
@@ -264,3 +264,89 @@ async def test_operators_are_rung_only_when_the_shop_is_open(
     await ask_for_a_person(shop_chat, site, session_id)
     events = await desk.session_log("demo", session_id, for_visitor=True)
     assert [(e.kind, e.data.get("reason")) for e in events] == [expected]
+
+
+JANA = Operator("op-jana", "Jana Krüger")
+SUGGESTION = "Ich schlage vor, dass Sie mit dem Starter-Tarif und 14 Tagen Probezeit beginnen."
+
+
+@pytest.fixture
+async def ingested_chat(ingested_demo: Settings, tmp_path: Path) -> AsyncIterator[ChatService]:
+    import shutil
+
+    data = tmp_path / "ingested"
+    shutil.copytree(ingested_demo.data_dir, data)
+    service = ChatService(build_runtime(Settings(data_dir=data, sites_dir=ingested_demo.sites_dir)))
+    yield service
+    await service.close()
+    service.runtime.close()
+
+
+async def test_after_hand_back_the_bot_answers_from_what_the_team_member_said(
+    ingested_chat: ChatService,
+) -> None:
+    chat = ingested_chat
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, _ = frozen_desk(chat, local_time(site, "wednesday", 11))
+    await chat.ask(site, session_id, "Hallo, ich brauche Hilfe bei der Einrichtung", VISITOR)
+    await desk.join(site.config, session_id, JANA)
+    await chat.ask(site, session_id, "Womit soll ich anfangen?", VISITOR)
+    await desk.reply(site.config, session_id, JANA, SUGGESTION)
+    _, exchange = await desk.hand_back(site.config, session_id, JANA, close=False)
+    assert await chat.remember_exchange(site, session_id, exchange) == 2
+
+    for question in ("Was hat Jana vorgeschlagen?", "What did Jana suggest again?"):
+        reply = await chat.ask(site, session_id, question, VISITOR)
+        assert reply.route != "HUMAN"
+        assert SUGGESTION in reply.answer and "Jana Krüger" in reply.answer, reply.answer
+        assert "nicht gefunden" not in reply.answer
+        # The team member's words are theirs, never a page of the knowledge base.
+        assert reply.citations == []
+
+    # The bot's window knows the reply is the team member's, not its own.
+    from frontdesk.conversation.nodes.common import history_turns
+
+    turns = history_turns([*await thread_messages(chat, site, session_id), HumanMessage("?")], 9)
+    assert [turn.assistant for turn in turns if turn.team == "Jana Krüger"] == [SUGGESTION]
+
+    # Another visitor asking the same hears nothing of this conversation.
+    other = new_session(chat, site)
+    for question in ("Was hat Jana vorgeschlagen?", "What did Jana Krüger write?"):
+        stranger = await chat.ask(site, other, question, VISITOR)
+        assert "Starter-Tarif" not in stranger.answer and "Jana" not in stranger.answer
+        assert all("Starter-Tarif" not in str(c) for c in stranger.citations)
+
+
+async def test_the_llm_writer_reads_the_team_members_words_as_theirs(chat: ChatService) -> None:
+    """The scripted chat model stands in for the paid API: the writer's prompt carries the
+    remembered reply labelled with the team member's name."""
+    from frontdesk.conversation.nodes.common import history_turns
+    from frontdesk.engines.base import AnswerRequest
+    from frontdesk.engines.llm.prompts import PromptBook
+    from frontdesk.engines.llm.writer import LLMAnswerWriter
+    from tests.support.scripted import ScriptedChatModel
+
+    site = chat.runtime.sites["demo"]
+    session_id = new_session(chat, site)
+    desk, _ = frozen_desk(chat, local_time(site, "wednesday", 11))
+    await desk.join(site.config, session_id, JANA)
+    await chat.ask(site, session_id, "Womit soll ich anfangen?", VISITOR)
+    await desk.reply(site.config, session_id, JANA, SUGGESTION)
+    _, exchange = await desk.hand_back(site.config, session_id, JANA, close=False)
+    await chat.remember_exchange(site, session_id, exchange)
+
+    question = "Gibt es den Tarif auch jährlich?"
+    messages = [*await thread_messages(chat, site, session_id), HumanMessage(question)]
+    model = ScriptedChatModel(outcomes=["Ja."])
+    writer = LLMAnswerWriter(PromptBook(site.config.name, ""), model)
+    request = AnswerRequest(
+        question=question,
+        search_query=question,
+        language="de",
+        chunks=[],
+        history=history_turns(messages, 4),
+    )
+    assert "".join([piece async for piece in writer.write(request)]) == "Ja."
+    prompt = [str(message.content) for message in model.seen[0]]
+    assert f"Jana Krüger (team): {SUGGESTION}" in prompt

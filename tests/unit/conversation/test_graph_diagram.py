@@ -52,6 +52,8 @@ SEED_NODES = {
     "finalize",
     # Not a seed step: live takeover (issue 23), the turn of a conversation a person owns.
     "human_relay",
+    # After a takeover: what a named team member said, quoted as theirs.
+    "team_recall_writer",
 }
 
 

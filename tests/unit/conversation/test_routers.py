@@ -109,6 +109,11 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"route": "REDIRECT"}, "redirect_handler"),
         ({"route": "BOOKING"}, "booking_handler"),
         ({"route": "HANDOFF"}, "propose_handoff"),
+        (
+            {"route": "ANSWER", "team_recall": {"name": "Jana", "text": "Try the trial."}},
+            "team_recall_writer",
+        ),
+        ({"route": "REDIRECT", "team_recall": None}, "redirect_handler"),
     ],
     routes.after_match_facts: [
         ({}, "grade_docs"),

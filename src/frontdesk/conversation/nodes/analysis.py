@@ -8,7 +8,13 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.appointments import appointment_flags
-from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
+from frontdesk.conversation.nodes.common import (
+    Update,
+    history_turns,
+    language_of,
+    team_message_named,
+    timed,
+)
 from frontdesk.conversation.nodes.skills import follow_up_context
 from frontdesk.conversation.routes import RouteInput, decide_route, states_a_topic
 from frontdesk.conversation.state import (
@@ -241,10 +247,20 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             ),
         )
     )
-    if decision.route != "ANSWER":
+    recalled = None
+    if decision.route in ("ANSWER", "REDIRECT") and not decision.hack and not intent.nonsense:
+        # Asked about what a team member said here: their words answer it, not the pages
+        # (asking for them again, or an attack naming them, keeps its own route).
+        recalled = team_message_named(
+            state["input"], history_turns(state["messages"], ctx.context_window_turns)
+        )
+    if decision.route != "ANSWER" or recalled is not None:
         # Only the ANSWER path reads the background work: stop it before it costs a search.
         ctx.cancel_pending()
     update: Update = {"route": decision.route, "route_reason": decision.reason}
+    if recalled is not None and recalled.team:
+        update["team_recall"] = {"name": recalled.team, "text": recalled.assistant}
+        update["route"], update["route_reason"] = "ANSWER", "team_recall"
     if decision.hack and counts_toward_block(intent.confidence, ctx.site.abuse.hack_confident_at):
         # Only confident detections count toward the block; the gate has already
         # forgotten attacks older than the block window.

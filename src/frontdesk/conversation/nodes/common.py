@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -18,6 +19,9 @@ from frontdesk.engines.base import Turn
 from frontdesk.knowledge.models import RetrievedChunk
 
 Update = dict[str, Any]
+# Where a message of the bot's window written by a person of the team keeps their name.
+TEAM_MEMBER = "team_member"
+_WORDS = re.compile(r"\w+")
 NodeFn = TypeVar("NodeFn", bound=Callable[..., Awaitable[Update]])
 
 STREAMING_NODES = frozenset(
@@ -31,6 +35,7 @@ STREAMING_NODES = frozenset(
         "clarify_handler",
         "offer_human",
         "skill_ending_writer",
+        "team_recall_writer",
     }
 )
 
@@ -86,9 +91,28 @@ def history_turns(messages: Sequence[AnyMessage], window: int) -> list[Turn]:
         if isinstance(message, HumanMessage):
             pending_user = str(message.content)
         elif isinstance(message, AIMessage) and pending_user is not None:
-            turns.append(Turn(user=pending_user, assistant=str(message.content)))
+            team = message.additional_kwargs.get(TEAM_MEMBER)
+            turns.append(
+                Turn(
+                    user=pending_user,
+                    assistant=str(message.content),
+                    team=str(team) if team else None,
+                )
+            )
             pending_user = None
     return turns[-window:] if window > 0 else []
+
+
+def team_message_named(text: str, turns: Sequence[Turn]) -> Turn | None:
+    """The latest thing a team member said in this conversation when the visitor's
+    message names them ("Was hat Jana vorgeschlagen?"): any word of their display name."""
+    words = {word.casefold() for word in _WORDS.findall(text)}
+    for turn in reversed(turns):
+        if turn.team and any(
+            len(part) > 1 and part.casefold() in words for part in _WORDS.findall(turn.team)
+        ):
+            return turn
+    return None
 
 
 def language_of(state: ChatState, runtime: Runtime[TurnContext]) -> str:

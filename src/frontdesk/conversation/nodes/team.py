@@ -8,7 +8,13 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import citations_of
-from frontdesk.conversation.nodes.common import Update, emit_words, timed
+from frontdesk.conversation.nodes.common import (
+    Update,
+    emit_words,
+    language_of,
+    site_say,
+    timed,
+)
 from frontdesk.conversation.state import ChatState, Evaluation, Verification
 from frontdesk.improvement.team_answers import answer_part
 
@@ -31,6 +37,38 @@ async def team_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
             relevance=1.0,
             coverage="full",
             reasoning="the team's own answer to this question",
+            after="auto",
+        ),
+        "routing": "answered",
+    }
+
+
+@timed
+async def team_recall_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+    """What a team member told the visitor during a live takeover, quoted as theirs: a
+    message of this conversation, never a page of the knowledge base (no citation)."""
+    recall = state.get("team_recall")
+    if not recall:
+        raise ValueError("team_recall_writer without a team member's message")
+    answer = site_say(
+        runtime,
+        "team_recall",
+        language_of(state, runtime),
+        name=recall["name"],
+        text=recall["text"],
+    )
+    emit_words("team_recall_writer", answer)
+    return {
+        "answer": answer,
+        "citations": [],
+        "graded_chunks": [],
+        "low_confidence": False,
+        "verification": Verification(claims=[], factuality_score=1.0),
+        "evaluation": Evaluation(
+            quality=1.0,
+            relevance=1.0,
+            coverage="full",
+            reasoning="what the team member said in this conversation",
             after="auto",
         ),
         "routing": "answered",

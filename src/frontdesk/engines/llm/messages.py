@@ -75,7 +75,8 @@ def history_messages(history: Sequence[Turn], scrubber: PiiScrubber) -> list[Bas
     messages: list[BaseMessage] = []
     for turn in history:
         messages.append(HumanMessage(content=scrubber.scrub(turn.user)))
-        messages.append(AIMessage(content=scrubber.scrub(turn.assistant)))
+        said = f"{turn.team} (team): {turn.assistant}" if turn.team else turn.assistant
+        messages.append(AIMessage(content=scrubber.scrub(said)))
     return messages
 
 

@@ -25,6 +25,8 @@ TURNS = [
         ("Tom, was that yearly?", "Monthly or yearly."),
         ("What did you suggest?", None),  # no one named: the bot's usual reading
         ("Tomorrow?", None),  # a name is a whole word, not a part of one
+        ("what did jana say", None),  # a name is written as one
+        ("Tom can you check again?", None),  # a first word is a name only when addressed
     ],
 )
 def test_the_named_team_members_latest_words(message: str, said: str | None) -> None:
@@ -35,3 +37,11 @@ def test_the_named_team_members_latest_words(message: str, said: str | None) -> 
 def test_the_bots_own_turns_and_one_letter_names_are_never_recalled() -> None:
     assert team_message_named("What did you say, J?", [Turn("?", "x", team="J")]) is None
     assert team_message_named("Hi again", [Turn("Hello", "Hi again!")]) is None
+
+
+def test_an_operator_named_like_a_word_is_not_named_by_that_word() -> None:
+    will = [Turn("Which plan?", "Start with the trial.", team="Will Baker")]
+    assert team_message_named("Will you be open tomorrow?", will) is None
+    assert team_message_named("I will come by tomorrow", will) is None
+    assert team_message_named("What did Will suggest?", will) is not None
+    assert team_message_named("Will, what was the plan?", will) is not None

@@ -106,13 +106,27 @@ def history_turns(messages: Sequence[AnyMessage], window: int) -> list[Turn]:
 def team_message_named(text: str, turns: Sequence[Turn]) -> Turn | None:
     """The latest thing a team member said in this conversation when the visitor's
     message names them ("Was hat Jana vorgeschlagen?"): any word of their display name."""
-    words = {word.casefold() for word in _WORDS.findall(text)}
     for turn in reversed(turns):
         if turn.team and any(
-            len(part) > 1 and part.casefold() in words for part in _WORDS.findall(turn.team)
+            len(part) > 1 and names(text, part) for part in _WORDS.findall(turn.team)
         ):
             return turn
     return None
+
+
+def names(text: str, name: str) -> bool:
+    """Pure: `text` names `name` — written as a name (capitalised), and as the first word
+    only when addressed ("Tom, …"): an operator called Will or Mark is not named by
+    "Will you be open tomorrow?" or "mark my order as urgent"."""
+    matches = [m for m in _WORDS.finditer(text) if m.group().casefold() == name.casefold()]
+    for match in matches:
+        if not match.group()[0].isupper():
+            continue
+        if match.start() > len(text) - len(text.lstrip()):  # not the message's first word
+            return True
+        if text[match.end() :].lstrip().startswith(","):
+            return True
+    return False
 
 
 def language_of(state: ChatState, runtime: Runtime[TurnContext]) -> str:

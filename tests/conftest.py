@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,11 +20,70 @@ SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
 DEMO_SITES_DIR = DEMO_DIR / "sites"
 
 
-@pytest.fixture(scope="session")
-def _model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache of converted models for the whole run (e5's ONNX graph takes seconds to
-    build; every test and the subprocesses it starts reuse it)."""
-    return tmp_path_factory.mktemp("model-cache")
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`-n 2 --dist loadgroup`): Chromium tests run one at a time on one
+    worker, and so do the llama.cpp server tests (two such heavy processes at once on two
+    cores push each other past their timeouts); the tests of a module that share a
+    module-scoped fixture (servers, replicas, a loaded model) stay on one worker, so it is
+    built once."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        group = None
+        if item.get_closest_marker("browser"):
+            group = "chromium"
+        elif item.get_closest_marker("llm_local"):
+            group = "llama-server"
+        else:
+            info = getattr(item, "_fixtureinfo", None)
+            definitions = info.name2fixturedefs.values() if info else ()
+            if any(d.scope == "module" for defs in definitions for d in defs):
+                group = item.nodeid.split("::")[0]
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def shared_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """A folder `build` fills once per run. Under pytest-xdist every worker gets the same
+    folder (in the run's common temporary directory, built by the first worker under a file
+    lock), so a slow session fixture is not rebuilt per worker; callers only read it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    folder = tmp_path_factory.getbasetemp().parent / f"shared-{name}"
+    with open(f"{folder}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder / ".built"
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that died half way
+            folder.mkdir(parents=True)
+            build(folder)
+            done.touch()
+    return folder
+
+
+def remove_unless_shared(folder: Path) -> None:
+    """Session teardown of a `shared_once` folder: another worker may still read it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _model_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache of converted models for the whole run, shared by xdist workers (e5's ONNX
+    graph takes seconds to build; every test and the subprocesses it starts reuse it; the
+    graph is written atomically, so two workers building it at once is only wasted work).
+    Set for the whole session, so session and module fixtures that embed (they are set up
+    before `_isolated_environment`) never write into ~/.cache."""
+    folder = shared_once(tmp_path_factory, "model-cache", lambda folder: None)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FRONTDESK_MODEL_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True)
@@ -83,11 +144,15 @@ def demo_sites(folder: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def ingested_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """Settings of a data folder whose demo knowledge base is already ingested."""
-    root = tmp_path_factory.mktemp("demo")
-    settings = Settings(data_dir=root / "data", sites_dir=demo_sites(root / "sites"))
-    runtime = build_runtime(settings)
-    ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
-    runtime.close()
-    yield settings
-    shutil.rmtree(root, ignore_errors=True)
+    """Settings of a data folder whose demo knowledge base is already ingested (once per
+    run, also under xdist: tests copy it or only read it)."""
+
+    def build(root: Path) -> None:
+        settings = Settings(data_dir=root / "data", sites_dir=demo_sites(root / "sites"))
+        runtime = build_runtime(settings)
+        ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
+        runtime.close()
+
+    root = shared_once(tmp_path_factory, "demo", build)
+    yield Settings(data_dir=root / "data", sites_dir=root / "sites")
+    remove_unless_shared(root)

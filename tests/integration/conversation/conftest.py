@@ -13,6 +13,7 @@ import pytest
 from frontdesk.conversation.service import ChatService
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
+from tests.conftest import remove_unless_shared, shared_once
 
 
 @pytest.fixture
@@ -48,19 +49,20 @@ def ingested_velotrove(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Set
 
     from frontdesk.demo_setup import ingest_sources
 
-    root = tmp_path_factory.mktemp("velotrove")
-    sites = root / "sites"
-    sites.mkdir()
-    site_file = (VELOTROVE / "sites" / "velotrove.yaml").read_text(encoding="utf-8")
-    (sites / "velotrove.yaml").write_text(
-        site_file.replace("[../kb]", f"[{VELOTROVE / 'kb'}]"), encoding="utf-8"
-    )
-    settings = Settings(data_dir=root / "data", sites_dir=sites)
-    runtime = build_runtime(settings)
-    ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
-    runtime.close()
-    yield settings
-    shutil.rmtree(root, ignore_errors=True)
+    def build(root: Path) -> None:
+        sites = root / "sites"
+        sites.mkdir()
+        site_file = (VELOTROVE / "sites" / "velotrove.yaml").read_text(encoding="utf-8")
+        (sites / "velotrove.yaml").write_text(
+            site_file.replace("[../kb]", f"[{VELOTROVE / 'kb'}]"), encoding="utf-8"
+        )
+        runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
+        ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
+        runtime.close()
+
+    root = shared_once(tmp_path_factory, "velotrove", build)
+    yield Settings(data_dir=root / "data", sites_dir=root / "sites")
+    remove_unless_shared(root)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from frontdesk.conversation.service import ChatService
 from frontdesk.demo_setup import ingest_sources
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
+from tests.conftest import remove_unless_shared, shared_once
 
 
 def write_site(folder: Path, engine: dict[str, Any] | None = None, top_k: int = 7) -> Path:
@@ -33,14 +34,17 @@ def write_site(folder: Path, engine: dict[str, Any] | None = None, top_k: int = 
 
 @pytest.fixture(scope="session")
 def ingested_kb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A data folder whose demo knowledge base is ingested once per session."""
-    root = tmp_path_factory.mktemp("llm-demo")
-    settings = Settings(data_dir=root / "data", sites_dir=write_site(root / "sites"))
-    runtime = build_runtime(settings)
-    ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
-    runtime.close()
+    """A data folder whose demo knowledge base is ingested once per run (tests copy it)."""
+
+    def build(root: Path) -> None:
+        settings = Settings(data_dir=root / "data", sites_dir=write_site(root / "sites"))
+        runtime = build_runtime(settings)
+        ingest_sources(runtime, Console(quiet=True), only_if_empty=True)
+        runtime.close()
+
+    root = shared_once(tmp_path_factory, "llm-demo", build)
     yield root / "data"
-    shutil.rmtree(root, ignore_errors=True)
+    remove_unless_shared(root)
 
 
 @pytest.fixture

@@ -67,6 +67,14 @@ def shared_once(
     return folder
 
 
+def private_copy(data_dir: Path, target: Path) -> Path:
+    """A copy of a shared, ingested data folder for a process that may write to it (servers
+    keep answer-time vectors in the knowledge file): other xdist workers copy the original
+    while this test runs, and must never see it half written."""
+    shutil.copytree(data_dir, target)
+    return target
+
+
 def remove_unless_shared(folder: Path) -> None:
     """Session teardown of a `shared_once` folder: another worker may still read it."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):

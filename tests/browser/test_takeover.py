@@ -23,6 +23,7 @@ import yaml
 from browser_support import HostSite, new_context, sign_in, widget
 
 from frontdesk.settings import Settings
+from tests.conftest import private_copy
 from tests.integration.production.replicas import Replica, ingest_for_replicas
 from tests.support.failover_proxy import FailoverProxy
 from tests.support.simulator import SimulatedProvider
@@ -105,6 +106,7 @@ def deployment(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Deployment]:
     root = tmp_path_factory.mktemp("takeover")
+    knowledge = private_copy(ingested_demo.data_dir, root / "knowledge")
     with SimulatedProvider() as provider, HostSite() as host:
         replica_ports: list[int] = []
         proxy = FailoverProxy(replica_ports)
@@ -117,7 +119,7 @@ def deployment(
             "FRONTDESK_DATA_DIR": str(root / "data"),
             # Without pgvector the replicas read the ingested SQLite index; with it (as
             # `make pgvector` installs) the knowledge lives in PostgreSQL, ingested below.
-            "FRONTDESK_KNOWLEDGE_URL": f"sqlite:///{ingested_demo.data_dir / 'frontdesk.db'}",
+            "FRONTDESK_KNOWLEDGE_URL": f"sqlite:///{knowledge / 'frontdesk.db'}",
             "FRONTDESK_DEMO_SITE": "false",
         }
         ingest_for_replicas(env)

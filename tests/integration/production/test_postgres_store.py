@@ -16,6 +16,7 @@ from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store import migrate
 from frontdesk.store.models import Conversation, Message, Trace
+from tests.conftest import private_copy
 
 pytestmark = [pytest.mark.postgres, pytest.mark.integration]
 VISITOR = VisitorContext(ip_hash="test")
@@ -32,7 +33,8 @@ def _checkpoint_rows(url: str, thread: str) -> int:
 def pg_settings(ingested_demo: Settings, pg_url: str, tmp_path: Path) -> Settings:
     # Knowledge from the ingested SQLite file when this PostgreSQL has no pgvector (these
     # tests read the store, not the knowledge index).
-    knowledge = f"sqlite:///{ingested_demo.data_dir / 'frontdesk.db'}"
+    knowledge_dir = private_copy(ingested_demo.data_dir, tmp_path / "knowledge")
+    knowledge = f"sqlite:///{knowledge_dir / 'frontdesk.db'}"
     return Settings(
         data_dir=tmp_path / "data",
         sites_dir=ingested_demo.sites_dir,

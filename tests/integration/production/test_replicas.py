@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from frontdesk.settings import Settings
 from frontdesk.store.db import make_engine
 from frontdesk.store.models import Conversation, Message
+from tests.conftest import private_copy
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.integration]
 
@@ -32,6 +33,7 @@ def replicas(
 ) -> Iterator[list[Replica]]:
     pg_url, redis_prefix = module_pg_url, module_redis_prefix
     tmp_path = tmp_path_factory.mktemp("replicas")
+    knowledge = private_copy(ingested_demo.data_dir, tmp_path / "knowledge")
     env = {
         "FRONTDESK_DATABASE_URL": pg_url,
         "FRONTDESK_REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -40,7 +42,7 @@ def replicas(
         "FRONTDESK_DATA_DIR": str(tmp_path / "data"),
         # Without pgvector the replicas read the ingested SQLite index; with it the
         # knowledge lives in PostgreSQL, ingested below.
-        "FRONTDESK_KNOWLEDGE_URL": f"sqlite:///{ingested_demo.data_dir / 'frontdesk.db'}",
+        "FRONTDESK_KNOWLEDGE_URL": f"sqlite:///{knowledge / 'frontdesk.db'}",
         "FRONTDESK_DISPATCH_IN_PROCESS": "false",
     }
     ingest_for_replicas(env)

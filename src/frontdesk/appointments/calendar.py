@@ -133,7 +133,7 @@ class TeamCalendar:
         except (dav_error.DAVError, OSError) as exc:
             raise CalendarError(f"calendar {self.url} failed ({what}): {exc}") from exc
         except Exception as exc:  # the HTTP stack's own errors (connection refused, timeouts)
-            if type(exc).__module__.split(".")[0] in {"niquests", "urllib3", "requests"}:
+            if type(exc).__module__.split(".")[0] in {"urllib3", "requests"}:
                 raise CalendarError(f"calendar {self.url} is unreachable ({what}): {exc}") from exc
             raise
 

@@ -71,9 +71,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the test doubles in tests/support are not shipped
-from benchmarks.load import stop, wait_http  # noqa: E402
-
-from tests.support.ports import free_port  # noqa: E402
+from benchmarks.load import start_server, stop  # noqa: E402
 
 SITES_DIR = REPO / "benchmarks" / "data" / "small_business"
 Category = Literal["fact", "absent", "smalltalk", "crosslang"]
@@ -500,13 +498,8 @@ def run(
                     file=sys.stderr,
                     flush=True,
                 )
-        port = free_port()
-        command = [sys.executable, "-m", "frontdesk", "serve", "--port", str(port)]
-        with log.open("ab") as out:
-            server = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        server, base = start_server(env, log, 300)
         stack.callback(stop, server)
-        base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/readyz", server, "frontdesk serve", 300)
         verdicts: list[Verdict] = []
         with httpx.Client(base_url=base, timeout=120) as client:
             for site in sites:

@@ -1,4 +1,4 @@
-"""An everyday request near a site's topic (issue #17, `knowledge/everyday.py`): a home-care
+"""An everyday request near a site's topic (`knowledge/everyday.py`): a home-care
 agency whose pages cover its carers' holiday and sick leave, through the real graph — real
 SQLite, the default embedding model (multilingual-e5-small), the local engine, no threshold
 calibrated. A visitor's own holiday request to a personal assistant ("did my vacation get
@@ -40,6 +40,9 @@ PAGES = {
 
 Hearthside is a home-care agency in Leeds. Our carers visit older people at home to help
 with washing, meals, medication and company, from 30-minute calls to live-in care.
+
+Our office is open Monday to Friday, 9:00 to 17:00. Families pay by card, bank transfer or
+direct debit.
 """,
     "working-for-us.md": """# Working for Hearthside
 
@@ -114,3 +117,28 @@ async def test_what_the_pages_answer_about_holiday_is_answered(service: ChatServ
     assert values["route"] == "ANSWER", (values["intent"], values.get("site_support"))
     assert values["routing"] in ("answered", "partially_answered", "low_confidence")
     assert "28 days" in values["answer"]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["what's the date of my next paycheck", "help with credit card points"],
+)
+async def test_an_everyday_request_near_one_of_the_business_facts_is_refused(
+    service: ChatService, request_: str
+) -> None:
+    """The agency states its hours and how families pay; a visitor's own pay-day or card
+    question to a personal assistant asks for neither."""
+    values = await turn(service, request_)
+    support = values.get("site_support")
+    assert support is not None, values["intent"]
+    assert support["everyday"] >= support["everyday_bar"], support
+    assert support.get("fact") is None, support
+    assert (values["route"], values["routing"]) == ("REDIRECT", "irrelevant"), support
+
+
+async def test_a_question_for_the_business_hours_is_still_answered(
+    service: ChatService,
+) -> None:
+    values = await turn(service, "When is your office open?")
+    assert values["route"] == "ANSWER", (values["intent"], values.get("site_support"))
+    assert "17:00" in values["answer"] or "5:00" in values["answer"], values["answer"]

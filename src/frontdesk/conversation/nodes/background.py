@@ -124,6 +124,11 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     word_bar = profile.word_support_threshold if profile is not None else None
     lexical = _word_support(state["input"], result)
     everyday = await ctx.everyday(state["input"]) if ctx.everyday is not None else None
+    reads_everyday = everyday is not None and everyday.reads_as_everyday
+    # A question for one of the business's own facts stands for the site's support, but
+    # not a message that reads as an everyday request ("what day is the next holiday",
+    # "help with credit card points"): like any other, that needs both signals at once.
+    fact = None if reads_everyday else await _asked_fact(state["input"], result, ctx)
     support = SiteSupport(
         score=result.top_score,
         threshold=round(bar if bar is not None else 1.0, 4),
@@ -134,12 +139,12 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
             bar,
             lexical,
             word_bar,
-            everyday=everyday is not None and everyday.reads_as_everyday,
+            everyday=reads_everyday,
         ),
         strong=strongly_supported_by_site(result.status, result.top_score, bar, lexical),
         everyday=None if everyday is None else round(everyday.nearest, 4),
         everyday_bar=None if everyday is None else round(everyday.bar, 4),
-        fact=await _asked_fact(state["input"], result, ctx),
+        fact=fact,
     )
     return {"site_support": support}
 

@@ -30,6 +30,8 @@ from importlib import resources
 
 import yaml
 
+from frontdesk.guard.lookalikes import LOOK_ALIKE, LOOK_ALIKES
+
 # Stands for an e-mail address, web address or phone number in a folded sentence.
 TARGET = "\ue000"
 ADDRESSED_TO_ASSISTANT = "addressed_to_assistant"
@@ -53,13 +55,6 @@ _DIGIT = re.compile(r"\d")
 _SPELLED = re.compile(r"\s*[\[(]\s*(at|dot)\s*[\])]\s*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=\S)")
 
-# Letters of Cyrillic and Greek that render like Latin ones (pairs from Unicode's
-# confusables data, TR39), read as Latin inside words written in Latin letters.
-_LOOK_ALIKES = str.maketrans(
-    "аеорсухіјѕԁԛԝАВЕКМНОРСТХУІЅЈαεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdqwABEKMHOPCTXYISJaeikvoptuxABEZHIKMNOPTYX",
-)
-_LOOK_ALIKE = re.compile("[аеорсухіјѕԁԛԝАВЕКМНОРСТХУІЅЈαεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]")
 _LATIN = re.compile("[A-Za-z]")
 _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"\w+")
@@ -72,12 +67,12 @@ _INVISIBLE = re.compile(
 
 
 def _unmask_word(word: str, latin_line: bool) -> str:
-    look_alikes = len(_LOOK_ALIKE.findall(word))
+    look_alikes = len(LOOK_ALIKE.findall(word))
     if not look_alikes:
         return word
     mixed = _LATIN.search(word) is not None
     all_look_alike = look_alikes == len(_LETTER.findall(word))
-    return word.translate(_LOOK_ALIKES) if mixed or (all_look_alike and latin_line) else word
+    return word.translate(LOOK_ALIKES) if mixed or (all_look_alike and latin_line) else word
 
 
 def fold(text: str) -> str:
@@ -85,7 +80,7 @@ def fold(text: str) -> str:
     other scripts as the Latin letters they imitate, curly apostrophes straight,
     lower case, single spaces."""
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    if _LOOK_ALIKE.search(text):
+    if LOOK_ALIKE.search(text):
         latin = len(_LATIN.findall(text))
         latin_line = 2 * latin > len(_LETTER.findall(text))
         text = _WORD.sub(lambda word: _unmask_word(word[0], latin_line), text)

@@ -5,7 +5,9 @@ What counts as "the assistant" is what the widget calls it (its `bot` label in e
 language it speaks) and the site itself (its `name`). Names are compared after NFKC,
 case folding and removal of invisible characters, combining marks, spaces and
 punctuation, so full-width letters, zero-width joiners or "A.s.s.i.s.t.a.n.t" do not slip
-through; a word that mixes alphabets (a Cyrillic "А" among Latin letters) is refused too.
+through; a word that mixes alphabets (a Cyrillic "А" among Latin letters) is refused too,
+and so is a name typed wholly in look-alike letters of another alphabet ("АСМЕ" in
+Cyrillic for a site called Acme), compared as the Latin letters it imitates.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from frontdesk.guard.lookalikes import as_latin
 from frontdesk.widget import widget_texts
 
 # Scripts that one person's name legitimately mixes (Japanese: kanji with kana).
@@ -38,6 +41,12 @@ def assistant_words() -> frozenset[str]:
     return frozenset(skeleton(label) for label in labels if skeleton(label))
 
 
+def _shapes(text: str) -> frozenset[str]:
+    """The skeletons `text` can be read as: as typed, and as the Latin letters its
+    look-alike letters imitate."""
+    return frozenset(shape for shape in (skeleton(text), skeleton(as_latin(text))) if shape)
+
+
 def _script(char: str) -> str:
     script = unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
     return "CJK" if script in _EAST_ASIAN else script
@@ -54,13 +63,14 @@ def _mixes_alphabets(name: str) -> bool:
 def check_display_name(name: str, site_name: str) -> str:
     """`name` trimmed, or `ImpersonatingName` saying what to change."""
     name = " ".join(name.split())
-    shape = skeleton(name)
-    if any(word in shape for word in assistant_words()):
+    shapes = _shapes(name)
+    words = assistant_words() | {skeleton(as_latin(word)) for word in assistant_words()}
+    if any(word in shape for shape in shapes for word in words):
         raise ImpersonatingName(
             "Choose another name: visitors would take it for the assistant. "
             "Use your own name, e.g. your first name."
         )
-    if shape and shape == skeleton(site_name):
+    if shapes & _shapes(site_name):
         raise ImpersonatingName(
             f"Choose another name: {site_name} is the site's own name. "
             "Visitors already see who you work for; use your own name."

@@ -3,6 +3,8 @@ whatever the spelling; people's own names in any alphabet pass."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from frontdesk.live.names import (
@@ -49,3 +51,17 @@ def test_names_that_pass_for_the_assistant_or_the_site_are_refused(name: str) ->
 )
 def test_peoples_own_names_pass(name: str) -> None:
     assert check_display_name(name, SITE) == name
+
+
+@pytest.mark.parametrize(("name", "site"), [("АСМЕ", "Acme"), ("Тесо", "Teco"), ("ВОХ", "Box")])
+def test_the_site_name_typed_in_look_alike_cyrillic_is_refused(name: str, site: str) -> None:
+    # Every letter Cyrillic, so no word mixes alphabets; it still reads as the site's name.
+    assert all(unicodedata.name(char).startswith("CYRILLIC") for char in name)
+    with pytest.raises(ImpersonatingName, match="site's own name"):
+        check_display_name(name, site)
+
+
+@pytest.mark.parametrize("name", ["Вера", "Анна Петрова", "Сергей", "асме"])
+def test_cyrillic_names_that_merely_share_letters_with_latin_pass(name: str) -> None:
+    # "асме" in lower case: Cyrillic "м" does not look like "m".
+    assert check_display_name(name, "Acme") == name

@@ -33,7 +33,9 @@ from frontdesk.facts.answer import (
 from frontdesk.facts.calendar import dates_named, days_named, relative_days_named
 from frontdesk.facts.meaning import kind_scores, service_scores
 from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
+from frontdesk.knowledge.language_pairs import relevance
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
+from frontdesk.knowledge.service import SiteKnowledge
 from frontdesk.leads.hours import public_holiday_named
 from frontdesk.sites.schema import BusinessHoursConfig
 
@@ -60,7 +62,13 @@ def _match(
     chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
     if asked.kind == "price":
         prices = facts.of_kind("price")
-        service_near = service_scores(embedder, question, prices)
+        # The labels are in the site's language: a question in another language is scored
+        # with the model's cross-language offset, as passages are (`language_pairs.py`).
+        offset = SiteKnowledge.of(ctx.site).cross_language_offset()
+        service_near = [
+            relevance(score, language, ctx.site.default_language, offset)
+            for score in service_scores(embedder, question, prices)
+        ]
         service = best_service(prices, service_near, question=question)
         if service is None:
             return None  # no priced service named: the pages may still answer

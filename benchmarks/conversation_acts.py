@@ -7,8 +7,10 @@ languages, and 32 messages that open with an act but ask or state something); CL
 **val** (its greetings, goodbyes, thanks, yes and no; the other 2,980 rows as non-acts);
 xSID **val** in en, de, it and nl (1,200 voice-assistant requests, all non-acts). A row
 counts as recognised when the graph's router would give it its act's reply
-(`routes.is_conversation_act`), read as `intent_classifier` reads it: the intent model's
-act head, then the site's embedding model (default e5) for a short statement.
+(`routes.is_conversation_act`), read as `intent_classifier` reads it
+(`nodes.analysis.read_act`): the intent model's act head, then the site's embedding model
+(default e5) for a short statement, or for a short question that the fact reader also
+puts with small talk.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from frontdesk.conversation.nodes.analysis import might_be_an_act  # noqa: E402
+from frontdesk.conversation.nodes.analysis import read_act  # noqa: E402
 from frontdesk.conversation.routes import (  # noqa: E402
     RouteInput,
     is_conversation_act,
@@ -47,10 +49,14 @@ class Reader:
 
     async def read(self, text: str, *, embedding: bool) -> tuple[IntentResult, Act | None]:
         result = await self.job.classify(text, [])
-        act = result.act
-        if act is None and embedding and self.examples and might_be_an_act(text, result):
-            act = self.examples.read(self.embedder.embed_query(text))
-        return result, act
+        if not embedding or self.examples is None:
+            return result, result.act
+        examples = self.examples
+
+        async def read_shipped(message: str) -> Act | None:
+            return examples.read(self.embedder.embed_query(message))
+
+        return result, await read_act(text, result, read_shipped, self.embedder)
 
 
 def routed_as_act(text: str, result: IntentResult, act: Act | None) -> bool:

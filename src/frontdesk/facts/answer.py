@@ -66,6 +66,10 @@ KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The kind of small talk: no fact, and what a short "how are you" question reads as.
+SMALL_TALK_KIND = "_chat"
+
+
 @dataclass(frozen=True)
 class KindMargins:
     """How much nearer than every other kind the best fact kind must be: `clear` answers

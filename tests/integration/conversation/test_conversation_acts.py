@@ -115,6 +115,26 @@ async def test_a_phrasing_the_act_head_never_saw_is_read_by_the_embedding_model(
     assert values["answer"] == reply("act.yes"), values["answer"]
 
 
+@pytest.mark.parametrize("message", ["Come stai? 😊", "Hoe gaat het met je?"])
+async def test_how_are_you_asked_in_words_the_act_head_never_saw_is_the_act(
+    service: ChatService, message: str
+) -> None:
+    """A question, so the shipped acts alone do not decide it (they read "Où êtes-vous ?"
+    as "how are you" too): the fact reader puts it with small talk as well. It got the
+    introduction, or "I couldn't find this in our documentation"."""
+    values = await ask(service, str(uuid.uuid4()), message)
+    assert (values["route"], values["route_reason"]) == ("REDIRECT", "how_are_you")
+    assert values["citations"] == []
+
+
+@pytest.mark.parametrize("message", ["Où êtes-vous ?", "Wo seid ihr?"])
+async def test_a_short_question_for_the_address_is_no_small_talk(
+    service: ChatService, message: str
+) -> None:
+    values = await ask(service, str(uuid.uuid4()), message)
+    assert values["route_reason"] != "how_are_you", values["answer"]
+
+
 async def test_small_talk_with_words_of_its_own_is_still_the_act(service: ChatService) -> None:
     """ "Au revoir, bonne journée" has three content words: it got the introduction."""
     session = str(uuid.uuid4())

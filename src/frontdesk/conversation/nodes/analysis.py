@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Mapping
 
 from langgraph.runtime import Runtime
 
@@ -29,14 +31,17 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
-from frontdesk.engines.base import IntentResult
+from frontdesk.engines.base import Act, IntentResult
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
     mentions_plans,
     voices_grievance,
 )
 from frontdesk.engines.local.answering.text import is_question
+from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
+from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
+from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 
 log = logging.getLogger(__name__)
@@ -109,16 +114,57 @@ def might_be_an_act(text: str, result: IntentResult) -> bool:
     return not states_a_topic(text)
 
 
+def might_ask_how_i_am(text: str, result: IntentResult) -> bool:
+    """Pure: a short question with no topic of its own ("Come stai?", "Hoe gaat het met
+    je?") that the act head did not place: it may be "how are you", which only two readers
+    agreeing decide (`small_talk_question`)."""
+    if result.intent == "HACK" or result.nonsense or result.high_stakes:
+        return False
+    return len(text) <= MAX_ACT_CHARS and is_question(text) and not states_a_topic(text)
+
+
+def small_talk_question(
+    act: Act | None, kinds: Mapping[str, float], margin: float | None
+) -> Act | None:
+    """Pure: "how are you" when the shipped acts read it so and the fact reader puts it
+    with small talk, nearer than any other kind by `margin` (the margin a fact kind needs
+    when the search agrees). Either reader alone takes a short question wrongly: the acts
+    read "Où êtes-vous ?" and "Hola, ¿a qué hora abren?" as "how are you", the fact kinds
+    put them with the address and the hours."""
+    if act != "how_are_you" or margin is None or len(kinds) < 2:
+        return None
+    ranked = sorted(kinds.items(), key=lambda item: item[1], reverse=True)
+    (nearest, score), (_, runner_up) = ranked[0], ranked[1]
+    return act if nearest == SMALL_TALK_KIND and score - runner_up >= margin else None
+
+
+async def read_act(
+    text: str,
+    result: IntentResult,
+    read: Callable[[str], Awaitable[Act | None]] | None,
+    embedder: Embedder | None,
+) -> Act | None:
+    """The conversation act the message is: the intent model's act head, else for a short
+    statement the site's embedding model against the shipped acts (a phrasing the head
+    never saw: "Nos vemos"), and for a short question "how are you" only when the fact
+    reader agrees (`small_talk_question`: "Come stai?")."""
+    if result.act is not None or read is None:
+        return result.act
+    if might_be_an_act(text, result):
+        return await read(text)
+    margins = KIND_MARGINS.get(embedder.name) if embedder is not None else None
+    if embedder is None or margins is None or not might_ask_how_i_am(text, result):
+        return None
+    kinds = await asyncio.to_thread(kind_scores, embedder, text)
+    return small_talk_question(await read(text), kinds, margins.least)
+
+
 @timed
 async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ctx = runtime.context
     history = history_turns(state["messages"], ctx.context_window_turns)
     result = await ctx.engines.intent.classify(state["input"], history)
-    act = result.act
-    if act is None and ctx.read_act is not None and might_be_an_act(state["input"], result):
-        # A phrasing the act head never saw ("Come stai?", "Nos vemos"): the site's
-        # embedding model reads it against the shipped acts of eight languages.
-        act = await ctx.read_act(state["input"])
+    act = await read_act(state["input"], result, ctx.read_act, ctx.facts_embedder)
     return {
         "intent": {
             "label": result.intent,

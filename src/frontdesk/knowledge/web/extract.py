@@ -13,6 +13,7 @@ import re
 import threading
 from dataclasses import dataclass, field, replace
 from email.message import Message
+from typing import Any
 from urllib.parse import urlsplit
 
 from frontdesk.guard.charset import clean_text
@@ -129,6 +130,48 @@ def _web_document(
     )
 
 
+# A Markdown table's header row and the separator line under it.
+_TABLE_HEAD = re.compile(
+    r"^(\|[^\n]*\|)[ \t]*\n(\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+)[ \t]*$", re.MULTILINE
+)
+
+
+def _cells(row: str) -> tuple[str, ...]:
+    return tuple(" ".join(cell.split()) for cell in row.strip().strip("|").split("|"))
+
+
+def _data_first_rows(tree: Any) -> set[tuple[str, ...]]:
+    """The first rows of the page's tables that are data, not a header: outside `<thead>`
+    and not all `<th>` ("<th>Lunes</th><td>Cerrado</td>", a row header and its value)."""
+    rows: set[tuple[str, ...]] = set()
+    for table in tree.xpath("//table"):
+        first = table.xpath("(./thead/tr|./tbody/tr|./tr)[1]")
+        if not first or first[0].getparent().tag == "thead":
+            continue
+        cells = first[0].xpath("./th|./td")
+        if cells and any(cell.tag == "td" for cell in cells):
+            rows.add(tuple(" ".join(cell.text_content().split()) for cell in cells))
+    return rows
+
+
+def _headerless_tables(markdown: str, data_rows: set[tuple[str, ...]]) -> str:
+    """trafilatura writes every table's first row as its header. A first row that was data
+    on the page gets an empty header above it instead, so the answer does not read it as
+    column names ("Martes — Cerrado: 10:00 – 20:00" for a Tuesday open 10 to 8)."""
+    if not data_rows:
+        return markdown
+
+    def fix(match: re.Match[str]) -> str:
+        head, separator = match.group(1), match.group(2)
+        cells = _cells(head)
+        if cells not in data_rows:
+            return match.group(0)
+        empty = "|" + "  |" * len(cells)
+        return f"{empty}\n{separator}\n{head}"
+
+    return _TABLE_HEAD.sub(fix, markdown)
+
+
 def _html_page(url: str, html: str) -> Page:
     import lxml.html
     import trafilatura
@@ -177,6 +220,7 @@ def _html_page(url: str, html: str) -> Page:
         favor_recall=True,
     )
     if markdown and markdown.strip():
+        markdown = _headerless_tables(markdown, _data_first_rows(tree))
         if not title:
             first = re.search(r"^#{1,6}\s+(.+)$", markdown, re.MULTILINE)
             title = first.group(1).strip() if first else url

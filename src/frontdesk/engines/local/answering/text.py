@@ -277,7 +277,7 @@ def _table_rows(line: str) -> list[list[str]]:
 
 
 def _render_row(header: list[str], row: list[str]) -> str:
-    if not header or len(header) != len(row):
+    if not any(header) or len(header) != len(row):  # no header, or an empty one
         return " — ".join(cell for cell in row if cell)
     pairs = [f"{name}: {value}" for name, value in zip(header[1:], row[1:], strict=True) if value]
     return f"{row[0]} — " + "; ".join(pairs) if pairs else row[0]

@@ -285,3 +285,20 @@ def test_detect_language(text: str, lang: str) -> None:
 @pytest.mark.parametrize("text", ["", "ok", "???", "12345", "SSO"])
 def test_detect_language_keeps_default_when_unsure(text: str) -> None:
     assert detect_language(text, default="de") == "de"
+
+
+@pytest.mark.parametrize("default", ["en", "fr", "de"])
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        # lingua: English, 0.52 and 0.48; "y", "il", "un", "pour", "les" are French only
+        ("Y a-t-il un parking pour les clients ?", "fr"),
+        ("Y a-t-il un parking ?", "fr"),
+        ("Do you have a car park?", "en"),
+        ("Habt ihr einen Parkplatz?", "de"),
+    ],
+)
+def test_function_words_name_the_language_lingua_is_unsure_of(
+    text: str, lang: str, default: str
+) -> None:
+    assert detect_language(text, default=default) == lang

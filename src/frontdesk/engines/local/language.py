@@ -93,6 +93,24 @@ def _short_vote(words: list[str]) -> str | None:
     return winners[0] if best > 0 and len(winners) == 1 else None
 
 
+# lingua's confidence at which its guess stands whatever the function words say.
+CERTAIN = 0.7
+# Function words a message needs, more than any other language's, to name its language.
+FUNCTION_WORDS = 2
+
+
+def function_word_vote(words: list[str]) -> str | None:
+    """The one language whose function words the message uses most, with at least
+    `FUNCTION_WORDS` of them and more than any other language; None when none does."""
+    from frontdesk.engines.local.answering.text import STOPWORDS
+
+    votes = {lang: sum(word in STOPWORDS[lang] for word in words) for lang in SUPPORTED}
+    ranked = sorted(votes.values(), reverse=True)
+    if ranked[0] < FUNCTION_WORDS or ranked[0] == ranked[1]:
+        return None
+    return max(votes, key=votes.__getitem__)
+
+
 def language_confidences(text: str) -> dict[str, float]:
     """lingua's confidence (0-1, summing to 1) for each SUPPORTED language of `text`."""
     confidences = _get_detector().compute_language_confidence_values(text)
@@ -116,6 +134,10 @@ def detect_language(text: str, default: str = "en", *, sure: float = _MIN_CONFID
         return default
     scores = language_confidences(text)
     best = max(scores, key=lambda lang: scores[lang])
+    if scores[best] < CERTAIN and (worded := function_word_vote(words)) not in (None, best):
+        # lingua guesses on a few words ("Y a-t-il un parking ?": English, 0.52); the
+        # function words ("y", "il", "un", "pour", "les") name the language outright.
+        return worded
     if scores[best] >= sure:
         return best
     # Unsure: the caller's language wins if lingua finds it nearly as plausible.

@@ -302,3 +302,8 @@ def test_function_words_name_the_language_lingua_is_unsure_of(
     text: str, lang: str, default: str
 ) -> None:
     assert detect_language(text, default=default) == lang
+
+
+def test_a_chat_phrase_is_read_by_its_chat_words_not_function_words() -> None:
+    # "ok" and "a" are both English function words; "a presto" is Italian.
+    assert detect_language("Ok, a presto!", default="it") == "it"

@@ -95,8 +95,11 @@ def _short_vote(words: list[str]) -> str | None:
 
 # lingua's confidence at which its guess stands whatever the function words say.
 CERTAIN = 0.7
-# Function words a message needs, more than any other language's, to name its language.
+# Function words a message needs, more than any other language's, to name its language;
+# a message of `CHAT_PHRASE_WORDS` words or fewer is a chat phrase ("Ok, a presto!"), read by
+# its chat words instead.
 FUNCTION_WORDS = 2
+CHAT_PHRASE_WORDS = 3
 
 
 def function_word_vote(words: list[str]) -> str | None:
@@ -128,13 +131,14 @@ def detect_language(text: str, default: str = "en", *, sure: float = _MIN_CONFID
     cyrillic = len(_CYRILLIC.findall(text))
     if cyrillic > letters / 2:
         return "ru"
-    if len(words) <= 3 and (voted := _short_vote(words)) is not None:
+    if len(words) <= CHAT_PHRASE_WORDS and (voted := _short_vote(words)) is not None:
         return voted
     if letters < 4:
         return default
     scores = language_confidences(text)
     best = max(scores, key=lambda lang: scores[lang])
-    if scores[best] < CERTAIN and (worded := function_word_vote(words)) not in (None, best):
+    worded = function_word_vote(words) if len(words) > CHAT_PHRASE_WORDS else None
+    if scores[best] < CERTAIN and worded not in (None, best):
         # lingua guesses on a few words ("Y a-t-il un parking ?": English, 0.52); the
         # function words ("y", "il", "un", "pour", "les") name the language outright.
         return worded

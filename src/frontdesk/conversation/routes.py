@@ -665,6 +665,24 @@ def relevance_gate(
     return "clarify_handler"
 
 
+def draft_gate(
+    state: ChatState,
+) -> Literal["team_answer_writer", "answer_writer", "retry_retrieval", "__end__"]:
+    """The relevance gate of an operator's draft (`conversation/draft.py`): the same
+    choice as `relevance_gate`, except that nothing found ends the draft empty — the
+    operator is told nothing fits; a draft never asks back or hands off."""
+    retries = int(state.get("retries") or 0)
+    if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
+        raise ValueError(f"retries out of range: {retries}")
+    if team_answer_of(state) is not None:
+        return "team_answer_writer"
+    if state.get("graded_chunks"):
+        return "answer_writer"
+    if retries < MAX_RETRIEVAL_RETRIES:
+        return "retry_retrieval"
+    return "__end__"
+
+
 def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_handoff"]:
     """A writer that failed (provider error, timeout, dropped stream) ends in a handoff
     offer with reason `llm_failure` (writer failure); else the answer is checked."""

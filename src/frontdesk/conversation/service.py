@@ -99,6 +99,7 @@ class ChatService:
         self.exporter = build_exporter(settings)
         self.trace_callbacks = langfuse_callbacks(settings)
         self._graph: Any = None
+        self._draft_graph: Any = None
         self._desks: dict[str, Any] = {}
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
@@ -481,25 +482,39 @@ class ChatService:
         return len(messages)
 
     async def draft_reply(self, site: LoadedSite, session_id: str, question: str) -> dict[str, Any]:
-        """A suggested answer for an operator to edit: the site's writer over the knowledge
-        base's passages for `question`. Nothing is stored or sent."""
-        from frontdesk.engines.base import AnswerRequest
+        """A suggested answer for an operator to edit, read as the assistant reads its
+        answers (`conversation/draft.py`): with the conversation's history, in its
+        language, from the site's facts or its pages. Nothing is stored or sent. An empty
+        `draft`: nothing the site states fits the question."""
+        from frontdesk.conversation.draft import compile_draft_graph
+        from frontdesk.conversation.nodes.analysis import reply_language
 
-        retrieval = await self.knowledge.asearch(site.config, question)
-        engines = self.engines_for(site)
-        request = AnswerRequest(
-            question=question,
-            search_query=question,
-            language=site.config.default_language,
-            chunks=retrieval.chunks,
-            site_name=site.config.name,
-            instructions=site.config.instructions,
-            tone=site.config.tone,
+        graph = await self.graph()
+        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+        conversation = (await graph.aget_state(config)).values
+        language = await reply_language(
+            question,
+            conversation.get("language"),
+            list(site.config.languages),
+            site.config.default_language,
         )
-        pieces = [piece async for piece in engines.writer.write(request)]
+        if self._draft_graph is None:
+            self._draft_graph = compile_draft_graph()
+        drafted = await self._draft_graph.ainvoke(
+            {
+                "input": question,
+                "messages": list(conversation.get("messages") or []),
+                "language": language,
+                "retries": 0,
+            },
+            context=self.context(site, VisitorContext()),
+        )
+        citations = drafted.get("citations") or []
+        found = bool(citations) or bool(drafted.get("fact_reply"))
         return {
-            "draft": "".join(pieces).strip(),
-            "sources": [{"title": chunk.title, "url": chunk.url} for chunk in retrieval.chunks[:5]],
+            "draft": str(drafted.get("answer") or "").strip() if found else "",
+            "language": language,
+            "sources": [{"title": c["title"], "url": c["url"]} for c in citations],
         }
 
     async def ask(

@@ -156,6 +156,9 @@ class AnswerRequest:
     meaning: SiteMeaning | None = None
     # The site's register (`tone`): how the writer's own words address the visitor.
     tone: Tone = "formal"
+    # The site's own language: of the pages in other languages than the visitor's, the
+    # site's own are quoted before a third language's.
+    site_language: str = ""
 
 
 class IntentClassifierJob(Protocol):

@@ -230,6 +230,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         pricing_reply=ctx.site.pricing_reply_in(language_of(state, runtime)),
         meaning=await _site_meaning(runtime),
         tone=ctx.site.tone,
+        site_language=ctx.site.default_language,
     )
     renumber = CitationRenumberer(len(chunks))
     pieces: list[str] = []

@@ -138,8 +138,10 @@ class LocalAnswerWriter:
     def _language_groups(
         self, request: AnswerRequest, chunks: Sequence[RetrievedChunk]
     ) -> list[tuple[str, frozenset[int]]]:
-        """Passages to answer from, by language: the visitor's first, then the language of
-        the best-ranked other passage. Case studies only when examples are asked for."""
+        """Passages to answer from, by language: the visitor's first, then the site's own
+        (a German visitor of an English site with a Russian FAQ reads the English page),
+        then the language of the best-ranked other passage. Case studies only when
+        examples are asked for."""
         usable = set(range(len(chunks)))
         if not asks_for_examples(request.question):
             stories = {
@@ -160,6 +162,10 @@ class LocalAnswerWriter:
         if own:
             groups.append((language, own))
         others = sorted(usable - own)
+        site = frozenset(i for i in others if lang_of[i] == request.site_language)
+        if site and request.site_language != language:
+            groups.append((request.site_language, site))
+            others = [i for i in others if i not in site]
         if others:
             first = lang_of[others[0]]
             groups.append((first, frozenset(i for i in others if lang_of[i] == first)))

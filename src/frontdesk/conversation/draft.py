@@ -1,0 +1,52 @@
+"""An operator's draft during a live takeover ("Suggest answer"): the visitor's last
+question read exactly as the assistant reads it when it answers — the search with the
+conversation's history, the site's facts first (hours, phone, the price of a named
+service…), then graded passages, a retry, team answers, the writer reading by meaning —
+in the conversation's language and the site's register.
+
+It is a graph of the conversation graph's own nodes, from the search to the writer, with
+no checkpointer: nothing is stored, sent or handed off. Where the answer path would ask
+back or offer a person, the draft ends empty and the operator is told nothing fits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from frontdesk.conversation import routes
+from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.answer import answer_writer, grade_docs, retry_retrieval
+from frontdesk.conversation.nodes.background import retrieval_awaiter
+from frontdesk.conversation.nodes.facts import fact_answer_writer, match_facts
+from frontdesk.conversation.nodes.team import team_answer_writer
+from frontdesk.conversation.state import ChatState
+
+
+def build_draft_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
+    graph: StateGraph[ChatState, TurnContext, Any, Any] = StateGraph(
+        ChatState, context_schema=TurnContext
+    )
+    for node in (
+        retrieval_awaiter,
+        match_facts,
+        fact_answer_writer,
+        grade_docs,
+        retry_retrieval,
+        team_answer_writer,
+        answer_writer,
+    ):
+        graph.add_node(node.__name__, node)
+    graph.add_edge(START, "retrieval_awaiter")
+    graph.add_edge("retrieval_awaiter", "match_facts")
+    graph.add_conditional_edges("match_facts", routes.after_match_facts)
+    graph.add_conditional_edges("grade_docs", routes.draft_gate)
+    graph.add_edge("retry_retrieval", "grade_docs")
+    for writer in ("fact_answer_writer", "team_answer_writer", "answer_writer"):
+        graph.add_edge(writer, END)
+    return graph
+
+
+def compile_draft_graph() -> Any:
+    return build_draft_graph().compile(name="frontdesk-draft")

@@ -166,7 +166,7 @@ def text(key: str, language: str = "de") -> str:
 def snap(page: Any, answer: Any, name: str) -> None:
     """The panel with `answer` in view, as docs/img/<name>.png."""
     answer.scroll_into_view_if_needed()
-    widget(page, ".panel").screenshot(path=str(SCREENSHOTS / name))
+    widget(page, ".panel").screenshot(path=str(SCREENSHOTS / name), animations="disabled")
 
 
 def test_a_visitor_of_a_german_shop_asks_in_the_widget(browser: Any, shop: Shop) -> None:
@@ -193,7 +193,8 @@ def test_a_visitor_of_a_german_shop_asks_in_the_widget(browser: Any, shop: Shop)
         panel = plain(widget(page, ".panel").inner_text())
         assert " Sie " in f" {panel} " and not INFORMAL.search(panel), panel
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "facts-widget-open.png"))
+        # Animations finished: the panel has just popped open.
+        page.screenshot(path=str(SCREENSHOTS / "facts-widget-open.png"), animations="disabled")
         widget(page, ".gdpr-ok").click()
         expect(widget(page, "textarea")).to_be_enabled()
 

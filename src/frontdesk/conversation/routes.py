@@ -725,11 +725,15 @@ def after_stall_check(
 def suggestion_router(
     state: ChatState,
 ) -> Literal["answer_suggester", "follow_up_suggester", "finalize"]:
-    """Answer options when the reply asks something; else follow-up questions."""
+    """Answer options when the reply asks something; else follow-up questions. A
+    conversation act's reply ends in an open question ("Wie kann ich Ihnen helfen?"):
+    "Yes, please" / "Not now" would answer nothing."""
     route = _route(state)
     asks = (state.get("answer") or "").rstrip().endswith(QUESTION_ENDINGS)
     if state.get("suggested_follow_ups"):
         return "finalize"  # the handler already chose suggestions (redirects)
+    if route == "REDIRECT" and state.get("route_reason") in ACT_REASONS:
+        return "finalize"
     if asks:
         return "answer_suggester"
     return "follow_up_suggester" if route == "ANSWER" else "finalize"

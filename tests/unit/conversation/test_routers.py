@@ -193,6 +193,14 @@ TABLES: dict[Router, list[tuple[dict[str, Any], str]]] = {
         ({"route": "ANSWER", "answer": "Want a demo? 👇"}, "answer_suggester"),
         ({"route": "ANSWER", "answer": "We ship weekly [1]."}, "follow_up_suggester"),
         ({"route": "HANDOFF", "answer": "A colleague will write to you."}, "finalize"),
+        (
+            {"route": "REDIRECT", "route_reason": "greeting", "answer": "Hi! How can I help?"},
+            "finalize",
+        ),
+        (
+            {"route": "REDIRECT", "route_reason": "stop_booking", "answer": "Anything else?"},
+            "answer_suggester",
+        ),
     ],
 }
 

@@ -117,3 +117,17 @@ async def test_chips_are_questions_never_a_page_name(tone: str) -> None:
     assert all(chip.endswith("?") for chip in chips)
     names = ("FAQ", "Häufige Fragen", "Unsere Leistungen", "Kontakt", "Radwerk")
     assert not any(name in chip for chip in chips for name in names), chips
+
+
+@pytest.mark.parametrize(
+    ("heading", "language"),
+    [
+        ("Sonntag und Montag | geschlossen", "de"),  # a crawled table row
+        ("Sonntag und Montag geschlossen", "en"),  # a German heading, an English visitor
+        ("Horaires et accès", "en"),
+    ],
+)
+def test_no_follow_up_from_a_table_row_or_a_heading_in_another_language(
+    heading: str, language: str
+) -> None:
+    assert to_question(heading, language) is None

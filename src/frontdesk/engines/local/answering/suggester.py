@@ -123,8 +123,8 @@ def to_question(
     heading = re.sub(r"^#{1,6}\s*", "", heading.strip()).rstrip(":").strip()
     if not heading or len(heading.split()) > MAX_HEADING_WORDS:
         return None
-    if normalise(heading) in _GENERIC:
-        return None
+    if normalise(heading) in _GENERIC or "|" in heading:
+        return None  # a table row is no heading ("Sonntag und Montag | geschlossen")
     if language == "en" and _HOW_TO.match(heading):
         return f"How do I {_HOW_TO.sub('', heading).rstrip('?')}?"
     if heading.endswith("?") or _QUESTION_START.match(heading):
@@ -134,6 +134,11 @@ def to_question(
     code = CODE.match(heading)
     if code:
         return phrase(SUGGEST_CODE, language).format(x=code.group(0).upper())
+    if guess_language(heading, language) != language:
+        # Another language's words in the visitor's sentence ("Can you tell me more about
+        # Sonntag und Montag?"); a name or a term without them ("SAML single sign-on")
+        # reads in any language.
+        return None
     first = heading.split()[0].lower()
     setup = (
         SETUP_HINTS.search(heading) is not None

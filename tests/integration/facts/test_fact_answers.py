@@ -84,6 +84,10 @@ async def test_opening_hours_then_saturday_from_the_hours_table(service: ChatSer
     assert "Samstag: 10:00–14:00" in answer and "Sonntag: geschlossen" in answer, answer
     assert values["routing"] == "answered"
     assert cited_urls(values) == {"https://radwerk.example/kontakt.html"}
+    # The source's excerpt is the week the answer cites, not the one row of Monday.
+    excerpt = values["citations"][0]["excerpt"]
+    assert "9:30" in excerpt and "10:00" in excerpt and "geschlossen" in excerpt, excerpt
+    assert "|" not in excerpt, excerpt
 
     values = await ask(service, session, "Und am Samstag?")
     assert "Samstag: 10:00–14:00 [1]" in values["answer"], values["answer"]

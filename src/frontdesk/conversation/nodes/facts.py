@@ -175,6 +175,9 @@ def _cited(lead: str, lines: list[FactLine]) -> tuple[str, list[RetrievedChunk]]
     """The reply text with `[n]` after each line (one number per page) and the pages. A
     fact the team corrected in the console has no page: its line is not cited."""
     pages: dict[str, RetrievedChunk] = {}
+    # What each page states, as the source's excerpt: every cited line's words on it (a
+    # week's hours, not the one row of the last day), table cells without their "|".
+    stated: dict[str, list[str]] = {}
     rendered: list[str] = []
     for line in lines:
         fact = line.fact
@@ -182,17 +185,21 @@ def _cited(lead: str, lines: list[FactLine]) -> tuple[str, list[RetrievedChunk]]
         if fact.corrected or not key:
             rendered.append(line.text)
             continue
+        value = " ".join(fact.value.replace("|", " ").split())
+        if value not in stated.setdefault(key, []):
+            stated[key].append(value)
         if key not in pages:
             pages[key] = RetrievedChunk(
                 chunk_id=f"fact:{fact.doc_id}:{fact.position}",
                 doc_id=fact.doc_id,
                 title=fact.title,
                 url=fact.url,
-                content=fact.value,
+                content="",
                 score=1.0,
                 source=fact.url or fact.doc_id,
                 chunk_index=0,
             )
+        pages[key] = pages[key].model_copy(update={"content": "\n".join(stated[key])})
         rendered.append(f"{line.text} [{list(pages).index(key) + 1}]")
     if len(pages) == 1 and all(text.endswith(" [1]") for text in rendered):
         # one page says it all: one citation, at the end

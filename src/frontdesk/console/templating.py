@@ -10,6 +10,8 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
@@ -27,11 +29,43 @@ CONSOLE_CSP = (
 templates = Jinja2Templates(directory=str(TEMPLATES))
 
 
-def _when(value: datetime | None) -> str:
+# The languages the console formats dates for (the widget's), the first the default.
+CONSOLE_LOCALES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru")
+
+
+def operator_locale(request: Request | None) -> str:
+    """The operator's language for dates and numbers, from the browser's Accept-Language
+    (CLDR's negotiation via Babel), English when none of the console's is asked for."""
+    from babel import Locale
+
+    header = request.headers.get("accept-language", "") if request is not None else ""
+    preferred = [part.split(";")[0].strip().replace("-", "_") for part in header.split(",")]
+    chosen = Locale.negotiate([p for p in preferred if p], CONSOLE_LOCALES, sep="_")
+    return str(chosen) if chosen is not None else CONSOLE_LOCALES[0]
+
+
+def format_when(value: datetime | None, zone: str, locale: str) -> str:
+    """`value` on the site's wall clock, in the operator's date and time format, labelled
+    with the zone's abbreviation ("01.12.2026, 23:52 CET"; a stored time without zone is
+    UTC)."""
+    from zoneinfo import ZoneInfo
+
+    from babel.dates import format_date, format_time
+
     if value is None:
         return ""
     aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    return aware.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    local = aware.astimezone(ZoneInfo(zone))
+    day = format_date(local, "medium", locale=locale)
+    return f"{day}, {format_time(local, 'short', locale=locale)} {local.tzname()}"
+
+
+@pass_context
+def _when(context: Context, value: datetime | None) -> str:
+    """Times on a site's pages in that site's timezone; elsewhere UTC."""
+    site = context.get("site")
+    zone = site.site.config.business_hours.timezone if site is not None else "UTC"
+    return format_when(value, zone, operator_locale(context.get("request")))
 
 
 def _pretty_json(value: Any) -> str:

@@ -131,7 +131,7 @@ class Settings(BaseSettings):
         default=8000,
         ge=1,
         validation_alias=AliasChoices("FRONTDESK_LLM_STREAM_TIMEOUT_MS", "LLM_STREAM_TIMEOUT_MS"),
-        description="First-token timeout of streaming writers (seed 004 LLM_STREAM_TIMEOUT_MS).",
+        description="First-token timeout of streaming writers, in milliseconds.",
     )
     langfuse_prompts: bool = Field(
         default=False, description="Fetch prompts from Langfuse (local files are the fallback)."

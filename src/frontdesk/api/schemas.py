@@ -280,7 +280,7 @@ class SiteStats(BaseModel):
     conversations: int
     turns: int
     routes: dict[str, int] = Field(description="Assistant turns per graph route.")
-    routing: dict[str, int] = Field(description="Assistant turns per routing value (seed 003).")
+    routing: dict[str, int] = Field(description="Assistant turns per routing value.")
     unanswered_questions: list[QuestionCount] = Field(
         description="Content gaps of the period: each cluster's most asked question and its "
         "size (questions the assistant could not answer well, grouped by meaning)."

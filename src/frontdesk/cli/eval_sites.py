@@ -53,7 +53,9 @@ def eval_sites(
     as_json: Annotated[bool, typer.Option("--json", help="End with one JSON line.")] = False,
     acceptance: Annotated[
         bool,
-        typer.Option("--acceptance", help="Gate on issue #17's bar instead of each site's floors."),
+        typer.Option(
+            "--acceptance", help="Gate on the acceptance bar instead of each site's floors."
+        ),
     ] = False,
     reads_meaning: Annotated[
         bool,
@@ -119,7 +121,7 @@ def eval_sites(
     meta = {
         "sites": ", ".join(s.id for s in chosen),
         "sample": "full" if full else "held out" if held_out_ else f"{sample}",
-        "gates": "issue #17 acceptance" if acceptance else "per-site floors",
+        "gates": "acceptance bar" if acceptance else "per-site floors",
         "local_reads_meaning": str(reads_meaning).lower(),
         "datasets": str(root),
     }

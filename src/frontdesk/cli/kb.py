@@ -344,7 +344,8 @@ def calibrate(
     )
     if not calibration.meets_targets:
         console.print(
-            "[yellow]the score distributions overlap: no threshold meets seed 004's targets; "
+            "[yellow]the score distributions overlap: no threshold meets the precision and "
+            "recall targets; "
             "add documents for the missed questions or accept the trade-off shown[/]"
         )
     if target:

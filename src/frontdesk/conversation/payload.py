@@ -77,7 +77,7 @@ class TurnResult(BaseModel):
     lead: LeadInfo = Field(default_factory=LeadInfo)
     handoff: HandoffInfo | None = None
     low_confidence: bool = Field(
-        default=False, description="Show the seed 003 disclaimer above the answer."
+        default=False, description="Show the low-confidence disclaimer above the answer."
     )
     session_id: str
     turn: int

@@ -56,12 +56,14 @@ class Expected(BaseModel):
     intent: str | None = None
     route: str | None = Field(default=None, description="ANSWER, REDIRECT, BOOKING or HANDOFF.")
     route_reason: str | None = Field(default=None, description="The router's reason.")
-    routing: list[str] | None = Field(default=None, description="Acceptable seed 003 values.")
+    routing: list[str] | None = Field(default=None, description="Acceptable routing values.")
     skills: list[str] | None = Field(default=None, description="Skills the reply must end with.")
-    keywords: list[str] = Field(default_factory=list, description="Seed 001 context keywords.")
+    keywords: list[str] = Field(
+        default_factory=list, description="Context keywords the answer should contain."
+    )
     gold_doc_ids: list[str] = Field(default_factory=list)
     reference: str | None = Field(default=None, description="A correct answer, for overlap.")
-    response: str | None = Field(default=None, description="Rubric for the LLM judge (seed 002).")
+    response: str | None = Field(default=None, description="Rubric for the LLM judge.")
     must_include: list[str] = Field(default_factory=list, description="Phrases the answer has.")
     must_not_include: list[str] = Field(default_factory=list, description="Regexes it must not.")
     language: str | None = None

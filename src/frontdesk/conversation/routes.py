@@ -18,6 +18,7 @@ import typing
 from dataclasses import dataclass
 from typing import Literal
 
+from frontdesk.appointments.changes import AppointmentChange
 from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
 from frontdesk.conversation.state import BookingStatus, ChatState, Route, TeamMatch
 from frontdesk.engines.base import Act
@@ -126,10 +127,11 @@ class RouteInput:
     # ...by both signals at once (`strongly_supported_by_site`).
     site_strongly_supported: bool = False
     # Sites with a calendar (`appointment_flags`): the message wishes an appointment,
-    # answers the slots or the contact question just asked, or a booking stands.
+    # answers the slots or the contact question just asked, or asks to cancel or move the
+    # appointment that stands (or how to: `appointments.changes`).
     appointment_wish: bool = False
     appointment_reply: bool = False
-    appointment_booked: bool = False
+    appointment_change: AppointmentChange | None = None
 
 
 @dataclass(frozen=True)
@@ -152,9 +154,10 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         # Before high stakes: a "yes" to the person offered beside a cancellation answer
         # is that person, not a second escalation.
         return RouteDecision("HANDOFF", "handoff_accepted")
-    if inp.appointment_booked and inp.intent == "STOP_BOOKING":
-        # Before high stakes: cancelling one's own appointment is done, not escalated.
-        return RouteDecision("BOOKING", "appointment_cancel")
+    if inp.appointment_change is not None:
+        # Before high stakes: cancelling or moving one's own appointment is done, not
+        # escalated, whatever the label ("I need to cancel my appointment" reads as support).
+        return RouteDecision("BOOKING", f"appointment_{inp.appointment_change}")
     if inp.appointment_reply and not inp.high_stakes:
         # A slot picked, the name and e-mail asked for, or another time named.
         return RouteDecision("BOOKING", "appointment_reply", booking_status=_start(inp))
@@ -319,10 +322,13 @@ def appointment_step(
     """The next step of an appointment in the chat (`nodes/appointments.py`)."""
     if reason == "appointment_cancel":
         return "cancel" if phase == "booked" else "offer"
+    if reason == "appointment_ask" and phase == "booked":
+        return "status"  # the appointment, and how to move or cancel it
     if phase == "booked":
         if picked and moving:
             return "move"
-        return "offer" if names_time else "status"
+        # Asked to move it, or another time named: the free times to move it to.
+        return "offer" if names_time or reason == "appointment_move" else "status"
     if phase in ("offered", "contact") and picked:
         return "book" if has_contact else "ask_contact"
     if phase == "contact" and not names_time:

@@ -7,164 +7,23 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from email.message import EmailMessage, Message
-from pathlib import Path
-from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import select
 
-from frontdesk.appointments.calendar import TeamCalendar
-from frontdesk.appointments.invite import Appointment
-from frontdesk.conversation.payload import TurnResult, VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
-from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.runtime import build_runtime
-from frontdesk.settings import Settings
-from frontdesk.sites.schema import CalendarConfig
-from frontdesk.store.models import Lead
+from frontdesk.conversation.service import ChatService
+from tests.integration.appointments.chat_support import (
+    WISHES,
+    content,
+    events,
+    leads,
+    say,
+    state,
+)
 from tests.support.loopback import SmtpReceiver
-from tests.support.radicale_server import PASSWORD, USER, RadicaleServer
+from tests.support.radicale_server import RadicaleServer
 
 pytestmark = pytest.mark.integration
-
-BERLIN = ZoneInfo("Europe/Berlin")
-NOW = datetime(2026, 12, 9, 10, 0, tzinfo=BERLIN)  # a Wednesday
-
-SITE = """\
-id: werkstatt
-name: Radwerk
-default_language: de
-languages: [en, ru, fr, de, es, it, pt, nl]
-knowledge:
-  sources: [kb]
-widget:
-  public_key: pk_test_werkstatt_0001
-business_hours:
-  timezone: Europe/Berlin
-  weekly:
-    tue-fri: ["09:30-13:00", "14:00-18:30"]
-    sat: ["10:00-14:00"]
-  holidays: DE-SN
-handoff:
-  fallback_email: team@radwerk.example
-calendar:
-  url: {url}
-  user: {user}
-  password_env: WERKSTATT_CALDAV_PASSWORD
-  appointment_types:
-    - id: inspection
-      name:
-        en: Inspection
-        de: Inspektion
-        fr: Révision
-        es: Revisión
-        it: Revisione
-        pt: Revisão
-        nl: Onderhoudsbeurt
-        ru: Техосмотр
-      duration_minutes: 60
-      step_minutes: 60
-"""
-
-PAGE = """# Radwerk
-
-Radwerk repairs and services bicycles in Leipzig: inspections, brakes, gears and wheels.
-"""
-
-WISHES = {
-    "en": "I would like an appointment for an inspection on Saturday",
-    "de": "Ich möchte einen Termin für eine Inspektion am Samstag",
-    "fr": "Je voudrais un rendez-vous pour une révision samedi",
-    "es": "Quisiera una cita para una revisión el sábado",
-    "it": "Vorrei un appuntamento per una revisione sabato",
-    "pt": "Gostaria de marcar uma revisão no sábado",
-    "nl": "Ik wil graag een afspraak voor een onderhoudsbeurt op zaterdag",
-    "ru": "Я хочу записаться на техосмотр в субботу",
-}
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpReceiver]:
-    with SmtpReceiver() as receiver:
-        yield receiver
-
-
-@pytest.fixture
-def tone() -> str:
-    return "formal"
-
-
-@pytest.fixture
-async def chat(
-    radicale: RadicaleServer,
-    smtp: SmtpReceiver,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    tone: str,
-) -> AsyncIterator[ChatService]:
-    monkeypatch.setenv("WERKSTATT_CALDAV_PASSWORD", PASSWORD)
-    sites = tmp_path / "sites"
-    (sites / "kb").mkdir(parents=True)
-    (sites / "werkstatt.yaml").write_text(
-        SITE.format(url=radicale.calendar_url, user=USER) + f"tone: {tone}\n", encoding="utf-8"
-    )
-    (sites / "kb" / "about.md").write_text(PAGE, encoding="utf-8")
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        sites_dir=sites,
-        smtp_host="127.0.0.1",
-        smtp_port=smtp.port,
-        smtp_from="frontdesk@radwerk.example",
-        public_url="http://127.0.0.1:8000",
-    )
-    runtime = build_runtime(settings)
-    site = runtime.site("werkstatt")
-    KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    service = ChatService(runtime)
-    service.clock = lambda: NOW
-    yield service
-    await service.close()
-    runtime.close()
-
-
-async def say(chat: ChatService, session: str, message: str) -> TurnResult:
-    return await chat.ask(chat.runtime.site("werkstatt"), session, message, VisitorContext())
-
-
-async def state(chat: ChatService, session: str) -> dict[str, Any]:
-    graph = await chat.graph()
-    config = {"configurable": {"thread_id": thread_id("werkstatt", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
-
-
-async def events(radicale: RadicaleServer) -> list[Appointment]:
-    """The bookings in the calendar, read by a CalDAV client of its own."""
-    config = CalendarConfig.model_validate(
-        {
-            "url": radicale.calendar_url,
-            "user": USER,
-            "password_env": "WERKSTATT_CALDAV_PASSWORD",
-            "appointment_types": [{"id": "x", "name": {"en": "X"}, "duration_minutes": 60}],
-        }
-    )
-    calendar = TeamCalendar.from_config(config, BERLIN, {"WERKSTATT_CALDAV_PASSWORD": PASSWORD})
-    return await asyncio.to_thread(calendar.appointments, NOW, datetime(2027, 3, 1, tzinfo=BERLIN))
-
-
-def content(part: Message) -> str:
-    """A received mail part's decoded text (the receiver parses with the modern policy)."""
-    assert isinstance(part, EmailMessage)
-    return str(part.get_content())
-
-
-def leads(chat: ChatService, session: str) -> list[Lead]:
-    with chat.runtime.sessions() as db:
-        return list(db.scalars(select(Lead).where(Lead.session_id == session)))
 
 
 @pytest.mark.parametrize("language", list(WISHES))

@@ -33,11 +33,32 @@ def test_a_reply_to_the_slots_stays_in_the_booking_whatever_its_label() -> None:
 
 def test_cancelling_a_booked_appointment_is_not_escalated() -> None:
     inp = RouteInput(
-        intent="STOP_BOOKING", high_stakes=True, booking_status="booked", appointment_booked=True
+        intent="STOP_BOOKING",
+        high_stakes=True,
+        booking_status="booked",
+        appointment_change="cancel",
     )
     assert decide_route(inp).reason == "appointment_cancel"
     assert decide_route(RouteInput(intent="STOP_BOOKING", booking_status="booked")).route == (
         "REDIRECT"
+    )
+
+
+@pytest.mark.parametrize("intent", ["SUPPORT", "LEARN", "OFFTOPIC", "BOOKING", "STOP_BOOKING"])
+def test_a_change_of_the_appointment_wins_over_the_intent_label(intent: str) -> None:
+    # "I need to cancel my appointment" is SUPPORT to the intent model, "Please move my
+    # appointment to another day" OFFTOPIC, "Können wir den Termin verschieben?" STOP_BOOKING.
+    for change in ("cancel", "move", "ask"):
+        inp = RouteInput(
+            intent=intent, booking_status="booked", appointment_change=change, high_stakes=True
+        )
+        assert (decide_route(inp).route, decide_route(inp).reason) == (
+            "BOOKING",
+            f"appointment_{change}",
+        )
+    # Without a change read, a support question stays a support question.
+    assert decide_route(RouteInput(intent=intent, booking_status="booked")).reason != (
+        "appointment_cancel"
     )
 
 
@@ -63,6 +84,9 @@ def test_booking_flow() -> None:
         ("appointment_reply", "booked", True, True, False, True, "move"),
         ("post_conversion", "booked", False, True, False, False, "status"),
         ("appointment_cancel", "booked", False, True, False, False, "cancel"),
+        ("appointment_move", "booked", False, True, False, False, "offer"),
+        ("appointment_ask", "booked", False, True, False, False, "status"),
+        ("appointment_ask", "booked", False, True, True, False, "status"),
     ],
 )
 def test_appointment_step(

@@ -10,11 +10,16 @@ becomes a lead with the time asked for (the e-mail flow takes over from there).
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from langgraph.runtime import Runtime
 
 from frontdesk.appointments.calendar import CalendarError, NotFound, SlotTaken
+from frontdesk.appointments.changes import (
+    AppointmentChange,
+    appointment_change,
+    names_another_thing,
+)
 from frontdesk.appointments.wishes import mentions_time, names_any, time_wish
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
@@ -77,10 +82,30 @@ def named_type(text: str, site: SiteConfig) -> AppointmentType | None:
     return names[found] if found else None
 
 
+def change_asked(text: str, site: SiteConfig, intent: str) -> AppointmentChange | None:
+    """What a visitor whose appointment stands asks about it (`appointments.changes`). A
+    decline the intent model hears without a verb of cancelling ("I can't make it") and
+    that names nothing else gets the appointment and how to cancel it, not a cancellation
+    and not "I won't book anything"."""
+    names = list(_type_names(site))
+    change = appointment_change(text, names)
+    if change is None and intent == "STOP_BOOKING" and not names_another_thing(text, names):
+        return "ask"
+    return change
+
+
+class AppointmentFlags(TypedDict, total=False):
+    """`RouteInput`'s appointment fields."""
+
+    appointment_wish: bool
+    appointment_reply: bool
+    appointment_change: AppointmentChange | None
+
+
 def appointment_flags(
     state: ChatState, site: SiteConfig, *, intent: str, language: str, now: Any, signals: set[str]
-) -> dict[str, bool]:
-    """`RouteInput`'s appointment fields for this message (all False without a calendar)."""
+) -> AppointmentFlags:
+    """`RouteInput`'s appointment fields for this message (none without a calendar)."""
     if site.calendar is None:
         return {}
     text = state["input"]
@@ -110,7 +135,7 @@ def appointment_flags(
     return {
         "appointment_wish": bool(wish),
         "appointment_reply": bool(reply or (phase == "booked" and picked)),
-        "appointment_booked": phase == "booked",
+        "appointment_change": change_asked(text, site, intent) if phase == "booked" else None,
     }
 
 

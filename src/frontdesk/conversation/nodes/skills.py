@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
 
@@ -120,7 +120,19 @@ def skill_ending(
     return ""
 
 
-def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> dict[str, bool]:
+class FollowUpContext(TypedDict):
+    """What the previous reply left open, as `RouteInput` fields."""
+
+    stall_offer_pending: bool
+    email_asked_last_turn: bool
+    profiling_answer: bool
+    booking_question: bool
+    handoff_offer_pending: bool
+    affirmative: bool
+    demo_proposed_last_turn: bool
+
+
+def follow_up_context(state: ChatState, forms: Sequence[ProfilingForm] = ()) -> FollowUpContext:
     """What the previous reply left open, as router inputs (see `RouteInput`)."""
     turn = turn_of(state)
     text = state["input"].strip()

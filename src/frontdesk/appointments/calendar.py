@@ -8,7 +8,10 @@ Two visitors taking the same slot: each booking is created at a resource named a
 start instant with `If-None-Match: *`, which the server grants to exactly one writer
 (RFC 7232); the other gets `SlotTaken`. Overlapping slots with different starts are
 checked against the busy times right before the write, under a lock per calendar in
-this process.
+this process. Two changes of one booking at once (two moves from the invitation's link,
+a move and a cancellation, in one process or on two replicas): each removes the booking
+it read with `If-Match: <its ETag>`, so only the first removes it; a move that comes
+second gets `Changed` and leaves the booking where the first put it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,10 @@ class SlotTaken(Exception):
 
 class NotFound(CalendarError):
     """No appointment with this UID in the calendar."""
+
+
+class Changed(Exception):
+    """The booking was moved or cancelled by another request since it was read."""
 
 
 def password_of(config: CalendarConfig, environ: Mapping[str, str] | None = None) -> str:
@@ -252,16 +259,14 @@ class TeamCalendar:
             raise CalendarError(f"calendar {self.url} refused the booking: HTTP {reply.status}")
         return Appointment(**{**appointment.__dict__, "href": href})
 
-    def _still_free(self, start: datetime, end: datetime, buffer: timedelta, ignore: str) -> bool:
+    def _still_free(
+        self, start: datetime, end: datetime, buffer: timedelta, own: Interval | None
+    ) -> bool:
+        """True when nothing but `own` (the booking being moved) is busy around the time."""
         busy = self.busy(start - buffer - timedelta(minutes=1), end + buffer + timedelta(minutes=1))
-        own = [self._span_of(ignore)] if ignore else []
         return not any(
-            b.start < end + buffer and start - buffer < b.end for b in busy if b not in own
+            b.start < end + buffer and start - buffer < b.end for b in busy if b != own
         )
-
-    def _span_of(self, uid: str) -> Interval:
-        booked = self.get(uid)
-        return Interval(booked.start, booked.end)
 
     def book(
         self,
@@ -292,19 +297,43 @@ class TeamCalendar:
             language=language,
         )
         with _lock(self.url):
-            if not self._still_free(appointment.start, appointment.end, buffer, ""):
+            if not self._still_free(appointment.start, appointment.end, buffer, None):
                 raise SlotTaken(appointment.start.isoformat())
             return self._put_new(appointment, description)
 
-    def cancel(self, uid: str) -> Appointment:
-        """Remove the booking from the calendar; returns it as it was."""
+    def _read(self, uid: str) -> tuple[Appointment, str]:
+        """The booking and the ETag of its resource, read together."""
         booked = self.get(uid)
-        reply = self._call("cancel", lambda: self._client.delete(booked.href))
-        if reply.status >= 400 and reply.status != 404:
-            raise CalendarError(
-                f"calendar {self.url} refused the cancellation: HTTP {reply.status}"
-            )
-        return Appointment(**{**booked.__dict__, "status": "CANCELLED"})
+        reply = self._call("read booking", lambda: self._client.request(booked.href, "GET"))
+        if reply.status == 404:
+            raise Changed(uid)
+        if reply.status >= 400:
+            raise CalendarError(f"calendar {self.url} refused to read {uid}: HTTP {reply.status}")
+        fresh = appointment_of(reply.raw, booked.href) if reply.raw else None
+        return fresh or booked, str(reply.headers.get("ETag", ""))
+
+    def _remove(self, booked: Appointment, etag: str) -> None:
+        """Delete the booking's resource if it is still the version read (`Changed` if not)."""
+        headers = {"If-Match": etag} if etag else {}
+        reply = self._call(
+            "remove", lambda: self._client.request(booked.href, "DELETE", "", headers)
+        )
+        if reply.status in (404, 412):
+            raise Changed(booked.uid)
+        if reply.status >= 400:
+            raise CalendarError(f"calendar {self.url} refused the change: HTTP {reply.status}")
+
+    def cancel(self, uid: str) -> Appointment:
+        """Remove the booking from the calendar, wherever a concurrent move put it; returns
+        it as it was (`NotFound` when it is gone already)."""
+        for _ in range(3):
+            booked, etag = self._read(uid)
+            try:
+                self._remove(booked, etag)
+            except Changed:
+                continue  # moved meanwhile: cancel it at its new time
+            return Appointment(**{**booked.__dict__, "status": "CANCELLED"})
+        raise CalendarError(f"calendar {self.url}: {uid} kept changing while being cancelled")
 
     def move(
         self,
@@ -315,15 +344,17 @@ class TeamCalendar:
         buffer: timedelta = timedelta(0),
         description: str = "",
     ) -> Appointment:
-        """Move the booking (same UID, next SEQUENCE); `SlotTaken` keeps the old time."""
-        booked = self.get(uid)
-        moved = booked.moved(start.astimezone(UTC), end.astimezone(UTC))
+        """Move the booking (same UID, next SEQUENCE); `SlotTaken` keeps the old time,
+        `Changed` keeps what another request made of it meanwhile."""
         with _lock(self.url):
-            if not self._still_free(moved.start, moved.end, buffer, uid):
+            booked, etag = self._read(uid)
+            moved = booked.moved(start.astimezone(UTC), end.astimezone(UTC))
+            own = Interval(booked.start, booked.end)
+            if not self._still_free(moved.start, moved.end, buffer, own):
                 raise SlotTaken(moved.start.isoformat())
             # A calendar holds one resource per UID: the old one goes first, and comes
             # back when the new time was taken meanwhile.
-            self._call("move", lambda: self._client.delete(booked.href))
+            self._remove(booked, etag)
             try:
                 return self._put_new(moved, description)
             except SlotTaken:

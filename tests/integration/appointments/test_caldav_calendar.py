@@ -253,3 +253,73 @@ def test_sites_validate_signs_in_to_the_calendar(radicale: RadicaleServer, tmp_p
     wrong = validate("not-the-password")
     assert wrong.returncode == 1
     assert "refuses user 'team'" in wrong.stderr and "$SHOP_CALDAV_PASSWORD" in wrong.stderr
+
+
+_MOVER = """
+import json, sys, time
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from frontdesk.appointments.calendar import Changed, SlotTaken, TeamCalendar
+from frontdesk.sites.schema import CalendarConfig
+
+config, password, uid, start, folder = sys.argv[1:6]
+calendar = TeamCalendar.from_config(
+    CalendarConfig.model_validate(json.loads(config)),
+    ZoneInfo("Europe/Berlin"),
+    {"SHOP_CALDAV_PASSWORD": password},
+)
+calendar.get(uid)  # connected and imported before the start
+Path(folder, f"ready-{start}").touch()
+while not Path(folder, "go").exists():
+    time.sleep(0.001)
+begin = datetime.fromisoformat(start)
+try:
+    calendar.move(uid, begin, begin + timedelta(hours=1))
+    print("moved")
+except Changed:
+    print("changed")
+except SlotTaken:
+    print("taken")
+"""
+
+
+def test_two_replicas_moving_one_booking_at_once_leave_one(
+    radicale: RadicaleServer, tmp_path: Path
+) -> None:
+    """Two processes (two replicas: no lock in common) move the same booking to two times
+    at the same instant: one moves it, the other is told it changed; one event is left."""
+    import subprocess
+    import sys
+    import time
+
+    calendar = team(radicale)
+    start = berlin(2026, 12, 12, 10, 0)
+    booked = calendar.book(
+        start, start + timedelta(hours=1), kind="inspection", summary="A", name="A", email="a@x.org"
+    )
+    targets = [berlin(2026, 12, 15, 10, 30), berlin(2026, 12, 15, 14, 0)]
+    args = [sys.executable, "-c", _MOVER, config(radicale).model_dump_json(), PASSWORD, booked.uid]
+    movers = [
+        subprocess.Popen(
+            [*args, t.isoformat(), str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for t in targets
+    ]
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("ready-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (tmp_path / "go").touch()
+    outcomes = []
+    for mover in movers:
+        out, err = mover.communicate(timeout=120)
+        assert mover.returncode == 0, err[-2000:]
+        outcomes.append(out.strip())
+    assert "moved" in outcomes and set(outcomes) <= {"moved", "changed"}, outcomes
+    stored = calendar.appointments(berlin(2026, 12, 1, 0, 0), berlin(2026, 12, 31, 0, 0))
+    assert [a.uid for a in stored] == [booked.uid]
+    assert stored[0].start in {t.astimezone(UTC) for t in targets}

@@ -9,12 +9,12 @@ import html
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Query
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse
 
 from frontdesk.api.deps import RuntimeDep
 from frontdesk.api.errors import ApiError
-from frontdesk.appointments.calendar import CalendarError, NotFound, SlotTaken
+from frontdesk.appointments.calendar import CalendarError, Changed, NotFound, SlotTaken
 from frontdesk.appointments.desk import AppointmentDesk, slot_label
 from frontdesk.appointments.invite import Appointment
 from frontdesk.conversation.texts import say
@@ -49,6 +49,15 @@ def _desk(runtime: Runtime, site_id: str, uid: str, token: str) -> AppointmentDe
     return desk
 
 
+def _now(request: Request) -> datetime:
+    """The chat's wall clock (tests freeze it), so the page offers what the chat would."""
+    clock = getattr(getattr(request.app.state, "chat", None), "clock", None)
+    return clock() if callable(clock) else datetime.now(UTC)
+
+
+NowDep = Annotated[datetime, Depends(_now)]
+
+
 # The page posts its own forms and has its own small stylesheet; nothing else loads.
 PAGE_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
@@ -69,14 +78,14 @@ def _say(desk: AppointmentDesk, key: str, language: str, **values: str) -> str:
 
 
 async def _view(
-    desk: AppointmentDesk, booked: Appointment, token: str, note: str = ""
+    desk: AppointmentDesk, booked: Appointment, token: str, now: datetime, note: str = ""
 ) -> HTMLResponse:
     language = booked.language
     kind = desk.kind_of(booked)
     label = slot_label(booked.start, desk.site, language)
     title = f"{kind.name_in(language)} – {desk.site.name}"
     status = _say(desk, "appointment.booked", language, kind=kind.name_in(language), slot=label)
-    offers, _ = await desk.offer(kind, None, datetime.now(UTC), language, count=5)
+    offers, _ = await desk.offer(kind, None, now, language, count=5)
     hidden = f'<input type="hidden" name="token" value="{html.escape(token)}">'
     moves = "".join(
         f'<button name="start" value="{html.escape(o.start)}">{html.escape(o.label)}</button>'
@@ -97,12 +106,16 @@ async def _view(
 
 @router.get("/v1/appointments/{site_id}/{uid}", response_class=HTMLResponse)
 async def appointment_page(
-    site_id: str, uid: str, runtime: RuntimeDep, token: Annotated[str, Query()] = ""
+    site_id: str,
+    uid: str,
+    runtime: RuntimeDep,
+    now: NowDep,
+    token: Annotated[str, Query()] = "",
 ) -> HTMLResponse:
     desk = _desk(runtime, site_id, uid, token)
     try:
         booked = await desk.get(uid)
-        return await _view(desk, booked, token)
+        return await _view(desk, booked, token, now)
     except NotFound:
         language = desk.site.default_language
         return _page(desk, language, desk.site.name, _gone(desk, language))
@@ -119,6 +132,7 @@ async def change_appointment(
     site_id: str,
     uid: str,
     runtime: RuntimeDep,
+    now: NowDep,
     token: Annotated[str, Form()],
     action: Annotated[str, Form()],
     start: Annotated[str, Form()] = "",
@@ -132,27 +146,47 @@ async def change_appointment(
     except CalendarError as exc:
         raise ApiError(503, "calendar_unavailable", "The calendar cannot be reached.") from exc
     language = booked.language
-    label = slot_label(booked.start, desk.site, language)
     try:
         if action == "cancel":
             cancelled = await desk.cancel(uid)
             await desk.send(cancelled, "CANCEL")
+            label = slot_label(cancelled.start, desk.site, language)
             text = _say(desk, "appointment.cancelled", language, slot=label)
             return _page(desk, language, desk.site.name, f'<p class="note">{html.escape(text)}</p>')
         if action != "move":
             raise ApiError(422, "invalid_action", "action must be cancel or move")
         kind = desk.kind_of(booked)
-        offers, _ = await desk.offer(kind, None, datetime.now(UTC), language, count=200)
+        offers, _ = await desk.offer(kind, None, now, language, count=200)
         chosen = next((o for o in offers if o.start == start), None)
         if chosen is None:  # no longer free, or never offered
-            taken = _say(desk, "appointment.taken", language, slots="…").split(".")[0] + "."
-            return await _view(desk, booked, token, note=taken)
+            return await _view(desk, booked, token, now, note=_taken(desk, language))
         moved = await desk.move(uid, kind, chosen.interval())
         await desk.send(moved, "REQUEST")
         note = _say(desk, "appointment.moved", language, slot=chosen.label)
-        return await _view(desk, moved, token, note=note)
+        return await _view(desk, moved, token, now, note=note)
     except SlotTaken:
-        taken = _say(desk, "appointment.taken", language, slots="…").split(".")[0] + "."
-        return await _view(desk, booked, token, note=taken)
+        return await _view(desk, booked, token, now, note=_taken(desk, language))
+    except Changed:
+        # Another request (a second click, another tab) moved it first: show where it is.
+        return await _current(desk, uid, token, now, language)
+    except NotFound:
+        return _page(desk, language, desk.site.name, _gone(desk, language))
     except CalendarError as exc:
         raise ApiError(503, "calendar_unavailable", "The calendar cannot be reached.") from exc
+
+
+def _taken(desk: AppointmentDesk, language: str) -> str:
+    return _say(desk, "appointment.taken", language, slots="…").split(".")[0] + "."
+
+
+async def _current(
+    desk: AppointmentDesk, uid: str, token: str, now: datetime, language: str
+) -> HTMLResponse:
+    """The appointment as another request just left it."""
+    try:
+        current = await desk.get(uid)
+    except NotFound:
+        return _page(desk, language, desk.site.name, _gone(desk, language))
+    label = slot_label(current.start, desk.site, language)
+    note = _say(desk, "appointment.moved", language, slot=label)
+    return await _view(desk, current, token, now, note=note)

@@ -14,7 +14,7 @@ from typing import Any, TypedDict, cast
 
 from langgraph.runtime import Runtime
 
-from frontdesk.appointments.calendar import CalendarError, NotFound, SlotTaken
+from frontdesk.appointments.calendar import CalendarError, Changed, NotFound, SlotTaken
 from frontdesk.appointments.changes import (
     AppointmentChange,
     appointment_change,
@@ -327,7 +327,7 @@ async def _move(
     picked: dict[str, str],
     update: Update,
 ) -> str:
-    from frontdesk.appointments.desk import SlotOffer
+    from frontdesk.appointments.desk import SlotOffer, slot_label
 
     ctx = runtime.context
     language = appointment.get("language") or language_of(state, runtime)
@@ -339,6 +339,13 @@ async def _move(
     except NotFound:
         appointment.clear()
         return await _offer(state, runtime, appointment, kind, update)
+    except Changed:
+        # Moved from the invitation's link meanwhile: say where it is now.
+        current = await ctx.appointments.get(appointment.get("uid", ""))
+        label = slot_label(current.start, ctx.site, language)
+        appointment.update(start=current.start.isoformat(), label=label)
+        appointment.pop("offered", None)
+        return site_say(runtime, "appointment.moved", language, slot=label)
     appointment.update(start=offer.start, label=offer.label)
     appointment.pop("offered", None)
     answer = site_say(runtime, "appointment.moved", language, slot=offer.label)

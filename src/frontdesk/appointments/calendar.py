@@ -26,7 +26,8 @@ from zoneinfo import ZoneInfo
 
 from frontdesk.appointments.invite import Appointment, appointment_of, event_ical
 from frontdesk.appointments.slots import Interval
-from frontdesk.sites.schema import CalendarConfig, SiteConfig
+from frontdesk.sites.calendar import CalendarConfig
+from frontdesk.sites.schema import SiteConfig
 
 _T = TypeVar("_T")
 _LOCKS: dict[str, threading.Lock] = {}
@@ -264,9 +265,7 @@ class TeamCalendar:
     ) -> bool:
         """True when nothing but `own` (the booking being moved) is busy around the time."""
         busy = self.busy(start - buffer - timedelta(minutes=1), end + buffer + timedelta(minutes=1))
-        return not any(
-            b.start < end + buffer and start - buffer < b.end for b in busy if b != own
-        )
+        return not any(b.start < end + buffer and start - buffer < b.end for b in busy if b != own)
 
     def book(
         self,

@@ -24,7 +24,8 @@ from frontdesk.appointments.slots import Interval, SlotRules, free_slots, spread
 from frontdesk.appointments.wishes import TimeWish
 from frontdesk.conversation.texts import say
 from frontdesk.settings import Settings
-from frontdesk.sites.schema import AppointmentType, SiteConfig
+from frontdesk.sites.calendar import AppointmentType
+from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 

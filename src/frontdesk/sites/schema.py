@@ -8,8 +8,6 @@ from datetime import date, time
 from typing import Annotated, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     HttpUrl,
@@ -27,23 +25,17 @@ from frontdesk.leads.hours import (
     OpeningRange,
     clock_text,
     holiday_region,
-    parse_range,
 )
+from frontdesk.sites.calendar import CalendarConfig
+from frontdesk.sites.common import WEEKDAYS, Language, Strict, Weekday, day_ranges, weekday_keys
 
 SUPPORTED_LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 SITE_ID_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 
-Language = Literal["en", "ru", "fr", "de", "es", "it", "pt", "nl"]
 Dimension = Literal["problem", "authority", "company", "timing"]
 DIMENSIONS: tuple[Dimension, ...] = ("problem", "authority", "company", "timing")
 EngineName = Literal["local", "llm"]
 RoutingMode = Literal["local", "llm", "hybrid"]
-
-
-class _Strict(BaseModel):
-    """Unknown keys are errors: a typo in a YAML file must not be silently ignored."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 _INTERVAL = re.compile(r"^(\d+)\s*([smhd])$")
@@ -56,7 +48,7 @@ def interval_seconds(schedule: str) -> int | None:
     return int(match.group(1)) * _INTERVAL_SECONDS[match.group(2)] if match else None
 
 
-class Politeness(_Strict):
+class Politeness(Strict):
     concurrency: int = Field(default=4, ge=1, le=32, description="Requests in flight per host.")
     crawl_delay_s: float = Field(
         default=0.0,
@@ -66,7 +58,7 @@ class Politeness(_Strict):
     )
 
 
-class WebSource(_Strict):
+class WebSource(Strict):
     """A website the knowledge base learns (crawled by `frontdesk kb crawl` and the worker)."""
 
     url: HttpUrl = Field(description="Start URL; only pages of the same site are crawled.")
@@ -174,7 +166,7 @@ KnowledgeSource = Annotated[
 ]
 
 
-class KnowledgeConfig(_Strict):
+class KnowledgeConfig(Strict):
     sources: list[KnowledgeSource] = Field(
         default_factory=list,
         description="Files or folders to ingest, relative to the site file's folder, and "
@@ -249,7 +241,7 @@ class KnowledgeConfig(_Strict):
         return min(1.0, self.relevance_threshold + 0.10)
 
 
-class ProactiveRule(_Strict):
+class ProactiveRule(Strict):
     """A message the widget shows by itself (a bubble beside the launcher)."""
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$", description="Remembers 'once'.")
@@ -275,7 +267,7 @@ SERVER_ORIGINS = "self"
 """In `widget.allowed_origins`: whatever origins this Frontdesk server is served on."""
 
 
-class WidgetConfig(_Strict):
+class WidgetConfig(Strict):
     public_key: str = Field(
         min_length=16, description="Key the widget sends; resolves the site on every request."
     )
@@ -322,7 +314,7 @@ class WidgetConfig(_Strict):
         return origins
 
 
-class RoleEngines(_Strict):
+class RoleEngines(Strict):
     """Engine per model role: `local`, or a LangChain `provider:model` string."""
 
     fast: str = Field(default="local", description="Classification, extraction, grading.")
@@ -333,7 +325,7 @@ class RoleEngines(_Strict):
 StructuredOutput = Literal["auto", "function_calling", "json_schema", "json_mode", "json_object"]
 
 
-class EngineConfig(_Strict):
+class EngineConfig(Strict):
     """Keys left out fall back to the process settings (FRONTDESK_LLM_*); see docs/llm.md."""
 
     name: EngineName = Field(default="local", description="local or llm.")
@@ -371,18 +363,18 @@ class EngineConfig(_Strict):
     )
 
 
-class FormField(_Strict):
+class FormField(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     question: dict[str, str] = Field(description="The question per language code.")
     required: bool = True
 
 
-class FormGroup(_Strict):
+class FormGroup(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     fields: list[FormField] = Field(min_length=1)
 
 
-class ProfilingForm(_Strict):
+class ProfilingForm(Strict):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     groups: list[FormGroup] = Field(min_length=1)
 
@@ -391,7 +383,7 @@ class ProfilingForm(_Strict):
         return [f.id for group in self.groups for f in group.fields]
 
 
-class QualificationConfig(_Strict):
+class QualificationConfig(Strict):
     dimensions: list[Dimension] = Field(default_factory=lambda: list(DIMENSIONS))
     interest_threshold: float = Field(
         default=0.7, ge=0.0, le=10.0, description="Cumulative interest that makes a lead hot."
@@ -402,7 +394,7 @@ class QualificationConfig(_Strict):
     forms: list[ProfilingForm] = Field(default_factory=list)
 
 
-class SkillsConfig(_Strict):
+class SkillsConfig(Strict):
     enabled: list[str] = Field(
         default_factory=lambda: [
             "propose_demo",
@@ -418,41 +410,12 @@ class SkillsConfig(_Strict):
     cta_min_turn: int = Field(default=2, ge=0, description="Earliest turn a CTA may be shown.")
 
 
-Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-
-
-def weekday_keys(key: str) -> list[int]:
-    """A day key of `weekly` → weekday indexes (Monday=0): `sat` → [5], `tue-fri` →
-    [1, 2, 3, 4]; a range may wrap the week (`fri-mon`). ValueError names the key."""
-    allowed = "a day (mon, tue, wed, thu, fri, sat, sun) or a range of days such as mon-fri"
-    first, dash, last = key.strip().lower().partition("-")
-    names = [first] + ([last] if dash else [])
-    unknown = [name for name in names if name not in WEEKDAYS]
-    if unknown or not first:
-        raise ValueError(f"unknown day key {key!r}: use {allowed}")
-    start = WEEKDAYS.index(first)  # type: ignore[arg-type]
-    stop = WEEKDAYS.index(last) if dash else start  # type: ignore[arg-type]
-    return [(start + step) % 7 for step in range((stop - start) % 7 + 1)]
-
-
-def _ranges(where: str, values: list[str]) -> tuple[OpeningRange, ...]:
-    if not isinstance(values, list) or not values:
-        raise ValueError(
-            f'{where}: give a list of time ranges such as ["09:30-13:00", "14:00-18:30"]'
-        )
-    try:
-        return tuple(parse_range(value) for value in values)
-    except ValueError as error:
-        raise ValueError(f"{where}: {error}") from None
-
-
 def _overlaps(ranges: tuple[OpeningRange, ...]) -> list[tuple[OpeningRange, OpeningRange]]:
     ordered = sorted(ranges)
     return [(a, b) for a, b in itertools.pairwise(ordered) if b.start < a.end]
 
 
-class BusinessHoursConfig(_Strict):
+class BusinessHoursConfig(Strict):
     """When the team is there. Either the weekly form (`weekly`, `holidays`, `closed`,
     `special`: several ranges a day, with minutes) or the simple form (`start`, `end`,
     `days`: one range on the working days), never both."""
@@ -507,7 +470,7 @@ class BusinessHoursConfig(_Strict):
         week: list[tuple[OpeningRange, ...]] = [() for _ in range(7)]
         for key, values in self.weekly.items():
             for index in weekday_keys(key):
-                week[index] = _ranges(f"weekly.{key}", values)
+                week[index] = day_ranges(f"weekly.{key}", values)
         return tuple(week)
 
     def warnings(self) -> list[str]:
@@ -516,7 +479,7 @@ class BusinessHoursConfig(_Strict):
         days: list[tuple[str, tuple[OpeningRange, ...]]] = [
             (WEEKDAYS[i], r) for i, r in enumerate(self.weekly_ranges())
         ]
-        days += [(d.isoformat(), _ranges(f"special.{d}", v)) for d, v in self.special.items()]
+        days += [(d.isoformat(), day_ranges(f"special.{d}", v)) for d, v in self.special.items()]
         for name, ranges in days:
             found += [
                 f"{name}: {r} ends before it starts; it is read as open overnight until "
@@ -544,7 +507,7 @@ class BusinessHoursConfig(_Strict):
                         "give each day its ranges once"
                     )
                 seen[index] = key
-            _ranges(f"weekly.{key}", values)
+            day_ranges(f"weekly.{key}", values)
         return value
 
     @field_validator("holidays")
@@ -560,7 +523,7 @@ class BusinessHoursConfig(_Strict):
         for day, values in value.items():
             if not values:
                 raise ValueError(f"special.{day}: no ranges; list the date under closed instead")
-            _ranges(f"special.{day}", values)
+            day_ranges(f"special.{day}", values)
         return value
 
     @model_validator(mode="after")
@@ -591,114 +554,14 @@ class BusinessHoursConfig(_Strict):
             weekly=self.weekly_ranges(),
             public_holidays=self.holidays,
             closed=frozenset(self.closed),
-            special={d: _ranges(f"special.{d}", v) for d, v in self.special.items()},
+            special={d: day_ranges(f"special.{d}", v) for d, v in self.special.items()},
             same_day_cutoff=self.same_day_cutoff or (time(16, 0) if self.weekly is None else None),
         )
         self._hours = hours
         return self
 
 
-class AppointmentType(_Strict):
-    """One kind of appointment the visitor may book (an inspection, a consultation)."""
-
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$", description="Slug, e.g. inspection.")
-    name: dict[Language, str] = Field(
-        min_length=1, description="Name per language: {de: Inspektion, en: Inspection}."
-    )
-    duration_minutes: int = Field(ge=5, le=24 * 60, description="Length of the appointment.")
-    buffer_minutes: int = Field(
-        default=0, ge=0, le=24 * 60, description="Kept free before and after every busy time."
-    )
-    min_notice_hours: float = Field(
-        default=2, ge=0, le=24 * 90, description="The earliest slot is this far from now."
-    )
-    max_days_ahead: int = Field(default=30, ge=1, le=366, description="The latest slot offered.")
-    step_minutes: int = Field(default=30, ge=5, le=24 * 60, description="Slots start this often.")
-    hours: dict[str, list[str]] | None = Field(
-        default=None,
-        description="The hours this type may use within the opening hours, per day key: "
-        '{sat: ["10:00-12:00"]}. Empty: all opening hours.',
-    )
-
-    @field_validator("hours")
-    @classmethod
-    def _day_keys(cls, value: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
-        if value is not None:
-            _week_of(value, "hours")
-        return value
-
-    def name_in(self, language: str) -> str:
-        names = {str(code): text for code, text in self.name.items()}
-        return names.get(language) or names.get("en") or next(iter(names.values()))
-
-    def allowed(self) -> tuple[tuple[OpeningRange, ...], ...] | None:
-        """Monday-first ranges this type may use (None: all opening hours)."""
-        return None if self.hours is None else _week_of(self.hours, "hours")
-
-
-def _week_of(value: dict[str, list[str]], where: str) -> tuple[tuple[OpeningRange, ...], ...]:
-    week: list[tuple[OpeningRange, ...]] = [() for _ in range(7)]
-    seen: dict[int, str] = {}
-    for key, values in value.items():
-        for index in weekday_keys(key):
-            if index in seen:
-                raise ValueError(
-                    f"{WEEKDAYS[index]} is named by both {seen[index]!r} and {key!r}: "
-                    "give each day its ranges once"
-                )
-            seen[index] = key
-            week[index] = _ranges(f"{where}.{key}", values)
-    return tuple(week)
-
-
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-class CalendarConfig(_Strict):
-    """The team's calendar over CalDAV (RFC 4791): Nextcloud, Radicale, Fastmail, iCloud…
-    The password is read from the environment variable named here, never from the file."""
-
-    url: HttpUrl = Field(description="The calendar collection's URL.")
-    user: str = Field(min_length=1, description="CalDAV user name.")
-    password_env: str = Field(
-        description="Name of the environment variable holding the password, e.g. "
-        "FRONTDESK_CALDAV_PASSWORD (the secret itself never goes into the site file)."
-    )
-    busy_from: Literal["events", "freebusy"] = Field(
-        default="events",
-        description="How busy times are read: the calendar's events (works everywhere) or a "
-        "free-busy report (servers that support it; private events stay private).",
-    )
-    timeout_s: float = Field(default=10.0, gt=0, le=60)
-    appointment_types: list[AppointmentType] = Field(min_length=1)
-
-    @field_validator("password_env")
-    @classmethod
-    def _env_name(cls, value: str) -> str:
-        if not ENV_NAME.match(value):
-            raise ValueError(
-                f"password_env {value!r} must be the NAME of an environment variable such "
-                "as FRONTDESK_CALDAV_PASSWORD, not the password itself"
-            )
-        return value
-
-    @field_validator("appointment_types")
-    @classmethod
-    def _unique_ids(cls, value: list[AppointmentType]) -> list[AppointmentType]:
-        ids = [kind.id for kind in value]
-        doubles = sorted({kind for kind in ids if ids.count(kind) > 1})
-        if doubles:
-            raise ValueError(f"appointment type ids must be unique: {', '.join(doubles)}")
-        return value
-
-    def type_by_id(self, kind: str) -> AppointmentType:
-        for candidate in self.appointment_types:
-            if candidate.id == kind:
-                return candidate
-        raise KeyError(kind)
-
-
-class WebhookChannel(_Strict):
+class WebhookChannel(Strict):
     url: HttpUrl
     secret: str = Field(
         default="",
@@ -717,7 +580,7 @@ class WebhookChannel(_Strict):
         return secret
 
 
-class HandoffConfig(_Strict):
+class HandoffConfig(Strict):
     slack_webhook_url: HttpUrl | None = None
     webhooks: list[WebhookChannel] = Field(default_factory=list)
     fallback_email: str = Field(
@@ -756,7 +619,7 @@ class HandoffConfig(_Strict):
         return delays
 
 
-class EnrichmentProvider(_Strict):
+class EnrichmentProvider(Strict):
     """An HTTP enrichment API (Snitcher / Enrich.so style), called with POST JSON
     `{"site_id", "ip_hash", "user_agent", "page_url"}`; never sent a raw IP."""
 
@@ -766,13 +629,13 @@ class EnrichmentProvider(_Strict):
     timeout_s: float = Field(default=2.0, gt=0, le=30)
 
 
-class EnrichmentConfig(_Strict):
+class EnrichmentConfig(Strict):
     enabled: bool = True
     cache_ttl_s: float = Field(default=3600.0, ge=0, description="In-process cache lifetime.")
     providers: list[EnrichmentProvider] = Field(default_factory=list)
 
 
-class AbuseLimits(_Strict):
+class AbuseLimits(Strict):
     max_message_chars: int = Field(default=15_000, ge=100)
     hack_block_after: int = Field(default=2, ge=1)
     # A hack block lifts this long after the last confident attack (docs/injection.md).
@@ -782,13 +645,13 @@ class AbuseLimits(_Strict):
     spam_block_after: int = Field(default=3, ge=2)
 
 
-class RateLimits(_Strict):
+class RateLimits(Strict):
     per_session_per_minute: int = Field(default=20, ge=1)
     per_ip_per_minute: int = Field(default=60, ge=1)
     per_site_per_day: int = Field(default=20_000, ge=1)
 
 
-class PrivacyConfig(_Strict):
+class PrivacyConfig(Strict):
     retention_days: int = Field(default=90, ge=1, description="GDPR retention of conversations.")
 
 
@@ -796,7 +659,7 @@ def _english_only() -> list[Language]:
     return ["en"]
 
 
-class SiteConfig(_Strict):
+class SiteConfig(Strict):
     """One site served by Frontdesk, with its own knowledge base, widget key and data."""
 
     id: str = Field(description="Slug: lowercase letters, digits and dashes, ≤ 63 chars.")

@@ -15,7 +15,7 @@ from frontdesk.appointments.calendar import TeamCalendar
 from frontdesk.appointments.invite import Appointment
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.conversation.service import ChatService, thread_id
-from frontdesk.sites.schema import CalendarConfig
+from frontdesk.sites.calendar import CalendarConfig
 from frontdesk.store.models import Lead
 from tests.support.radicale_server import PASSWORD, USER, RadicaleServer
 

@@ -20,7 +20,7 @@ from frontdesk.appointments.calendar import (
 )
 from frontdesk.appointments.slots import Interval, SlotRules, free_slots
 from frontdesk.leads.hours import BusinessHours, parse_range
-from frontdesk.sites.schema import CalendarConfig
+from frontdesk.sites.calendar import CalendarConfig
 from tests.support.radicale_server import PASSWORD, USER, RadicaleServer
 
 pytestmark = pytest.mark.integration
@@ -262,7 +262,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from frontdesk.appointments.calendar import Changed, SlotTaken, TeamCalendar
-from frontdesk.sites.schema import CalendarConfig
+from frontdesk.sites.calendar import CalendarConfig
 
 config, password, uid, start, folder = sys.argv[1:6]
 calendar = TeamCalendar.from_config(

@@ -9,7 +9,7 @@ import pytest
 
 from frontdesk.appointments.slots import Interval, SlotRules, free_slots, is_free, spread
 from frontdesk.leads.hours import BusinessHours, parse_range
-from frontdesk.sites.schema import AppointmentType, CalendarConfig
+from frontdesk.sites.calendar import AppointmentType, CalendarConfig
 
 pytestmark = pytest.mark.unit
 

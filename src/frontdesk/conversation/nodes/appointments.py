@@ -33,7 +33,8 @@ from frontdesk.conversation.state import (
     visitor_email,
 )
 from frontdesk.engines.local.signals import extract_email
-from frontdesk.sites.schema import AppointmentType, SiteConfig
+from frontdesk.sites.calendar import AppointmentType
+from frontdesk.sites.schema import SiteConfig
 
 ASKING_INTENTS = frozenset({"LEARN", "SUPPORT"})
 _MAX_NAME_WORDS = 6

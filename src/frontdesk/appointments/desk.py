@@ -226,6 +226,7 @@ class AppointmentDesk:
             "kind": kind.name_in(language),
             "slot": slot_label(appointment.start, self.site, language),
             "name": appointment.name,
+            "phone": appointment.phone,
             "link": self.manage_url(appointment.uid),
         }
         prefix = "appointment.mail" if method == "REQUEST" else "appointment.mail_cancelled"
@@ -234,7 +235,11 @@ class AppointmentDesk:
         message["To"] = appointment.email
         own, tone = self.site.texts, self.site.tone
         message["Subject"] = say(f"{prefix}_subject", language, tone=tone, overrides=own, **values)
-        message.set_content(say(f"{prefix}_body", language, tone=tone, overrides=own, **values))
+        body = say(f"{prefix}_body", language, tone=tone, overrides=own, **values)
+        if appointment.phone:  # the number the team will call, for the visitor to check
+            phone = say("appointment.mail_phone", language, tone=tone, overrides=own, **values)
+            body += f"\n{phone}\n"
+        message.set_content(body)
         ical = event_ical(
             appointment,
             organizer_email=self.site.handoff.fallback_email or settings.smtp_from,

@@ -147,6 +147,7 @@ class AppointmentState(TypedDict, total=False):
     label: str
     name: str
     email: str
+    phone: str  # when the site asks for one (`calendar.ask_phone`)
     wish: str
     language: str
 

@@ -107,7 +107,7 @@ def appointment_fields(values: Mapping[str, Any]) -> dict[str, str]:
     appointment = (values.get("booking") or {}).get("appointment") or {}
     phase = appointment.get("phase")
     if phase == "booked":
-        keys = ("kind", "label", "start", "uid", "name", "email")
+        keys = ("kind", "label", "start", "uid", "name", "email", "phone")
         found = {key: str(appointment[key]) for key in keys if appointment.get(key)}
         return clean_fields({"status": "booked", **found})
     if phase == "failed" and appointment.get("wish"):
@@ -122,12 +122,14 @@ def appointment_fields(values: Mapping[str, Any]) -> dict[str, str]:
 
 
 def appointment_line(data: Mapping[str, Any]) -> str:
-    """ "Appointment: booked, Sa 12.12. 10:00 (inspection)" for e-mails and Slack."""
+    """ "Appointment: booked, Sa 12.12. 10:00 (inspection)" for e-mails and Slack, with
+    the phone number when the site asked for one."""
     appointment = data.get("appointment") or {}
     if not appointment:
         return ""
     when = appointment.get("label") or appointment.get("requested") or ""
-    return f"{appointment.get('status', '')}, {when} ({appointment.get('kind', '')})"
+    line = f"{appointment.get('status', '')}, {when} ({appointment.get('kind', '')})"
+    return f"{line}, phone {appointment['phone']}" if appointment.get("phone") else line
 
 
 def limit_of(key: str) -> int:
@@ -309,7 +311,8 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
     if data.get("form"):
         lines.append(f"Form ({UNVERIFIED}): {json.dumps(data['form'], ensure_ascii=False)}")
     if appointment_line(data):
-        lines.append(f"Appointment ({UNVERIFIED} name and e-mail): {appointment_line(data)}")
+        given = "name, e-mail and phone" if data["appointment"].get("phone") else "name and e-mail"
+        lines.append(f"Appointment ({UNVERIFIED} {given}): {appointment_line(data)}")
     lines += ["", f"Summary (quotes the visitor, {UNVERIFIED}):"]
     lines += quoted(packet["conversation_summary"])
     lines += ["", f"Last message ({UNVERIFIED}):", *quoted(data.get("last_message", ""))]

@@ -85,6 +85,11 @@ class CalendarConfig(Strict):
     )
     timeout_s: float = Field(default=10.0, gt=0, le=60)
     appointment_types: list[AppointmentType] = Field(min_length=1)
+    ask_phone: bool = Field(
+        default=False,
+        description="Ask for a phone number besides the name and the e-mail address; the "
+        "booking waits for one that is a phone number (7 to 15 digits).",
+    )
 
     @field_validator("password_env")
     @classmethod

@@ -64,3 +64,23 @@ def test_an_appointment_only_asked_for_is_named_as_requested() -> None:
     }
     assert "requested, Samstag vormittag (inspection)" in email_body(data, {})
     assert "appointment" not in packet({"phase": "offered", "kind": "inspection"})
+
+
+def test_the_phone_a_site_asked_for_reaches_the_team() -> None:
+    data = packet(
+        {
+            "phase": "booked",
+            "kind": "inspection",
+            "label": "Sa 12.12. 10:00",
+            "uid": "u-1@frontdesk",
+            "name": "Ada Lovelace",
+            "email": "ada@example.org",
+            "phone": "+49 30 1234567",
+        }
+    )
+    assert data["appointment"]["phone"] == "+49 30 1234567"  # type: ignore[index]
+    assert (
+        "Appointment (unverified name, e-mail and phone): booked, Sa 12.12. 10:00 (inspection), "
+        "phone +49 30 1234567"
+    ) in email_body(data, {})
+    assert "+49 30 1234567" in json.dumps(slack_message(data))

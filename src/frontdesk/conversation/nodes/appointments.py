@@ -9,7 +9,6 @@ becomes a lead with the time asked for (the e-mail flow takes over from there).
 
 from __future__ import annotations
 
-import re
 from typing import Any, TypedDict, cast
 
 from langgraph.runtime import Runtime
@@ -20,6 +19,15 @@ from frontdesk.appointments.changes import (
     appointment_change,
     names_another_thing,
 )
+from frontdesk.appointments.contact import (
+    Contact,
+    ContactQuestion,
+    contact_name,
+    names_a_phone,
+    picked_offer,
+    read_contact,
+)
+from frontdesk.appointments.phones import without_phone
 from frontdesk.appointments.wishes import mentions_time, names_any, time_wish
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
@@ -37,35 +45,6 @@ from frontdesk.sites.calendar import AppointmentType
 from frontdesk.sites.schema import SiteConfig
 
 ASKING_INTENTS = frozenset({"LEARN", "SUPPORT"})
-_MAX_NAME_WORDS = 6
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def picked_offer(text: str, offered: list[dict[str, str]]) -> dict[str, str] | None:
-    """The offered slot the message names by its button label (a click sends the label)."""
-    said = _fold(text)
-    for offer in offered:
-        if _fold(offer["label"]) and _fold(offer["label"]) in said:
-            return offer
-    return None
-
-
-def contact_name(text: str, offered: list[dict[str, str]]) -> str:
-    """The name in a reply such as "Ada Lovelace, ada@example.org" (e-mail, slot label
-    and punctuation taken out); "" when what is left does not look like a name."""
-    rest = text
-    email = extract_email(text)
-    if email:
-        rest = rest.replace(email, " ")
-    for offer in offered:
-        rest = re.sub(re.escape(offer["label"]), " ", rest, flags=re.IGNORECASE)
-    words = [w for w in re.split(r"[\s,;:<>()]+", rest) if any(c.isalpha() for c in w)]
-    if not words or len(words) > _MAX_NAME_WORDS:
-        return ""
-    return " ".join(words).strip(" .")
 
 
 def _type_names(site: SiteConfig) -> dict[str, AppointmentType]:
@@ -133,6 +112,8 @@ def appointment_flags(
     )
     if phase == "contact" and intent not in ASKING_INTENTS and contact_name(text, offered):
         reply = True  # "Ada Lovelace": the name asked for
+    if phase == "contact" and site.calendar.ask_phone and names_a_phone(text, offered):
+        reply = True  # "+49 30 1234567" (or a try at it): the number asked for
     return {
         "appointment_wish": bool(wish),
         "appointment_reply": bool(reply or (phase == "booked" and picked)),
@@ -151,15 +132,19 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
     text = state["input"]
     offered = list(appointment.get("offered") or [])
     picked = picked_offer(text, offered)
-    email = extract_email(text) or appointment.get("email") or visitor_email(state) or ""
-    name = contact_name(text, offered) or appointment.get("name", "")
+    ask_phone = ctx.site.calendar is not None and ctx.site.calendar.ask_phone
+    contact = read_contact(
+        text, offered, appointment, ask_phone=ask_phone, email_known=visitor_email(state) or ""
+    )
     zone = ctx.site.business_hours.hours().zone
+    # A phone number's digits are no time of day ("030 1234567" is not 10:30).
+    when = without_phone(text, contact.phone_reading)
     step = routes.appointment_step(
         state.get("route_reason"),
         phase=appointment.get("phase"),
         picked=picked is not None,
-        has_contact=bool(email and name),
-        names_time=mentions_time(text, language, ctx.now, zone)
+        has_contact=contact.complete(ask_phone),
+        names_time=mentions_time(when, language, ctx.now, zone)
         or named_type(text, ctx.site) is not None,
         moving=bool(appointment.get("uid")) and bool(offered),
     )
@@ -171,16 +156,17 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
         if step == "offer":
             answer = await _offer(state, runtime, appointment, kind, update)
         elif step == "ask_contact":
+            # What was given so far is kept: the next reply may bring only the rest.
+            appointment.update({k: v for k, v in _parts(contact).items() if v})
             if picked is not None:
                 appointment.update(phase="contact", chosen=picked)
-                answer = site_say(
-                    runtime, "appointment.ask_contact", language, slot=picked["label"]
-                )
+                key = "appointment.ask_contact_phone" if ask_phone else "appointment.ask_contact"
+                answer = site_say(runtime, key, language, slot=picked["label"])
             else:
-                answer = site_say(runtime, "appointment.ask_contact_again", language)
+                key = _CONTACT_QUESTIONS[contact.question(ask_phone), ask_phone]
+                answer = site_say(runtime, key, language)
         elif step == "book":
             chosen = picked or appointment.get("chosen") or {}
-            contact = (name, email)
             answer = await _book(
                 state, runtime, appointment, booking, kind, chosen, contact, update
             )
@@ -199,11 +185,26 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
                 slot=appointment.get("label", ""),
             )
     except CalendarError:
-        answer = _unavailable(runtime, appointment, booking, kind, text, email, update, language)
+        answer = _unavailable(
+            runtime, appointment, booking, kind, text, contact.email, update, language
+        )
     booking["appointment"] = cast(AppointmentState, appointment)
     emit_words("booking_handler", answer)
     update.update({"answer": answer, "booking": booking})
     return update
+
+
+# The question while the contact is not complete: (what is missing, the site asks for a phone).
+_CONTACT_QUESTIONS: dict[tuple[ContactQuestion, bool], str] = {
+    ("all", False): "appointment.ask_contact_again",
+    ("all", True): "appointment.ask_contact_phone_again",
+    ("phone", True): "appointment.ask_phone",
+    ("phone_invalid", True): "appointment.phone_invalid",
+}
+
+
+def _parts(contact: Contact) -> dict[str, str]:
+    return {"name": contact.name, "email": contact.email, "phone": contact.phone}
 
 
 def _kind(desk: Any, kind_id: str | None) -> AppointmentType:
@@ -251,14 +252,14 @@ async def _book(
     booking: Booking,
     kind: AppointmentType,
     chosen: dict[str, str],
-    contact: tuple[str, str],
+    contact: Contact,
     update: Update,
 ) -> str:
     from frontdesk.appointments.desk import SlotOffer
 
     ctx = runtime.context
     language = appointment.get("language") or language_of(state, runtime)
-    name, email = contact
+    name, email, phone = contact.name, contact.email, contact.phone
     offer = SlotOffer(**chosen)
     try:
         booked = await ctx.appointments.book(
@@ -266,6 +267,7 @@ async def _book(
             offer.interval(),
             name=name,
             email=email,
+            phone=phone,
             language=language,
             session_id=ctx.session_id,
         )
@@ -275,6 +277,8 @@ async def _book(
     appointment.update(
         phase="booked", uid=booked.uid, start=offer.start, label=label, name=name, email=email
     )
+    if phone:
+        appointment["phone"] = phone
     appointment.pop("offered", None)
     appointment.pop("chosen", None)
     booking.update({"status": "booked", "email": email})
@@ -287,6 +291,7 @@ async def _book(
             "start": offer.start,
             "label": label,
             "name": name,
+            **({"phone": phone} if phone else {}),
         },
     )
     update["visitor_profile"] = {"email": email, "name": name}

@@ -38,12 +38,12 @@ _I = re.IGNORECASE
 _CANCEL = re.compile(
     r"\b(?:"
     r"cancel\w*|call(?:ing)?\s+(?:it\s+|this\s+|that\s+)?off\b|"  # en (es, pt: cancele, cancelar)
-    r"absag\w*|sag\w*\b[^.?!]{0,40}\bab\b|stornier\w*|streich\w*|lösch\w*|"  # de
+    r"absag\w*|sag\w*\b[^.?!,]{0,40}\bab\s*(?:[.!?,]|$)|stornier\w*|streich\w*|lösch\w*|"  # de
     r"annul\w*|supprim\w*|décommand\w*|"  # fr, it (annullare)
     r"anul\w*|"  # es, pt
     r"disdi\w*|disdett\w*|"  # it
     r"desmarc\w*|"  # pt
-    r"annuleer\w*|annuler\w*|afzeg\w*|zeg\w*\b[^.?!]{0,40}\baf\b|"  # nl
+    r"annuleer\w*|annuler\w*|afzeg\w*|zeg\w*\b[^.?!,]{0,40}\baf\s*(?:[.!?,]|$)|"  # nl
     r"отмен\w*|отказ\w*|удал\w*"  # ru
     r")",
     _I,
@@ -53,10 +53,11 @@ _MOVE = re.compile(
     r"mov(?:e|es|ed|ing)\b|reschedul\w*|postpon\w*|push\w*\s+(?:\w+\s+)?back\b|"  # en
     r"bring\w*\s+(?:\w+\s+)?forward\b|rebook\w*|chang\w*|"
     r"verschieb\w*|verschob\w*|verleg\w*|umbuch\w*|änder\w*|"  # de
-    r"déplac\w*|décal\w*|report\w*|modifi\w*|"  # fr (changer: chang)
+    r"déplac\w*|décal\w*|report(?:er|ez|ons|é|ée|és)\b|modifi\w*|"  # fr (changer: chang)
     r"cambi\w*|mover\b|muev\w*|aplaz\w*|reprogram\w*|pospon\w*|"  # es (cambiar also it)
-    r"spost\w*|rimand\w*|posticip\w*|anticip\w*|modific\w*|"  # it
-    r"mud(?:ar|e|o|amos|em)\b|remarc\w*|reagend\w*|adi(?:ar|e|o|amos|em)\b|alter\w*|troc\w*|"  # pt
+    r"spost\w*|rimand\w*|posticip\w*|anticip(?:are|a|i|o|iamo)\b|modific\w*|"  # it
+    r"mud(?:ar|e|o|amos|em)\b|remarc\w*|reagend\w*|adi(?:ar|e|o|amos|em)\b|"  # pt
+    r"alter(?:ar|e|o|amos|em)?\b|troc\w*|"
     r"verzet\w*|verplaats\w*|verschuiv\w*|omzet\w*|wijzig\w*|verander\w*|"  # nl
     r"перенес\w*|перенос\w*|перенест\w*|измен\w*|помен\w*|сдвин\w*"  # ru
     r")",
@@ -114,11 +115,12 @@ _RU_AFTER_VERB = re.compile(r"\b(?:отмен|перенес|перенест|и
 _RU_NOT_A_THING = frozenset(
     {"пожалуйста", "её", "ее", "его", "это", "всё", "все", "тогда", "тоже", "на", "в", "мне"}
 )
-# A question how to do it, asked at its start ("How do I…", "Wie kann ich…").
-_HOW = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:how|wie|comment|c[oó]mo|come|hoe|как)\b",
-    _I,
-)
+# A question how to do it: the first word ("How do I…", "Wie kann ich…", "Come posso…"),
+# or one of the first three of a question ("Hi, how do I cancel…?"). Elsewhere "come",
+# "como" and "wie" are other words ("I cannot come", "como combinado").
+_HOW_WORD = r"(?:how|wie|comment|c[oó]mo|come|hoe|как)\b"
+_HOW_FIRST = re.compile(rf"^\W*{_HOW_WORD}", _I)
+_HOW_ASKED = re.compile(rf"^\W*(?:\w+\W+){{0,2}}?{_HOW_WORD}.*\?\W*$", _I | re.DOTALL)
 
 
 @lru_cache(maxsize=1)
@@ -178,6 +180,6 @@ def appointment_change(text: str, kind_names: list[str]) -> AppointmentChange | 
         return None
     if not names_appointment(text, kind_names) and names_another_thing(text, kind_names):
         return None
-    if _HOW.search(text):
+    if _HOW_FIRST.search(text) or _HOW_ASKED.search(text):
         return "ask"
     return "move" if moves else "cancel"

@@ -13,12 +13,17 @@ pytestmark = pytest.mark.unit
 KINDS = ["Inspection", "Inspektion", "Révision", "Revisión", "Revisione", "Revisão", "Техосмотр"]
 
 CANCEL = {
-    "en": ["Please cancel my appointment", "I need to cancel my appointment", "cancel it"],
+    "en": [
+        "Please cancel my appointment",
+        "I need to cancel my appointment",
+        "cancel it",
+        "I cannot come, please cancel my appointment",
+    ],
     "de": ["Bitte stornieren Sie meinen Termin", "Bitte sagen Sie meinen Termin ab"],
     "fr": ["Veuillez annuler mon rendez-vous", "Annulez la révision, s'il vous plaît"],
     "es": ["Por favor, cancele mi cita", "Anule la reserva"],
     "it": ["Per favore, annulli il mio appuntamento", "Vorrei disdire l'appuntamento"],
-    "pt": ["Por favor, cancele a minha marcação", "Quero desmarcar o agendamento"],
+    "pt": ["Por favor, cancele a minha marcação", "Cancele a marcação, como combinado"],
     "nl": ["Annuleer alstublieft mijn afspraak", "Zeg mijn afspraak af"],
     "ru": ["Пожалуйста, отмените мою запись", "Отмените, пожалуйста"],
 }
@@ -79,5 +84,11 @@ def test_cancelling_something_else_is_not_about_the_appointment(language: str) -
 
 
 def test_messages_without_a_change() -> None:
-    for text in ("Thanks, see you!", "What should I bring?", "I changed my mind about the colour"):
+    for text in (
+        "Thanks, see you!",
+        "What should I bring?",
+        "I changed my mind about the colour",
+        "Sagen Sie mir, ab wann der Termin frei ist?",
+        "I would like to report a problem with the appointment booking page",
+    ):
         assert appointment_change(text, KINDS) is None, text

@@ -117,7 +117,10 @@ def appointment_flags(
     return {
         "appointment_wish": bool(wish),
         "appointment_reply": bool(reply or (phase == "booked" and picked)),
-        "appointment_change": change_asked(text, site, intent) if phase == "booked" else None,
+        # A time clicked to move to is that move, whatever the words of its label.
+        "appointment_change": (
+            change_asked(text, site, intent) if phase == "booked" and not picked else None
+        ),
     }
 
 

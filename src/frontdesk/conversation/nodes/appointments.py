@@ -159,8 +159,9 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
         if step == "offer":
             answer = await _offer(state, runtime, appointment, kind, update)
         elif step == "ask_contact":
-            # What was given so far is kept: the next reply may bring only the rest.
-            appointment.update({k: v for k, v in _parts(contact).items() if v})
+            if ask_phone and contact.name and contact.email:
+                # Name and e-mail given, the number missing: the next reply may be it alone.
+                appointment.update({k: v for k, v in _parts(contact).items() if v})
             if picked is not None:
                 appointment.update(phase="contact", chosen=picked)
                 key = "appointment.ask_contact_phone" if ask_phone else "appointment.ask_contact"

@@ -108,3 +108,15 @@ async def test_asking_how_to_cancel_shows_the_appointment_and_keeps_it(
     assert result.answer.startswith("Your appointment: Inspection on Sat 12/12 10:00")
     assert "to cancel it, just tell me" in result.answer
     assert len(await events(radicale)) == 1
+
+
+async def test_a_decline_without_a_word_of_cancelling_keeps_the_appointment(
+    chat: ChatService, radicale: RadicaleServer
+) -> None:
+    # "Forget it" is STOP_BOOKING to the intent model; it names neither the appointment
+    # nor a cancellation, so the visitor is shown the appointment and how to cancel it.
+    session = str(uuid.uuid4())
+    await book(chat, session, "en")
+    result = await say(chat, session, "Forget it")
+    assert "to cancel it, just tell me" in result.answer, result.answer
+    assert len(await events(radicale)) == 1

@@ -40,6 +40,9 @@ FactsLoader = Callable[[], Awaitable[SiteFacts]]
 Relay = Callable[[str], Awaitable[int]]
 """Live takeover: a visitor's message → the operator's live log; returns its event id."""
 
+OperatorsOnline = Callable[[], Awaitable[int]]
+"""Live takeover: how many of the site's operators are online to take a conversation over."""
+
 
 async def _no_enrichment(_: VisitorContext) -> dict[str, Any]:
     return {}
@@ -65,6 +68,7 @@ class TurnContext:
     facts_embedder: Embedder | None = None
     visitor: VisitorContext = field(default_factory=VisitorContext)
     relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
+    operators_online: OperatorsOnline | None = None  # None: nobody online (no live desk)
     # The site's calendar desk (`appointments.desk`); None: booking is a link or an e-mail.
     appointments: Any = None
     session_id: str = ""

@@ -24,7 +24,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from frontdesk.conversation.payload import TurnResult
 from frontdesk.conversation.spool import Spool, spooled_state
 from frontdesk.conversation.spooled_sessions import SpooledKey, spooled_keys
-from frontdesk.handoff.outbox import enqueue_handoff, handoff_channels, record_lead_capture
+from frontdesk.handoff.outbox import (
+    complete_handoff,
+    enqueue_handoff,
+    handoff_channels,
+    record_lead_capture,
+)
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.health import store_writes
@@ -371,7 +376,10 @@ class TurnWriter:
         transaction (also when a spooled turn is replayed)."""
         handoff = values.get("handoff")
         if handoff and handoff.get("notify"):
-            enqueue_handoff(
+            # The visitor's answer to a contact question completes the handoff that asked.
+            completes = handoff.get("completes_turn") is not None
+            write = complete_handoff if completes else enqueue_handoff
+            write(
                 session,
                 site=site,
                 session_id=session_id,

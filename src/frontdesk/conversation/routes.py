@@ -53,6 +53,8 @@ HandoffReason = Literal[
     "high_stakes_question",
     "llm_failure",
 ]
+# The visitor's answer to "how can our team reach you?" (`contact_reply`).
+ContactReply = Literal["contact_given", "contact_declined", "contact_ask_again", "contact_open"]
 
 ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
 # The classifier's business-independent "not about any company" label: before a message
@@ -132,6 +134,9 @@ class RouteInput:
     appointment_wish: bool = False
     appointment_reply: bool = False
     appointment_change: AppointmentChange | None = None
+    # A handoff waits for the visitor's contact (`handoff_contact_step`), and what this
+    # message is as an answer to that question (`contact_reply`); None: nothing waits.
+    contact_reply: ContactReply | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,9 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     """The intent router. Order matters: abuse, then people, then the booking flow."""
     if inp.intent == "HACK":
         return RouteDecision("REDIRECT", "hack", hack=True)
+    if inp.contact_reply is not None and inp.contact_reply != "contact_open":
+        # Before a new request for a person: the one already made waits for this answer.
+        return RouteDecision("HANDOFF", inp.contact_reply)
     if inp.explicit_human_request:
         return RouteDecision("HANDOFF", "explicit_request")
     if inp.stall_offer_pending and (inp.message_has_email or (inp.affirmative and inp.email_known)):
@@ -553,6 +561,39 @@ def live_handoff_route(*, in_hours: bool, operators_online: int) -> LiveHandoff:
     if operators_online <= 0:
         return "no_operator"
     return "ring"
+
+
+HandoffContact = Literal["deliver", "ask_and_deliver", "ask_and_hold"]
+
+
+def handoff_contact_step(*, contact_known: bool, live: LiveHandoff) -> HandoffContact:
+    """How a handoff that goes to the team treats the visitor's contact. A known e-mail or
+    phone goes with it. Otherwise the reply asks for one (the site's `handoff.contact`):
+    with an operator online the handoff goes at once (they can join and ask themselves)
+    and the contact follows; when nobody can answer live it is held until the visitor
+    answers, declines, or `handoff.contact_wait_seconds` pass — so no lead without a way
+    to reach the visitor goes out unless the visitor was asked for one."""
+    if live not in ("ring", "after_hours", "no_operator"):
+        raise ValueError(f"unknown live handoff route {live!r}")
+    if contact_known:
+        return "deliver"
+    return "ask_and_deliver" if live == "ring" else "ask_and_hold"
+
+
+def contact_reply(
+    *, contact: str | None, declined: bool, asked_again: bool, hack: bool = False
+) -> ContactReply:
+    """The message after "how can our team reach you?": a contact of the kind asked for
+    completes the handoff, a refusal sends it marked as such, anything else is asked again
+    once (with an example and the way to decline); after that the conversation goes on
+    as usual and a contact or refusal later still completes it. An attack is no answer."""
+    if hack:
+        return "contact_open"
+    if contact:
+        return "contact_given"
+    if declined:
+        return "contact_declined"
+    return "contact_open" if asked_again else "contact_ask_again"
 
 
 def after_skill_selector(state: ChatState) -> Literal["site_support_check", "intent_router"]:

@@ -28,7 +28,7 @@ from frontdesk.conversation.checkpoints import (
     is_checkpoint_write_failure,
     open_checkpointer,
 )
-from frontdesk.conversation.context import Relay, TurnContext
+from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
 from frontdesk.conversation.nodes.common import TEAM_MEMBER
@@ -212,6 +212,16 @@ class ChatService:
 
         return relay
 
+    def _operators_online(self, site: LoadedSite) -> OperatorsOnline:
+        async def online() -> int:
+            try:
+                return len(await self.live.online(site.config.id))
+            except Exception as exc:  # the store is down: nobody can be rung either
+                log.warning("operators online unknown (%s); counted as none", exc)
+                return 0
+
+        return online
+
     # -- turns -------------------------------------------------------------------------
     async def stream_turn(
         self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
@@ -229,6 +239,7 @@ class ChatService:
         }
         ctx = self.context(site, visitor)
         ctx.relay = self._relay_to(site, session_id)
+        ctx.operators_online = self._operators_online(site)
         ctx.session_id = session_id
         ctx.appointments = self.appointment_desk(site.config)
         # Who owns the conversation (bot, or a person who joined): the graph's router

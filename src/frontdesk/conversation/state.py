@@ -128,6 +128,12 @@ class Progress(TypedDict, total=False):
     handoff_offer_reason: str | None
     # False: the offer was not delivered to the team yet (it is on acceptance).
     handoff_offer_notified: bool
+    # A handoff asked the visitor how the team can reach them (`routes.handoff_contact_step`):
+    # the handoff itself, the turn that asked (its outbox rows wait under that turn's keys)
+    # and whether the question was asked a second time.
+    contact_handoff: Handoff | None
+    contact_ask_turn: int | None
+    contact_asked_again: bool
 
 
 class SkillSelection(TypedDict, total=False):
@@ -207,6 +213,9 @@ class SiteSupport(TypedDict):
     fact: NotRequired[str | None]
 
 
+ContactStatus = Literal["provided", "asked", "declined"]
+
+
 class Handoff(TypedDict):
     reason: str
     status: Literal["proposed", "accepted"]
@@ -214,6 +223,14 @@ class Handoff(TypedDict):
     lead_level: str
     triggered_at: str
     notify: bool  # a stall proposal only becomes a lead when accepted
+    # How the team can reach the visitor: a contact is known ("provided"), the reply asked
+    # for one ("asked"), or the visitor declined to leave one. Absent: read from the profile.
+    contact: NotRequired[ContactStatus]
+    # Seconds the team's copy waits for the visitor's answer (asked, nobody live).
+    hold_s: NotRequired[float]
+    # The (graph) turn that asked for the contact: this handoff completes the one that
+    # waits for it (`handoff.outbox.complete_handoff`), sent with the answer.
+    completes_turn: NotRequired[int]
 
 
 class LeadCapture(TypedDict, total=False):
@@ -417,3 +434,8 @@ def skills_of(state: ChatState) -> tuple[str, ...]:
 def visitor_email(state: ChatState) -> str | None:
     email = (state.get("visitor_profile") or {}).get("email")
     return str(email) if email else None
+
+
+def visitor_phone(state: ChatState) -> str | None:
+    phone = (state.get("visitor_profile") or {}).get("phone")
+    return str(phone) if phone else None

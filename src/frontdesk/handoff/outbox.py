@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from frontdesk.guard.visitor_text import EMAIL_CHARS, clean_field, clean_fields
@@ -22,7 +23,7 @@ from frontdesk.handoff.packets import (
 )
 from frontdesk.leads.packet import ContextPacketGenerationError
 from frontdesk.sites.schema import SiteConfig
-from frontdesk.store.models import Handoff, Lead
+from frontdesk.store.models import Handoff, Lead, OutboxItem
 from frontdesk.store.repositories import (
     AnalyticsEventRepository,
     HandoffRepository,
@@ -46,6 +47,10 @@ def handoff_channels(site: SiteConfig) -> list[str]:
     return channels
 
 
+# A handoff whose copy for the team waits for the visitor's contact (`handoff.hold_s`).
+AWAITING_CONTACT = "awaiting_contact"
+
+
 def enqueue_handoff(
     session: Session,
     *,
@@ -57,7 +62,13 @@ def enqueue_handoff(
     message: str,
     language: str,
 ) -> Handoff:
-    """The handoff row and one outbox row per channel, keyed `site:session:turn:channel`."""
+    """The handoff row and one outbox row per channel, keyed `site:session:turn:channel`.
+
+    A handoff that asked the visitor how to reach them while nobody can answer live
+    (`hold_s`) is `awaiting_contact`: its rows fall due when the wait is over, so the team
+    hears of it even when the visitor never answers; the answer sends it at once
+    (`complete_handoff`)."""
+    hold_s = float(handoff.get("hold_s") or 0.0)
     try:
         data = handoff_packet(
             site=site,
@@ -68,7 +79,7 @@ def enqueue_handoff(
             last_message=message,
             language=language,
         )
-        status = "pending"
+        status = AWAITING_CONTACT if hold_s > 0 else "pending"
     except ContextPacketGenerationError as exc:
         # abort delivery and alert; the row keeps what is known for manual recovery.
         log.critical("context_packet_generation_failure", extra={"session": session_id})
@@ -82,18 +93,106 @@ def enqueue_handoff(
         packet=data,
         status=status,
     )
-    if status != "pending":
+    if status not in ("pending", AWAITING_CONTACT):
         return row
     outbox = OutboxRepository(session)
+    due = datetime.now(UTC) + timedelta(seconds=hold_s)
     for channel in handoff_channels(site):
         outbox.enqueue(
             handoff_id=row.id,
             site_id=site.id,
             channel=channel,
-            idempotency_key=f"{site.id}:{session_id}:{turn}:{channel}",
+            idempotency_key=handoff_key(site.id, session_id, turn, channel),
             payload=data,
+            next_attempt_at=due,
         )
     return row
+
+
+def handoff_key(site_id: str, session_id: str, turn: int, channel: str) -> str:
+    return f"{site_id}:{session_id}:{turn}:{channel}"
+
+
+def complete_handoff(
+    session: Session,
+    *,
+    site: SiteConfig,
+    session_id: str,
+    turn: int,
+    handoff: Mapping[str, Any],
+    values: Mapping[str, Any],
+    message: str,
+    language: str,
+) -> Handoff:
+    """The visitor answered the contact question of this conversation's handoff that
+    waits for it (`awaiting_contact`): it goes now with the answer (the contact, or
+    "declined") — one delivery per channel. Once it went out (the wait was over), the
+    answer goes as a handoff of its own.
+
+    Only this conversation's handoff is looked at: another visitor's answer (another
+    session) can never complete it."""
+    held = session.scalar(
+        select(Handoff)
+        .where(
+            Handoff.site_id == site.id,
+            Handoff.session_id == session_id,
+            Handoff.status == AWAITING_CONTACT,
+        )
+        .order_by(Handoff.created_at.desc())
+        .limit(1)
+    )
+    fresh = {key: value for key, value in handoff.items() if key != "hold_s"}
+    if held is None:
+        return enqueue_handoff(
+            session,
+            site=site,
+            session_id=session_id,
+            turn=turn,
+            handoff=fresh,
+            values=values,
+            message=message,
+            language=language,
+        )
+    try:
+        data = handoff_packet(
+            site=site,
+            session_id=session_id,
+            turn=int(held.packet.get("turn", turn)),
+            handoff=handoff,
+            values=values,
+            last_message=message,
+            language=language,
+        )
+    except ContextPacketGenerationError:
+        data = dict(held.packet)  # the asking turn's packet still goes, now
+    now = datetime.now(UTC)
+    rows = OutboxRepository(session).for_handoff(held.id)
+    # Conditional: a dispatcher that claimed a row meanwhile (its wait just ended) keeps
+    # it, and the answer then goes as a handoff of its own.
+    released = session.execute(
+        update(OutboxItem)
+        .where(
+            OutboxItem.handoff_id == held.id,
+            OutboxItem.status == "pending",
+            OutboxItem.attempts == 0,
+            OutboxItem.next_attempt_at > now,
+        )
+        .values(payload=data, next_attempt_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if int(getattr(released, "rowcount", 0) or 0) != len(rows):
+        return enqueue_handoff(
+            session,
+            site=site,
+            session_id=session_id,
+            turn=turn,
+            handoff=fresh,
+            values=values,
+            message=message,
+            language=language,
+        )
+    held.packet, held.status = data, "pending"
+    return held
 
 
 def record_lead_capture(

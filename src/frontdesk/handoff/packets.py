@@ -53,6 +53,8 @@ e-mail, form answers, messages and the summary that quotes them), and the key un
 which each JSON document lists the paths that hold it."""
 HANDOFF_UNVERIFIED: tuple[str, ...] = (
     "packet.visitor",
+    "visitor_contact.email",
+    "visitor_contact.phone",
     "packet.conversation_summary",
     "packet.conversation.signals_observed",
     "form",
@@ -121,6 +123,49 @@ def appointment_fields(values: Mapping[str, Any]) -> dict[str, str]:
     return {}
 
 
+CONTACT_NOTES: Mapping[str, str] = {
+    "provided": "The visitor left a way to reach them.",
+    "asked": "No contact: the visitor was asked how to be reached and has not answered.",
+    "declined": "No contact, visitor declined: asked how to be reached, they chose not to say.",
+    "not_asked": "No contact: the visitor was not asked how to be reached.",
+}
+"""What each `visitor_contact.status` means, in the words every channel shows."""
+
+
+def visitor_contact(
+    handoff: Mapping[str, Any], profile: Mapping[str, Any], asked_for: str
+) -> dict[str, Any]:
+    """How the team can reach the visitor: the e-mail or phone they left (`provided`), or
+    why there is none — asked and not (yet) answered, declined, or never asked."""
+    email = visitor_fields(profile)["email"]
+    phone = clean_field(profile["phone"], FIELD_CHARS) if profile.get("phone") else None
+    if email or phone:
+        status = "provided"
+    else:
+        status = str(handoff.get("contact") or "not_asked")
+        if status not in CONTACT_NOTES or status == "provided":
+            status = "not_asked"
+    return {
+        "status": status,
+        "asked_for": asked_for,
+        "email": email,
+        "phone": phone or None,
+        "note": CONTACT_NOTES[status],
+    }
+
+
+def contact_line(data: Mapping[str, Any]) -> str:
+    """ "No contact, visitor declined: …" for e-mails and Slack ("" when not known)."""
+    contact = data.get("visitor_contact") or {}
+    return str(contact.get("note") or "")
+
+
+def without_contact(data: Mapping[str, Any]) -> bool:
+    """The handoff carries no way to reach the visitor."""
+    contact = data.get("visitor_contact") or {}
+    return bool(contact) and contact.get("status") != "provided"
+
+
 def appointment_line(data: Mapping[str, Any]) -> str:
     """ "Appointment: booked, Sa 12.12. 10:00 (inspection)" for e-mails and Slack, with
     the phone number when the site asked for one."""
@@ -173,6 +218,7 @@ def handoff_packet(
     in_hours = bool(handoff.get("business_hours", True))
     form = clean_fields((values.get("form_collection") or {}).get("collected_values") or {})
     appointment = appointment_fields(values)
+    contact = visitor_contact(handoff, values.get("visitor_profile") or {}, site.handoff.contact)
     due = follow_up_due(packet.triggered_at, in_hours, site.business_hours.hours())
     return {
         "site_id": site.id,
@@ -185,6 +231,7 @@ def handoff_packet(
         "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
         "form": form,
         **({"appointment": appointment} if appointment else {}),
+        "visitor_contact": contact,
         # The summary and the signal log quote the visitor's own words.
         "packet": clean_tree(packet.model_dump(mode="json")),
         UNVERIFIED: list(HANDOFF_UNVERIFIED),
@@ -230,9 +277,12 @@ def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
     packet = data["packet"]
     qualification = packet["qualification"]
     conversation = packet["conversation"]
+    reach = data.get("visitor_contact") or {}
     return {
-        "contact": dict(packet["visitor"]),
+        "contact": dict(packet["visitor"])
+        | ({"phone": reach["phone"]} if reach.get("phone") else {}),
         "lead": {
+            "contact_status": reach.get("status", "provided"),
             "source": "website-chat",
             "lead_level": packet["lead_level"],
             "handoff_reason": packet["handoff_reason"],
@@ -248,6 +298,7 @@ def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
             "turn_count": conversation["turn_count"],
             "last_message": data.get("last_message", ""),
             "form": dict(data.get("form") or {}),
+            **({"contact": reach["note"]} if reach.get("note") else {}),
         },
         UNVERIFIED: list(CRM_UNVERIFIED),
     }
@@ -289,6 +340,7 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
         f"Session: {packet['session_id']}",
         f"Lead level: {packet['lead_level']}",
         f"Trigger: {packet['handoff_reason']}",
+        *([f"Contact: {contact_line(data)}"] if contact_line(data) else []),
         f"Triggered at: {packet['triggered_at']}",
         f"Business hours: {'yes' if data.get('business_hours', True) else 'no (outside hours)'}",
         f"Follow up by: {data.get('follow_up_due', '')}",
@@ -304,6 +356,11 @@ def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
         "",
         f"What the visitor told us ({UNVERIFIED}: typed by the visitor, not checked):",
         f"Email ({UNVERIFIED}): {visitor.get('email') or 'Not captured'}",
+        *(
+            [f"Phone ({UNVERIFIED}): {phone}"]
+            if (phone := (data.get("visitor_contact") or {}).get("phone"))
+            else []
+        ),
         f"Name ({UNVERIFIED}): {visitor.get('name') or 'Unknown'}",
         f"Company ({UNVERIFIED}): {visitor.get('company') or 'Unknown'}",
         f"Role ({UNVERIFIED}): {visitor.get('role') or 'Unknown'}",

@@ -36,6 +36,8 @@ Dimension = Literal["problem", "authority", "company", "timing"]
 DIMENSIONS: tuple[Dimension, ...] = ("problem", "authority", "company", "timing")
 EngineName = Literal["local", "llm"]
 RoutingMode = Literal["local", "llm", "hybrid"]
+# How the team reaches a visitor whose handoff nobody can answer live.
+ContactWay = Literal["email", "phone", "either"]
 
 
 _INTERVAL = re.compile(r"^(\d+)\s*([smhd])$")
@@ -609,6 +611,20 @@ class HandoffConfig(Strict):
         le=3600,
         description="Live takeover: how long an accepted handoff rings the operators online "
         "before the visitor is told a person will follow up by email.",
+    )
+    contact: ContactWay = Field(
+        default="email",
+        description="What the visitor is asked for when a handoff cannot be answered live "
+        "(outside business hours, or no operator online) and no way to reach them is known: "
+        "an e-mail address, a phone number, or either.",
+    )
+    contact_wait_seconds: int = Field(
+        default=900,
+        ge=0,
+        le=86_400,
+        description="How long such a handoff waits for the visitor's answer before it goes "
+        "to the team marked 'no contact: asked, no answer'. A contact or a refusal sends it "
+        "at once.",
     )
 
     @field_validator("retry_delays_s")

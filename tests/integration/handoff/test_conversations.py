@@ -96,16 +96,21 @@ async def test_explicit_request_is_handed_off_and_delivered_everywhere(
     result = await say(chat, session, "Can I speak to someone?")
     assert result.route == "HANDOFF" and result.handoff is not None
     assert result.handoff.reason == "explicit_request"
+    # Nobody is online to take it over: the reply asks how the team can reach the visitor,
+    # and the handoff waits for the answer.
+    assert "How can our team reach you?" in result.answer
     (handoff,) = handoffs(chat, session)
-    assert handoff.reason == "explicit_request" and handoff.status == "pending"
+    assert handoff.reason == "explicit_request" and handoff.status == "awaiting_contact"
     assert handoff.packet["packet"]["conversation"]["turn_count"] == 2
     assert [row.channel for row in outbox(chat, session)] == ["crm", "slack", "webhook:0"]
 
+    await say(chat, session, "lena@example.org")
     await deliver(chat)
     (handoff,) = handoffs(chat, session)
     assert handoff.status == "complete"
     (lead,) = leads(chat, session)
     assert (lead.reason, lead.capture_context) == ("explicit_request", "handoff")
+    assert lead.email == "lena@example.org"
     (slack,) = http.received_on("/slack")
     header = slack.json()["text"]
     assert header in ("❄️ cold Lead — Tessellate", "📬 Lead captured (outside hours) — Tessellate")
@@ -126,19 +131,21 @@ async def test_hot_lead_is_handed_off_with_its_qualification(
     )
     assert result.route == "HANDOFF" and result.handoff is not None
     assert result.handoff.reason == "hot_lead" and result.lead.level == "hot"
-    await deliver(chat)
+    # Nobody can take it over live: the proposal asks how to reach the visitor, and the
+    # handoff waits for the answer.
+    assert "How can our team reach you?" in result.answer
     (handoff,) = handoffs(chat, session)
-    assert handoff.status == "complete"
-    # The visitor accepts the call: asked for an email, which completes the same lead.
+    assert handoff.status == "awaiting_contact"
+    # A "yes" is no way to reach them: asked again, with an example.
     yes = await say(chat, session, "Yes, please")
-    assert yes.route == "HANDOFF" and yes.answer.endswith("💌") and yes.handoff is None
+    assert yes.route == "HANDOFF" and "name@example.com" in yes.answer and yes.handoff is None
     thanks = await say(chat, session, "ana@northwind.io")
     assert "ana@northwind.io" in thanks.answer
-    assert thanks.handoff is not None and thanks.handoff.status == "accepted"
+    assert thanks.handoff is not None
     await deliver(chat)
-    first, second = sorted(handoffs(chat, session), key=lambda h: h.created_at)
-    assert second.reason == "hot_lead" and second.status == "complete"
-    assert second.packet["packet"]["visitor"]["email"] == "ana@northwind.io"
+    (handoff,) = handoffs(chat, session)  # the one handoff, sent once with the email
+    assert handoff.reason == "hot_lead" and handoff.status == "complete"
+    assert handoff.packet["packet"]["visitor"]["email"] == "ana@northwind.io"
     packet = handoff.packet["packet"]
     assert packet["lead_level"] == "hot"
     assert packet["qualification"]["problem_fit"] == "confirmed"
@@ -147,8 +154,8 @@ async def test_hot_lead_is_handed_off_with_its_qualification(
     (lead,) = leads(chat, session)  # one lead for the conversation, now with the email
     assert lead.level == "hot" and lead.reason == "hot_lead"
     assert lead.email == "ana@northwind.io"
-    assert lead.details["handoffs"] == [first.id, second.id]
-    slack, _ = http.received_on("/slack")
+    assert lead.details["handoffs"] == [handoff.id]
+    (slack,) = http.received_on("/slack")
     assert slack.json()["text"] in (
         "🔥 hot Lead — Tessellate",
         "📬 Lead captured (outside hours) — Tessellate",
@@ -191,11 +198,16 @@ async def test_high_stakes_goes_to_a_person_after_a_normal_answer(chat: ChatServ
         "You charged us twice this month, I want a refund or we will cancel the contract",
     )
     assert result.route == "HANDOFF" and result.routing == "high_stakes"
+    assert "How can our team reach you?" in result.answer
+    declined = await say(chat, session, "No thanks")
+    assert declined.route == "HANDOFF" and "won't ask again" in declined.answer
     await deliver(chat)
     (handoff,) = handoffs(chat, session)
     assert handoff.reason == "high_stakes" and handoff.status == "complete"
+    assert handoff.packet["visitor_contact"]["status"] == "declined"
     (lead,) = leads(chat, session)
-    assert lead.reason == "high_stakes"
+    assert lead.reason == "high_stakes" and lead.email is None
+    assert lead.details["lead"]["contact_status"] == "declined"
 
 
 async def test_booking_with_email_capture_then_post_conversion(

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from langgraph.runtime import Runtime
 
+from frontdesk.conversation.contact import contact_in, declines_contact
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.appointments import appointment_flags
 from frontdesk.conversation.nodes.common import (
@@ -18,7 +19,13 @@ from frontdesk.conversation.nodes.common import (
     timed,
 )
 from frontdesk.conversation.nodes.skills import follow_up_context
-from frontdesk.conversation.routes import RouteInput, decide_route, states_a_topic
+from frontdesk.conversation.routes import (
+    ContactReply,
+    RouteInput,
+    contact_reply,
+    decide_route,
+    states_a_topic,
+)
 from frontdesk.conversation.state import (
     ChatState,
     InterestSignals,
@@ -43,6 +50,7 @@ from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
+from frontdesk.sites.schema import ContactWay
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +247,21 @@ async def skill_selector(state: ChatState, runtime: Runtime[TurnContext]) -> Upd
     return {"skill_selection": {"skills": list(choice.skills), "reasoning": choice.reasoning}}
 
 
+def pending_contact_reply(state: ChatState, way: ContactWay, intent: str) -> ContactReply | None:
+    """This message as the answer to the contact question a handoff is waiting on (None:
+    no handoff waits)."""
+    progress = progress_of(state)
+    if progress.get("contact_ask_turn") is None:
+        return None
+    text = state["input"]
+    return contact_reply(
+        contact=(found[1] if (found := contact_in(text, way)) else None),
+        declined=declines_contact(text),
+        asked_again=bool(progress.get("contact_asked_again")),
+        hack=intent == "HACK",
+    )
+
+
 def _site_supported(state: ChatState) -> bool:
     support = state.get("site_support")
     return bool(support and (support["supported"] or support.get("fact")))
@@ -282,6 +305,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             act=intent.act,
             site_supported=_site_supported(state),
             site_strongly_supported=_site_strongly_supported(state),
+            contact_reply=pending_contact_reply(state, ctx.site.handoff.contact, intent.intent),
             **follow_up_context(state, ctx.site.qualification.forms),
             **appointment_flags(
                 state,

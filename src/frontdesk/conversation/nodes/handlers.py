@@ -10,6 +10,7 @@ from babel.dates import format_date
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
+from frontdesk.conversation.contact import contact_in
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
 from frontdesk.conversation.nodes.appointments import appointment_turn
@@ -35,6 +36,7 @@ from frontdesk.conversation.state import (
     qualification_of,
     turn_of,
     visitor_email,
+    visitor_phone,
 )
 from frontdesk.conversation.texts import TEXTS, say
 from frontdesk.engines.local.signals import extract_email
@@ -72,6 +74,19 @@ async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> U
 def business_hours_now(runtime: Runtime[TurnContext], same_day: bool = False) -> bool:
     hours = runtime.context.site.business_hours.hours()
     return is_business_hours(runtime.context.now, hours, same_day_followup=same_day)
+
+
+async def live_route(runtime: Runtime[TurnContext]) -> routes.LiveHandoff:
+    """Whether a person can answer now: business hours and an operator online (the live
+    desk's presence; a run without a desk has nobody)."""
+    online = runtime.context.operators_online
+    count = await online() if online is not None else 0
+    return routes.live_handoff_route(in_hours=business_hours_now(runtime), operators_online=count)
+
+
+def known_contact(state: ChatState) -> str | None:
+    """The way the team can reach the visitor that is already known: e-mail, else phone."""
+    return visitor_email(state) or visitor_phone(state)
 
 
 def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[str, bool]:
@@ -223,18 +238,31 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     if reason == "stall_accepted":
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
-        return _handoff_accepted(state, runtime)
+        return await _handoff_accepted(state, runtime)
+    if reason in typing.get_args(routes.ContactReply):
+        return _contact_answer(state, runtime, reason)
     if reason not in typing.get_args(routes.HandoffReason):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
         # A same-day promise (hot lead, explicit request) uses the earlier cutoff.
         in_hours = business_hours_now(runtime, same_day=True)
+    # Only an offer waits for the visitor's yes: a stall, or a person beside an answer.
+    offer_only = reason in ("stall", "high_stakes_offer")
+    step: routes.HandoffContact = "deliver"
+    if not offer_only:
+        step = routes.handoff_contact_step(
+            contact_known=known_contact(state) is not None, live=await live_route(runtime)
+        )
     email = visitor_email(state)
     key = f"handoff.{reason}"
     if email and f"{key}_known_email" in TEXTS:
         key = f"{key}_known_email"  # a known email is used, never asked for again
+    elif step != "deliver" and f"{key}_ask_contact" in TEXTS:
+        key = f"{key}_ask_contact"  # the question below replaces the text's own hint
     text = site_say(runtime, key, language, when=when, email=email or "")
+    if step != "deliver":
+        text = f"{text} {_contact_question(runtime, language)}"
     # Whatever this turn already said stays (an answer, a writer's partial text).
     previous = (state.get("answer") or "").strip()
     if reason == "high_stakes_question" and not previous:  # nothing found to write from
@@ -249,8 +277,6 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         )
     )
     progress_update = proposed._asdict()
-    # Only an offer waits for the visitor's yes: a stall, or a person beside an answer.
-    offer_only = reason in ("stall", "high_stakes_offer")
     if reason == "stall":
         progress_update["stall_offer_turn"] = turn_of(state)
     else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
@@ -259,18 +285,22 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
             handoff_offer_reason=_RECORD_REASON.get(reason, reason),
             handoff_offer_notified=not offer_only,
         )
+    handoff = _handoff(
+        state,
+        runtime,
+        _RECORD_REASON.get(reason, reason),
+        "proposed",
+        in_hours,
+        notify=not offer_only,
+    )
+    if step != "deliver":
+        handoff = _asking_contact(handoff, step, runtime)
+        progress_update.update(_contact_pending(handoff, state))
     update: Update = {
         "answer": f"{previous}\n\n{text}" if previous else text,
         "progress": progress_update,
         # A stall only becomes a lead when the visitor accepts and leaves an email.
-        "handoff": _handoff(
-            state,
-            runtime,
-            _RECORD_REASON.get(reason, reason),
-            "proposed",
-            in_hours,
-            notify=not offer_only,
-        ),
+        "handoff": handoff,
     }
     if reason not in _BESIDE_ANSWER:
         update["routing"] = routes.handoff_routing(reason)  # type: ignore[arg-type]
@@ -296,14 +326,15 @@ def _stall_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     }
 
 
-def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
+async def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """The visitor said yes to a proposed person, or left an email (stage 3).
 
     The handoff itself was delivered on the proposal turn, unless the proposal was only
     an offer (a person beside a high-stakes answer): then it is delivered now. An email
     left now is sent again under the same reason, and the CRM fills it into the
-    session's lead; a "yes" without any known email asks for one (the offer stays open
-    for the next turn); a known email is never asked again.
+    session's lead; a "yes" without any known contact asks for one: the handoff goes with
+    the question (`routes.handoff_contact_step`, held while nobody can answer live); a
+    known email is never asked again.
     """
     language = language_of(state, runtime)
     progress: Progress = {**progress_of(state)}
@@ -312,9 +343,21 @@ def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     notified = progress.pop("handoff_offer_notified", True)
     email = visitor_email(state)
     update: Update = {"routing": "answered", "citations": [], "progress": progress}
-    if not email:
-        text = site_say(runtime, "handoff.ask_email", language)
-        progress.update({"handoff_offer_turn": turn_of(state), "handoff_offer_reason": reason})
+    if not email and known_contact(state) is None:
+        when, in_hours = follow_up_commitment(runtime, language)
+        step = routes.handoff_contact_step(contact_known=False, live=await live_route(runtime))
+        handoff = _asking_contact(
+            _handoff(state, runtime, reason, "accepted", in_hours), step, runtime
+        )
+        text = _contact_question(runtime, language)
+        progress.update(_contact_pending(handoff, state))
+        update["handoff"] = handoff
+    elif not email:  # a phone number is known: the team calls
+        when, in_hours = follow_up_commitment(runtime, language)
+        phone = known_contact(state) or ""
+        text = site_say(runtime, "contact.thanks", language, contact=phone, when=when)
+        if not notified:
+            update["handoff"] = _handoff(state, runtime, reason, "accepted", in_hours)
     else:
         when, in_hours = follow_up_commitment(runtime, language)
         text = site_say(runtime, "handoff.accepted", language, email=email, when=when)
@@ -323,6 +366,78 @@ def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> Update
             update["handoff"] = _handoff(state, runtime, reason, "accepted", in_hours)
     emit_words("propose_handoff", text)
     update["answer"] = text
+    return update
+
+
+def _contact_question(runtime: Runtime[TurnContext], language: str) -> str:
+    """ "How can our team reach you?" for the kind of contact the site asks for."""
+    return site_say(runtime, f"contact.ask_{runtime.context.site.handoff.contact}", language)
+
+
+def _asking_contact(
+    handoff: Handoff, step: routes.HandoffContact, runtime: Runtime[TurnContext]
+) -> Handoff:
+    """The handoff of a reply that asks for the visitor's contact: marked so, and held for
+    the answer while nobody can take the conversation over live."""
+    asked: Handoff = {**handoff, "contact": "asked"}
+    if step == "ask_and_hold":
+        asked["hold_s"] = float(runtime.context.site.handoff.contact_wait_seconds)
+    return asked
+
+
+def _contact_pending(handoff: Handoff, state: ChatState) -> Progress:
+    """What the next turns need to complete the handoff with the visitor's answer."""
+    return {
+        "contact_handoff": handoff,
+        "contact_ask_turn": turn_of(state),
+        "contact_asked_again": False,
+    }
+
+
+def _contact_answer(state: ChatState, runtime: Runtime[TurnContext], reason: str) -> Update:
+    """The visitor answered "how can our team reach you?": with a contact (the handoff goes
+    to the team with it), a refusal (it goes marked "no contact, visitor declined"), or
+    something else (asked once more, with an example and the way to decline)."""
+    site = runtime.context.site
+    language = language_of(state, runtime)
+    progress: Progress = {**progress_of(state)}
+    update: Update = {"routing": "answered", "citations": [], "progress": progress}
+    if reason == "contact_ask_again":
+        text = site_say(runtime, f"contact.ask_again_{site.handoff.contact}", language)
+        progress["contact_asked_again"] = True
+        emit_words("propose_handoff", text)
+        update["answer"] = text
+        return update
+    held = progress.pop("contact_handoff", None)
+    asked_turn = progress.pop("contact_ask_turn", None)
+    progress.pop("contact_asked_again", None)
+    when, in_hours = follow_up_commitment(runtime, language)
+    if held is None:  # a state from before the question was kept: a handoff of its own
+        held = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
+    handoff: Handoff = {
+        **held,
+        "lead_level": lead_level(qualification_of(state)),
+        "notify": True,
+    }
+    handoff.pop("hold_s", None)
+    if asked_turn is not None:
+        handoff["completes_turn"] = int(asked_turn)
+    if reason == "contact_given":
+        found = contact_in(state["input"], site.handoff.contact)
+        if found is None:
+            raise ValueError("a contact answer without a contact")
+        kind, value = found
+        handoff["contact"] = "provided"
+        update["visitor_profile"] = {kind: value}
+        text = site_say(runtime, "contact.thanks", language, contact=value, when=when)
+    elif reason == "contact_declined":
+        handoff["contact"] = "declined"
+        text = site_say(runtime, "contact.declined", language, when=when)
+    else:
+        raise ValueError(f"unknown contact reply {reason!r}")
+    emit_words("propose_handoff", text)
+    update["answer"] = text
+    update["handoff"] = handoff
     return update
 
 

@@ -28,7 +28,7 @@ import httpx
 
 from frontdesk.guard.visitor_text import ELLIPSIS, shorten
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import UNVERIFIED, appointment_line
+from frontdesk.handoff.packets import UNVERIFIED, appointment_line, contact_line, without_contact
 
 HEADER_CHARS = 150
 SECTION_CHARS = 3000  # a section's text, a context element, the notification text
@@ -146,6 +146,12 @@ def slack_message(
         blocks.append(
             {"type": "section", "text": visitor_text("Appointment: ", appointment_line(data))}
         )
+    if without_contact(data):
+        # Right under the header: the team sees first that they cannot write back.
+        blocks.insert(1, {"type": "section", "text": mrkdwn(":warning: ", contact_line(data))})
+    elif (data.get("visitor_contact") or {}).get("phone"):
+        phone = data["visitor_contact"]["phone"]
+        blocks.insert(3, {"type": "section", "text": visitor_text("Phone: ", phone)})
     if not business_hours and data.get("follow_up_due"):
         blocks.append(
             {

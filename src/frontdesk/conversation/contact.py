@@ -27,21 +27,21 @@ MAX_PHONE_DIGITS = 15
 # a refusal to leave a contact, not a question or a contact.
 _DECLINE = re.compile(
     r"^\W*(?:no|nope|nah|нет|non|nein|nee|não|nao)\W*$"
-    r"|\b(?:rather not|prefer not|no thanks|no thank you|don'?t want to|do not want to"
+    r"|\b(?:rather not|prefer not|no,? thanks|no,? thank you|don'?t want to|do not want to"
     r"|won'?t (?:give|share|leave)|not (?:giving|sharing|leaving)|no (?:e-?mail|phone|number)"
     r"|without (?:an? )?(?:e-?mail|phone|number)|not now|anonymous(?:ly)?)\b"
     r"|не (?:хочу|буду|стоит|надо|нужно)|без (?:почты|email|e-mail|телефона|номера)"
     r"|нет,? спасибо|лучше не"
-    r"|\b(?:non merci|je préfère pas|je préfère ne pas|sans (?:e-?mail|téléphone|numéro)"
+    r"|\b(?:non,? merci|je préfère pas|je préfère ne pas|sans (?:e-?mail|téléphone|numéro)"
     r"|pas d'?e-?mail|pas de (?:téléphone|numéro))"
-    r"|\b(?:nein danke|lieber (?:nicht|keine?)|möchte ich nicht|will ich nicht"
+    r"|\b(?:nein,? danke|lieber (?:nicht|keine?)|möchte ich nicht|will ich nicht"
     r"|ohne (?:e-?mail|telefon|nummer)"
     r"|keine (?:e-?mail|telefonnummer|nummer))\b"
-    r"|\b(?:no gracias|prefiero no|sin (?:correo|e-?mail|tel[eé]fono|n[uú]mero)|no quiero)\b"
-    r"|\b(?:no grazie|preferisco (?:di )?no|preferisco non|senza (?:e-?mail|telefono|numero)"
+    r"|\b(?:no,? gracias|prefiero no|sin (?:correo|e-?mail|tel[eé]fono|n[uú]mero)|no quiero)\b"
+    r"|\b(?:no,? grazie|preferisco (?:di )?no|preferisco non|senza (?:e-?mail|telefono|numero)"
     r"|non voglio)\b"
-    r"|\b(?:não obrigad[oa]|prefiro não|sem (?:e-?mail|telefone|número)|não quero)\b"
-    r"|\b(?:nee bedankt|liever (?:niet|geen)|zonder (?:e-?mail|telefoon|nummer)|wil ik niet)\b",
+    r"|\b(?:não,? obrigad[oa]|prefiro não|sem (?:e-?mail|telefone|número)|não quero)\b"
+    r"|\b(?:nee,? bedankt|liever (?:niet|geen)|zonder (?:e-?mail|telefoon|nummer)|wil ik niet)\b",
     re.IGNORECASE,
 )
 

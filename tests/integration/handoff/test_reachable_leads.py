@@ -19,6 +19,7 @@ from sqlalchemy import select
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.handoff.dispatcher import Dispatcher
+from frontdesk.live.desk import Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import Handoff, Lead, OutboxItem
@@ -152,3 +153,154 @@ async def test_outside_hours_the_visitor_is_asked_and_the_lead_goes_once_with_th
     (lead,) = leads(chat, session)
     assert lead.email == "x@y.example"
     assert lead.details["lead"]["contact_status"] == "provided"
+
+
+async def test_a_visitor_who_declines_is_handed_off_marked_no_contact(
+    chat: ChatService, http: HttpReceiver
+) -> None:
+    session = new_session()
+    await say(chat, session, "I want to talk to a person")
+    declined = await say(chat, session, "No thanks, I'd rather not")
+    assert declined.route == "HANDOFF" and "won't ask again" in declined.answer
+    await deliver(chat)
+    (handoff,) = handoffs(chat, session)
+    assert handoff.status == "complete"
+    contact = handoff.packet["visitor_contact"]
+    assert (contact["status"], contact["email"], contact["phone"]) == ("declined", None, None)
+    (hook,) = hooks_of(http, session)
+    assert hook["visitor_contact"]["note"].startswith("No contact, visitor declined")
+    (slack,) = http.received_on("/slack")
+    blocks = slack.json()["blocks"]
+    assert "No contact, visitor declined" in blocks[1]["text"]["text"]  # under the header
+    (lead,) = leads(chat, session)
+    assert lead.email is None and lead.details["lead"]["contact_status"] == "declined"
+    assert lead.details["notes"]["contact"].startswith("No contact, visitor declined")
+    # Declined is declined: a later message is no longer taken for an answer.
+    later = await say(chat, session, "Which integrations do you support?")
+    assert later.route == "ANSWER"
+
+
+async def test_not_an_address_is_asked_again_then_the_address_completes_it(
+    chat: ChatService,
+) -> None:
+    session = new_session()
+    await say(chat, session, "Can I speak to a human please?")
+    again = await say(chat, session, "x@y")
+    assert again.route == "HANDOFF" and again.handoff is None
+    assert "name@example.com" in again.answer and "rather not" in again.answer
+    given = await say(chat, session, "x@y.example")
+    assert "x@y.example" in given.answer
+    await deliver(chat)
+    (handoff,) = handoffs(chat, session)
+    assert handoff.packet["visitor_contact"]["status"] == "provided"
+    (lead,) = leads(chat, session)
+    assert lead.email == "x@y.example"
+
+
+async def test_asked_twice_the_conversation_goes_on_and_a_late_address_still_completes_it(
+    chat: ChatService,
+) -> None:
+    session = new_session()
+    await say(chat, session, "I want to talk to a person")
+    await say(chat, session, "why?")
+    answered = await say(chat, session, "Which integrations do you support?")
+    assert answered.route == "ANSWER"  # not asked a third time
+    (held,) = handoffs(chat, session)
+    assert held.status == "awaiting_contact"
+    late = await say(chat, session, "ok, it's late@visitor.example")
+    assert late.route == "HANDOFF" and "late@visitor.example" in late.answer
+    await deliver(chat)
+    (handoff,) = handoffs(chat, session)
+    assert handoff.packet["visitor_contact"]["email"] == "late@visitor.example"
+
+
+async def test_another_visitor_cannot_attach_their_contact_to_this_lead(
+    chat: ChatService, http: HttpReceiver
+) -> None:
+    waiting, other = new_session(), new_session()
+    await say(chat, waiting, "I want to talk to a person")
+    # Another visitor, in their own session, answers with an address.
+    intruder = await say(chat, other, "my email is intruder@evil.example")
+    assert intruder.handoff is None
+    await deliver(chat)
+    (held,) = handoffs(chat, waiting)
+    assert held.status == "awaiting_contact"
+    assert held.packet["visitor_contact"]["status"] == "asked"
+    assert handoffs(chat, other) == []
+    # The wait runs out: the lead goes marked "asked, no answer", never with their address.
+    await deliver(chat, later_s=1000)
+    (handoff,) = handoffs(chat, waiting)
+    assert handoff.status == "complete"
+    assert handoff.packet["visitor_contact"]["status"] == "asked"
+    (hook,) = hooks_of(http, waiting)
+    assert "intruder" not in str(hook) and "intruder" not in str(http.received_on("/slack"))
+    (lead,) = leads(chat, waiting)
+    assert lead.email is None and lead.details["lead"]["contact_status"] == "asked"
+
+
+async def test_the_wait_for_an_answer_is_the_sites(chat: ChatService) -> None:
+    session = new_session()
+    await say(chat, session, "I want to talk to a person")
+    await deliver(chat, later_s=800)  # within the site's 900 s
+    assert leads(chat, session) == []
+    await deliver(chat, later_s=1000)
+    (lead,) = leads(chat, session)
+    assert lead.details["lead"]["contact_status"] == "asked"
+
+
+@pytest.mark.parametrize("chat", [{"contact": "phone"}], indirect=True)
+async def test_a_site_that_calls_back_asks_for_a_phone_number(
+    chat: ChatService, http: HttpReceiver
+) -> None:
+    session = new_session()
+    asked = await say(chat, session, "Ich möchte mit einem Menschen sprechen")
+    assert "Telefonnummer" in asked.answer and "Sie" in asked.answer  # formal, in German
+    again = await say(chat, session, "mail@example.de")
+    assert "+49 30 1234567" in again.answer  # an e-mail is not what this site asked for
+    given = await say(chat, session, "Gern: 030 1234567")
+    assert "030 1234567" in given.answer
+    await deliver(chat)
+    (handoff,) = handoffs(chat, session)
+    contact = handoff.packet["visitor_contact"]
+    assert (contact["status"], contact["asked_for"], contact["phone"]) == (
+        "provided",
+        "phone",
+        "030 1234567",
+    )
+    (lead,) = leads(chat, session)
+    assert lead.details["contact"]["phone"] == "030 1234567"
+    (slack,) = http.received_on("/slack")
+    assert "Phone: 030 1234567" in str(slack.json()["blocks"])
+
+
+@pytest.mark.parametrize("chat", [{"contact": "either"}], indirect=True)
+async def test_either_contact_in_french(chat: ChatService) -> None:
+    session = new_session()
+    asked = await say(chat, session, "Je voudrais parler à une personne, s'il vous plaît")
+    assert "adresse e-mail ou votre numéro de téléphone" in asked.answer
+    given = await say(chat, session, "+33 1 23 45 67 89")
+    assert "+33 1 23 45 67 89" in given.answer
+    await deliver(chat)
+    (handoff,) = handoffs(chat, session)
+    assert handoff.packet["visitor_contact"]["phone"] == "+33 1 23 45 67 89"
+
+
+async def test_with_an_operator_online_the_handoff_goes_at_once_and_the_contact_follows(
+    chat: ChatService, http: HttpReceiver
+) -> None:
+    # Tuesday 8 December 2026, 10:00 in Berlin, with an operator's console open.
+    chat.clock = lambda: datetime(2026, 12, 8, 9, 0, tzinfo=UTC)
+    await chat.live.heartbeat("demo", Operator("op-1", "Dana"))
+    session = new_session()
+    asked = await say(chat, session, "I want to talk to a person")
+    assert ASKS_EMAIL in asked.answer  # asked all the same, in case nobody joins
+    (first,) = handoffs(chat, session)
+    assert first.status == "pending"  # the operators hear of it now
+    await deliver(chat)
+    await say(chat, session, "x@y.example")
+    await deliver(chat)
+    first, second = handoffs(chat, session)
+    assert first.packet["visitor_contact"]["status"] == "asked"
+    assert second.packet["visitor_contact"]["email"] == "x@y.example"
+    (lead,) = leads(chat, session)  # one lead, completed with the address
+    assert lead.email == "x@y.example"

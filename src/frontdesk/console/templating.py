@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse
 
 from frontdesk.console.access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
 from frontdesk.console.links import link, mail_link
+from frontdesk.handoff.packets import contact_tag
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -79,6 +80,8 @@ templates.env.filters["pretty_json"] = _pretty_json
 # e-mail address) becomes a link; `javascript:` and the like stay text.
 templates.env.filters["link"] = link
 templates.env.filters["mail_link"] = mail_link
+# A lead or handoff that carries no way to reach the visitor says so, and why.
+templates.env.filters["contact_tag"] = contact_tag
 # Beside every value the visitor typed (a lead's name, e-mail, company, form answers).
 templates.env.globals["unverified"] = Markup(
     '<span class="tag unverified" title="Typed by the visitor; not verified">unverified</span>'

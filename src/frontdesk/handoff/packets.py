@@ -130,6 +130,17 @@ CONTACT_NOTES: Mapping[str, str] = {
     "not_asked": "No contact: the visitor was not asked how to be reached.",
 }
 """What each `visitor_contact.status` means, in the words every channel shows."""
+CONTACT_TAGS: Mapping[str, str] = {
+    "asked": "no contact: asked, no answer",
+    "declined": "no contact: visitor declined",
+    "not_asked": "no contact",
+}
+"""The console's short tag for a lead or handoff without a way to reach the visitor."""
+
+
+def contact_tag(status: object) -> str:
+    """The console's tag for a contact status ("" when the visitor left one)."""
+    return CONTACT_TAGS.get(str(status or ""), "")
 
 
 def visitor_contact(

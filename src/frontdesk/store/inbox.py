@@ -56,6 +56,9 @@ class InboxRow:
     last_routing: str | None
     lead_level: str | None
     handed_off: bool
+    # How the team can reach the visitor, as the conversation's latest handoff says
+    # (`visitor_contact.status`: provided, asked, declined); None without a handoff.
+    contact: str | None = None
 
 
 @dataclass
@@ -210,13 +213,14 @@ class InboxRepository:
             else:
                 last[message.conversation_id] = message
         sessions = [c.session_id for c in conversations]
-        handed = set(
-            self.session.scalars(
-                select(Handoff.session_id).where(
-                    Handoff.site_id == site_id, Handoff.session_id.in_(sessions)
-                )
-            )
-        )
+        contact: dict[str, str | None] = {}
+        for session_id, packet in self.session.execute(
+            select(Handoff.session_id, Handoff.packet)
+            .where(Handoff.site_id == site_id, Handoff.session_id.in_(sessions))
+            .order_by(Handoff.created_at)
+        ):
+            contact[session_id] = ((packet or {}).get("visitor_contact") or {}).get("status")
+        handed = set(contact)
         listed = []
         for c in conversations:
             reply = last.get(c.id)
@@ -233,6 +237,7 @@ class InboxRepository:
                     last_routing=reply.routing if reply is not None else None,
                     lead_level=str(lead) if lead else None,
                     handed_off=c.session_id in handed,
+                    contact=contact.get(c.session_id),
                 )
             )
         return listed

@@ -5,6 +5,7 @@ receivers and the CRM table."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -23,7 +24,7 @@ from frontdesk.live.desk import Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import Handoff, Lead, OutboxItem
-from tests.support.loopback import HttpReceiver
+from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration
 
@@ -55,15 +56,34 @@ def http() -> Iterator[HttpReceiver]:
 
 
 @pytest.fixture
+def smtp() -> Iterator[SmtpReceiver]:
+    with SmtpReceiver() as receiver:
+        yield receiver
+
+
+@pytest.fixture
 async def chat(
-    request: pytest.FixtureRequest, ingested_demo: Settings, tmp_path: Path, http: HttpReceiver
+    request: pytest.FixtureRequest,
+    ingested_demo: Settings,
+    tmp_path: Path,
+    http: HttpReceiver,
+    smtp: SmtpReceiver,
 ) -> AsyncIterator[ChatService]:
-    """The demo site on a Saturday night, Slack and a webhook on loopback; the fixture's
-    parameter, if any, is the site's `handoff` options."""
+    """The demo site on a Saturday night, Slack, a webhook and the fallback inbox on
+    loopback; the fixture's parameter, if any, is the site's `handoff` options."""
     data = tmp_path / "data"
     shutil.copytree(ingested_demo.data_dir, data)
     sites = site_file(http, tmp_path, **getattr(request, "param", {}))
-    service = ChatService(build_runtime(Settings(data_dir=data, sites_dir=sites)))
+    settings = Settings(
+        data_dir=data,
+        sites_dir=sites,
+        smtp_host="127.0.0.1",
+        smtp_port=smtp.port,
+        smtp_from="frontdesk@tessellate.test",
+        smtp_timeout_s=5,
+        handoff_http_timeout_s=0.3,
+    )
+    service = ChatService(build_runtime(settings))
     service.clock = lambda: SATURDAY_NIGHT
     yield service
     await service.close()
@@ -75,13 +95,23 @@ async def say(chat: ChatService, session: str, text: str) -> TurnResult:
 
 
 async def deliver(chat: ChatService, *, later_s: float = 0.0) -> None:
-    """Deliver what is due now (or `later_s` seconds from now)."""
-    dispatcher = Dispatcher(
-        chat.runtime, clock=lambda: datetime.now(UTC) + timedelta(seconds=later_s)
-    )
+    """Deliver what is due now (or `later_s` seconds from now), retries included; what
+    still waits for the visitor's answer stays."""
+    shift = timedelta(seconds=later_s)
+    dispatcher = Dispatcher(chat.runtime, clock=lambda: datetime.now(UTC) + shift)
     try:
-        for _ in range(20):
+        for _ in range(200):
             await dispatcher.run_once()
+            horizon = datetime.now(UTC) + shift + timedelta(seconds=1)
+            with chat.runtime.sessions() as db:
+                due = db.scalar(
+                    select(OutboxItem.id).where(
+                        OutboxItem.status == "pending", OutboxItem.next_attempt_at <= horizon
+                    )
+                )
+            if due is None:
+                return
+            await asyncio.sleep(0.02)
     finally:
         await dispatcher.aclose()
 
@@ -304,3 +334,16 @@ async def test_with_an_operator_online_the_handoff_goes_at_once_and_the_contact_
     assert second.packet["visitor_contact"]["email"] == "x@y.example"
     (lead,) = leads(chat, session)  # one lead, completed with the address
     assert lead.email == "x@y.example"
+
+
+async def test_the_fallback_email_says_the_visitor_declined(
+    chat: ChatService, http: HttpReceiver, smtp: SmtpReceiver
+) -> None:
+    session = new_session()
+    http.fail_next("/slack", "500", "500", "500", "500")  # Slack is down for good
+    await say(chat, session, "I want to talk to a person")
+    await say(chat, session, "lieber nicht")
+    await deliver(chat)
+    (mail,) = smtp.mails
+    assert "Contact: No contact, visitor declined" in mail.body
+    assert "declined" not in mail.subject  # the subject says what the message is

@@ -553,6 +553,11 @@ def after_abuse_gate(state: ChatState) -> Literal["detect_language", "human_rela
 LiveHandoff = Literal["ring", "after_hours", "no_operator"]
 
 
+# Turns after which the visitor waits for a person: they said yes to one, or answered the
+# question how the team can reach them (`ChatService` then rings the operators online).
+LIVE_RING_REASONS = frozenset({"handoff_accepted", "contact_given", "contact_declined"})
+
+
 def live_handoff_route(*, in_hours: bool, operators_online: int) -> LiveHandoff:
     """A person the visitor accepted: ring the operators online in business hours, else
     the asynchronous path (email capture and the handoff delivery) — never silence."""

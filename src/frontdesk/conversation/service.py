@@ -48,6 +48,7 @@ from frontdesk.conversation.persistence import (
     TurnWriter,
 )
 from frontdesk.conversation.result import TURN_RESET, build_result
+from frontdesk.conversation.routes import LIVE_RING_REASONS
 from frontdesk.conversation.spool import Spool
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
@@ -363,10 +364,11 @@ class ChatService:
             if kept != "store" and note:
                 yield TokenEvent(content="\n\n" + note, more=False)
                 result = result.model_copy(update={"answer": f"{result.answer}\n\n{note}"})
-            if values.get("route_reason") == "handoff_accepted":
-                # The visitor said yes to a person: ring the operators online (business
-                # hours), else the visitor hears it goes by email. The handoff itself is
-                # delivered as always, so nothing depends on someone joining.
+            if values.get("route_reason") in LIVE_RING_REASONS:
+                # The visitor said yes to a person, or answered how the team can reach them:
+                # ring the operators online (business hours), else the visitor hears it
+                # goes the asynchronous way. The handoff itself is delivered as always, so
+                # nothing depends on someone joining.
                 try:
                     await self.live.offer_person(site.config, session_id)
                 except Exception:

@@ -343,9 +343,11 @@ class LiveDesk:
                     now + timedelta(seconds=wait_s),
                     now,
                 )
-                kind, body = "handoff_waiting", {"expected_wait_seconds": wait_s}
+                kind = "handoff_waiting"
+                body = {"expected_wait_seconds": wait_s, "contact": site.handoff.contact}
             else:
-                kind, body = "handoff_async", {"reason": decision}
+                kind = "handoff_async"
+                body = {"reason": decision, "contact": site.handoff.contact}
             event = repo.append(site.id, session_id, kind, body, at=now)
             return as_published(event), self._channels(site.id, session_id, kind)
 

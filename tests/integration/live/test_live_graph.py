@@ -176,6 +176,7 @@ async def test_after_hours_the_handoff_takes_the_asynchronous_path(chat: ChatSer
     await ask_for_a_person(chat, site, session_id)
     events = await desk.session_log("demo", session_id, for_visitor=True)
     assert [(e.kind, e.data.get("reason")) for e in events] == [("handoff_async", "after_hours")]
+    assert events[0].data["contact"] == "email"  # what the widget's notice asks for
     assert (await desk.ownership("demo", session_id)).state == "bot"
 
 

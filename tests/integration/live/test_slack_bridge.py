@@ -75,6 +75,8 @@ def bridge_site(sites_dir: Path, webhook: str) -> None:
     demo.setdefault("handoff", {})
     demo["handoff"]["slack_webhook_url"] = webhook
     demo["handoff"]["slack_signing_secret"] = SIGNING_SECRET
+    # The team hears of a handoff at once, even while it asks the visitor for a contact.
+    demo["handoff"]["contact_wait_seconds"] = 0
     demo_file.write_text(yaml.safe_dump(demo, allow_unicode=True), encoding="utf-8")
 
 

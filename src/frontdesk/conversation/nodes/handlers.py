@@ -380,8 +380,9 @@ def _asking_contact(
     """The handoff of a reply that asks for the visitor's contact: marked so, and held for
     the answer while nobody can take the conversation over live."""
     asked: Handoff = {**handoff, "contact": "asked"}
-    if step == "ask_and_hold":
-        asked["hold_s"] = float(runtime.context.site.handoff.contact_wait_seconds)
+    wait_s = runtime.context.site.handoff.contact_wait_seconds
+    if step == "ask_and_hold" and wait_s > 0:  # 0: the team hears of it at once
+        asked["hold_s"] = float(wait_s)
     return asked
 
 
@@ -427,7 +428,7 @@ def _contact_answer(state: ChatState, runtime: Runtime[TurnContext], reason: str
         if found is None:
             raise ValueError("a contact answer without a contact")
         kind, value = found
-        handoff["contact"] = "provided"
+        handoff["contact"], handoff["status"] = "provided", "accepted"
         update["visitor_profile"] = {kind: value}
         text = site_say(runtime, "contact.thanks", language, contact=value, when=when)
     elif reason == "contact_declined":

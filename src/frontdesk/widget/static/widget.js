@@ -1708,9 +1708,13 @@
       } else if (event === "handoff_waiting") {
         const seconds = Number(data.expected_wait_seconds) || 0;
         const wait = seconds < 60 ? t.waitShort : `${Math.round(seconds / 60)} min`;
+        live.contact = data.contact || live.contact;
         note(t.waiting.replace("{wait}", wait));
       } else if (event === "handoff_async") {
-        note(t.async);
+        // What the site asks for (e-mail, phone or either); after a ring that nobody
+        // answered, what the ring said.
+        const way = data.contact || live.contact || "email";
+        note(t["async_" + way] || t.async);
       } else {
         return;
       }

@@ -179,3 +179,21 @@ def test_pricing_reply_falls_back_to_english_and_defaults_to_none() -> None:
     assert bare.pricing_reply_in("de") == "Ask us."
     neutral = {k: v for k, v in demo_raw().items() if k not in ("pricing_reply", "texts")}
     assert SiteConfig.model_validate(neutral).pricing_reply_in("en") == ""
+
+
+def test_the_contact_a_handoff_asks_for_is_the_sites_choice() -> None:
+    from pydantic import ValidationError
+
+    assert SiteConfig.model_validate(demo_raw()).handoff.contact == "email"  # the default
+    for way in ("email", "phone", "either"):
+        raw = demo_raw()
+        raw["handoff"]["contact"] = way
+        assert SiteConfig.model_validate(raw).handoff.contact == way
+    raw = demo_raw()
+    raw["handoff"]["contact"] = "fax"
+    with pytest.raises(ValidationError, match="contact"):
+        SiteConfig.model_validate(raw)
+    raw = demo_raw()
+    raw["handoff"]["contact_wait_seconds"] = -1
+    with pytest.raises(ValidationError, match="contact_wait_seconds"):
+        SiteConfig.model_validate(raw)

@@ -151,9 +151,15 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     """The intent router. Order matters: abuse, then people, then the booking flow."""
     if inp.intent == "HACK":
         return RouteDecision("REDIRECT", "hack", hack=True)
-    if inp.contact_reply is not None and inp.contact_reply != "contact_open":
+    if inp.contact_reply in ("contact_given", "contact_declined"):
         # Before a new request for a person: the one already made waits for this answer.
         return RouteDecision("HANDOFF", inp.contact_reply)
+    if inp.contact_reply == "contact_ask_again":
+        if inp.handoff_offer_pending and inp.affirmative:
+            # "Yes" to the person just offered is that yes (the operators online are rung);
+            # its reply asks for the contact again.
+            return RouteDecision("HANDOFF", "handoff_accepted")
+        return RouteDecision("HANDOFF", "contact_ask_again")
     if inp.explicit_human_request:
         return RouteDecision("HANDOFF", "explicit_request")
     if inp.stall_offer_pending and (inp.message_has_email or (inp.affirmative and inp.email_known)):

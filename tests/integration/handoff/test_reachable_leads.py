@@ -20,7 +20,7 @@ from sqlalchemy import select
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.handoff.dispatcher import Dispatcher
-from frontdesk.live.desk import Operator
+from frontdesk.live.desk import LiveDesk, Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import Handoff, Lead, OutboxItem
@@ -144,6 +144,15 @@ def outbox(chat: ChatService, session: str) -> list[OutboxItem]:
 def hooks_of(http: HttpReceiver, session: str) -> list[dict[str, Any]]:
     found = [r.json()["data"] for r in http.received_on("/hook")]
     return [data for data in found if data.get("session_id") == session]
+
+
+async def operator_online(chat: ChatService) -> None:
+    """Tuesday 8 December 2026, 10:00 in Berlin, for the turns and the live desk alike,
+    with an operator's console open."""
+    tuesday = datetime(2026, 12, 8, 9, 0, tzinfo=UTC)
+    chat.clock = lambda: tuesday
+    chat.live = LiveDesk(chat.runtime.sessions, clock=lambda: tuesday)
+    await chat.live.heartbeat("demo", Operator("op-1", "Dana"))
 
 
 def new_session() -> str:
@@ -318,9 +327,7 @@ async def test_either_contact_in_french(chat: ChatService) -> None:
 async def test_with_an_operator_online_the_handoff_goes_at_once_and_the_contact_follows(
     chat: ChatService, http: HttpReceiver
 ) -> None:
-    # Tuesday 8 December 2026, 10:00 in Berlin, with an operator's console open.
-    chat.clock = lambda: datetime(2026, 12, 8, 9, 0, tzinfo=UTC)
-    await chat.live.heartbeat("demo", Operator("op-1", "Dana"))
+    await operator_online(chat)
     session = new_session()
     asked = await say(chat, session, "I want to talk to a person")
     assert ASKS_EMAIL in asked.answer  # asked all the same, in case nobody joins
@@ -347,3 +354,16 @@ async def test_the_fallback_email_says_the_visitor_declined(
     (mail,) = smtp.mails
     assert "Contact: No contact, visitor declined" in mail.body
     assert "declined" not in mail.subject  # the subject says what the message is
+
+
+async def test_a_yes_to_the_person_rings_the_operator_and_asks_again_without_a_second_handoff(
+    chat: ChatService,
+) -> None:
+    await operator_online(chat)
+    session = new_session()
+    await say(chat, session, "I want to talk to a person")
+    yes = await say(chat, session, "yes")
+    assert ASKS_EMAIL in yes.answer and yes.handoff is None
+    events = await chat.live.session_log("demo", session, for_visitor=True)
+    assert [e.kind for e in events] == ["handoff_waiting"]  # the operator is rung
+    assert len(handoffs(chat, session)) == 1

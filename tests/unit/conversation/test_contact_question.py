@@ -77,6 +77,12 @@ def test_the_answer_to_the_contact_question(
             "contact_given",
         ),
         (
+            RouteInput("OTHER", contact_reply="contact_ask_again"),
+            "HANDOFF",
+            "contact_ask_again",
+        ),
+        # "Yes" to the person just offered is that yes (the operators are rung).
+        (
             RouteInput(
                 "OTHER",
                 act="yes",
@@ -85,7 +91,7 @@ def test_the_answer_to_the_contact_question(
                 contact_reply="contact_ask_again",
             ),
             "HANDOFF",
-            "contact_ask_again",
+            "handoff_accepted",
         ),
         (
             RouteInput("OTHER", act="no", contact_reply="contact_declined"),

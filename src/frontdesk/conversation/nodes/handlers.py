@@ -343,7 +343,11 @@ async def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> 
     notified = progress.pop("handoff_offer_notified", True)
     email = visitor_email(state)
     update: Update = {"routing": "answered", "citations": [], "progress": progress}
-    if not email and known_contact(state) is None:
+    if not email and progress.get("contact_ask_turn") is not None:
+        # The handoff already waits for the contact: the question again, no second one.
+        text = _contact_question(runtime, language)
+        progress["contact_asked_again"] = True
+    elif not email and known_contact(state) is None:
         when, in_hours = follow_up_commitment(runtime, language)
         step = routes.handoff_contact_step(contact_known=False, live=await live_route(runtime))
         handoff = _asking_contact(

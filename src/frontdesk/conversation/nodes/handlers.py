@@ -10,7 +10,6 @@ from babel.dates import format_date
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation import routes
-from frontdesk.conversation.contact import contact_in
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
 from frontdesk.conversation.nodes.appointments import appointment_turn
@@ -21,6 +20,14 @@ from frontdesk.conversation.nodes.common import (
     site_say,
     timed,
     topics_text,
+)
+from frontdesk.conversation.nodes.reach import (
+    asking_contact,
+    contact_answer,
+    contact_pending,
+    contact_question,
+    known_contact,
+    live_route,
 )
 from frontdesk.conversation.nodes.skills import next_profiling_question
 from frontdesk.conversation.state import (
@@ -36,7 +43,6 @@ from frontdesk.conversation.state import (
     qualification_of,
     turn_of,
     visitor_email,
-    visitor_phone,
 )
 from frontdesk.conversation.texts import TEXTS, say
 from frontdesk.engines.local.signals import extract_email
@@ -74,19 +80,6 @@ async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> U
 def business_hours_now(runtime: Runtime[TurnContext], same_day: bool = False) -> bool:
     hours = runtime.context.site.business_hours.hours()
     return is_business_hours(runtime.context.now, hours, same_day_followup=same_day)
-
-
-async def live_route(runtime: Runtime[TurnContext]) -> routes.LiveHandoff:
-    """Whether a person can answer now: business hours and an operator online (the live
-    desk's presence; a run without a desk has nobody)."""
-    online = runtime.context.operators_online
-    count = await online() if online is not None else 0
-    return routes.live_handoff_route(in_hours=business_hours_now(runtime), operators_online=count)
-
-
-def known_contact(state: ChatState) -> str | None:
-    """The way the team can reach the visitor that is already known: e-mail, else phone."""
-    return visitor_email(state) or visitor_phone(state)
 
 
 def follow_up_commitment(runtime: Runtime[TurnContext], language: str) -> tuple[str, bool]:
@@ -240,7 +233,10 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     if reason == "handoff_accepted":
         return await _handoff_accepted(state, runtime)
     if reason in typing.get_args(routes.ContactReply):
-        return _contact_answer(state, runtime, reason)
+        when, in_hours = follow_up_commitment(runtime, language)
+        # A state from before the question was kept: the answer is a handoff of its own.
+        fallback = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
+        return contact_answer(state, runtime, reason, when=when, fallback=fallback)
     if reason not in typing.get_args(routes.HandoffReason):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
@@ -262,7 +258,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         key = f"{key}_ask_contact"  # the question below replaces the text's own hint
     text = site_say(runtime, key, language, when=when, email=email or "")
     if step != "deliver":
-        text = f"{text} {_contact_question(runtime, language)}"
+        text = f"{text} {contact_question(runtime, language)}"
     # Whatever this turn already said stays (an answer, a writer's partial text).
     previous = (state.get("answer") or "").strip()
     if reason == "high_stakes_question" and not previous:  # nothing found to write from
@@ -294,8 +290,8 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         notify=not offer_only,
     )
     if step != "deliver":
-        handoff = _asking_contact(handoff, step, runtime)
-        progress_update.update(_contact_pending(handoff, state))
+        handoff = asking_contact(handoff, step, runtime)
+        progress_update.update(contact_pending(handoff, state))
     update: Update = {
         "answer": f"{previous}\n\n{text}" if previous else text,
         "progress": progress_update,
@@ -345,16 +341,16 @@ async def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> 
     update: Update = {"routing": "answered", "citations": [], "progress": progress}
     if not email and progress.get("contact_ask_turn") is not None:
         # The handoff already waits for the contact: the question again, no second one.
-        text = _contact_question(runtime, language)
+        text = contact_question(runtime, language)
         progress["contact_asked_again"] = True
     elif not email and known_contact(state) is None:
-        when, in_hours = follow_up_commitment(runtime, language)
+        _, in_hours = follow_up_commitment(runtime, language)
         step = routes.handoff_contact_step(contact_known=False, live=await live_route(runtime))
-        handoff = _asking_contact(
+        handoff = asking_contact(
             _handoff(state, runtime, reason, "accepted", in_hours), step, runtime
         )
-        text = _contact_question(runtime, language)
-        progress.update(_contact_pending(handoff, state))
+        text = contact_question(runtime, language)
+        progress.update(contact_pending(handoff, state))
         update["handoff"] = handoff
     elif not email:  # a phone number is known: the team calls
         when, in_hours = follow_up_commitment(runtime, language)
@@ -370,79 +366,6 @@ async def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> 
             update["handoff"] = _handoff(state, runtime, reason, "accepted", in_hours)
     emit_words("propose_handoff", text)
     update["answer"] = text
-    return update
-
-
-def _contact_question(runtime: Runtime[TurnContext], language: str) -> str:
-    """ "How can our team reach you?" for the kind of contact the site asks for."""
-    return site_say(runtime, f"contact.ask_{runtime.context.site.handoff.contact}", language)
-
-
-def _asking_contact(
-    handoff: Handoff, step: routes.HandoffContact, runtime: Runtime[TurnContext]
-) -> Handoff:
-    """The handoff of a reply that asks for the visitor's contact: marked so, and held for
-    the answer while nobody can take the conversation over live."""
-    asked: Handoff = {**handoff, "contact": "asked"}
-    wait_s = runtime.context.site.handoff.contact_wait_seconds
-    if step == "ask_and_hold" and wait_s > 0:  # 0: the team hears of it at once
-        asked["hold_s"] = float(wait_s)
-    return asked
-
-
-def _contact_pending(handoff: Handoff, state: ChatState) -> Progress:
-    """What the next turns need to complete the handoff with the visitor's answer."""
-    return {
-        "contact_handoff": handoff,
-        "contact_ask_turn": turn_of(state),
-        "contact_asked_again": False,
-    }
-
-
-def _contact_answer(state: ChatState, runtime: Runtime[TurnContext], reason: str) -> Update:
-    """The visitor answered "how can our team reach you?": with a contact (the handoff goes
-    to the team with it), a refusal (it goes marked "no contact, visitor declined"), or
-    something else (asked once more, with an example and the way to decline)."""
-    site = runtime.context.site
-    language = language_of(state, runtime)
-    progress: Progress = {**progress_of(state)}
-    update: Update = {"routing": "answered", "citations": [], "progress": progress}
-    if reason == "contact_ask_again":
-        text = site_say(runtime, f"contact.ask_again_{site.handoff.contact}", language)
-        progress["contact_asked_again"] = True
-        emit_words("propose_handoff", text)
-        update["answer"] = text
-        return update
-    held = progress.pop("contact_handoff", None)
-    asked_turn = progress.pop("contact_ask_turn", None)
-    progress.pop("contact_asked_again", None)
-    when, in_hours = follow_up_commitment(runtime, language)
-    if held is None:  # a state from before the question was kept: a handoff of its own
-        held = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
-    handoff: Handoff = {
-        **held,
-        "lead_level": lead_level(qualification_of(state)),
-        "notify": True,
-    }
-    handoff.pop("hold_s", None)
-    if asked_turn is not None:
-        handoff["completes_turn"] = int(asked_turn)
-    if reason == "contact_given":
-        found = contact_in(state["input"], site.handoff.contact)
-        if found is None:
-            raise ValueError("a contact answer without a contact")
-        kind, value = found
-        handoff["contact"], handoff["status"] = "provided", "accepted"
-        update["visitor_profile"] = {kind: value}
-        text = site_say(runtime, "contact.thanks", language, contact=value, when=when)
-    elif reason == "contact_declined":
-        handoff["contact"] = "declined"
-        text = site_say(runtime, "contact.declined", language, when=when)
-    else:
-        raise ValueError(f"unknown contact reply {reason!r}")
-    emit_words("propose_handoff", text)
-    update["answer"] = text
-    update["handoff"] = handoff
     return update
 
 

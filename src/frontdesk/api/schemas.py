@@ -216,7 +216,8 @@ class HandoffOut(BaseModel):
     reason: str
     business_hours: bool
     status: str = Field(
-        description="pending, complete, partial_failure, total_failure (or packet_failed)"
+        description="pending, awaiting_contact (waits for the visitor's contact, docs/leads.md), "
+        "complete, partial_failure, total_failure (or packet_failed)"
     )
     packet: dict[str, Any]
     created_at: datetime

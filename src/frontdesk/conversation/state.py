@@ -129,7 +129,7 @@ class Progress(TypedDict, total=False):
     # False: the offer was not delivered to the team yet (it is on acceptance).
     handoff_offer_notified: bool
     # A handoff asked the visitor how the team can reach them (`routes.handoff_contact_step`):
-    # the handoff itself, the turn that asked (its outbox rows wait under that turn's keys)
+    # the handoff itself (it waits as `awaiting_contact`, `handoff.outbox`), the turn that asked
     # and whether the question was asked a second time.
     contact_handoff: Handoff | None
     contact_ask_turn: int | None

@@ -2,8 +2,9 @@
 
 A handoff nobody can answer live asks for a way to reach the visitor — an e-mail
 address, a phone number or either, as the site's `handoff.contact` says. The next
-message either carries one (`contact_in`), refuses (`declines_contact`), or is asked
-again (`routes.contact_reply` decides).
+message either carries one (`contact_in`; a phone number is read as a booking reads it,
+`appointments.phones`), refuses (`declines_contact`), or is asked again
+(`routes.contact_reply` decides).
 """
 
 from __future__ import annotations
@@ -11,17 +12,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from frontdesk.appointments.phones import phone_in
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.schema import ContactWay
 
 ContactKind = Literal["email", "phone"]
-
-# A phone number as people type it: an optional +, digits with spaces, dots, dashes,
-# slashes or parentheses between them; at least `MIN_PHONE_DIGITS` digits and at most 15
-# (the E.164 maximum), so an order number of 20 digits is no phone number.
-_PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d\s().\-/]{4,22}\d(?!\w)")
-MIN_PHONE_DIGITS = 7
-MAX_PHONE_DIGITS = 15
 
 # "No", "I'd rather not", "no thanks", "without e-mail" in the widget's eight languages:
 # a refusal to leave a contact, not a question or a contact.
@@ -46,21 +41,11 @@ _DECLINE = re.compile(
 )
 
 
-def extract_phone(text: str) -> str | None:
-    """The first plausible phone number in the text, as written (None when there is none)."""
-    for match in _PHONE.finditer(text):
-        number = match.group(0).strip()
-        digits = sum(ch.isdigit() for ch in number)
-        if MIN_PHONE_DIGITS <= digits <= MAX_PHONE_DIGITS:
-            return number
-    return None
-
-
 def contact_in(text: str, way: ContactWay) -> tuple[ContactKind, str] | None:
     """The contact of the kind the site asks for in the message, or None."""
     if way in ("email", "either") and (email := extract_email(text)) is not None:
         return "email", email
-    if way in ("phone", "either") and (phone := extract_phone(text)) is not None:
+    if way in ("phone", "either") and (phone := phone_in(text).number) is not None:
         return "phone", phone
     return None
 

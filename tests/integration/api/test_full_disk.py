@@ -74,7 +74,9 @@ class SmallDisk:
             # would succeed on a full disk, and which one does is a matter of timing.
             with store.connect() as connection:
                 connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        with self.ballast.open("ab") as ballast, contextlib.suppress(OSError):
+        # The error may come at the last write or at closing the file (its buffer still
+        # holds what did not fit): both mean the disk is full.
+        with contextlib.suppress(OSError), self.ballast.open("ab") as ballast:
             while True:
                 ballast.write(b"\0" * 65536)
                 ballast.flush()

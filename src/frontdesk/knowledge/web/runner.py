@@ -49,15 +49,31 @@ def run_crawl_job(job: CrawlJob) -> None:
 
 
 def lower_priority() -> None:
-    """This process (and the threads it starts later) at the lowest CPU priority. Under
-    `SCHED_IDLE` any ordinary task that wakes up takes the CPU at once: a turn that goes
-    back and forth with PostgreSQL many times waits for no crawl at each switch, which
-    `nice` alone does not promise."""
-    with contextlib.suppress(OSError):  # not permitted: the parent's priority
-        os.nice(CRAWL_NICENESS)
-    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    """Every thread of this process, and those it starts later, at the lowest CPU
+    priority. Under `SCHED_IDLE` any ordinary task that wakes up takes the CPU at once: a
+    turn that goes back and forth with PostgreSQL many times waits for no crawl at each
+    switch, which `nice` alone does not promise.
+
+    On Linux both the policy and the nice value belong to a thread, and a new thread
+    inherits them from the thread that starts it. Threads that exist already keep their
+    own: numpy's BLAS starts its workers when it is imported, which a spawned process
+    does before its target runs (unpickling the job imports this package). So each
+    running thread is lowered by its id."""
+    for thread_id in _thread_ids():
+        with contextlib.suppress(OSError):  # not permitted, or the thread has ended
+            os.setpriority(os.PRIO_PROCESS, thread_id, CRAWL_NICENESS)
+        if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(thread_id, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _thread_ids() -> list[int]:
+    """Kernel ids of this process's threads (Linux); elsewhere 0, which stands for the
+    calling process (where a priority belongs to the process, not to a thread)."""
+    try:
+        return [int(task) for task in os.listdir("/proc/self/task")]
+    except OSError:
+        return [0]
 
 
 async def _sync(job: CrawlJob) -> None:

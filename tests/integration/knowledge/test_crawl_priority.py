@@ -1,0 +1,56 @@
+"""A sync process runs every one of its threads at the lowest CPU priority, those it
+had before lowering itself (numpy's BLAS workers start at import) and those it starts
+after (the embedding model's, the database driver's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from frontdesk.knowledge.web.runner import CRAWL_NICENESS
+
+SRC = Path(__file__).resolve().parents[3] / "src"
+
+# In a process of its own: lowering the test process would slow the rest of the suite.
+SYNC_PROCESS = """
+import json, os, threading
+from frontdesk.knowledge.web.runner import lower_priority
+
+started = threading.Event()
+release = threading.Event()
+
+def waiting() -> None:
+    started.set()
+    release.wait()
+
+earlier = threading.Thread(target=waiting)
+earlier.start()  # a thread that exists before the process lowers itself
+started.wait()
+lower_priority()
+later = threading.Thread(target=release.wait)
+later.start()
+threads = {
+    int(task): [os.sched_getscheduler(int(task)), os.getpriority(os.PRIO_PROCESS, int(task))]
+    for task in os.listdir("/proc/self/task")
+}
+release.set()
+print(json.dumps(threads))
+"""
+
+
+@pytest.mark.skipif(
+    sys.platform != "linux", reason="a thread has a scheduling policy of its own on Linux"
+)
+def test_every_thread_of_a_sync_process_is_lowered() -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(
+        [sys.executable, "-c", SYNC_PROCESS], env=env, capture_output=True, text=True, check=True
+    )
+    threads = json.loads(done.stdout)
+    assert len(threads) >= 3  # the main thread, the one started before and the one after
+    assert {tuple(policy) for policy in threads.values()} == {(os.SCHED_IDLE, CRAWL_NICENESS)}

@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
@@ -43,6 +44,7 @@ CHUNKER_VERSION = "5"
 LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
 ENCODED_RUN_CHARS = 64
+PACED_REST_MIN_S = 0.01
 _WORD = re.compile(r"\S+")
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _DATA_URI = re.compile(r"data:[\w/.+-]*;base64,")
@@ -148,6 +150,30 @@ def chunked_by_current_chunker(stored_fingerprint: str) -> bool:
     return stored_fingerprint.startswith(f"{CHUNKER_VERSION}:")
 
 
+class WritePace:
+    """Spaces a background writer's writes: after each, it rests as long as the write
+    took, and at least `PACED_REST_MIN_S`, so it holds the database at most half the time.
+
+    SQLite lets one connection write at a time, and one that finds the database locked
+    retries after growing sleeps (1, 2, 5, 10, 15, 20, 25 ms…), with no queue: against a
+    sync writing its pages back to back, a visitor's turn found the lock taken again at
+    each retry and waited tens of milliseconds to save its conversation. PostgreSQL lets
+    both write at once, but there the sync's session keeps the search indexes up to date
+    (an HNSW insert per passage) at the database server's normal priority, beside the
+    turns' queries; resting halves what it can take."""
+
+    def __init__(
+        self,
+        min_rest_s: float = PACED_REST_MIN_S,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.min_rest_s = min_rest_s
+        self._sleep = sleep
+
+    def rest_after(self, write_s: float) -> None:
+        self._sleep(max(self.min_rest_s, write_s))
+
+
 @dataclass
 class _Pending:
     document: Document
@@ -214,8 +240,15 @@ class Ingestor:
         return self.ingest_documents(site_id, [document], report)
 
     def ingest_documents(
-        self, site_id: str, documents: Iterable[Document], report: IngestReport | None = None
+        self,
+        site_id: str,
+        documents: Iterable[Document],
+        report: IngestReport | None = None,
+        *,
+        paced: bool = False,
     ) -> IngestReport:
+        """`paced`: background work (a site's sync), which leaves the database to the
+        visitors' turns between two documents' writes (`WritePace`)."""
         report = report if report is not None else IngestReport()
         model = self.embedder.name
         stored = {doc.doc_id: doc for doc in self.index.list_documents(site_id)}
@@ -244,17 +277,25 @@ class Ingestor:
             self._embed_titles([chunk for item in pending for chunk in item.chunks])
         if self.options.unit_vectors:
             self._embed_units([chunk for item in pending for chunk in item.chunks], report)
+        pace = WritePace() if paced else None
         for item in pending:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
             matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
             language = text_language(item.document.text, self.options.language)
             lexical = [lexical_text(chunk.indexed_text, language) for chunk in item.chunks]
+            facts = (
+                confirmed(document_facts(item.document, language), self.embedder)
+                if self.facts is not None
+                else ()
+            )
+            started = time.perf_counter()
             self.index.replace_document(
                 site_id, item.document, item.fingerprint, item.chunks, matrix, lexical, model
             )
             if self.facts is not None:
-                facts = confirmed(document_facts(item.document, language), self.embedder)
                 self.facts.replace_document(site_id, item.document.doc_id, facts)
+            if pace is not None:
+                pace.rest_after(time.perf_counter() - started)
             (report.ingested if item.is_new else report.updated).append(item.document.doc_id)
             report.chunks_total += len(item.chunks)
         return report

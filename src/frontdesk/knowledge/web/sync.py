@@ -206,7 +206,8 @@ class SiteSync:
                 )
         report = IngestReport()
         if documents:
-            self.ingestor.ingest_documents(site_id, documents, report)
+            # A sync is background work: visitors' turns write while it runs.
+            self.ingestor.ingest_documents(site_id, documents, report, paced=True)
             for doc_id, reason in report.failed.items():
                 summary.failed[doc_id] = reason
         summary.changed = len(report.ingested) + len(report.updated)

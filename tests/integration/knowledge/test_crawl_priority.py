@@ -1,6 +1,7 @@
 """A sync process runs every one of its threads at the lowest CPU priority, those it
 had before lowering itself (numpy's BLAS workers start at import) and those it starts
-after (the embedding model's, the database driver's)."""
+after (the embedding model's, the database driver's); where the kernel shares the CPU
+between autogroups first, in a group of its own at the lowest weight."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +23,14 @@ SYNC_PROCESS = """
 import json, os, threading
 from frontdesk.knowledge.web.runner import lower_priority
 
+def autogroup() -> str:
+    try:
+        with open("/proc/self/autogroup") as file:
+            return file.read().strip()
+    except OSError:
+        return ""
+
+before = autogroup()
 started = threading.Event()
 release = threading.Event()
 
@@ -39,7 +49,7 @@ threads = {
     for task in os.listdir("/proc/self/task")
 }
 release.set()
-print(json.dumps(threads))
+print(json.dumps({"threads": threads, "autogroup": [before, autogroup()]}))
 """
 
 
@@ -47,10 +57,24 @@ print(json.dumps(threads))
     sys.platform != "linux", reason="a thread has a scheduling policy of its own on Linux"
 )
 def test_every_thread_of_a_sync_process_is_lowered() -> None:
+    threads = run_sync_process()["threads"]
+    assert len(threads) >= 3  # the main thread, the one started before and the one after
+    assert {tuple(policy) for policy in threads.values()} == {(os.SCHED_IDLE, CRAWL_NICENESS)}
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/autogroup").exists(), reason="the kernel has no autogroups"
+)
+def test_a_sync_process_has_an_autogroup_of_its_own_at_the_lowest_weight() -> None:
+    before, after = run_sync_process()["autogroup"]
+    assert after.endswith(f" nice {CRAWL_NICENESS}")
+    assert after.split()[0] != before.split()[0]  # not the group of the process that started it
+
+
+def run_sync_process() -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     done = subprocess.run(
         [sys.executable, "-c", SYNC_PROCESS], env=env, capture_output=True, text=True, check=True
     )
-    threads = json.loads(done.stdout)
-    assert len(threads) >= 3  # the main thread, the one started before and the one after
-    assert {tuple(policy) for policy in threads.values()} == {(os.SCHED_IDLE, CRAWL_NICENESS)}
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found

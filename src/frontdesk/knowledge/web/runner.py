@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from frontdesk.sites.schema import SiteConfig, WebSource
 
@@ -59,12 +60,30 @@ def lower_priority() -> None:
     own: numpy's BLAS starts its workers when it is imported, which a spawned process
     does before its target runs (unpickling the job imports this package). So each
     running thread is lowered by its id."""
+    _lowest_autogroup()
     for thread_id in _thread_ids():
         with contextlib.suppress(OSError):  # not permitted, or the thread has ended
             os.setpriority(os.PRIO_PROCESS, thread_id, CRAWL_NICENESS)
         if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
             with contextlib.suppress(OSError):
                 os.sched_setscheduler(thread_id, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _lowest_autogroup() -> None:
+    """A scheduling group of this process's own, at the lowest weight (Linux autogroups).
+
+    With autogroups on (`kernel.sched_autogroup_enabled`, the default of many
+    distributions for processes outside CPU cgroups) the kernel first shares the CPU
+    between groups, one per session, and only then between a group's tasks by their
+    policy. In the API's group a sync yields to the API, but against another group, such
+    as the PostgreSQL backends answering the turns' queries, the whole group competes
+    as one, the sync's half included. A new session gets a new group."""
+    autogroup = Path("/proc/self/autogroup")
+    if not autogroup.exists():
+        return
+    with contextlib.suppress(OSError):  # already a session leader, or not permitted
+        os.setsid()
+        autogroup.write_text(str(CRAWL_NICENESS))
 
 
 def _thread_ids() -> list[int]:

@@ -701,14 +701,12 @@ def after_match_facts(state: ChatState) -> Literal["fact_answer_writer", "grade_
     return "fact_answer_writer"
 
 
-def relevance_gate(
-    state: ChatState,
-) -> Literal[
-    "team_answer_writer", "answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"
-]:
-    """A team answer that matches is given as the team wrote it; else corrective RAG:
-    answer from what survived grading, or retry, or ask; a high-stakes matter with
-    nothing in the documentation goes to a person."""
+AnswerSource = Literal["team_answer_writer", "answer_writer", "retry_retrieval"]
+
+
+def _answer_source(state: ChatState) -> AnswerSource | None:
+    """Corrective RAG's choice: a team answer that matches, as the team wrote it; else
+    what survived grading; else one retry; None when nothing is left to answer from."""
     retries = int(state.get("retries") or 0)
     if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
         raise ValueError(f"retries out of range: {retries}")
@@ -718,6 +716,19 @@ def relevance_gate(
         return "answer_writer"
     if retries < MAX_RETRIEVAL_RETRIES:
         return "retry_retrieval"
+    return None
+
+
+def relevance_gate(
+    state: ChatState,
+) -> Literal[
+    "team_answer_writer", "answer_writer", "retry_retrieval", "clarify_handler", "propose_handoff"
+]:
+    """Answer from a team answer, the graded passages or a retry (`_answer_source`);
+    with nothing found, ask back, or hand a high-stakes matter to a person."""
+    source = _answer_source(state)
+    if source is not None:
+        return source
     if state.get("route_reason") == "high_stakes":
         return "propose_handoff"
     return "clarify_handler"
@@ -727,18 +738,9 @@ def draft_gate(
     state: ChatState,
 ) -> Literal["team_answer_writer", "answer_writer", "retry_retrieval", "__end__"]:
     """The relevance gate of an operator's draft (`conversation/draft.py`): the same
-    choice as `relevance_gate`, except that nothing found ends the draft empty — the
-    operator is told nothing fits; a draft never asks back or hands off."""
-    retries = int(state.get("retries") or 0)
-    if not 0 <= retries <= MAX_RETRIEVAL_RETRIES:
-        raise ValueError(f"retries out of range: {retries}")
-    if team_answer_of(state) is not None:
-        return "team_answer_writer"
-    if state.get("graded_chunks"):
-        return "answer_writer"
-    if retries < MAX_RETRIEVAL_RETRIES:
-        return "retry_retrieval"
-    return "__end__"
+    choice, except that nothing found ends the draft empty — the operator is told
+    nothing fits; a draft never asks back or hands off."""
+    return _answer_source(state) or "__end__"
 
 
 def after_answer_writer(state: ChatState) -> Literal["verify_facts", "propose_handoff"]:

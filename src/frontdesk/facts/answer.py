@@ -14,58 +14,6 @@ from babel.dates import format_date, format_time, get_day_names
 from frontdesk.facts.calendar import LANGUAGES, dates_named, relative_day_word
 from frontdesk.facts.model import FACT_KINDS, FactKind, SiteFact, SiteFacts
 
-# What each kind of fact answers, read by the site's embedding model (multilingual: the
-# same English texts serve every language), as a definition and a question or two; a kind
-# scores as its nearest text. Names starting with "_" are the other things visitors ask
-# any business: a fact kind answers only when it is clearly nearer than all of them.
-KIND_DESCRIPTIONS: dict[str, tuple[str, ...]] = {
-    "hours": (
-        "opening hours: on which days and at what times the business is open or closed",
-        "When are you open?",
-        "What time do you open and close?",
-        "What are the opening times of the shop?",
-        "Are you open on a holiday, on 24 December, in August?",
-    ),
-    "phone": ("phone number: how to call the business by telephone", "What is your phone number?"),
-    "email": (
-        "e-mail address: how to write an email to the business",
-        "What is your email address?",
-    ),
-    "address": (
-        "address and location: where the business is and how to get there",
-        "Where are you located?",
-        "What is your address?",
-        "Where is the shop?",
-    ),
-    "price": (
-        "price: how much a service or product costs",
-        "How much does it cost?",
-        "How much is one?",
-    ),
-    "payment": ("payment methods: how customers can pay, cash or card", "Can I pay by card?"),
-    "_services": (
-        "services and products: what the business offers, does, repairs, sells, which brands",
-        "Do you offer this service?",
-        "Do you support this feature?",
-    ),
-    "_chat": (
-        "small talk: greetings, thanks, how are you, goodbye",
-        "Thank you!",
-        "Hello, how are you?",
-    ),
-    "_other": (
-        "other questions: booking an appointment, parking, how long something takes, availability",
-        "Do you have parking?",
-        "How long does it take?",
-    ),
-    "_account": (
-        "account and contract: cancel a subscription, reset a password, log in, guarantees "
-        "and terms",
-        "How do I cancel?",
-    ),
-}
-
-
 # The kind of small talk: no fact, and what a short "how are you" question reads as.
 SMALL_TALK_KIND = "_chat"
 
@@ -338,6 +286,32 @@ def simple_reply(
     if kind != "payment":
         lines = lines[:3]
     return str(say(f"facts.{kind}", language)), lines
+
+
+def _stems(text: str) -> set[str]:
+    """Words of four letters or more, cut to a stem that ignores short endings
+    ("chèques" and "chèque" → "chèq")."""
+    return {word[: max(4, len(word) - 2)] for word in re.findall(r"[^\W\d_]{4,}", text.casefold())}
+
+
+def _mentions(stem: str, text: str) -> bool:
+    return any(word.startswith(stem) for word in re.findall(r"[^\W\d_]+", text.casefold()))
+
+
+def names_unlisted_method(
+    question: str, listed: Sequence[str], passages: Sequence[str], asked_like: Sequence[str]
+) -> bool:
+    """Pure: the question names a way to pay ("par chèque", "in cash") that the pages
+    mention but the listed payment methods do not: the page's own sentence ("nous
+    n'acceptons plus les chèques", "we're cashless") answers it, not the list. Words of
+    the usual payment question (`asked_like`: "Can I pay by card?") name no method."""
+    usual = set().union(*(_stems(text) for text in asked_like))
+    named = _stems(question) - usual
+    return any(
+        any(_mentions(stem, passage) for passage in passages)
+        and not any(_mentions(stem, value) for value in listed)
+        for stem in named
+    )
 
 
 def price_reply(fact: SiteFact, language: str, say: Say) -> tuple[str, list[FactLine]]:

@@ -218,7 +218,7 @@ def hours_lines(
     remaining words as the note ("Sonntag: geschlossen")."""
     mentions = day_mentions(text, language)
     if not mentions:
-        return []
+        return _every_day(text, language, amounts)
     named = {(m.start, m.end) for m in mentions}
     other = [
         w
@@ -280,6 +280,41 @@ def hours_lines(
         if own and all(len(_WORD.findall(gap)) <= 1 for gap in between):
             lines.append(HoursLine(_days_of(text, group, language), own))
     return lines
+
+
+# The words for "every day" in each language ("Работаем ежедневно с 9:00 до 20:00"): a
+# line that states hours without naming a weekday. CLDR has weekday names but no word for
+# all of them, so the few phrases are shipped here, per language.
+EVERY_DAY: dict[str, tuple[str, ...]] = {
+    "en": ("daily", "every day", "7 days a week", "seven days a week"),
+    "de": ("täglich", "jeden tag", "7 tage die woche", "sieben tage die woche"),
+    "fr": ("tous les jours", "7j/7", "7 jours sur 7", "sept jours sur sept"),
+    "es": ("todos los días", "a diario", "7 días a la semana", "siete días a la semana"),
+    "it": ("tutti i giorni", "ogni giorno", "7 giorni su 7", "sette giorni su sette"),
+    "pt": ("todos os dias", "diariamente", "7 dias por semana", "sete dias por semana"),
+    "nl": ("dagelijks", "elke dag", "iedere dag", "7 dagen per week", "zeven dagen per week"),
+    "ru": ("ежедневно", "каждый день", "без выходных", "7 дней в неделю"),
+}
+
+
+def _every_day(text: str, language: str, amounts: Sequence[tuple[int, int]]) -> list[HoursLine]:
+    """A line stating one day's hours for every day of the week: an "every day" word of
+    its language and one run of time ranges (split hours joined by at most a word)."""
+    flat = _flat(text)
+    phrases = EVERY_DAY.get(language, ())
+    if not any(re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", flat) for phrase in phrases):
+        return []
+    ranges = [
+        found
+        for found in time_ranges(text)
+        if not any(start < found[1] and found[0] < end for start, end in amounts)
+    ]
+    if not ranges:
+        return []
+    between = (text[a[1] : b[0]] for a, b in pairwise(ranges))
+    if not all(len(_WORD.findall(gap)) <= 1 for gap in between):
+        return []
+    return [HoursLine(tuple(range(7)), tuple(r[2] for r in ranges))]
 
 
 # --- relative days ---------------------------------------------------------------------

@@ -10,38 +10,58 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from frontdesk.facts.answer import KIND_DESCRIPTIONS, KIND_MARGINS
+from frontdesk.facts.answer import KIND_MARGINS
 from frontdesk.facts.extract import LISTED
+from frontdesk.facts.kinds import KIND_TEXTS
 from frontdesk.facts.model import SiteFact
 
 if TYPE_CHECKING:  # the knowledge package imports this module while it loads
     from frontdesk.knowledge.embeddings import Embedder, Matrix
 
-_cache: dict[str, Matrix] = {}
+_cache: dict[tuple[str, str], tuple[list[str], Matrix]] = {}
 _lock = threading.Lock()
 
 
-_OWNERS = [kind for kind, texts in KIND_DESCRIPTIONS.items() for _ in texts]
-
-
-def _descriptions(embedder: Embedder) -> Matrix:
+def _descriptions(embedder: Embedder, language: str) -> tuple[list[str], Matrix]:
+    """Each text's kind and vector, for the texts of one language."""
+    key = (embedder.name, language)
     with _lock:
-        vectors = _cache.get(embedder.name)
-    if vectors is None:
-        texts = [text for texts in KIND_DESCRIPTIONS.values() for text in texts]
-        vectors = embedder.embed_documents(texts)
+        known = _cache.get(key)
+    if known is None:
+        pairs = [
+            (kind, text)
+            for kind, by_language in KIND_TEXTS.items()
+            for text in by_language.get(language, ())
+        ]
+        known = ([kind for kind, _ in pairs], embedder.embed_documents([t for _, t in pairs]))
         with _lock:
-            _cache[embedder.name] = vectors
-    return vectors
+            _cache[key] = known
+    return known
 
 
-def kind_scores(embedder: Embedder, question: str) -> dict[str, float]:
-    """Each kind of `KIND_DESCRIPTIONS`: the cosine of the question to its nearest text."""
-    query = embedder.embed_query(question).reshape(-1)
+def _reading(query: Matrix, owners: list[str], vectors: Matrix) -> dict[str, float]:
     scores: dict[str, float] = {}
-    for kind, score in zip(_OWNERS, _descriptions(embedder) @ query, strict=True):
+    for kind, score in zip(owners, vectors @ query, strict=True):
         scores[kind] = max(scores.get(kind, -1.0), float(score))
     return scores
+
+
+def _margin(scores: dict[str, float]) -> float:
+    first, second = sorted(scores.values(), reverse=True)[:2]
+    return first - second
+
+
+def kind_scores(embedder: Embedder, question: str, language: str = "en") -> dict[str, float]:
+    """Each kind of fact (`kinds.yaml`): the cosine of the question to its nearest text,
+    read against the English texts and against those of the question's `language`; the
+    reading that sets its nearest kind further apart from the next counts. (One reading
+    of both sets mixes the two scales: same-language cosines run higher, so a kind wins
+    on sentence shape as much as on topic.)"""
+    query = embedder.embed_query(question).reshape(-1)
+    readings = [_reading(query, *_descriptions(embedder, "en"))]
+    if language != "en" and any(language in texts for texts in KIND_TEXTS.values()):
+        readings.append(_reading(query, *_descriptions(embedder, language)))
+    return max(readings, key=_margin)
 
 
 def service_scores(embedder: Embedder, question: str, prices: tuple[SiteFact, ...]) -> list[float]:
@@ -67,7 +87,9 @@ def confirmed(facts: Sequence[SiteFact], embedder: Embedder) -> tuple[SiteFact, 
         if fact.label not in verdicts:
             ok = False
             if margins is not None:
-                ranked = sorted(kind_scores(embedder, fact.label).items(), key=lambda i: -i[1])
+                ranked = sorted(
+                    kind_scores(embedder, fact.label).items(), key=lambda i: -i[1]
+                )
                 ok = ranked[0][0] == "payment" and ranked[0][1] - ranked[1][1] >= margins.least
             verdicts[fact.label] = ok
         if verdicts[fact.label]:

@@ -209,3 +209,65 @@ async def test_payment_methods_written_as_prose(tmp_path: Path) -> None:
     finally:
         await chat.close()
         chat.runtime.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Wie sind Ihre Öffnungszeiten?", "Wie sind eure Öffnungszeiten?", "Öffnungszeiten?"],
+)
+async def test_the_hours_asked_the_common_german_way(service: ChatService, question: str) -> None:
+    """Read against English descriptions only, "Wie sind Ihre Öffnungszeiten?" came out
+    nearer the address than the hours (cross-language cosines run lower): each kind is
+    also described in the visitor's own language, and the reading that tells the kinds
+    apart best counts."""
+    values = await ask(service, str(uuid.uuid4()), question)
+    assert (values.get("fact_reply") or {}).get("kind") == "hours", values["answer"]
+    assert "Samstag: 10:00–14:00" in values["answer"], values["answer"]
+
+
+DAILY_PAGE = """<!doctype html><html lang="de"><head><meta charset="utf-8">
+<title>Notdienst</title><link rel="canonical" href="https://radwerk.example/notdienst.html">
+</head><body><main><h1>Pannenhilfe</h1>
+<p>Unser mobiler Pannendienst fährt täglich von 7:00 bis 22:00 Uhr.</p>
+</main></body></html>"""
+
+
+async def test_hours_stated_for_every_day_are_read(tmp_path: Path) -> None:
+    """A page that says "täglich 7–22 Uhr" names no weekday; its hours are still facts."""
+    chat = radwerk(tmp_path, {"notdienst.html": DAILY_PAGE})
+    try:
+        config = chat.runtime.site("radwerk").config
+        facts = KnowledgeBase(chat.runtime.engine).site_facts(config)
+        daily = [f for f in facts.of_kind("hours") if f.url.endswith("notdienst.html")]
+        assert sorted(f.weekday for f in daily) == list(range(7))
+        assert {f.ranges for f in daily} == {(("07:00", "22:00"),)}
+    finally:
+        await chat.close()
+        chat.runtime.close()
+
+
+CHEQUE_PAGE = """<!doctype html><html lang="de"><head><meta charset="utf-8">
+<title>Bezahlen</title><link rel="canonical" href="https://radwerk.example/bezahlen.html">
+</head><body><main><h1>Bezahlen in der Werkstatt</h1>
+<p>Wir akzeptieren EC-Karte, Visa und Bargeld.</p>
+<p>Schecks nehmen wir seit 2024 nicht mehr an.</p>
+</main></body></html>"""
+
+
+async def test_a_way_to_pay_the_list_leaves_out_is_answered_from_the_page(
+    tmp_path: Path,
+) -> None:
+    """ "Kann ich mit Scheck bezahlen?" got the list of accepted methods, which says
+    nothing of cheques; the page's own sentence answers it. A method on the list is still
+    answered from the list."""
+    chat = radwerk(tmp_path, {"bezahlen.html": CHEQUE_PAGE})
+    try:
+        values = await ask(chat, str(uuid.uuid4()), "Kann ich mit Scheck bezahlen?")
+        assert values.get("fact_reply") is None
+        assert "nicht mehr an" in values["answer"], values["answer"]
+        values = await ask(chat, str(uuid.uuid4()), "Kann ich mit Karte bezahlen?")
+        assert (values.get("fact_reply") or {}).get("kind") == "payment", values["answer"]
+        assert "EC-Karte" in values["answer"], values["answer"]
+    finally:
+        await chat.close()
+        chat.runtime.close()

@@ -27,6 +27,19 @@ def test_a_range_is_any_short_connector_between_two_days() -> None:
     assert days("lun., mer. 9h-12h", "fr") == [(0, 2)]
 
 
+def test_hours_stated_for_every_day_without_a_weekday() -> None:
+    every = (0, 1, 2, 3, 4, 5, 6)
+    (line,) = hours_lines("Работаем ежедневно с 9:00 до 20:00", "ru")
+    assert (line.days, line.ranges) == (every, (("09:00", "20:00"),))
+    (line,) = hours_lines("Täglich 9–12 und 14–18 Uhr", "de")
+    assert (line.days, line.ranges) == (every, (("09:00", "12:00"), ("14:00", "18:00")))
+    assert days("Tous les jours de 7h à 19h30", "fr") == [every]
+    assert days("Open daily 10am – 6pm", "en") == [every]
+    # A daily word without a time, or with a duration instead, states no hours.
+    assert hours_lines("Wir liefern täglich aus.", "de") == []
+    assert hours_lines("We deliver daily within 2 days", "en") == []
+
+
 def test_times_with_cldr_day_periods() -> None:
     assert [r[2] for r in time_ranges("brunch 10am – 1.30pm, supper 6pm – 11pm")] == [
         ("10:00", "13:30"),

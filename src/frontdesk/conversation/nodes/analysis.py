@@ -151,6 +151,7 @@ async def read_act(
     result: IntentResult,
     read: Callable[[str], Awaitable[Act | None]] | None,
     embedder: Embedder | None,
+    language: str = "en",
 ) -> Act | None:
     """The conversation act the message is: the intent model's act head, else for a short
     statement the site's embedding model against the shipped acts (a phrasing the head
@@ -163,7 +164,7 @@ async def read_act(
     margins = KIND_MARGINS.get(embedder.name) if embedder is not None else None
     if embedder is None or margins is None or not might_ask_how_i_am(text, result):
         return None
-    kinds = await asyncio.to_thread(kind_scores, embedder, text)
+    kinds = await asyncio.to_thread(kind_scores, embedder, text, language)
     return small_talk_question(await read(text), kinds, margins.least)
 
 
@@ -172,7 +173,9 @@ async def intent_classifier(state: ChatState, runtime: Runtime[TurnContext]) -> 
     ctx = runtime.context
     history = history_turns(state["messages"], ctx.context_window_turns)
     result = await ctx.engines.intent.classify(state["input"], history)
-    act = await read_act(state["input"], result, ctx.read_act, ctx.facts_embedder)
+    act = await read_act(
+        state["input"], result, ctx.read_act, ctx.facts_embedder, state.get("language") or "en"
+    )
     return {
         "intent": {
             "label": result.intent,

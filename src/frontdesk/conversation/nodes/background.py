@@ -128,7 +128,11 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     # A question for one of the business's own facts stands for the site's support, but
     # not a message that reads as an everyday request ("what day is the next holiday",
     # "help with credit card points"): like any other, that needs both signals at once.
-    fact = None if reads_everyday else await _asked_fact(state["input"], result, ctx)
+    fact = (
+        None
+        if reads_everyday
+        else await _asked_fact(state["input"], state.get("language") or "en", result, ctx)
+    )
     support = SiteSupport(
         score=result.top_score,
         threshold=round(bar if bar is not None else 1.0, 4),
@@ -149,7 +153,9 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     return {"site_support": support}
 
 
-async def _asked_fact(question: str, result: RetrievalResult, ctx: TurnContext) -> str | None:
+async def _asked_fact(
+    question: str, language: str, result: RetrievalResult, ctx: TurnContext
+) -> str | None:
     """The kind of fact the message asks for, read by the site's embedding model with the
     turn's search as a second opinion (as `match_facts` reads it): its hours, address,
     phone… are the business's own, whatever the classifier heard."""
@@ -160,7 +166,7 @@ async def _asked_fact(question: str, result: RetrievalResult, ctx: TurnContext) 
     found: frozenset[FactKind] = frozenset()
     if ctx.facts is not None and result.status == "ok":
         found = kinds_found(await ctx.facts(), [chunk.content for chunk in result.chunks])
-    scores = await asyncio.to_thread(kind_scores, embedder, question)
+    scores = await asyncio.to_thread(kind_scores, embedder, question, language)
     return asked_kind(scores, margins, found)
 
 

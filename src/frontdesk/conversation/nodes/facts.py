@@ -5,6 +5,7 @@ from what the site's pages state in structure, cited to the page (`frontdesk.fac
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -26,11 +27,13 @@ from frontdesk.facts.answer import (
     fact_question,
     hours_reply,
     kinds_found,
+    names_unlisted_method,
     price_reply,
     simple_reply,
     weekly_hours,
 )
 from frontdesk.facts.calendar import dates_named, days_named, relative_days_named
+from frontdesk.facts.kinds import question_texts
 from frontdesk.facts.meaning import kind_scores, service_scores
 from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
 from frontdesk.knowledge.language_pairs import relevance
@@ -45,7 +48,13 @@ def _fact_load(data: dict[str, Any]) -> SiteFact:
 
 
 def _match(
-    question: str, language: str, facts: SiteFacts, found: frozenset[FactKind], ctx: TurnContext
+    question: str,
+    language: str,
+    facts: SiteFacts,
+    found: frozenset[FactKind],
+    ctx: TurnContext,
+    search_query: str | None = None,
+    passages: Sequence[str] = (),
 ) -> FactReply | None:
     """The facts that answer the question, as the state keeps them (None: not a question
     about a fact this site states). Runs the embedding model: called in a thread."""
@@ -55,11 +64,23 @@ def _match(
         return None
     days = days_named(question, language)
     offsets = relative_days_named(question, language)
-    scores = kind_scores(embedder, question)
+    scores = kind_scores(embedder, question, language)
     asked = fact_question(scores, days, facts.kinds, margins, found, offsets)
+    if asked is None and (days or offsets) and search_query and search_query != question:
+        # "E il sabato?" after the hours: a day alone says little; the search query the
+        # rewriter wrote with the earlier turn's subject says what is asked of that day.
+        scores = kind_scores(embedder, search_query, language)
+        asked = fact_question(scores, days, facts.kinds, margins, found, offsets)
     if asked is None:
         return None
     chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
+    if asked.kind == "payment" and names_unlisted_method(
+        question,
+        [fact.value for fact in chosen],
+        passages,
+        [*question_texts("payment", language), *question_texts("payment", "en")],
+    ):
+        return None  # the pages say what the list leaves out
     if asked.kind == "price":
         prices = facts.of_kind("price")
         # The labels are in the site's language: a question in another language is scored
@@ -120,7 +141,16 @@ async def match_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Update
     retrieval = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     passages = [chunk.content for chunk in retrieval.chunks] if retrieval.status == "ok" else []
     found = kinds_found(facts, passages)
-    match = await asyncio.to_thread(_match, state["input"], language, facts, found, ctx)
+    match = await asyncio.to_thread(
+        _match,
+        state["input"],
+        language,
+        facts,
+        found,
+        ctx,
+        state.get("search_query"),
+        passages,
+    )
     return {"fact_reply": match}
 
 

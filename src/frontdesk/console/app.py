@@ -18,8 +18,6 @@ from frontdesk.console import (
     invite_pages,
     knowledge_pages,
     leads_pages,
-    live_api,
-    live_pages,
     oidc_pages,
     settings_pages,
     trust_pages,
@@ -71,14 +69,12 @@ def install_console(app: FastAPI) -> None:
         inbox_pages,
         leads_pages,
         appointment_pages,
-        live_pages,
         knowledge_pages,
         facts_pages,
         analytics_pages,
         improvement_pages,
         settings_pages,
         web_sources,
-        live_api,
         trust_pages,
     ):
         app.include_router(module.router)

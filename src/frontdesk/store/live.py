@@ -2,7 +2,7 @@
 operators online per site. Sync repository (callers run it in the threadpool).
 
 The event log is the only source of what a visitor or an operator is shown: a message is
-written here and committed before anyone is woken (`frontdesk.live.bus`), and every
+written here and committed before anyone is woken (`frontdesk.takeover.bus`), and every
 subscriber re-reads `id > last seen`, so a resumed stream loses and repeats nothing.
 """
 

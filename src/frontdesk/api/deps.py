@@ -11,6 +11,17 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import (
+    SESSION_COOKIE,
+    ConsoleSite,
+    ConsoleUser,
+    CsrfRejected,
+    SignInRequired,
+    csrf_matches,
+    sent_csrf,
+    session_user,
+    site_for,
+)
 from frontdesk.api.errors import ApiError
 from frontdesk.api.metrics import ApiMetrics
 from frontdesk.api.security import (
@@ -24,17 +35,6 @@ from frontdesk.api.security import (
 )
 from frontdesk.api.turns import TurnGuard
 from frontdesk.api.visitor_sessions import SessionGrant, authorize_session
-from frontdesk.console.access import (
-    SESSION_COOKIE,
-    ConsoleSite,
-    ConsoleUser,
-    CsrfRejected,
-    SignInRequired,
-    csrf_matches,
-    sent_csrf,
-    session_user,
-    site_for,
-)
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.admin_lockout import AdminLockout
 from frontdesk.guard.limits import read_checks

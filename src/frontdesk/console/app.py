@@ -8,6 +8,12 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from frontdesk.api.console_access import (
+    ConsoleForbidden,
+    ConsoleNotFound,
+    CsrfRejected,
+    SignInRequired,
+)
 from frontdesk.console import (
     analytics_pages,
     appointment_pages,
@@ -22,12 +28,6 @@ from frontdesk.console import (
     settings_pages,
     trust_pages,
     web_sources,
-)
-from frontdesk.console.access import (
-    ConsoleForbidden,
-    ConsoleNotFound,
-    CsrfRejected,
-    SignInRequired,
 )
 from frontdesk.console.templating import STATIC, render
 

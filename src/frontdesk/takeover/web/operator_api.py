@@ -24,6 +24,7 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import (
     ConsoleSiteDep,
     CsrfDep,
@@ -34,7 +35,6 @@ from frontdesk.api.deps import (
 )
 from frontdesk.api.errors import ApiError
 from frontdesk.api.turns import Admission, TurnGuard
-from frontdesk.console.access import ConsoleSite
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.takeover.desk import TakeoverDesk
 from frontdesk.takeover.events import Operator, Published

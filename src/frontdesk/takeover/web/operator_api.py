@@ -17,7 +17,7 @@ import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 from uuid import UUID
 
 from fastapi import APIRouter, Path
@@ -35,7 +35,7 @@ from frontdesk.api.deps import (
 )
 from frontdesk.api.errors import ApiError
 from frontdesk.api.turns import Admission, TurnGuard
-from frontdesk.conversation.backend import ChatBackend
+from frontdesk.sites.registry import LoadedSite
 from frontdesk.takeover.desk import TakeoverDesk
 from frontdesk.takeover.events import Operator, Published
 from frontdesk.takeover.names import ImpersonatingName, check_display_name, safe_display_name
@@ -44,6 +44,13 @@ from frontdesk.takeover.web.visitor_api import LastEventId, event_id, sse
 router = APIRouter(prefix="/console/sites/{site}/live", include_in_schema=False)
 
 SessionId = Annotated[UUID, Path(description="The visitor's session id.")]
+
+
+class ChatHistory(Protocol):
+    """What the operator API reads of the chat service (a `ChatBackend`); remembering an
+    exchange and drafting a reply are optional, asked for by name."""
+
+    async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]: ...
 
 
 class JoinIn(BaseModel):
@@ -253,7 +260,7 @@ async def _hand_back(
     site: ConsoleSite,
     live: TakeoverDesk,
     guard: TurnGuard,
-    chat: ChatBackend | None,
+    chat: ChatHistory | None,
     *,
     close: bool,
 ) -> dict[str, Any]:
@@ -312,7 +319,7 @@ async def suggest(
 
 
 async def _last_question(
-    chat: ChatBackend | None, site: ConsoleSite, session_id: str, live: TakeoverDesk
+    chat: ChatHistory | None, site: ConsoleSite, session_id: str, live: TakeoverDesk
 ) -> str:
     for event in reversed(await live.session_log(site.id, session_id)):
         if event.kind == "visitor_message":

@@ -27,10 +27,8 @@ from frontdesk.api.routes import (
     handoffs,
     health,
     leads,
-    live,
     metrics,
     sessions,
-    slack_events,
     stats,
     traces,
     widget,
@@ -46,10 +44,12 @@ from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.limits import InMemoryRateLimiter, RateLimiter
 from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
 from frontdesk.handoff.dispatcher import start_dispatcher, stop_dispatcher
-from frontdesk.live.desk import LiveDesk, expire_waits
-from frontdesk.live.setup import build_desk
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings, get_settings
+from frontdesk.takeover.desk import TakeoverDesk, expire_waits
+from frontdesk.takeover.setup import build_desk
+from frontdesk.takeover.web import operator_api, pages, slack_events, visitor_api
+from frontdesk.takeover.web.errors import install_takeover_errors
 
 if TYPE_CHECKING:
     from frontdesk.jobs import ScheduledJobs
@@ -122,12 +122,12 @@ def create_app(
     sse_ping_s: float = DEFAULT_PING_S,
     ip_salt: bytes | None = None,
     migrate_schema: bool = True,
-    live_desk: LiveDesk | None = None,
+    takeover_desk: TakeoverDesk | None = None,
 ) -> FastAPI:
     """Build the app; the runtime (store, sites) and the chat backend open at start-up
     unless given. `limiter` and `locks` default to in-memory (one process), or Redis when
-    `redis_url` is set. `live_desk` (tests: a frozen clock) defaults to one whose bus
-    follows the settings (`frontdesk.live.setup`). `migrate_schema=False` skips the
+    `redis_url` is set. `takeover_desk` (tests: a frozen clock) defaults to one whose bus
+    follows the settings (`frontdesk.takeover.setup`). `migrate_schema=False` skips the
     store's migrations at start-up (a worker of `frontdesk serve --workers N`, whose
     parent ran them)."""
     api_metrics = ApiMetrics()
@@ -169,9 +169,9 @@ def create_app(
         # (and their handoffs into the outbox) at start and periodically.
         replays = _start_spool_replays(app.state.runtime) if in_process else None
         # Live takeover: the event log's wake-ups shared by replicas, and the wait limit.
-        desk = live_desk or build_desk(app.state.runtime)
+        desk = takeover_desk or build_desk(app.state.runtime)
         await desk.bus.start()
-        app.state.live = desk
+        app.state.takeover = desk
         if app.state.chat is not None and hasattr(app.state.chat, "live"):
             app.state.chat.live = desk
         sweeper = asyncio.create_task(expire_waits(desk), name="frontdesk-live-waits")
@@ -241,15 +241,19 @@ def create_app(
     app.state.sse_ping_s = sse_ping_s
     app.state.ip_salt = ip_salt or secrets.token_bytes(16)
     app.state.chat = chat
+    app.state.takeover = None  # the takeover desk, opened at start-up
 
     install_error_handlers(app)
+    install_takeover_errors(app)
     for module in (
         health,
         metrics,
         chat_routes,
         sessions,
-        live,
+        visitor_api,
         slack_events,
+        pages,
+        operator_api,
         feedback,
         documents,
         crawls,

@@ -11,6 +11,17 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import (
+    SESSION_COOKIE,
+    ConsoleSite,
+    ConsoleUser,
+    CsrfRejected,
+    SignInRequired,
+    csrf_matches,
+    sent_csrf,
+    session_user,
+    site_for,
+)
 from frontdesk.api.errors import ApiError
 from frontdesk.api.metrics import ApiMetrics
 from frontdesk.api.security import (
@@ -24,23 +35,13 @@ from frontdesk.api.security import (
 )
 from frontdesk.api.turns import TurnGuard
 from frontdesk.api.visitor_sessions import SessionGrant, authorize_session
-from frontdesk.console.access import (
-    SESSION_COOKIE,
-    ConsoleSite,
-    ConsoleUser,
-    CsrfRejected,
-    SignInRequired,
-    csrf_matches,
-    sent_csrf,
-    session_user,
-    site_for,
-)
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.guard.admin_lockout import AdminLockout
 from frontdesk.guard.limits import read_checks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.store.admin_tokens import AdminTokenRepository
+from frontdesk.takeover.desk import TakeoverDesk
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -69,6 +70,15 @@ def get_chat(request: Request) -> ChatBackend:
 ChatDep = Annotated[ChatBackend, Depends(get_chat)]
 
 
+def get_chat_if_open(request: Request) -> ChatBackend | None:
+    chat: ChatBackend | None = request.app.state.chat
+    return chat
+
+
+OpenChatDep = Annotated[ChatBackend | None, Depends(get_chat_if_open)]
+"""The conversation service, None when it could not start (callers do without it)."""
+
+
 def get_guard(request: Request) -> TurnGuard:
     guard: TurnGuard = request.app.state.guard
     return guard
@@ -83,6 +93,34 @@ def get_metrics(request: Request) -> ApiMetrics:
 
 
 MetricsDep = Annotated[ApiMetrics, Depends(get_metrics)]
+
+
+def get_sse_ping_s(request: Request) -> float:
+    ping_s: float = request.app.state.sse_ping_s
+    return ping_s
+
+
+SsePingDep = Annotated[float, Depends(get_sse_ping_s)]
+"""Seconds between keep-alive comments of a Server-Sent Events stream."""
+
+
+def get_takeover_desk_if_open(request: Request) -> TakeoverDesk | None:
+    desk: TakeoverDesk | None = request.app.state.takeover
+    return desk
+
+
+OpenTakeoverDeskDep = Annotated[TakeoverDesk | None, Depends(get_takeover_desk_if_open)]
+"""The takeover desk, None before the app has started it (reads then skip the live log)."""
+
+
+def get_takeover_desk(desk: OpenTakeoverDeskDep) -> TakeoverDesk:
+    if desk is None:
+        raise ApiError(503, "live_unavailable", "Live chat is not available yet.")
+    return desk
+
+
+TakeoverDeskDep = Annotated[TakeoverDesk, Depends(get_takeover_desk)]
+"""The takeover desk (503 until the app has started it)."""
 
 SiteKeyHeader = Annotated[
     str | None,

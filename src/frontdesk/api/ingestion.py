@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from fastapi import Request
+
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
 
@@ -30,6 +32,16 @@ def open_knowledge_base(runtime: Runtime) -> Any:
     # The runtime's own settings (its Redis), not the process-wide ones: an app built with
     # explicit settings must not read, nor fix in the cache, those of the environment.
     return KnowledgeBase(runtime.engine, query_cache=query_cache_for(runtime.settings))
+
+
+def knowledge_base(request: Request) -> Any:
+    """The app's knowledge base (one per process, shared by the upload API, the console
+    and the statistics)."""
+    knowledge: Any = getattr(request.app.state, "knowledge", None)
+    if knowledge is None:
+        knowledge = open_knowledge_base(request.app.state.runtime)
+        request.app.state.knowledge = knowledge
+    return knowledge
 
 
 def ingest_upload(knowledge: Any, site: LoadedSite, data: bytes, filename: str) -> dict[str, Any]:

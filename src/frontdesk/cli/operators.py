@@ -46,7 +46,7 @@ def add(
     sites_dir: SitesDirOption = None,
 ) -> None:
     """Give EMAIL a role on SITE (creating the operator if new)."""
-    from frontdesk.console.access import INVITE_LIFETIME
+    from frontdesk.api.console_access import INVITE_LIFETIME
     from frontdesk.console.passwords import hash_password, password_problem
     from frontdesk.store.db import transaction
     from frontdesk.store.operators import ROLES, OperatorRepository
@@ -159,7 +159,7 @@ def first_owner_link(runtime: Runtime) -> str | None:
     """A one-time link that creates the first owner (of every site), while the
     deployment has no operator at all; None once it has one. Printing a new link
     withdraws the earlier ones."""
-    from frontdesk.console.access import INVITE_LIFETIME
+    from frontdesk.api.console_access import INVITE_LIFETIME
     from frontdesk.store.db import transaction
     from frontdesk.store.operators import ALL_SITES, OperatorRepository
 

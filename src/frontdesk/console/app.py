@@ -8,6 +8,12 @@ from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from frontdesk.api.console_access import (
+    ConsoleForbidden,
+    ConsoleNotFound,
+    CsrfRejected,
+    SignInRequired,
+)
 from frontdesk.console import (
     analytics_pages,
     appointment_pages,
@@ -18,18 +24,10 @@ from frontdesk.console import (
     invite_pages,
     knowledge_pages,
     leads_pages,
-    live_api,
-    live_pages,
     oidc_pages,
     settings_pages,
     trust_pages,
     web_sources,
-)
-from frontdesk.console.access import (
-    ConsoleForbidden,
-    ConsoleNotFound,
-    CsrfRejected,
-    SignInRequired,
 )
 from frontdesk.console.templating import STATIC, render
 
@@ -71,14 +69,12 @@ def install_console(app: FastAPI) -> None:
         inbox_pages,
         leads_pages,
         appointment_pages,
-        live_pages,
         knowledge_pages,
         facts_pages,
         analytics_pages,
         improvement_pages,
         settings_pages,
         web_sources,
-        live_api,
         trust_pages,
     ):
         app.include_router(module.router)

@@ -9,11 +9,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from frontdesk.api.console_access import ConsoleNotFound
 from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
 from frontdesk.appointments.calendar import CalendarError
 from frontdesk.appointments.desk import AppointmentDesk
 from frontdesk.appointments.invite import Appointment
-from frontdesk.console.access import ConsoleNotFound
 from frontdesk.console.templating import render
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)

@@ -11,14 +11,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import (
-    AdminLockoutDep,
-    ConsoleUserDep,
-    CsrfDep,
-    IpHashDep,
-    RuntimeDep,
-)
-from frontdesk.console.access import (
+from frontdesk.api.console_access import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
     SESSION_LIFETIME,
@@ -27,6 +20,13 @@ from frontdesk.console.access import (
     secure_cookies,
     session_user,
     set_session_cookie,
+)
+from frontdesk.api.deps import (
+    AdminLockoutDep,
+    ConsoleUserDep,
+    CsrfDep,
+    IpHashDep,
+    RuntimeDep,
 )
 from frontdesk.console.oidc import OidcConfig
 from frontdesk.console.passwords import verify_password

@@ -13,8 +13,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
-from frontdesk.console.access import ConsoleSite
 from frontdesk.facts.answer import day_name, exceptions, weekly_hours
 from frontdesk.facts.calendar import LANGUAGES
 from frontdesk.facts.corrections import (
@@ -163,7 +163,8 @@ async def correct_fact(
     """Correct a fact (save a row), remove it, hand it back to the crawl (undo), or add one
     (save without a key). Bad input or a correction made meanwhile by someone else saves
     nothing and shows the form again with what was typed."""
-    from frontdesk.console.knowledge_pages import _page, knowledge_base
+    from frontdesk.api.ingestion import knowledge_base
+    from frontdesk.console.knowledge_pages import _page
 
     site.require("owner")
     knowledge = knowledge_base(request)

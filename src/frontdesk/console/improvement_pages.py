@@ -15,9 +15,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import ConsoleNotFound, ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
-from frontdesk.console.access import ConsoleNotFound, ConsoleSite
-from frontdesk.console.knowledge_pages import knowledge_base
+from frontdesk.api.ingestion import knowledge_base
 from frontdesk.console.templating import render
 from frontdesk.improvement.clusters import REASON_LABELS
 from frontdesk.improvement.gaps import gap_report

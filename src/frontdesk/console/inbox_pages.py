@@ -13,8 +13,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import ConsoleNotFound
 from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
-from frontdesk.console.access import ConsoleNotFound
 from frontdesk.console.export import transcript_document, transcript_markdown
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime

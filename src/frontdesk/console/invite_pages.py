@@ -21,8 +21,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import AdminLockoutDep, IpHashDep, RuntimeDep
-from frontdesk.console.access import (
+from frontdesk.api.console_access import (
     LOGIN_CSRF_COOKIE,
     ROLE_RANK,
     SESSION_COOKIE,
@@ -33,6 +32,7 @@ from frontdesk.console.access import (
     session_user,
     set_session_cookie,
 )
+from frontdesk.api.deps import AdminLockoutDep, IpHashDep, RuntimeDep
 from frontdesk.console.auth_pages import EmailField, PasswordField, TokenField
 from frontdesk.console.passwords import hash_password, password_problem
 from frontdesk.console.templating import render

@@ -11,14 +11,14 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
 from frontdesk.api.ingestion import (
     IngestionUnavailable,
     ingest_upload,
+    knowledge_base,
     merge_reports,
-    open_knowledge_base,
 )
-from frontdesk.console.access import ConsoleSite
 from frontdesk.console.facts_pages import KIND_LABELS, facts_view
 from frontdesk.console.templating import render
 from frontdesk.console.web_sources import source_states, start_resync
@@ -29,15 +29,6 @@ log = logging.getLogger(__name__)
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
 MAX_FILES = 20
-
-
-def knowledge_base(request: Request) -> Any:
-    """The app's knowledge base (one per process, shared with the upload API)."""
-    knowledge: Any = getattr(request.app.state, "knowledge", None)
-    if knowledge is None:
-        knowledge = open_knowledge_base(request.app.state.runtime)
-        request.app.state.knowledge = knowledge
-    return knowledge
 
 
 def file_sources(site: ConsoleSite) -> list[str]:

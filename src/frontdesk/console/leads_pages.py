@@ -9,8 +9,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import ConsoleNotFound
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
-from frontdesk.console.access import ConsoleNotFound
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import secure_cookies, set_session_cookie
 from frontdesk.api.deps import RuntimeDep
-from frontdesk.console.access import secure_cookies, set_session_cookie
 from frontdesk.console.auth_pages import login_form, open_session, safe_next
 from frontdesk.console.oidc import (
     FLOW_COOKIE,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from frontdesk.console.access import ConsoleSite
+from frontdesk.api.console_access import ConsoleSite
 from frontdesk.jobs import DIGEST, RETENTION
 from frontdesk.knowledge.web import CrawlStore, web_sources
 from frontdesk.knowledge.web.schedule import last_scheduled_start, next_due

@@ -14,8 +14,8 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
-from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.schedules import site_schedules
 from frontdesk.console.templating import render
 from frontdesk.facts.agreement import hours_disagreements
@@ -137,8 +137,7 @@ async def _page(
 
 def _published_facts(request: Request, site: ConsoleSite) -> SiteFacts:
     """The hours and other facts the site publishes, as answers use them (blocking)."""
-    from frontdesk.api.ingestion import IngestionUnavailable
-    from frontdesk.console.knowledge_pages import knowledge_base
+    from frontdesk.api.ingestion import IngestionUnavailable, knowledge_base
 
     try:
         facts: SiteFacts = knowledge_base(request).site_facts(site.site.config)

@@ -15,7 +15,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
-from frontdesk.console.access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
+from frontdesk.api.console_access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
 from frontdesk.console.links import link, mail_link
 from frontdesk.handoff.packets import contact_tag
 

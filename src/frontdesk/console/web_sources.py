@@ -11,9 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep
 from frontdesk.api.errors import ApiError
-from frontdesk.console.access import ConsoleSite
 from frontdesk.console.templating import render
 from frontdesk.knowledge.web import CrawlStore, web_sources
 from frontdesk.knowledge.web.state import CrawlRun

@@ -48,7 +48,7 @@ from frontdesk.conversation.persistence import (
     TurnWriter,
 )
 from frontdesk.conversation.result import TURN_RESET, build_result
-from frontdesk.conversation.routes import LIVE_RING_REASONS
+from frontdesk.conversation.routes import LIVE_RING_REASONS, live_handoff_route
 from frontdesk.conversation.spool import Spool
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines
@@ -57,11 +57,11 @@ from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
 from frontdesk.knowledge.query_cache import query_cache_for
 from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.live.desk import LiveDesk
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.sites.schema import SiteConfig
+from frontdesk.takeover.desk import TakeoverDesk
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class ChatService:
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # Live takeover (ownership, the event log); the API replaces it with the desk
         # whose bus wakes the other replicas' streams.
-        self.live = LiveDesk(runtime.sessions)
+        self.live = TakeoverDesk(runtime.sessions)
 
     # -- set-up ------------------------------------------------------------------------
     @property
@@ -370,7 +370,7 @@ class ChatService:
                 # goes the asynchronous way. The handoff itself is delivered as always, so
                 # nothing depends on someone joining.
                 try:
-                    await self.live.offer_person(site.config, session_id)
+                    await self.live.offer_person(site.config, session_id, policy=live_handoff_route)
                 except Exception:
                     log.exception("ringing operators failed", extra={"site": site.config.id})
             yield CompleteEvent(result=result)

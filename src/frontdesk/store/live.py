@@ -2,7 +2,7 @@
 operators online per site. Sync repository (callers run it in the threadpool).
 
 The event log is the only source of what a visitor or an operator is shown: a message is
-written here and committed before anyone is woken (`frontdesk.live.bus`), and every
+written here and committed before anyone is woken (`frontdesk.takeover.bus`), and every
 subscriber re-reads `id > last seen`, so a resumed stream loses and repeats nothing.
 """
 
@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import JSON, DateTime, Index, Integer, String, delete, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from frontdesk.store.models import Base, utcnow
@@ -201,18 +202,34 @@ class LiveRepository:
 
     # -- presence --------------------------------------------------------------------
     def seen(self, site_id: str, operator_id: str, name: str, at: datetime) -> bool:
-        """Mark an operator online; True when they were not (a presence change)."""
-        row = self.session.get(LivePresence, (site_id, operator_id))
-        if row is None:
-            self.session.add(
-                LivePresence(
-                    site_id=site_id, operator_id=operator_id, display_name=name, seen_at=at
+        """Mark an operator online; True when they were not (a presence change).
+
+        One UPDATE, then an INSERT if there was no row: another stream of the same operator
+        (a second tab, the page they just left) may remove or add the row at the same
+        moment, and a row read first and written later would then fail to update."""
+        if self._touch(site_id, operator_id, name, at):
+            return False
+        try:
+            with self.session.begin_nested():
+                self.session.add(
+                    LivePresence(
+                        site_id=site_id, operator_id=operator_id, display_name=name, seen_at=at
+                    )
                 )
-            )
-            return True
-        row.seen_at = at
-        row.display_name = name
-        return False
+                self.session.flush()
+        except IntegrityError:  # their other stream added it first
+            self._touch(site_id, operator_id, name, at)
+            return False
+        return True
+
+    def _touch(self, site_id: str, operator_id: str, name: str, at: datetime) -> bool:
+        result = self.session.execute(
+            update(LivePresence)
+            .where(LivePresence.site_id == site_id, LivePresence.operator_id == operator_id)
+            .values(seen_at=at, display_name=name)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0))
 
     def gone(self, site_id: str, operator_id: str) -> None:
         self.session.execute(

@@ -22,11 +22,12 @@ from frontdesk.conversation.service import ChatService
 from frontdesk.conversation.texts import TEXTS
 from frontdesk.conversation.texts import say as text_of
 from frontdesk.handoff.dispatcher import Dispatcher
-from frontdesk.live.desk import LiveDesk, Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import Handoff, Lead, OutboxItem
 from frontdesk.store.repositories import ConversationRepository
+from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.events import Operator
 
 pytestmark = pytest.mark.integration
 
@@ -140,7 +141,7 @@ async def test_no_lead_without_a_contact_unless_the_visitor_was_asked(
 ) -> None:
     if operator_online:
         chat.clock = lambda: TUESDAY_MORNING
-        chat.live = LiveDesk(chat.runtime.sessions, clock=lambda: TUESDAY_MORNING)
+        chat.live = TakeoverDesk(chat.runtime.sessions, clock=lambda: TUESDAY_MORNING)
         await chat.live.heartbeat("demo", Operator("op-1", "Dana"))
     else:
         chat.clock = lambda: SATURDAY_NIGHT

@@ -20,10 +20,11 @@ from sqlalchemy import select
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.handoff.dispatcher import Dispatcher
-from frontdesk.live.desk import LiveDesk, Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from frontdesk.store.models import Handoff, Lead, OutboxItem
+from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.events import Operator
 from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration
@@ -151,7 +152,7 @@ async def operator_online(chat: ChatService) -> None:
     with an operator's console open."""
     tuesday = datetime(2026, 12, 8, 9, 0, tzinfo=UTC)
     chat.clock = lambda: tuesday
-    chat.live = LiveDesk(chat.runtime.sessions, clock=lambda: tuesday)
+    chat.live = TakeoverDesk(chat.runtime.sessions, clock=lambda: tuesday)
     await chat.live.heartbeat("demo", Operator("op-1", "Dana"))
 
 

@@ -29,10 +29,10 @@ from sqlalchemy import select
 from frontdesk.handoff.channels.slack import SESSION_MARKER
 from frontdesk.handoff.dispatcher import Dispatcher
 from frontdesk.handoff.outbox import enqueue_handoff, record_lead_capture
-from frontdesk.live.slack import HandoffPosted, read_event
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Lead
+from frontdesk.takeover.slack import HandoffPosted, read_event
 from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration

@@ -161,7 +161,7 @@ def test_block_kit_layout_follows_the_seed() -> None:
 
 
 def test_block_kit_links_the_live_chat_page_when_the_public_url_is_known() -> None:
-    from frontdesk.console.live_pages import live_url
+    from frontdesk.takeover.web.pages import live_url
 
     url = live_chat_url("https://chat.example.com/", "demo", "sess-1")
     assert url == "https://chat.example.com" + live_url("demo", "sess-1")

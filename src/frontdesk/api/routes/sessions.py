@@ -10,13 +10,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import (
     ChatDep,
     GuardDep,
     IpHashDep,
+    OpenTakeoverDeskDep,
     RuntimeDep,
     SessionId,
     SessionSecretHeader,
@@ -42,7 +43,7 @@ from frontdesk.api.visitor_sessions import (
     start_session,
 )
 from frontdesk.guard.limits import read_checks
-from frontdesk.live.desk import LiveDesk, Published
+from frontdesk.takeover.desk import TakeoverDesk
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
@@ -114,11 +115,11 @@ async def resume_session(
     responses={**NOT_FOUND, **ERRORS},
 )
 async def session_history(
-    request: Request,
     session_id: SessionId,
     site: WidgetSiteDep,
     runtime: RuntimeDep,
     backend: ChatDep,
+    desk: OpenTakeoverDeskDep,
     grant: VisitorSessionDep,
 ) -> SessionHistory:
     messages = await backend.history(site, str(session_id))
@@ -126,7 +127,6 @@ async def session_history(
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
     votes = await run_in_threadpool(feedback_by_turn, runtime, site.config.id, str(session_id))
     messages = with_feedback(messages, votes)
-    desk: LiveDesk | None = getattr(request.app.state, "live", None)
     live = None
     if desk is not None:
         messages, live = await with_live_log(desk, site.config.id, str(session_id), messages)
@@ -140,27 +140,13 @@ def _moment(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-async def whole_log(
-    desk: LiveDesk, site_id: str, session_id: str, *, for_visitor: bool
-) -> list[Published]:
-    """A session's live log, read page by page (the desk reads 200 events at a time)."""
-    log: list[Published] = []
-    while True:
-        batch = await desk.session_log(
-            site_id, session_id, log[-1].id if log else 0, for_visitor=for_visitor
-        )
-        log.extend(batch)
-        if len(batch) < 200:
-            return log
-
-
 async def with_live_log(
-    desk: LiveDesk, site_id: str, session_id: str, messages: list[dict[str, Any]]
+    desk: TakeoverDesk, site_id: str, session_id: str, messages: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The stored messages with the live log the visitor's stream shows (an operator
     joining, their messages, the release…) in time order, and where the stream resumes:
     a reload shows the takeover once, in place, and the stream continues after it."""
-    log = await whole_log(desk, site_id, session_id, for_visitor=True)
+    log = await desk.whole_log(site_id, session_id, for_visitor=True)
     owner = await desk.ownership(site_id, session_id)
     entries = [
         {
@@ -218,11 +204,11 @@ async def erase_session(
     responses={**NOT_FOUND, **ERRORS},
 )
 async def export_session(
-    request: Request,
     session_id: SessionId,
     site: WidgetSiteDep,
     runtime: RuntimeDep,
     backend: ChatDep,
+    desk: OpenTakeoverDeskDep,
     grant: VisitorSessionDep,
 ) -> dict[str, Any]:
     if not await backend.history(site, str(session_id)):
@@ -230,10 +216,9 @@ async def export_session(
     exported = await backend.export(site, str(session_id))
     votes = await run_in_threadpool(feedback_by_turn, runtime, site.config.id, str(session_id))
     exported["feedback"] = [votes[turn] for turn in sorted(votes)]
-    desk: LiveDesk | None = getattr(request.app.state, "live", None)
     if desk is not None:
         # Everything of a live takeover, the visitor's relayed messages and typing included.
-        log = await whole_log(desk, site.config.id, str(session_id), for_visitor=False)
+        log = await desk.whole_log(site.config.id, str(session_id), for_visitor=False)
         exported["live_events"] = [event.data for event in log]
     if grant.identity is not None:
         exported["identity"] = grant.identity.as_dict()

@@ -34,7 +34,7 @@ async def stats(
     runtime: RuntimeDep,
     days: Annotated[int, Query(ge=1, le=366, description="Period of the content gaps.")] = 30,
 ) -> SiteStats:
-    from frontdesk.console.knowledge_pages import knowledge_base
+    from frontdesk.api.ingestion import knowledge_base
     from frontdesk.improvement.gaps import gap_report
 
     found = await run_in_threadpool(_turn_stats, site.config.id, db)

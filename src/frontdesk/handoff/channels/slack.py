@@ -78,7 +78,7 @@ SESSION_MARKER = "Frontdesk session"
 
 
 def live_chat_url(public_url: str, site_id: str, session_id: str) -> str | None:
-    """The console's live chat page of the conversation (`console.live_pages.live_url`),
+    """The console's live chat page of the conversation (`takeover.web.pages.live_url`),
     absolute: only when the server knows its public URL (never from a Host header)."""
     if not public_url or not session_id:
         return None
@@ -94,7 +94,7 @@ def slack_message(
 ) -> dict[str, Any]:
     """The Block Kit payload, filled from the handoff's context packet.
     `bridged` (the site's Slack bridge is on): a last context line names the session, so
-    a reply in the message's thread can reach the visitor (`frontdesk.live.slack`).
+    a reply in the message's thread can reach the visitor (`frontdesk.takeover.slack`).
     `live_url`: a "Join the live chat" button to the console's live chat page."""
     packet = data["packet"]
     visitor = packet["visitor"]

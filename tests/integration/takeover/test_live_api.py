@@ -21,8 +21,8 @@ from live_support import (
     widget_headers,
 )
 
-from frontdesk.live.desk import LiveDesk
 from frontdesk.settings import Settings
+from frontdesk.takeover.desk import TakeoverDesk
 
 pytestmark = pytest.mark.integration
 
@@ -249,7 +249,7 @@ async def test_suggest_returns_a_draft_for_the_visitors_last_question(
         assert none_yet.status_code == 404 and none_yet.json()["error"]["code"] == "no_question"
         assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
         # The visitor's message while Anna owns the conversation (what human_relay writes).
-        writer = LiveDesk(server.runtime.sessions)  # this loop's own desk on the same store
+        writer = TakeoverDesk(server.runtime.sessions)  # this loop's own desk on the same store
         await writer.relay_visitor("demo", session_id, "Can I pay by invoice?")
         drafted = await anna.post(base, f"{LIVE}/{session_id}/suggest")
         assert drafted.status_code == 200, drafted.text

@@ -17,25 +17,40 @@ import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 from uuid import UUID
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
+from frontdesk.api.console_access import ConsoleSite
+from frontdesk.api.deps import (
+    ConsoleSiteDep,
+    CsrfDep,
+    GuardDep,
+    OpenChatDep,
+    SsePingDep,
+    TakeoverDeskDep,
+)
 from frontdesk.api.errors import ApiError
-from frontdesk.api.routes.live import LastEventId, LiveDep, event_id, sse
-from frontdesk.api.sse import DEFAULT_PING_S
 from frontdesk.api.turns import Admission, TurnGuard
-from frontdesk.console.access import ConsoleSite
-from frontdesk.live.desk import LiveDesk, Operator, Published
-from frontdesk.live.names import ImpersonatingName, check_display_name, safe_display_name
+from frontdesk.sites.registry import LoadedSite
+from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.events import Operator, Published
+from frontdesk.takeover.names import ImpersonatingName, check_display_name, safe_display_name
+from frontdesk.takeover.web.visitor_api import LastEventId, event_id, sse
 
 router = APIRouter(prefix="/console/sites/{site}/live", include_in_schema=False)
 
 SessionId = Annotated[UUID, Path(description="The visitor's session id.")]
+
+
+class ChatHistory(Protocol):
+    """What the operator API reads of the chat service (a `ChatBackend`); remembering an
+    exchange and drafting a reply are optional, asked for by name."""
+
+    async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]: ...
 
 
 class JoinIn(BaseModel):
@@ -74,13 +89,8 @@ def agent(site: ConsoleSite, name: str = "") -> Operator:
     return operator_of(site, name)
 
 
-def _ping(request: Request) -> float:
-    value: float = getattr(request.app.state, "sse_ping_s", DEFAULT_PING_S)
-    return value
-
-
 @router.get("")
-async def live_overview(site: ConsoleSiteDep, live: LiveDep) -> dict[str, Any]:
+async def live_overview(site: ConsoleSiteDep, live: TakeoverDeskDep) -> dict[str, Any]:
     """Conversations waiting for a person or owned by one, and who is online."""
     return {
         "conversations": await live.active(site.id),
@@ -92,7 +102,10 @@ async def live_overview(site: ConsoleSiteDep, live: LiveDep) -> dict[str, Any]:
 
 @router.get("/events")
 async def site_events(
-    request: Request, site: ConsoleSiteDep, live: LiveDep, last_event_id: LastEventId = None
+    site: ConsoleSiteDep,
+    live: TakeoverDeskDep,
+    ping_s: SsePingDep,
+    last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
     """`ringing` {session_id, expected_wait_seconds}, `ringing_stopped` {session_id,
     reason}, `presence` {operators}. An agent with this open is online."""
@@ -124,10 +137,10 @@ async def site_events(
                 with contextlib.suppress(Exception):
                     await asyncio.shield(live.offline(site.id, operator))
 
-    return EventSourceResponse(stream(), ping=_ping(request), sep="\n")
+    return EventSourceResponse(stream(), ping=ping_s, sep="\n")
 
 
-async def _heartbeats(live: LiveDesk, site_id: str, operator: Operator) -> None:
+async def _heartbeats(live: TakeoverDesk, site_id: str, operator: Operator) -> None:
     while True:
         await asyncio.sleep(live.presence_ttl_s / 3)
         with contextlib.suppress(Exception):
@@ -164,7 +177,7 @@ def _site_event(event: Published) -> ServerSentEvent:
 
 @router.get("/{session_id}")
 async def live_conversation(
-    session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+    session_id: SessionId, site: ConsoleSiteDep, live: TakeoverDeskDep
 ) -> dict[str, Any]:
     """Who owns the conversation and its live log so far (visitor and operator messages,
     typing, joins and releases), oldest first."""
@@ -182,10 +195,10 @@ async def live_conversation(
 
 @router.get("/{session_id}/events")
 async def conversation_events(
-    request: Request,
     session_id: SessionId,
     site: ConsoleSiteDep,
-    live: LiveDep,
+    live: TakeoverDeskDep,
+    ping_s: SsePingDep,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
     """Every event of the conversation (the visitor's messages and typing included)."""
@@ -196,12 +209,15 @@ async def conversation_events(
         async for event in live.follow_session(site.id, str(session_id), after, for_visitor=False):
             yield sse(event)
 
-    return EventSourceResponse(stream(), ping=_ping(request), sep="\n")
+    return EventSourceResponse(stream(), ping=ping_s, sep="\n")
 
 
 @router.post("/{session_id}/join", dependencies=[CsrfDep])
 async def join(
-    session_id: SessionId, site: ConsoleSiteDep, live: LiveDep, body: JoinIn | None = None
+    session_id: SessionId,
+    site: ConsoleSiteDep,
+    live: TakeoverDeskDep,
+    body: JoinIn | None = None,
 ) -> dict[str, Any]:
     operator = agent(site, body.name if body else "")
     return (await live.join(site.site.config, str(session_id), operator)).data
@@ -209,7 +225,7 @@ async def join(
 
 @router.post("/{session_id}/reply", dependencies=[CsrfDep])
 async def reply(
-    session_id: SessionId, body: ReplyIn, site: ConsoleSiteDep, live: LiveDep
+    session_id: SessionId, body: ReplyIn, site: ConsoleSiteDep, live: TakeoverDeskDep
 ) -> dict[str, Any]:
     event = await live.reply(site.site.config, str(session_id), agent(site), body.text)
     return event.data
@@ -217,7 +233,7 @@ async def reply(
 
 @router.post("/{session_id}/typing", dependencies=[CsrfDep])
 async def typing(
-    session_id: SessionId, body: TypingIn, site: ConsoleSiteDep, live: LiveDep
+    session_id: SessionId, body: TypingIn, site: ConsoleSiteDep, live: TakeoverDeskDep
 ) -> dict[str, Any]:
     event = await live.operator_typing(site.site.config, str(session_id), agent(site), body.active)
     return event.data
@@ -240,15 +256,21 @@ async def _session_slot(guard: TurnGuard, site_id: str, session_id: str) -> Admi
 
 
 async def _hand_back(
-    request: Request, session_id: str, site: ConsoleSite, live: LiveDesk, *, close: bool
+    session_id: str,
+    site: ConsoleSite,
+    live: TakeoverDesk,
+    guard: TurnGuard,
+    chat: ChatHistory | None,
+    *,
+    close: bool,
 ) -> dict[str, Any]:
     operator = agent(site)
-    admission = await _session_slot(request.app.state.guard, site.id, session_id)
+    admission = await _session_slot(guard, site.id, session_id)
     try:
         event, exchange = await live.hand_back(site.site.config, session_id, operator, close=close)
         # The assistant's memory: what the person and the visitor said, in order, so the
         # next answer can build on it.
-        remember = getattr(request.app.state.chat, "remember_exchange", None)
+        remember = getattr(chat, "remember_exchange", None)
         remembered = 0
         if remember is not None and exchange:
             remembered = await remember(site.site, session_id, exchange)
@@ -259,29 +281,37 @@ async def _hand_back(
 
 @router.post("/{session_id}/release", dependencies=[CsrfDep])
 async def release(
-    request: Request, session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+    session_id: SessionId,
+    site: ConsoleSiteDep,
+    live: TakeoverDeskDep,
+    guard: GuardDep,
+    chat: OpenChatDep,
 ) -> dict[str, Any]:
-    return await _hand_back(request, str(session_id), site, live, close=False)
+    return await _hand_back(str(session_id), site, live, guard, chat, close=False)
 
 
 @router.post("/{session_id}/close", dependencies=[CsrfDep])
 async def close(
-    request: Request, session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+    session_id: SessionId,
+    site: ConsoleSiteDep,
+    live: TakeoverDeskDep,
+    guard: GuardDep,
+    chat: OpenChatDep,
 ) -> dict[str, Any]:
-    return await _hand_back(request, str(session_id), site, live, close=True)
+    return await _hand_back(str(session_id), site, live, guard, chat, close=True)
 
 
 @router.post("/{session_id}/suggest", dependencies=[CsrfDep])
 async def suggest(
-    request: Request, session_id: SessionId, site: ConsoleSiteDep, live: LiveDep
+    session_id: SessionId, site: ConsoleSiteDep, live: TakeoverDeskDep, chat: OpenChatDep
 ) -> dict[str, Any]:
     """A draft answer to the visitor's last question, written by the assistant from the
     knowledge base, for the operator to edit. Nothing is sent."""
     site.require("agent")
-    question = await _last_question(request, site, str(session_id), live)
+    question = await _last_question(chat, site, str(session_id), live)
     if not question:
         raise ApiError(404, "no_question", "The visitor has not asked anything yet.")
-    drafter = getattr(request.app.state.chat, "draft_reply", None)
+    drafter = getattr(chat, "draft_reply", None)
     if drafter is None:
         raise ApiError(503, "suggest_unavailable", "The assistant cannot draft answers here.")
     draft: dict[str, Any] = await drafter(site.site, str(session_id), question)
@@ -289,12 +319,11 @@ async def suggest(
 
 
 async def _last_question(
-    request: Request, site: ConsoleSite, session_id: str, live: LiveDesk
+    chat: ChatHistory | None, site: ConsoleSite, session_id: str, live: TakeoverDesk
 ) -> str:
     for event in reversed(await live.session_log(site.id, session_id)):
         if event.kind == "visitor_message":
             return str(event.data.get("text") or "")
-    chat = request.app.state.chat
     if chat is None:
         return ""
     for message in reversed(await chat.history(site.site, session_id)):

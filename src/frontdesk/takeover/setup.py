@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from frontdesk.live.bus import LiveBus, PostgresBus, RedisBus
-from frontdesk.live.desk import Clock, LiveDesk, utc_clock
 from frontdesk.runtime import Runtime
+from frontdesk.takeover.bus import LiveBus, PostgresBus, RedisBus
+from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.events import Clock, utc_clock
 
 
 def choose_bus(runtime: Runtime) -> LiveBus:
@@ -25,9 +26,9 @@ def choose_bus(runtime: Runtime) -> LiveBus:
     return LiveBus()
 
 
-def build_desk(runtime: Runtime, *, clock: Clock = utc_clock) -> LiveDesk:
+def build_desk(runtime: Runtime, *, clock: Clock = utc_clock) -> TakeoverDesk:
     settings = runtime.settings
-    return LiveDesk(
+    return TakeoverDesk(
         runtime.sessions,
         choose_bus(runtime),
         clock=clock,

@@ -1,185 +1,52 @@
-"""`LiveDesk`: who owns a conversation, what was said while a person did, who is online.
+"""`TakeoverDesk`: who owns a conversation, what was said while a person did, who is online.
 
-Every change is one store transaction that appends to the event log (`store/live.py`) and
-updates the ownership row together; the bus wakes subscribers only after the commit.
-Times come from `clock` (tests freeze it); nothing here sleeps.
+The event log and its streams are `EventJournal`'s (`journal.py`); this module decides
+what each action writes: joining, replying, typing, handing back, ringing and its wait
+limit, presence, and the Slack bridge.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from functools import partial
-from typing import Any, TypeVar
+from datetime import datetime, timedelta
+from typing import Any, Protocol
 
-from sqlalchemy.orm import Session, sessionmaker
-
-from frontdesk.api.errors import ApiError
-from frontdesk.conversation import routes
 from frontdesk.leads.hours import is_business_hours
-from frontdesk.live.bus import LiveBus, session_channel, site_channel, wake_ups
-from frontdesk.live.names import safe_display_name
 from frontdesk.sites.schema import SiteConfig
-from frontdesk.store.db import transaction
-from frontdesk.store.live import LiveConversation, LiveEvent, LiveRepository, Owner
+from frontdesk.store.live import LiveEvent, LiveRepository, Owner
 from frontdesk.store.widget import WidgetSessionRepository
+from frontdesk.takeover.bus import site_channel
+from frontdesk.takeover.errors import OwnedByOther
+from frontdesk.takeover.events import (
+    Operator,
+    Ownership,
+    Published,
+    as_published,
+    as_utc,
+    clean_message,
+)
+from frontdesk.takeover.journal import EventJournal
+from frontdesk.takeover.names import safe_display_name
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-Clock = Callable[[], datetime]
 
-# What the visitor's widget is sent: everything but the visitor's own words and typing.
-VISITOR_HIDDEN_AUTHOR = "visitor"
-# Event kinds of the per-site operator stream (ringing and its end).
-SITE_KINDS = ("handoff_waiting", "operator_joined", "handoff_async", "closed", "released")
-MAX_TEXT = 4000
+class RingPolicy(Protocol):
+    """Whether to ring the operators for a visitor who accepted a person (the
+    conversation's routing decides: `conversation.routes.live_handoff_route`)."""
 
-
-def utc_clock() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass(frozen=True)
-class Operator:
-    """An operator acting on a conversation (id from the console session)."""
-
-    id: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Published:
-    """One event as a stream sends it."""
-
-    id: int
-    kind: str
-    data: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Ownership:
-    state: Owner
-    operator_id: str | None = None
-    operator_name: str | None = None
-    wait_until: datetime | None = None
-
-
-def as_published(event: LiveEvent) -> Published:
-    data = {
-        "type": event.kind,
-        "id": event.id,
-        "session_id": event.session_id,
-        "at": _utc(event.created_at).isoformat(),
-        **event.body,
-    }
-    return Published(event.id, event.kind, data)
-
-
-def _site_events(repo: LiveRepository, *, site_id: str, after: int) -> list[LiveEvent]:
-    return repo.site_events(site_id, after, SITE_KINDS)
-
-
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def clean_message(text: str) -> str:
-    from frontdesk.guard.charset import clean_text
-
-    cleaned = clean_text(text).strip()
-    if not cleaned:
-        raise ApiError(422, "empty_message", "The message is empty.")
-    if len(cleaned) > MAX_TEXT:
-        raise ApiError(422, "message_too_long", f"Messages are at most {MAX_TEXT} characters.")
-    return cleaned
+    def __call__(self, *, in_hours: bool, operators_online: int) -> str: ...
 
 
 def in_business_hours(site: SiteConfig, now: datetime) -> bool:
     return is_business_hours(now, site.business_hours.hours())
 
 
-class LiveDesk:
-    def __init__(
-        self,
-        sessions: sessionmaker[Session],
-        bus: LiveBus | None = None,
-        *,
-        clock: Clock = utc_clock,
-        poll_s: float = 5.0,
-        presence_ttl_s: float = 30.0,
-    ) -> None:
-        self.sessions = sessions
-        self.bus = bus or LiveBus()
-        self.clock = clock
-        self.poll_s = poll_s
-        self.presence_ttl_s = presence_ttl_s
-
-    # -- writing -----------------------------------------------------------------------
-    async def _write(self, work: Callable[[LiveRepository, datetime], tuple[T, list[str]]]) -> T:
-        """Run `work` in one transaction; publish its channels after the commit."""
-        now = self.clock()
-
-        def run() -> tuple[T, list[str]]:
-            with transaction(self.sessions) as db:
-                result, channels = work(LiveRepository(db), now)
-                if channels:
-                    self.bus.in_transaction(db.connection(), channels)
-                return result, channels
-
-        result, channels = await asyncio.to_thread(run)
-        if channels:
-            await self.bus.publish(channels)
-        return result
-
-    def _read(self, work: Callable[[LiveRepository], T]) -> asyncio.Future[T]:
-        def run() -> T:
-            with self.sessions() as db:
-                return work(LiveRepository(db))
-
-        return asyncio.ensure_future(asyncio.to_thread(run))
-
-    @staticmethod
-    def _channels(site_id: str, session_id: str, kind: str) -> list[str]:
-        channels = [session_channel(site_id, session_id)]
-        if kind in SITE_KINDS:
-            channels.append(site_channel(site_id))
-        return channels
-
-    @staticmethod
-    def _require_session(db: Session, site_id: str, session_id: str) -> None:
-        if not WidgetSessionRepository(db).keys(site_id, session_id):
-            raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
-
-    def _owned(
-        self, repo: LiveRepository, site_id: str, session_id: str, operator: Operator
-    ) -> LiveConversation:
-        """The ownership row, locked, when `operator` owns the conversation (else a
-        clear error: unknown session, nobody joined, someone else did)."""
-        row = repo.conversation(site_id, session_id, for_update=True)
-        if row is None:
-            self._require_session(repo.session, site_id, session_id)
-            raise ApiError(409, "not_joined", "Join the conversation first.")
-        self._require_owner(row, operator)
-        return row
-
-    @staticmethod
-    def _require_owner(row: LiveConversation, operator: Operator) -> None:
-        if row.state != "human":
-            raise ApiError(409, "not_joined", "Join the conversation first.")
-        if row.operator_id != operator.id:
-            raise ApiError(
-                409, "owned_by_other", f"{row.operator_name or 'Another operator'} has joined it."
-            )
+class TakeoverDesk(EventJournal):
+    """The takeover's actions; each is one transaction on the event log."""
 
     # -- ownership ---------------------------------------------------------------------
-    async def require_session(self, site_id: str, session_id: str) -> None:
-        """404 unless the site stores this session (another site's ids find nothing)."""
-        await self._read(lambda repo: self._require_session(repo.session, site_id, session_id))
-
     async def ownership(self, site_id: str, session_id: str) -> Ownership:
         row = await self._read(lambda repo: repo.conversation(site_id, session_id))
         if row is None:
@@ -196,11 +63,8 @@ class LiveDesk:
             self._require_session(repo.session, site.id, session_id)
             row = repo.claim(site.id, session_id, now)
             if row.state == "human" and row.operator_id != operator.id:
-                raise ApiError(
-                    409,
-                    "owned_by_other",
-                    f"{row.operator_name or 'Another operator'} has already joined.",
-                )
+                name = row.operator_name or "Another operator"
+                raise OwnedByOther(f"{name} has already joined.")
             event = repo.append(
                 site.id,
                 session_id,
@@ -321,10 +185,12 @@ class LiveDesk:
         return await self._write(work)
 
     # -- ringing and the wait limit ----------------------------------------------------
-    async def offer_person(self, site: SiteConfig, session_id: str) -> Published | None:
-        """The visitor accepted a person: ring the operators online during business
-        hours (and tell the visitor the expected wait), else say it goes by email.
-        None when a person already owns or is being rung for the conversation."""
+    async def offer_person(
+        self, site: SiteConfig, session_id: str, *, policy: RingPolicy
+    ) -> Published | None:
+        """The visitor accepted a person: ring the operators online when `policy` (the
+        conversation's routing) says so, and tell the visitor the expected wait; else say
+        it goes by email. None when a person already owns or is being rung for it."""
 
         def work(repo: LiveRepository, now: datetime) -> tuple[Published | None, list[str]]:
             row = repo.claim(site.id, session_id, now)
@@ -332,9 +198,7 @@ class LiveDesk:
                 return None, []
             since = now - timedelta(seconds=self.presence_ttl_s)
             online = len(repo.online(site.id, since))
-            decision = routes.live_handoff_route(
-                in_hours=in_business_hours(site, now), operators_online=online
-            )
+            decision = policy(in_hours=in_business_hours(site, now), operators_online=online)
             wait_s = site.handoff.live_wait_seconds
             body: dict[str, Any]
             if decision == "ring":
@@ -405,50 +269,10 @@ class LiveDesk:
                 "state": row.state,
                 "operator_id": row.operator_id,
                 "operator_name": row.operator_name,
-                "wait_until": _utc(row.wait_until).isoformat() if row.wait_until else None,
+                "wait_until": as_utc(row.wait_until).isoformat() if row.wait_until else None,
             }
             for row in rows
         ]
-
-    # -- reading -----------------------------------------------------------------------
-    async def session_log(
-        self, site_id: str, session_id: str, after: int = 0, *, for_visitor: bool = False
-    ) -> list[Published]:
-        hide = VISITOR_HIDDEN_AUTHOR if for_visitor else None
-        rows = await self._read(
-            lambda repo: repo.session_events(site_id, session_id, after, hide_author=hide)
-        )
-        return [as_published(row) for row in rows]
-
-    async def follow_session(
-        self, site_id: str, session_id: str, after: int, *, for_visitor: bool
-    ) -> AsyncIterator[Published]:
-        """Events above `after`, then each new one as it is committed, forever."""
-        last = after
-        with self.bus.waiters.waiter(session_channel(site_id, session_id)) as waiter:
-            async for _ in wake_ups(waiter, self.poll_s):
-                while True:
-                    batch = await self.session_log(
-                        site_id, session_id, last, for_visitor=for_visitor
-                    )
-                    for event in batch:
-                        last = event.id
-                        yield event
-                    if len(batch) < 200:
-                        break
-
-    async def follow_site(self, site_id: str, after: int | None) -> AsyncIterator[Published]:
-        """Ringing and its end on one site, from `after` (None: from now)."""
-        last = after
-        if last is None:
-            last = await self._read(lambda repo: repo.last_id(site_id))
-        with self.bus.waiters.waiter(site_channel(site_id)) as waiter:
-            async for _ in wake_ups(waiter, self.poll_s):
-                rows = await self._read(partial(_site_events, site_id=site_id, after=last))
-                for row in rows:
-                    last = row.id
-                    yield as_published(row)
-                yield Published(0, "presence", {"type": "presence"})  # the caller fills it
 
     # -- Slack bridge ------------------------------------------------------------------
     async def slack_thread(self, site_id: str, ts: str, session_id: str) -> bool:
@@ -508,7 +332,7 @@ class LiveDesk:
         return await self._write(work)
 
 
-async def expire_waits(desk: LiveDesk, every_s: float = 1.0) -> None:
+async def expire_waits(desk: TakeoverDesk, every_s: float = 1.0) -> None:
     """Each replica's loop for the wait limit (one of them wins each expiry)."""
     while True:
         await asyncio.sleep(every_s)

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from frontdesk.live.names import (
+from frontdesk.takeover.names import (
     ImpersonatingName,
     assistant_words,
     check_display_name,

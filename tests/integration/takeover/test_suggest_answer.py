@@ -14,8 +14,8 @@ import pytest
 from live_support import Replica, add_operator, new_session, sign_in, write_sites
 
 from frontdesk.conversation.service import ChatService
-from frontdesk.live.desk import LiveDesk
 from frontdesk.settings import Settings
+from frontdesk.takeover.desk import TakeoverDesk
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +39,7 @@ async def draft_for(replica: Replica, question: str) -> dict[str, object]:
     session_id, _ = new_session(base)
     anna = sign_in(base, "anna.berg@example.com")
     assert (await anna.post(base, f"{LIVE}/{session_id}/join")).status_code == 200
-    await LiveDesk(replica.runtime.sessions).relay_visitor("demo", session_id, question)
+    await TakeoverDesk(replica.runtime.sessions).relay_visitor("demo", session_id, question)
     drafted = await anna.post(base, f"{LIVE}/{session_id}/suggest")
     assert drafted.status_code == 200, drafted.text
     body: dict[str, object] = drafted.json()

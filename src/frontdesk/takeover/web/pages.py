@@ -4,26 +4,27 @@ This module renders the page: the conversation so far as one timeline (the assis
 turns and the live log of the takeover, in time order, each live event with its id so
 the page's stream resumes right after it), each turn's trace and the handoff's context
 packet. The page's script (`static/live.js`) acts through the operator API of
-`console/live_api.py` (join, reply, typing, suggest, release, close) and follows the
+`operator_api.py` (join, reply, typing, suggest, release, close) and follows the
 conversation's event stream.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
+from frontdesk.api.deps import ConsoleSiteDep, OpenTakeoverDeskDep, RuntimeDep
 from frontdesk.console.inbox_pages import load_transcript
-from frontdesk.console.live_api import display_name
 from frontdesk.console.templating import render
-from frontdesk.live.desk import LiveDesk, Ownership, Published
 from frontdesk.store.inbox import Transcript
+from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.events import Ownership, Published, as_utc
+from frontdesk.takeover.web.operator_api import display_name
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
@@ -55,10 +56,6 @@ def live_url(site_id: str, session_id: str) -> str:
     return f"/console/sites/{site_id}/conversations/{session_id}/live"
 
 
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 def timeline(transcript: Transcript, log: list[Published]) -> list[Line]:
     """The assistant's turns and the takeover's live log in time order. A message relayed
     to a person is a turn without an answer (route HUMAN) and also a `visitor_message`
@@ -67,13 +64,13 @@ def timeline(transcript: Transcript, log: list[Published]) -> list[Line]:
     for turn in transcript.turns:
         if turn.route == "HUMAN":
             continue
-        at = _utc(turn.at)
+        at = as_utc(turn.at)
         lines.append(Line("visitor", "Visitor", turn.visitor, at))
         if turn.assistant:
             lines.append(Line("assistant", "Assistant", turn.assistant, at))
     for event in log:
         data: dict[str, Any] = event.data
-        at = _utc(datetime.fromisoformat(str(data["at"])))
+        at = as_utc(datetime.fromisoformat(str(data["at"])))
         if event.kind == "visitor_message":
             lines.append(Line("visitor", "Visitor", str(data.get("text", "")), at, event.id))
         elif event.kind == "operator_message":
@@ -87,26 +84,24 @@ def timeline(transcript: Transcript, log: list[Published]) -> list[Line]:
 
 
 async def _live_state(
-    desk: LiveDesk | None, site_id: str, session_id: str
+    desk: TakeoverDesk | None, site_id: str, session_id: str
 ) -> tuple[Ownership | None, list[Published]]:
     if desk is None:
         return None, []
-    log: list[Published] = []
-    while True:
-        batch = await desk.session_log(site_id, session_id, log[-1].id if log else 0)
-        log.extend(batch)
-        if len(batch) < 200:
-            break
+    log = await desk.whole_log(site_id, session_id)
     return await desk.ownership(site_id, session_id), log
 
 
 @router.get("/conversations/{session_id}/live")
 async def live_page(
-    request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, session_id: str
+    request: Request,
+    runtime: RuntimeDep,
+    site: ConsoleSiteDep,
+    desk: OpenTakeoverDeskDep,
+    session_id: str,
 ) -> Response:
     transcript = await run_in_threadpool(load_transcript, runtime, site.id, session_id[:64])
     session_id = transcript.conversation.session_id
-    desk: LiveDesk | None = getattr(request.app.state, "live", None)
     owner, log = await _live_state(desk, site.id, session_id)
     mine = (
         owner is not None and owner.state == "human" and owner.operator_id == site.user.operator_id

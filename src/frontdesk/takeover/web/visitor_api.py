@@ -12,28 +12,24 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Header
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from frontdesk.api.deps import SessionId, VisitorSessionDep, WidgetSiteDep
+from frontdesk.api.deps import (
+    SessionId,
+    SsePingDep,
+    TakeoverDeskDep,
+    VisitorSessionDep,
+    WidgetSiteDep,
+)
 from frontdesk.api.errors import ApiError
 from frontdesk.api.routes.sessions import ERRORS, NOT_FOUND
 from frontdesk.api.schemas import ErrorResponse
-from frontdesk.api.sse import DEFAULT_PING_S
-from frontdesk.live.desk import LiveDesk, Published
+from frontdesk.takeover.events import Published
 
 router = APIRouter(prefix="/v1/sessions", tags=["live"])
 
-
-def get_live(request: Request) -> LiveDesk:
-    desk: LiveDesk | None = getattr(request.app.state, "live", None)
-    if desk is None:
-        raise ApiError(503, "live_unavailable", "Live chat is not available yet.")
-    return desk
-
-
-LiveDep = Annotated[LiveDesk, Depends(get_live)]
 LastEventId = Annotated[
     str | None,
     Header(alias="Last-Event-ID", max_length=20, description="Resume after this event id."),
@@ -87,10 +83,10 @@ def state_event(payload: dict[str, Any]) -> ServerSentEvent:
     },
 )
 async def session_events(
-    request: Request,
     session_id: SessionId,
     site: WidgetSiteDep,
-    live: LiveDep,
+    live: TakeoverDeskDep,
+    ping_s: SsePingDep,
     _grant: VisitorSessionDep,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
@@ -103,7 +99,6 @@ async def session_events(
         async for event in live.follow_session(site_id, str(session_id), after, for_visitor=True):
             yield sse(event)
 
-    ping_s: float = getattr(request.app.state, "sse_ping_s", DEFAULT_PING_S)
     return EventSourceResponse(
         stream(), ping=ping_s, sep="\n", headers={"Cache-Control": "no-store"}
     )
@@ -124,7 +119,7 @@ async def visitor_typing(
     body: TypingIn,
     session_id: SessionId,
     site: WidgetSiteDep,
-    live: LiveDep,
+    live: TakeoverDeskDep,
     _grant: VisitorSessionDep,
 ) -> TypingOut:
     site_id = site.config.id

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from frontdesk.live.bus import RedisBus
+from frontdesk.takeover.bus import RedisBus
 from tests.support.redis_server import PrivateRedis, redis_server_available
 
 pytestmark = [
@@ -31,7 +31,7 @@ async def test_a_redis_outage_is_logged_once_and_its_end_once(
 ) -> None:
     server = PrivateRedis(tmp_path / "redis").start()
     bus = RedisBus(server.url, "bus-outage-test:", timeout_s=0.3)
-    caplog.set_level(logging.INFO, logger="frontdesk.live.bus")
+    caplog.set_level(logging.INFO, logger="frontdesk.takeover.bus")
     try:
         await bus.start()
         server.stop()

@@ -29,11 +29,11 @@ from scripted_backend import ScriptedBackend  # noqa: E402
 from frontdesk.api.app import create_app  # noqa: E402
 from frontdesk.console.passwords import hash_password  # noqa: E402
 from frontdesk.conversation.backend import ChatBackend  # noqa: E402
-from frontdesk.live.desk import LiveDesk  # noqa: E402
 from frontdesk.runtime import Runtime, build_runtime  # noqa: E402
 from frontdesk.settings import Settings  # noqa: E402
 from frontdesk.store.db import transaction  # noqa: E402
 from frontdesk.store.operators import OperatorRepository  # noqa: E402
+from frontdesk.takeover.desk import TakeoverDesk  # noqa: E402
 from tests.support.ports import free_port  # noqa: E402
 
 PASSWORD = "correct horse battery"
@@ -55,13 +55,13 @@ class Replica:
         settings: Settings,
         chat: ChatBackend | None = None,
         *,
-        live_desk: LiveDesk | None = None,
+        takeover_desk: TakeoverDesk | None = None,
         chat_factory: Callable[[Runtime], ChatBackend] | None = None,
     ) -> None:
         self.runtime: Runtime = build_runtime(settings)
         self.chat = chat_factory(self.runtime) if chat_factory else chat or ScriptedBackend()
         self.app = create_app(
-            settings, self.runtime, self.chat, sse_ping_s=1.0, live_desk=live_desk
+            settings, self.runtime, self.chat, sse_ping_s=1.0, takeover_desk=takeover_desk
         )
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -81,8 +81,8 @@ class Replica:
         return self
 
     @property
-    def desk(self) -> LiveDesk:
-        desk: LiveDesk = self.app.state.live
+    def desk(self) -> TakeoverDesk:
+        desk: TakeoverDesk = self.app.state.takeover
         return desk
 
     def stop(self) -> None:

@@ -17,8 +17,8 @@ import yaml
 from live_support import Replica, http, new_session, visitor_stream, widget_headers
 
 from frontdesk.conversation.service import ChatService
-from frontdesk.live.slack import slack_signature
 from frontdesk.settings import Settings
+from frontdesk.takeover.slack import slack_signature
 from tests.support.loopback import HttpReceiver
 
 pytestmark = pytest.mark.integration
@@ -153,7 +153,7 @@ async def test_a_reply_in_the_slack_thread_reaches_the_widget(
             assert "event: relayed" in relayed.text and "event: token" not in relayed.text
         finally:
             await visitor.close()
-        log = server.app.state.live
+        log = server.app.state.takeover
         events = await log.session_log("demo", session_id)
         assert [e.data.get("text") for e in events if e.kind == "operator_message"] == [
             "Hi, Dana from sales here. How can I help?"

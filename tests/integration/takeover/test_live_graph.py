@@ -17,11 +17,12 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from frontdesk.api.visitor_sessions import start_session
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.conversation.service import ChatService, thread_id
-from frontdesk.live.desk import LiveDesk, Operator
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.store.analytics import AnalyticsRepository
+from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.events import Operator
 
 pytestmark = pytest.mark.integration
 
@@ -55,9 +56,9 @@ def local_time(site: LoadedSite, day: str, hour: int) -> datetime:
     return datetime(*date, hour, 0, tzinfo=zone).astimezone(UTC)
 
 
-def frozen_desk(chat: ChatService, now: datetime) -> tuple[LiveDesk, FrozenClock]:
+def frozen_desk(chat: ChatService, now: datetime) -> tuple[TakeoverDesk, FrozenClock]:
     clock = FrozenClock(now)
-    desk = LiveDesk(chat.runtime.sessions, clock=clock)
+    desk = TakeoverDesk(chat.runtime.sessions, clock=clock)
     chat.live = desk  # the turns ring through it
     return desk, clock
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from frontdesk.console.live_pages import timeline
-from frontdesk.live.desk import Published
 from frontdesk.store.inbox import Transcript, TranscriptTurn
 from frontdesk.store.models import Conversation
+from frontdesk.takeover.events import Published
+from frontdesk.takeover.web.pages import timeline
 
 START = datetime(2026, 11, 26, 15, 0, tzinfo=UTC)
 

@@ -1,5 +1,5 @@
 """`POST /v1/slack/events/{site}`: the Slack Events API request URL of a site's Slack app
-(live takeover's Slack bridge, `frontdesk.live.slack`). Off unless the site sets
+(the takeover's Slack bridge, `frontdesk.takeover.slack`). Off unless the site sets
 `handoff.slack_signing_secret`; every request must carry Slack's v0 signature."""
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Request
 
-from frontdesk.api.deps import RuntimeDep
+from frontdesk.api.deps import RuntimeDep, TakeoverDeskDep
 from frontdesk.api.errors import ApiError
-from frontdesk.api.routes.live import LiveDep
 from frontdesk.api.schemas import ErrorResponse
-from frontdesk.live.slack import (
+from frontdesk.takeover.slack import (
     HandoffPosted,
     ThreadReply,
     read_event,
@@ -35,7 +34,7 @@ router = APIRouter(prefix="/v1/slack", tags=["live"])
 async def slack_events(
     request: Request,
     runtime: RuntimeDep,
-    live: LiveDep,
+    live: TakeoverDeskDep,
     site: Annotated[str, Path(max_length=63)],
     timestamp: Annotated[str | None, Header(alias="X-Slack-Request-Timestamp")] = None,
     signature: Annotated[str | None, Header(alias="X-Slack-Signature")] = None,

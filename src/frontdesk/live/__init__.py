@@ -1,1 +1,0 @@
-"""Live human takeover: the event log's wake-up bus, ownership and presence (`desk`)."""

@@ -87,9 +87,7 @@ def confirmed(facts: Sequence[SiteFact], embedder: Embedder) -> tuple[SiteFact, 
         if fact.label not in verdicts:
             ok = False
             if margins is not None:
-                ranked = sorted(
-                    kind_scores(embedder, fact.label).items(), key=lambda i: -i[1]
-                )
+                ranked = sorted(kind_scores(embedder, fact.label).items(), key=lambda i: -i[1])
                 ok = ranked[0][0] == "payment" and ranked[0][1] - ranked[1][1] >= margins.least
             verdicts[fact.label] = ok
         if verdicts[fact.label]:

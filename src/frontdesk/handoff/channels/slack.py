@@ -28,7 +28,13 @@ import httpx
 
 from frontdesk.guard.visitor_text import ELLIPSIS, shorten
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import UNVERIFIED, appointment_line, contact_line, without_contact
+from frontdesk.handoff.packets import (
+    UNVERIFIED,
+    appointment_line,
+    contact_line,
+    team_summary_lines,
+    without_contact,
+)
 
 HEADER_CHARS = 150
 SECTION_CHARS = 3000  # a section's text, a context element, the notification text
@@ -152,6 +158,15 @@ def slack_message(
     elif (data.get("visitor_contact") or {}).get("phone"):
         phone = data["visitor_contact"]["phone"]
         blocks.insert(3, {"type": "section", "text": visitor_text("Phone: ", phone)})
+    # First under the header: the handoff in plain words, in the team's language (it
+    # quotes the visitor, so it is plain text).
+    blocks.insert(
+        1,
+        {
+            "type": "section",
+            "text": visitor_text("", "\n".join(team_summary_lines(data)), SECTION_CHARS),
+        },
+    )
     if not business_hours and data.get("follow_up_due"):
         blocks.append(
             {

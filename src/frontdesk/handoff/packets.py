@@ -245,8 +245,12 @@ def handoff_packet(
     last_message: str,
     language: str,
     now: datetime | None = None,
+    excerpt: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """The JSON of one handoff: `packet` (ContextPacket) and delivery facts.
+
+    `excerpt`: the question and answer to quote when they were chosen earlier (the turn
+    that asked for the visitor's contact), else they are read from `values`.
 
     Raises `ContextPacketGenerationError` when the state lacks what the packet needs
     (the caller logs it and still records the handoff).
@@ -274,7 +278,7 @@ def handoff_packet(
     appointment = appointment_fields(values)
     contact = visitor_contact(handoff, values.get("visitor_profile") or {}, site.handoff.contact)
     due = follow_up_due(packet.triggered_at, in_hours, site.business_hours.hours())
-    question, answer = question_and_answer(values, last_message, handoff.get("reason"))
+    question, answer = excerpt or question_and_answer(values, last_message, handoff.get("reason"))
     data: dict[str, Any] = {
         "site_id": site.id,
         "site_name": site.name,

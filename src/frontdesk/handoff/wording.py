@@ -14,6 +14,7 @@ break can never start a line that looks like one of ours.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from importlib.resources import files
@@ -155,4 +156,39 @@ def subject_words(data: Mapping[str, Any], language: str) -> str:
         site=site,
         what=headline(data, language),
         session=packet.get("session_id") or data.get("session_id") or "",
+    )
+
+
+@dataclass(frozen=True)
+class HandoffCard:
+    """A handoff as the console's card shows it: the same plain words as the channels."""
+
+    contact: str
+    reachable: bool
+    headline: str
+    question: str
+    last_answer: str
+    last_message: str
+    visitor_language: str
+    reply_by: str
+
+
+def handoff_card(data: Mapping[str, Any], language: str, zone: str = "UTC") -> HandoffCard:
+    """The card of a handoff's JSON in `language` (a handoff stored before it quoted a
+    question shows the last message as its question)."""
+    reach = data.get("visitor_contact") or {}
+    visitor = (data.get("packet") or {}).get("visitor") or data.get("visitor") or {}
+    question = one_line(data.get("question") or data.get("last_message"), QUOTE_CHARS)
+    last = one_line(data.get("last_message"), QUOTE_CHARS)
+    return HandoffCard(
+        contact=contact_words(data, language),
+        reachable=bool(visitor.get("email") or reach.get("phone")),
+        headline=headline(data, language),
+        question=question,
+        last_answer=one_line(data.get("last_answer"), ANSWER_CHARS),
+        last_message="" if last == question else last,
+        visitor_language=language_name(data["language"], language) if data.get("language") else "",
+        reply_by=reply_by(data["follow_up_due"], language, zone)
+        if data.get("follow_up_due")
+        else "",
     )

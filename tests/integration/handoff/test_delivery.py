@@ -133,7 +133,9 @@ async def test_partial_failure_sends_the_fallback_email_with_the_packet(
     assert rec.rows["email"].status == "delivered" and tries(rec, "email") == ["delivered"]
     (mail,) = smtp.mails
     assert mail.recipients == ("sales@acme.test",)
-    assert mail.subject == "[HANDOFF FALLBACK] hot lead — Acme — session sess-1"
+    assert mail.subject == (
+        "Chat handoff — Acme: is very interested in buying — wrote 1 message (session sess-1)"
+    )
     assert "- slack: HTTP 500" in mail.body
     packet = json.loads(mail.body.split("Context packet (JSON):\n", 1)[1])
     assert packet["session_id"] == "sess-1" and packet["lead_level"] == "hot"
@@ -201,7 +203,9 @@ async def test_total_failure_still_reaches_the_fallback_mailbox(
     assert rec.handoff.status == "total_failure"
     assert rec.leads == []
     (mail,) = smtp.mails
-    assert mail.subject == "[HANDOFF FALLBACK] hot lead — Acme — session anon-7"
+    assert mail.subject == (
+        "Chat handoff — Acme: is very interested in buying — wrote 1 message (session anon-7)"
+    )
     for channel in ("crm", "slack", "webhook:0"):
         assert tries(rec, channel) == ["failed"] * 4
 

@@ -406,9 +406,11 @@ def quoted(text: object) -> list[str]:
 
 
 def email_body(data: Mapping[str, Any], failed: Mapping[str, str], url: str | None = None) -> str:
-    """The full context packet as plain text, with what failed and why. Our own fields
-    come first, one per line; what the visitor typed is labelled unverified, and the
-    multi-line parts (the summary quotes the visitor, the last message) are quoted."""
+    """The handoff as plain text: first the plain-words summary in the team's language
+    (its quotes are one line each) and `url`, the conversation in the console; then the
+    details: our own fields, one per line; what the visitor typed, labelled unverified,
+    with the multi-line parts (the summary quotes the visitor, the last message) quoted;
+    what failed and why; the context packet as JSON."""
     if DEGRADED in data:
         return degraded_email_body(data, failed)
     packet = data["packet"]

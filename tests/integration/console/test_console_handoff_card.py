@@ -72,9 +72,9 @@ def test_the_handoff_is_a_readable_card_with_the_json_one_click_away(
     assert sign_in(client, team["owner"]).status_code == 303
 
     leads = client.get("/console/sites/acme/leads").text
-    card = card_of(leads.split(f'id="handoff-{handoff_id}"', 1)[1])
+    on_leads = card_of(leads.split(f'id="handoff-{handoff_id}"', 1)[1])
     live = client.get(f"/console/sites/acme/conversations/{session_id}/live").text
-    for card in (card, card_of(live)):
+    for card in (on_leads, card_of(live)):
         head, packet = card.split('<details class="packet-json">', 1)
         assert "wants to talk to a person — outside opening hours — wrote 2 messages" in head
         assert "Contact: jana@example.org" in head

@@ -211,8 +211,9 @@ async def test_a_visitor_who_declines_is_handed_off_marked_no_contact(
     (slack,) = http.received_on("/slack")
     blocks = slack.json()["blocks"]
     # Under the header: the plain-words summary (the contact first), then the warning.
-    assert blocks[1]["text"]["text"].startswith("No contact: the visitor was asked")
-    assert "No contact, visitor declined" in blocks[2]["text"]["text"]
+    declined_words = "No contact: the visitor was asked how to be reached and chose not to say."
+    assert blocks[1]["text"]["text"].startswith(declined_words)
+    assert blocks[2]["text"]["text"] == f":warning: {declined_words}"
     (lead,) = leads(chat, session)
     assert lead.email is None and lead.details["lead"]["contact_status"] == "declined"
     assert lead.details["notes"]["contact"].startswith("No contact, visitor declined")

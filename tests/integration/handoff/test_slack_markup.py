@@ -112,7 +112,7 @@ async def test_block_kit_limits_are_enforced_with_an_ellipsis(
     message = slack.json()
     assert len(message["blocks"]) <= 50
     header = message["blocks"][0]["text"]["text"]
-    assert header == "🔥 hot Lead — Acme"  # the visitor's company is not the header
+    assert header == "🔥 Acme: wants to talk to a person — wrote 1 message"  # not the company
     for kind, text in texts(message):
         assert len(text) <= 3000, (kind, len(text))
         if kind == "mrkdwn":  # escaped text: never an entity cut in half

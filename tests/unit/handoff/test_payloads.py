@@ -119,12 +119,13 @@ def test_unknown_profile_values_are_not_reported() -> None:
 @pytest.mark.parametrize(("level", "emoji"), [("hot", "🔥"), ("warm", "🌡️"), ("cold", "❄️")])
 def test_slack_header_carries_the_level_emoji_in_hours(level: str, emoji: str) -> None:
     header = slack_header(data(level), business_hours=True)
-    assert header == f"{emoji} {level} Lead — Acme"  # the site, never the visitor's company
+    # The site and what happened in plain words, never the visitor's company.
+    assert header == f"{emoji} Acme: is very interested in buying — wrote 4 messages"
 
 
 def test_slack_header_outside_hours() -> None:
     assert slack_header(data(business_hours=False), business_hours=False) == (
-        "📬 Lead captured (outside hours) — Acme"
+        "📬 Acme: is very interested in buying — outside opening hours — wrote 4 messages"
     )
 
 

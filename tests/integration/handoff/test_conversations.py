@@ -162,8 +162,8 @@ async def test_hot_lead_is_handed_off_with_its_qualification(
     assert lead.details["handoffs"] == [handoff.id]
     (slack,) = http.received_on("/slack")
     assert slack.json()["text"] in (
-        "🔥 hot Lead — Tessellate",
-        "📬 Lead captured (outside hours) — Tessellate",
+        "🔥 Tessellate: is very interested in buying — wrote 1 message",
+        "📬 Tessellate: is very interested in buying — outside opening hours — wrote 1 message",
     )
 
 

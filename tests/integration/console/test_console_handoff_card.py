@@ -82,6 +82,8 @@ def test_the_handoff_is_a_readable_card_with_the_json_one_click_away(
         assert "<q>Do you repair e-bikes for &lt; 50 € &amp; fast ?</q>" in head
         assert f"<q>{ANSWER}</q>" in head
         assert "<dd>German</dd>" in head
+        # When to reply: Monday's opening on the site's clock (New York), with its zone.
+        assert "<dt>Reply by</dt><dd>Dec 7, 2026, 9:00\u202fAM EST</dd>" in head
         assert "explicit_request" not in head  # no internal labels on the card
         # The raw packet is one click away: a closed details element.
         assert packet.startswith("<summary>Context packet (JSON)</summary>")

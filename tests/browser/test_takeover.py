@@ -209,7 +209,7 @@ def test_an_operator_takes_over_across_replicas_and_a_replica_dies_mid_chat(
         expect(console.locator("h1")).to_contain_text("Live chat")
         log = console.locator(".live-log")
         expect(log.locator(".msg.visitor").first).to_contain_text(question)
-        expect(console.locator("pre.packet, .context .hint").first).to_be_visible()
+        expect(console.locator(".handoff-card, .context .hint").first).to_be_visible()
         console.locator("button.join").click()
         expect(console.locator(".live-status")).to_have_attribute("data-state", "mine")
         expect(console.locator("button.join")).to_be_hidden()
@@ -371,6 +371,17 @@ def test_a_visitor_who_accepts_a_person_rings_the_operator_online(
         ring.locator("a", has_text="Join").click()
         expect(console.locator("h1")).to_contain_text("Live chat")
         expect(console.locator(".live-status")).to_have_attribute("data-state", "waiting")
+        # The handoff is a card people can read; its raw context packet is one click away.
+        card = console.locator(".handoff-card")
+        expect(card.locator(".handoff-headline")).to_contain_text("wants to talk to a person")
+        expect(card.locator(".handoff-contact")).to_be_visible()
+        packet = card.locator("pre.packet")
+        expect(packet).to_be_hidden()
+        card.locator("details.packet-json summary").click()
+        expect(packet).to_be_visible()
+        expect(packet).to_contain_text('"handoff_reason"')
+        if SCREENSHOTS.is_dir():
+            card.screenshot(path=str(SCREENSHOTS / "handoff-card.png"))
         console.locator("button.join").click()
         expect(console.locator(".live-status")).to_have_attribute("data-state", "mine")
         expect(widget(chat, '.live-note[data-kind="operator_joined"]')).to_have_count(

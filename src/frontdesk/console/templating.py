@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse
 from frontdesk.api.console_access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
 from frontdesk.console.links import link, mail_link
 from frontdesk.handoff.packets import contact_tag
+from frontdesk.handoff.wording import HandoffCard, handoff_card
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -69,12 +70,26 @@ def _when(context: Context, value: datetime | None) -> str:
     return format_when(value, zone, operator_locale(context.get("request")))
 
 
+# The console's own words are English; the card of a handoff speaks the same language.
+CARD_LANGUAGE = "en"
+
+
+@pass_context
+def _handoff_card(context: Context, data: Any) -> HandoffCard:
+    """A handoff's JSON as a readable card (contact, what happened, question, last answer),
+    with times on the site's clock."""
+    site = context.get("site")
+    zone = site.site.config.business_hours.timezone if site is not None else "UTC"
+    return handoff_card(data if isinstance(data, dict) else {}, CARD_LANGUAGE, zone)
+
+
 def _pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
 templates.env.filters["when"] = _when
 templates.env.filters["pretty_json"] = _pretty_json
+templates.env.filters["handoff_card"] = _handoff_card
 # Every address the team did not write itself (a visitor's page and referrer, a document's
 # front-matter url, a lead's e-mail) is rendered through these: only http(s) (or a plain
 # e-mail address) becomes a link; `javascript:` and the like stay text.

@@ -153,6 +153,13 @@ def complete_handoff(
             message=message,
             language=language,
         )
+    # The question and answer the handoff is about are those of the turn that asked.
+    asked = held.packet or {}
+    excerpt = (
+        (str(asked.get("question") or ""), str(asked.get("last_answer") or ""))
+        if "question" in asked
+        else None
+    )
     try:
         data = handoff_packet(
             site=site,
@@ -162,6 +169,7 @@ def complete_handoff(
             values=values,
             last_message=message,
             language=language,
+            excerpt=excerpt,
         )
     except ContextPacketGenerationError:
         data = dict(held.packet)  # the asking turn's packet still goes, now

@@ -32,6 +32,7 @@ from frontdesk.guard.visitor_text import (
     clean_text,
     clean_tree,
 )
+from frontdesk.handoff.wording import plain_summary, subject_words, summary_lines, team_text
 from frontdesk.leads.hours import BusinessHours, NeverOpensError, next_opening
 from frontdesk.leads.packet import SessionSnapshot, generate_context_packet
 from frontdesk.leads.qualification import QualificationState
@@ -57,6 +58,8 @@ HANDOFF_UNVERIFIED: tuple[str, ...] = (
     "visitor_contact.phone",
     "packet.conversation_summary",
     "packet.conversation.signals_observed",
+    "question",
+    "summary",
     "form",
     "appointment",
     "last_message",
@@ -188,6 +191,46 @@ def appointment_line(data: Mapping[str, Any]) -> str:
     return f"{line}, phone {appointment['phone']}" if appointment.get("phone") else line
 
 
+def message_text(message: object) -> str:
+    """The text of a LangChain message (or its dict form)."""
+    content = (
+        message.get("content") if isinstance(message, Mapping) else getattr(message, "content", "")
+    )
+    return content if isinstance(content, str) else ""
+
+
+def message_role(message: object) -> str:
+    kind = message.get("type") if isinstance(message, Mapping) else getattr(message, "type", "")
+    return str(kind or "")
+
+
+def exchanges(messages: object) -> list[tuple[str, str]]:
+    """The conversation window as (visitor message, reply) pairs, oldest first."""
+    pairs: list[tuple[str, str]] = []
+    question: str | None = None
+    for message in messages if isinstance(messages, list) else []:
+        role = message_role(message)
+        if role == "human":
+            question = message_text(message)
+        elif role == "ai" and question is not None:
+            pairs.append((question, message_text(message)))
+            question = None
+    return pairs
+
+
+def question_and_answer(values: Mapping[str, Any], message: str, reason: object) -> tuple[str, str]:
+    """What the team should read first: the visitor's question and the assistant's last
+    answer to it. A visitor who asks for a person has usually just read an answer that
+    did not help: their question is the one before the request, with the answer they
+    got. Otherwise it is this turn's message and this turn's reply."""
+    earlier = exchanges(values.get("messages"))
+    if earlier and earlier[-1][0] == message:
+        earlier.pop()  # this turn's own exchange
+    if reason == "explicit_request" and earlier:
+        return earlier[-1]
+    return message, str(values.get("answer") or "")
+
+
 def limit_of(key: str) -> int:
     return EMAIL_CHARS if key == "email" else FIELD_CHARS
 
@@ -202,8 +245,12 @@ def handoff_packet(
     last_message: str,
     language: str,
     now: datetime | None = None,
+    excerpt: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """The JSON of one handoff: `packet` (ContextPacket) and delivery facts.
+
+    `excerpt`: the question and answer to quote when they were chosen earlier (the turn
+    that asked for the visitor's contact), else they are read from `values`.
 
     Raises `ContextPacketGenerationError` when the state lacks what the packet needs
     (the caller logs it and still records the handoff).
@@ -231,7 +278,8 @@ def handoff_packet(
     appointment = appointment_fields(values)
     contact = visitor_contact(handoff, values.get("visitor_profile") or {}, site.handoff.contact)
     due = follow_up_due(packet.triggered_at, in_hours, site.business_hours.hours())
-    return {
+    question, answer = excerpt or question_and_answer(values, last_message, handoff.get("reason"))
+    data: dict[str, Any] = {
         "site_id": site.id,
         "site_name": site.name,
         "session_id": session_id,
@@ -240,6 +288,9 @@ def handoff_packet(
         "follow_up_due": due.isoformat(),
         "language": language,
         "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
+        "question": clean_text(question, LAST_MESSAGE_CHARS),
+        "last_answer": clean_text(answer, LAST_MESSAGE_CHARS),
+        "team_language": site.language_of_team,
         "form": form,
         **({"appointment": appointment} if appointment else {}),
         "visitor_contact": contact,
@@ -247,6 +298,22 @@ def handoff_packet(
         "packet": clean_tree(packet.model_dump(mode="json")),
         UNVERIFIED: list(HANDOFF_UNVERIFIED),
     }
+    # The same words in every channel: the e-mail, Slack and the webhook's `summary`.
+    data["summary"] = plain_summary(data, site.language_of_team, site.business_hours.timezone)
+    return data
+
+
+def team_language(data: Mapping[str, Any]) -> str:
+    """The language a handoff is written in (English for one stored before it had one)."""
+    return str(data.get("team_language") or "en")
+
+
+def team_summary_lines(data: Mapping[str, Any]) -> list[str]:
+    """The plain-words block as stored with the handoff (rebuilt for an older one)."""
+    stored = data.get("summary")
+    if isinstance(stored, str) and stored:
+        return stored.split("\n")
+    return summary_lines(data, team_language(data))
 
 
 DEGRADED = "degraded_packet"
@@ -316,19 +383,20 @@ def crm_lead_payload(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def email_subject(data: Mapping[str, Any]) -> str:
-    """The "[HANDOFF FALLBACK] [lead_level] lead — …", naming the site and the
-    session rather than the visitor's e-mail: the subject says what the message is, so
-    nothing the visitor typed goes there. A degraded packet says so in the subject."""
-    site = data.get("site_name") or data.get("site_id")
-    where = f"{site} — " if site else ""
+    """The subject in the team's language: the site, what happened in plain words and the
+    session ("Chat handoff — Acme: wants to talk to a person — wrote 2 messages (session
+    …)"), never the visitor's e-mail: the subject says what the message is, so nothing
+    the visitor typed goes there. A degraded packet says so in the subject."""
     if DEGRADED in data:
-        what = "[DEGRADED PACKET] lead"
-        session = data.get("session_id")
+        site = data.get("site_name") or data.get("site_id")
+        where = f"{site} — " if site else ""
+        subject = (
+            f"[HANDOFF FALLBACK] [DEGRADED PACKET] lead — {where}session {data.get('session_id')}"
+        )
     else:
-        packet = data["packet"]
-        what, session = f"{packet['lead_level']} lead", packet["session_id"]
+        subject = subject_words(data, team_language(data))
     # One line whatever the packet holds: a line break would end the header.
-    return clean_field(f"[HANDOFF FALLBACK] {what} — {where}session {session}", 300)
+    return clean_field(subject, 300)
 
 
 def quoted(text: object) -> list[str]:
@@ -337,16 +405,23 @@ def quoted(text: object) -> list[str]:
     return [f"> {line}".rstrip() for line in str(text or "").split("\n")]
 
 
-def email_body(data: Mapping[str, Any], failed: Mapping[str, str]) -> str:
-    """The full context packet as plain text, with what failed and why. Our own fields
-    come first, one per line; what the visitor typed is labelled unverified, and the
-    multi-line parts (the summary quotes the visitor, the last message) are quoted."""
+def email_body(data: Mapping[str, Any], failed: Mapping[str, str], url: str | None = None) -> str:
+    """The handoff as plain text: first the plain-words summary in the team's language
+    (its quotes are one line each) and `url`, the conversation in the console; then the
+    details: our own fields, one per line; what the visitor typed, labelled unverified,
+    with the multi-line parts (the summary quotes the visitor, the last message) quoted;
+    what failed and why; the context packet as JSON."""
     if DEGRADED in data:
         return degraded_email_body(data, failed)
     packet = data["packet"]
     visitor = packet["visitor"]
     qualification = packet["qualification"]
+    language = team_language(data)
     lines = [
+        *team_summary_lines(data),
+        *([team_text("open_conversation", language, url=url)] if url else []),
+        "",
+        f"{team_text('details', language)}:",
         f"Site: {data.get('site_name', '')} ({data.get('site_id', '')})",
         f"Session: {packet['session_id']}",
         f"Lead level: {packet['lead_level']}",

@@ -682,6 +682,13 @@ class SiteConfig(Strict):
     name: str = Field(min_length=1)
     default_language: Language = "en"
     languages: list[Language] = Field(default_factory=_english_only)
+    team_language: Language | None = Field(
+        default=None,
+        description="The language the team reads: handoff e-mails, Slack messages and the "
+        "`summary` of webhooks are written in it (one of the widget's eight languages). "
+        "Default: `default_language`. It need not be one of `languages`: a German team may "
+        "serve an English-only site.",
+    )
     tone: Tone = Field(
         default="formal",
         description="How the assistant addresses visitors: `formal` (Sie, vous, usted, Lei, "
@@ -781,6 +788,11 @@ class SiteConfig(Strict):
             for where, lang, text in own
             if other in address_forms(text, lang)
         ]
+
+    @property
+    def language_of_team(self) -> Language:
+        """The language handoffs are written in: `team_language`, else `default_language`."""
+        return self.team_language or self.default_language
 
     def pricing_reply_in(self, language: str) -> str:
         """The configured pricing reply in `language` (English, then any, as fallback)."""

@@ -113,7 +113,10 @@ async def test_explicit_request_is_handed_off_and_delivered_everywhere(
     assert lead.email == "lena@example.org"
     (slack,) = http.received_on("/slack")
     header = slack.json()["text"]
-    assert header in ("❄️ cold Lead — Tessellate", "📬 Lead captured (outside hours) — Tessellate")
+    assert header in (
+        "❄️ Tessellate: wants to talk to a person — wrote 2 messages",
+        "📬 Tessellate: wants to talk to a person — outside opening hours — wrote 2 messages",
+    )
     assert header.startswith("❄️") == handoff.business_hours
     (hook,) = http.received_on("/hook")
     assert hook.json()["data"]["session_id"] == session
@@ -159,8 +162,8 @@ async def test_hot_lead_is_handed_off_with_its_qualification(
     assert lead.details["handoffs"] == [handoff.id]
     (slack,) = http.received_on("/slack")
     assert slack.json()["text"] in (
-        "🔥 hot Lead — Tessellate",
-        "📬 Lead captured (outside hours) — Tessellate",
+        "🔥 Tessellate: is very interested in buying — wrote 1 message",
+        "📬 Tessellate: is very interested in buying — outside opening hours — wrote 1 message",
     )
 
 

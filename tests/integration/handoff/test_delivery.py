@@ -86,7 +86,7 @@ async def test_every_channel_delivers_once_and_the_handoff_completes(
     assert next(a.error for a in rec.attempts if a.channel == "crm") == lead.id
     (slack,) = http.received_on("/slack")
     blocks = slack.json()["blocks"]
-    assert blocks[0]["text"]["text"] == "🔥 hot Lead — Acme"
+    assert blocks[0]["text"]["text"] == "🔥 Acme: is very interested in buying — wrote 1 message"
     assert blocks[-1]["elements"][0]["url"] == f"https://crm.acme.test/leads/{lead.id}"
     (hook,) = http.received_on("/hook")
     assert verify_webhook("s3cret", hook.body, hook.headers)
@@ -102,7 +102,9 @@ async def test_outside_hours_slack_framing(
     make_handoff(business_hours=False, level="warm")
     await drain(acme)
     (slack,) = http.received_on("/slack")
-    assert slack.json()["text"] == "📬 Lead captured (outside hours) — Acme"
+    assert slack.json()["text"] == (
+        "📬 Acme: is very interested in buying — outside opening hours — wrote 1 message"
+    )
 
 
 async def test_slack_500s_and_timeouts_are_retried_until_it_answers(
@@ -133,7 +135,9 @@ async def test_partial_failure_sends_the_fallback_email_with_the_packet(
     assert rec.rows["email"].status == "delivered" and tries(rec, "email") == ["delivered"]
     (mail,) = smtp.mails
     assert mail.recipients == ("sales@acme.test",)
-    assert mail.subject == "[HANDOFF FALLBACK] hot lead — Acme — session sess-1"
+    assert mail.subject == (
+        "Chat handoff — Acme: is very interested in buying — wrote 1 message (session sess-1)"
+    )
     assert "- slack: HTTP 500" in mail.body
     packet = json.loads(mail.body.split("Context packet (JSON):\n", 1)[1])
     assert packet["session_id"] == "sess-1" and packet["lead_level"] == "hot"
@@ -201,7 +205,9 @@ async def test_total_failure_still_reaches_the_fallback_mailbox(
     assert rec.handoff.status == "total_failure"
     assert rec.leads == []
     (mail,) = smtp.mails
-    assert mail.subject == "[HANDOFF FALLBACK] hot lead — Acme — session anon-7"
+    assert mail.subject == (
+        "Chat handoff — Acme: is very interested in buying — wrote 1 message (session anon-7)"
+    )
     for channel in ("crm", "slack", "webhook:0"):
         assert tries(rec, channel) == ["failed"] * 4
 

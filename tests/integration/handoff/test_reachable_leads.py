@@ -211,7 +211,10 @@ async def test_a_visitor_who_declines_is_handed_off_marked_no_contact(
     assert hook["visitor_contact"]["note"].startswith("No contact, visitor declined")
     (slack,) = http.received_on("/slack")
     blocks = slack.json()["blocks"]
-    assert "No contact, visitor declined" in blocks[1]["text"]["text"]  # under the header
+    # Under the header: the plain-words summary (the contact first), then the warning.
+    declined_words = "No contact: the visitor was asked how to be reached and chose not to say."
+    assert blocks[1]["text"]["text"].startswith(declined_words)
+    assert blocks[2]["text"]["text"] == f":warning: {declined_words}"
     (lead,) = leads(chat, session)
     assert lead.email is None and lead.details["lead"]["contact_status"] == "declined"
     assert lead.details["notes"]["contact"].startswith("No contact, visitor declined")

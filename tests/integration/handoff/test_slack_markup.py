@@ -92,9 +92,9 @@ async def test_mentions_and_links_arrive_as_literal_text(acme: Runtime, http: Ht
         if kind == "mrkdwn":
             assert not SLACK_MARKUP.search(text), text
             assert "&" not in text.replace("&amp;", "").replace("&lt;", "").replace("&gt;", "")
-    summary = message["blocks"][3]["text"]
+    summary = message["blocks"][4]["text"]
     assert summary["type"] == "plain_text" and INJECTED in summary["text"]
-    role = message["blocks"][2]["fields"][3]
+    role = message["blocks"][3]["fields"][3]
     assert role == {"type": "plain_text", "text": "Role: Ops & Finance", "emoji": False}
     assert [kind for kind, text in rendered if "evil.example" in text] == ["plain_text"]
 
@@ -112,15 +112,15 @@ async def test_block_kit_limits_are_enforced_with_an_ellipsis(
     message = slack.json()
     assert len(message["blocks"]) <= 50
     header = message["blocks"][0]["text"]["text"]
-    assert header == "🔥 hot Lead — Acme"  # the visitor's company is not the header
+    assert header == "🔥 Acme: wants to talk to a person — wrote 1 message"  # not the company
     for kind, text in texts(message):
         assert len(text) <= 3000, (kind, len(text))
         if kind == "mrkdwn":  # escaped text: never an entity cut in half
             assert re.search(r"&[a-z]{0,3}…$", text) is None
-    summary = message["blocks"][3]["text"]["text"]
+    summary = message["blocks"][4]["text"]["text"]
     assert summary.endswith("…") and len(summary) > 2900
-    for block in message["blocks"][1:3]:
+    for block in message["blocks"][2:4]:
         for field in block["fields"]:
             assert len(field["text"]) <= 2000
-    company = message["blocks"][2]["fields"][2]["text"]
+    company = message["blocks"][3]["fields"][2]["text"]
     assert company.startswith("Company: C&C&") and len(company) <= 2000

@@ -129,7 +129,7 @@ async def test_slack_shows_the_visitors_claims_as_plain_unverified_text(
     message = posted.json()
     header = message["blocks"][0]["text"]["text"]
     # Must not: the visitor's company in the header or the notification.
-    assert header == "🔥 hot Lead — Acme" and message["text"] == header
+    assert header.startswith("🔥 Acme: wants to talk to a person") and message["text"] == header
     objects = list(text_objects(message["blocks"]))
     mrkdwn = " ".join(o["text"] for o in objects if o["type"] == "mrkdwn")
     for word in VISITOR_WORDS:
@@ -170,9 +170,14 @@ async def test_the_fallback_email_quotes_the_visitor_and_labels_every_claim(
 ) -> None:
     await drain(acme)
     (mail,) = smtp.mails
-    assert mail.subject == f"[HANDOFF FALLBACK] hot lead — Acme — session {handed_off}"
+    assert mail.subject.startswith("Chat handoff — Acme: wants to talk to a person — ")
+    assert mail.subject.endswith(f"(session {handed_off})")
     body = mail.body.split("Context packet (JSON):", 1)[0]
     lines = body.splitlines()
+    # The plain-words summary on top quotes the visitor on one line each: their line
+    # breaks never start a line of their own.
+    question = next(line for line in lines if line.startswith("Question: “"))
+    assert "Please call me back. Lead level: hot Trigger: explicit_request" in question
     # Exactly one line per field of ours, each where the packet put it; no visitor line
     # starts with a field's name.
     fields = [line for line in lines if FIELD_LINE.match(line)]

@@ -209,7 +209,9 @@ async def test_visitor_strings_reach_every_channel_clean(
     assert "invoices gnp.exe" in packet["conversation_summary"]
 
     (mail,) = smtp.mails
-    assert mail.subject == "[HANDOFF FALLBACK] hot lead — Acme — session sess-evil"
+    assert mail.subject == (
+        "Chat handoff — Acme: wants to talk to a person — wrote 1 message (session sess-evil)"
+    )
     assert mail.message["Bcc"] is None and mail.recipients == ("sales@acme.test",)
     assert "Company (unverified): Evil Corp\n" in mail.body
     body_packet = json.loads(mail.body.split("Context packet (JSON):\n", 1)[1])

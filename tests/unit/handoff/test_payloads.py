@@ -119,12 +119,13 @@ def test_unknown_profile_values_are_not_reported() -> None:
 @pytest.mark.parametrize(("level", "emoji"), [("hot", "🔥"), ("warm", "🌡️"), ("cold", "❄️")])
 def test_slack_header_carries_the_level_emoji_in_hours(level: str, emoji: str) -> None:
     header = slack_header(data(level), business_hours=True)
-    assert header == f"{emoji} {level} Lead — Acme"  # the site, never the visitor's company
+    # The site and what happened in plain words, never the visitor's company.
+    assert header == f"{emoji} Acme: is very interested in buying — wrote 4 messages"
 
 
 def test_slack_header_outside_hours() -> None:
     assert slack_header(data(business_hours=False), business_hours=False) == (
-        "📬 Lead captured (outside hours) — Acme"
+        "📬 Acme: is very interested in buying — outside opening hours — wrote 4 messages"
     )
 
 
@@ -137,10 +138,18 @@ def test_block_kit_layout_follows_the_seed() -> None:
         "section",
         "section",
         "section",
+        "section",
         "actions",
     ]
-    assert [f["text"] for f in blocks[1]["fields"]] == ["*Trigger:*\nhot_lead", "*Turns:*\n4"]
-    visitor = blocks[2]
+    # First the handoff in plain words, in the team's language: the contact first.
+    plain = blocks[1]["text"]
+    assert plain["type"] == "plain_text"
+    assert plain["text"].split("\n")[:2] == [
+        "Contact: ana@northwind.io",
+        "is very interested in buying — wrote 4 messages",
+    ]
+    assert [f["text"] for f in blocks[2]["fields"]] == ["*Trigger:*\nhot_lead", "*Turns:*\n4"]
+    visitor = blocks[3]
     assert visitor["text"]["text"] == "*What the visitor told us* (unverified, not checked)"
     assert [(f["type"], f["text"]) for f in visitor["fields"]] == [
         ("plain_text", "Email: ana@northwind.io"),
@@ -148,13 +157,13 @@ def test_block_kit_layout_follows_the_seed() -> None:
         ("plain_text", "Company: Northwind"),
         ("plain_text", "Role: Head of Ops"),
     ]
-    assert blocks[3]["text"]["type"] == "plain_text"
-    assert blocks[3]["text"]["text"].startswith("Summary (quotes the visitor, unverified):\n")
-    assert blocks[4]["text"]["text"] == (
+    assert blocks[4]["text"]["type"] == "plain_text"
+    assert blocks[4]["text"]["text"].startswith("Summary (quotes the visitor, unverified):\n")
+    assert blocks[5]["text"]["text"] == (
         "*Qualification:* Problem: confirmed | Authority: confirmed | "
         "Company: partially_confirmed | Timing: not_detected"
     )
-    button = blocks[5]["elements"][0]
+    button = blocks[6]["elements"][0]
     assert button["text"]["text"] == "View CRM Record"
     assert button["url"] == "https://crm.example/leads/42"
     assert message["text"] == blocks[0]["text"]["text"]  # notification fallback text
@@ -232,7 +241,9 @@ def test_lead_capture_webhook_names_its_event() -> None:
 
 def test_fallback_email_subject_body_and_stable_id() -> None:
     payload = {**data(), "failed_channels": {"slack": "HTTP 500"}}
-    assert email_subject(payload) == "[HANDOFF FALLBACK] hot lead — Acme — session sess-1"
+    assert email_subject(payload) == (
+        "Chat handoff — Acme: is very interested in buying — wrote 4 messages (session sess-1)"
+    )
     body = email_body(payload, payload["failed_channels"])
     assert "- slack: HTTP 500" in body and '"conversation_summary"' in body
     message = fallback_message(delivery(payload, "email"), "bot@acme.io", "sales@acme.io")

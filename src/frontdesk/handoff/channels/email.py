@@ -17,7 +17,17 @@ from frontdesk.handoff.packets import email_body, email_subject
 from frontdesk.settings import Settings
 
 
-def fallback_message(delivery: Delivery, sender: str, recipient: str) -> EmailMessage:
+def conversation_url(public_url: str, site_id: str, session_id: str) -> str | None:
+    """The console's page of the conversation, absolute: only when the server knows its
+    public URL (never from a Host header)."""
+    if not public_url or not session_id:
+        return None
+    return f"{public_url.rstrip('/')}/console/sites/{site_id}/conversations/{session_id}"
+
+
+def fallback_message(
+    delivery: Delivery, sender: str, recipient: str, public_url: str = ""
+) -> EmailMessage:
     payload = delivery.payload
     message = EmailMessage()
     message["From"] = sender
@@ -29,7 +39,11 @@ def fallback_message(delivery: Delivery, sender: str, recipient: str) -> EmailMe
         idstring=delivery.idempotency_key.replace(":", "."), domain=domain
     )
     message["X-Frontdesk-Idempotency-Key"] = delivery.idempotency_key
-    message.set_content(email_body(payload, dict(payload.get("failed_channels") or {})))
+    conversation = conversation_url(
+        public_url, delivery.site.id, str(payload.get("session_id") or "")
+    )
+    failed = dict(payload.get("failed_channels") or {})
+    message.set_content(email_body(payload, failed, conversation))
     return message
 
 
@@ -47,7 +61,7 @@ class EmailChannel:
             raise DeliveryError("no fallback email address configured", permanent=True)
         if not settings.smtp_host:
             raise DeliveryError("FRONTDESK_SMTP_HOST is not configured", permanent=True)
-        message = fallback_message(delivery, settings.smtp_from, recipient)
+        message = fallback_message(delivery, settings.smtp_from, recipient, settings.public_url)
         try:
             await aiosmtplib.send(
                 message,

@@ -1,9 +1,11 @@
 """Slack channel: an incoming-webhook POST of a Block Kit message.
 
-Confirmed by HTTP 200. The header carries the lead level's emoji (🔥 hot, 🌡️ warm,
-❄️ cold), or 📬 "Lead captured (outside hours)" when the team is offline, and the site's
-name. The "View CRM Record" button appears only when the CRM record exists and the site
-has a `handoff.crm_record_url`; incoming webhooks cannot edit a sent message, so a Slack
+Confirmed by HTTP 200. The header says what happened in plain words, in the team's
+language, after the lead level's emoji (🔥 hot, 🌡️ warm, ❄️ cold), or 📬 when the team is
+offline, and the site's name ("📬 Acme: wants to talk to a person — outside opening
+hours — wrote 3 messages"). Under it, the plain-words summary (`handoff.wording`). The
+"View CRM Record" button appears only when the CRM record exists and the site has a
+`handoff.crm_record_url`; incoming webhooks cannot edit a sent message, so a Slack
 delivery that runs before the CRM one goes out without the button.
 
 What the visitor typed is the visitor's word, and it never becomes Slack markup:
@@ -28,7 +30,14 @@ import httpx
 
 from frontdesk.guard.visitor_text import ELLIPSIS, shorten
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import UNVERIFIED, appointment_line, contact_line, without_contact
+from frontdesk.handoff.packets import (
+    UNVERIFIED,
+    appointment_line,
+    team_language,
+    team_summary_lines,
+    without_contact,
+)
+from frontdesk.handoff.wording import contact_words, headline
 
 HEADER_CHARS = 150
 SECTION_CHARS = 3000  # a section's text, a context element, the notification text
@@ -64,14 +73,15 @@ def visitor_text(label: str, value: object, limit: int = FIELD_CHARS) -> dict[st
 
 
 def slack_header(data: Mapping[str, Any], business_hours: bool) -> str:
-    """The header "[EMOJI] [lead_level] Lead — …" with the site's name, never the visitor's
-    company: the header is read as what the message is, so it holds only our own facts."""
+    """The header "[EMOJI] <site>: <what happened in plain words>" in the team's language,
+    with the site's name, never the visitor's company: the header is read as what the
+    message is, so it holds only our own words. The emoji is the lead level's in opening
+    hours (🔥 hot, 🌡️ warm, ❄️ cold), 📬 outside them."""
     site = str(data.get("site_name") or data.get("site_id") or "")
-    where = f" — {site}" if site else ""
-    if not business_hours:
-        return f"{OUTSIDE_HOURS_EMOJI} Lead captured (outside hours){where}"
+    where = f"{site}: " if site else ""
     level = str(data["packet"]["lead_level"])
-    return f"{LEVEL_EMOJI.get(level, '')} {level} Lead{where}".strip()
+    emoji = LEVEL_EMOJI.get(level, "") if business_hours else OUTSIDE_HOURS_EMOJI
+    return f"{emoji} {where}{headline(data, team_language(data))}".strip()
 
 
 SESSION_MARKER = "Frontdesk session"
@@ -148,10 +158,20 @@ def slack_message(
         )
     if without_contact(data):
         # Right under the header: the team sees first that they cannot write back.
-        blocks.insert(1, {"type": "section", "text": mrkdwn(":warning: ", contact_line(data))})
+        warning = contact_words(data, team_language(data))
+        blocks.insert(1, {"type": "section", "text": mrkdwn(":warning: ", warning)})
     elif (data.get("visitor_contact") or {}).get("phone"):
         phone = data["visitor_contact"]["phone"]
         blocks.insert(3, {"type": "section", "text": visitor_text("Phone: ", phone)})
+    # First under the header: the handoff in plain words, in the team's language (it
+    # quotes the visitor, so it is plain text).
+    blocks.insert(
+        1,
+        {
+            "type": "section",
+            "text": visitor_text("", "\n".join(team_summary_lines(data)), SECTION_CHARS),
+        },
+    )
     if not business_hours and data.get("follow_up_due"):
         blocks.append(
             {

@@ -22,6 +22,7 @@ from frontdesk.console import (
     live_pages,
     oidc_pages,
     settings_pages,
+    site_settings_pages,
     trust_pages,
     web_sources,
 )
@@ -77,6 +78,7 @@ def install_console(app: FastAPI) -> None:
         analytics_pages,
         improvement_pages,
         settings_pages,
+        site_settings_pages,
         web_sources,
         live_api,
         trust_pages,

@@ -50,6 +50,7 @@ from frontdesk.live.desk import LiveDesk, expire_waits
 from frontdesk.live.setup import build_desk
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings, get_settings
+from frontdesk.site_follow import follow_site_changes
 
 if TYPE_CHECKING:
     from frontdesk.jobs import ScheduledJobs
@@ -179,9 +180,17 @@ def create_app(
         # FRONTDESK_RUN_JOBS=false (then `frontdesk worker` runs them); each once per period
         # across workers and replicas (frontdesk/jobs.py).
         jobs = _start_jobs(app) if app.state.runtime.settings.run_jobs else None
+        # Site settings saved or reloaded by another worker or replica (frontdesk.site_follow).
+        follow_s = app.state.runtime.settings.sites_follow_s
+        follower = (
+            asyncio.create_task(follow_site_changes(app, follow_s), name="frontdesk-sites-follow")
+            if follow_s > 0
+            else None
+        )
         try:
             yield
         finally:
+            await stop_dispatcher(follower)
             if jobs is not None:
                 await jobs.aclose()
             await stop_dispatcher(sweeper)

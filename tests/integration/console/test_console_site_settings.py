@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -328,3 +331,59 @@ def test_opening_hours_and_channels_are_saved_and_served(console_app: Console, t
     # The page's opening hours follow at once.
     page = client.get(SETTINGS.format("acme")).text
     assert "Europe/Berlin" in page[page.index('id="opening-hours"') :]
+
+
+def test_another_replica_serves_the_change_without_restart_and_never_reverts_it(
+    console_app: Console, team: Any, tmp_path: Path
+) -> None:
+    """More processes on the same store: one shares the sites folder and serves the saved
+    greeting within its follow interval; one started later from its own old copy of the
+    files serves its copy, and its start-up mirror undoes the change nowhere."""
+    from api_support import write_sites
+    from scripted_backend import ScriptedBackend
+
+    from frontdesk.api.app import create_app
+    from frontdesk.runtime import Runtime, build_runtime
+    from frontdesk.settings import Settings
+    from frontdesk.site_follow import pick_up_changed_sites
+
+    own_copy = tmp_path / "own-copy"
+    shutil.copytree(console_app.settings.sites_dir, own_copy)
+    write_sites(own_copy)
+    started: list[tuple[Runtime, TestClient]] = []
+
+    def replica(sites_dir: Path) -> TestClient:
+        settings = Settings(
+            data_dir=console_app.settings.data_dir, sites_dir=sites_dir, sites_follow_s=0.2
+        )
+        runtime = build_runtime(settings)
+        client = TestClient(create_app(settings, runtime, ScriptedBackend()))
+        client.__enter__()
+        started.append((runtime, client))
+        return client
+
+    saved = "Saved on one replica"
+    try:
+        shared = replica(console_app.settings.sites_dir)
+        owner = owner_client(console_app)
+        fields = form_of(owner, "acme")
+        fields["greeting.en"] = [saved]
+        assert post(owner, "acme", fields).status_code == 200
+        deadline = time.monotonic() + 10
+        while widget_greeting(shared, ACME_KEY, ACME_ORIGIN, "en") != saved:
+            assert time.monotonic() < deadline, "the other replica never served the change"
+            time.sleep(0.1)
+
+        separate = replica(own_copy)
+        assert widget_greeting(separate, ACME_KEY, ACME_ORIGIN, "en") != saved
+        time.sleep(0.6)  # three follow intervals
+        assert pick_up_changed_sites(console_app.runtime) == []
+        for client in (owner, shared):
+            assert widget_greeting(client, ACME_KEY, ACME_ORIGIN, "en") == saved
+        assert yaml.safe_load(
+            (console_app.settings.sites_dir / "acme.yaml").read_text(encoding="utf-8")
+        )["widget"]["greeting"] == {"en": saved}
+    finally:
+        for runtime, client in started:
+            client.__exit__(None, None, None)
+            runtime.close()

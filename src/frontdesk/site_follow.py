@@ -32,7 +32,9 @@ def pick_up_changed_sites(runtime: Runtime, warned: set[str] | None = None) -> l
     `warned` remembers the mismatches already logged, so each is logged once."""
     warned = warned if warned is not None else set()
     with runtime.sessions() as session:
-        stored = {row.id: row.config_hash for row in session.execute(select(Site.id, Site.config_hash))}
+        stored = {
+            row.id: row.config_hash for row in session.execute(select(Site.id, Site.config_hash))
+        }
     fresh: dict[str, LoadedSite] = {}
     for site_id, served in runtime.sites.items():
         digest = stored.get(site_id)
@@ -43,7 +45,9 @@ def pick_up_changed_sites(runtime: Runtime, warned: set[str] | None = None) -> l
         except SiteConfigError as exc:
             if digest not in warned:
                 warned.add(digest)
-                log.warning("site %s changed elsewhere, but its file does not load: %s", site_id, exc)
+                log.warning(
+                    "site %s changed elsewhere, but its file does not load: %s", site_id, exc
+                )
             continue
         if config_hash(loaded.config) != digest:
             if digest not in warned:

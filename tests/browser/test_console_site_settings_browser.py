@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from browser_support import StartServer, new_context, sign_in, widget
 from scripted_backend import ScriptedBackend
+from test_console import _assert_fits
 from test_widget_continuity import host_page, html_response
 
 from frontdesk.console.passwords import hash_password
@@ -78,10 +79,18 @@ def test_an_owner_edits_the_greeting_and_the_widget_greets_with_it_at_once(
         origins_row = changes.locator("tr.settings-change", has_text="widget.allowed_origins")
         expect(origins_row).to_contain_text("https://www.tessellate.example")
         expect(greeting_row.locator("td.when")).not_to_be_empty()
-        console.locator("#site-settings").screenshot(
-            path=str(SCREENSHOTS / "console-settings.png")
-        )
+        console.locator("#site-settings").screenshot(path=str(SCREENSHOTS / "console-settings.png"))
         assert NEW_GREETING in site_file.read_text(encoding="utf-8")
+
+        # The form fits a phone's width (wide tables scroll inside their card).
+        phone = new_context(browser, (390, 844))
+        try:
+            small = phone.new_page()
+            sign_in(small, server.url, OWNER, PASSWORD, "/console/sites/demo/settings")
+            expect(small.locator("#site-settings-form")).to_be_visible()
+            _assert_fits(small, "settings", (390, 844))
+        finally:
+            phone.close()
 
         page = visitor.new_page()
         visitor.route(f"{server.url}/shop", html_response(host_page(server, "/shop")))

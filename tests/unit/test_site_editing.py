@@ -146,7 +146,9 @@ def test_the_audit_shows_secrets_only_as_set_or_not_set() -> None:
     )
     assert {"field": "handoff.webhooks.0.secret", "before": "not set", "after": "set"} in changes
     assert "s3cret" not in str(changes) and "whsec_x" not in str(changes)
-    replaced = changed_fields(after, {**after, "handoff": {**after["handoff"], "slack_signing_secret": "new"}})
+    replaced = changed_fields(
+        after, {**after, "handoff": {**after["handoff"], "slack_signing_secret": "new"}}
+    )
     assert replaced == [
         {"field": "handoff.slack_signing_secret", "before": "set", "after": "set (changed)"}
     ]

@@ -4,6 +4,7 @@ API tokens."""
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
@@ -34,9 +35,9 @@ from frontdesk.leads.hours import (
     schedule_lines,
 )
 from frontdesk.runtime import Runtime
+from frontdesk.sites.editing import file_version, hide_secrets, restore_secrets
 from frontdesk.sites.origins import allowed_origins
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site_file
-from frontdesk.sites.editing import file_version, hide_secrets, restore_secrets
 from frontdesk.sites.schema import SUPPORTED_LANGUAGES, BusinessHoursConfig
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
@@ -194,10 +195,9 @@ def validate_text(site: ConsoleSite, text: str) -> str | None:
     """The errors `frontdesk sites validate` prints for this text saved as the site's
     file (None: valid). Checked in a scratch folder; the real file is not touched.
     Secrets the page showed hidden are taken from the file as it is."""
-    try:
+    # An unreadable file: checked as pasted, so a hidden secret is refused by its field.
+    with contextlib.suppress(OSError):
         text = restore_secrets(text, site.site.path.read_text(encoding="utf-8"))
-    except OSError:
-        pass  # checked as pasted: a hidden secret is then refused by its field
     with tempfile.TemporaryDirectory() as scratch:
         candidate = Path(scratch) / site.site.path.name
         candidate.write_text(text, encoding="utf-8")

@@ -103,14 +103,11 @@ def _kept_form(site: ConsoleSite, version: str, submitted: FormInput) -> Setting
 
 
 @router.post("/settings/site", dependencies=[CsrfDep])
-async def save(
-    request: Request, runtime: RuntimeDep, site: ConsoleSiteDep
-) -> Response:
+async def save(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> Response:
     site.require("owner")
     form = await request.form()
     submitted: FormInput = {
-        name: [value for value in form.getlist(name) if isinstance(value, str)]
-        for name in form
+        name: [value for value in form.getlist(name) if isinstance(value, str)] for name in form
     }
     version = (submitted.get("version") or [""])[0]
     kept = _kept_form(site, version, submitted)

@@ -18,8 +18,6 @@ from api_support import ACME_KEY, ACME_ORIGIN, DEMO_KEY, DEMO_ORIGIN
 from console_support import Console, add_operator, page_csrf, sign_in
 from fastapi.testclient import TestClient
 
-from frontdesk.store.models import SiteSettingsChange
-
 pytestmark = pytest.mark.integration
 
 SETTINGS = "/console/sites/{}/settings"
@@ -71,7 +69,9 @@ def widget_greeting(client: TestClient, key: str, origin: str, language: str) ->
     return greeting
 
 
-def audit_rows(console_app: Console, site: str) -> list[SiteSettingsChange]:
+def audit_rows(console_app: Console, site: str) -> list[Any]:
+    from frontdesk.store.models import SiteSettingsChange
+
     with console_app.runtime.sessions() as session:
         return list(session.query(SiteSettingsChange).filter_by(site_id=site))
 
@@ -259,7 +259,9 @@ def test_secrets_are_write_only_in_the_page_the_file_view_and_the_audit(
         f"{SETTINGS.format('demo')}/validate",
         data={"text": html.unescape(shown.group(1)), "csrf_token": csrf},
     )
-    assert valid.status_code == 200, html.unescape(valid.text)[valid.text.find("validation") - 50 :][:1500]
+    assert valid.status_code == 200, html.unescape(valid.text)[
+        valid.text.find("validation") - 50 :
+    ][:1500]
     assert "Valid: this file would load." in valid.text
     assert SLACK_SECRET in demo_file.read_text(encoding="utf-8")
     # Removing a secret is a tick.

@@ -36,9 +36,7 @@ def upgrade() -> None:
         sa.Column("version_before", sa.String(64), nullable=False),
         sa.Column("version_after", sa.String(64), nullable=False),
     )
-    op.create_index(
-        "ix_site_settings_changes_site_id", "site_settings_changes", ["site_id"]
-    )
+    op.create_index("ix_site_settings_changes_site_id", "site_settings_changes", ["site_id"])
 
 
 def downgrade() -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import HttpUrl, TypeAdapter, ValidationError
 
 from frontdesk.sites.schema import SUPPORTED_LANGUAGES, SiteConfig
 
@@ -225,7 +225,10 @@ def _handoff(
         old = dict(old_hooks[index]) if index < len(old_hooks) else {}
         secret = _one(submitted, f"webhook.{index}.secret").strip()
         if url:
-            hook = {**old, "url": url}
+            # The form shows an address as the schema normalises it (a trailing slash):
+            # the same address is kept as the file writes it.
+            same = old and _same_address(url, str(old.get("url", "")))
+            hook = {**old, "url": old["url"] if same else url}
             if secret:
                 hook["secret"] = secret
             elif _one(submitted, f"webhook.{index}.secret.clear"):
@@ -237,6 +240,16 @@ def _handoff(
     if not new.get("handoff"):
         new.pop("handoff", None)
     return rows
+
+
+def _same_address(typed: str, written: str) -> bool:
+    try:
+        return bool(_ADDRESS.validate_python(typed) == _ADDRESS.validate_python(written))
+    except ValidationError:
+        return False
+
+
+_ADDRESS: TypeAdapter[HttpUrl] = TypeAdapter(HttpUrl)
 
 
 def _form_field(loc: tuple[Any, ...], webhook_rows: list[int], message: str) -> str:

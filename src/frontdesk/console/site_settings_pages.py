@@ -9,6 +9,7 @@ by this process; the other processes follow through the store (`sites.follow`).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import yaml
@@ -51,25 +52,33 @@ CONFLICT = (
 )
 
 
+class SavedNotServed(Exception):
+    """The site file was saved, but this process could not serve it (the reload failed)."""
+
+
 def save_settings(runtime: Runtime, site: ConsoleSite, version: str, submitted: FormInput) -> int:
     """Write the submitted settings into the site file if it is still `version`, audit
-    them and serve them; the number of fields changed (blocking)."""
+    them and serve them; the number of fields changed (blocking). The file and its audit
+    go together: when the audit cannot be stored, the file is put back as it was."""
     path = site.site.path
     changed: list[dict[str, Any]] = []
-    with transaction(runtime.sessions) as session:
+    texts: list[str] = []
+    try:
+        with transaction(runtime.sessions) as session:
 
-        def change(old_text: str) -> str:
-            raw = yaml.safe_load(old_text)
-            before = SiteConfig.model_validate(raw)
-            new_text = rewrite_entries(old_text, apply_form(submitted, raw, before))
-            problem = validate_text(site, new_text)
-            if problem is not None:  # what the schema alone cannot see (the file as a whole)
-                raise SettingsRefused({"(file)": problem})
-            after = SiteConfig.model_validate(yaml.safe_load(new_text))
-            changed.extend(
-                changed_fields(before.model_dump(mode="json"), after.model_dump(mode="json"))
-            )
-            if changed:
+            def change(old_text: str) -> str:
+                raw = yaml.safe_load(old_text)
+                before = SiteConfig.model_validate(raw)
+                new_text = rewrite_entries(old_text, apply_form(submitted, raw, before))
+                problem = validate_text(site, new_text)
+                if problem is not None:  # what the schema alone cannot see (the whole file)
+                    raise SettingsRefused({"(file)": problem})
+                after = SiteConfig.model_validate(yaml.safe_load(new_text))
+                changed.extend(
+                    changed_fields(before.model_dump(mode="json"), after.model_dump(mode="json"))
+                )
+                if not changed:
+                    return old_text
                 SettingsAuditRepository(session).record(
                     site.id,
                     operator_id=site.user.operator_id,
@@ -78,11 +87,21 @@ def save_settings(runtime: Runtime, site: ConsoleSite, version: str, submitted: 
                     version_before=file_version(old_text),
                     version_after=file_version(new_text),
                 )
-            return new_text if changed else old_text
+                texts[:] = [old_text, new_text]
+                return new_text
 
-        update_site_file(path, version, change)
+            update_site_file(path, version, change)
+    except Exception:
+        if texts:  # written, but the audit was not stored: undo, unless edited since
+            old_text, new_text = texts
+            with contextlib.suppress(SiteFileConflict, SiteFileNotWritable):
+                update_site_file(path, file_version(new_text), lambda _text: old_text)
+        raise
     if changed:
-        reload_sites(runtime, [site.id])
+        try:
+            reload_sites(runtime, [site.id])
+        except SiteConfigError as exc:
+            raise SavedNotServed(str(exc)) from exc
     return len(changed)
 
 
@@ -119,9 +138,13 @@ async def save(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> R
     except SiteFileConflict:
         kept.errors = {"(file)": CONFLICT}
         return await _page(request, runtime, site, status=409, site_form=kept)
-    except (SiteFileNotWritable, SiteConfigError) as exc:
+    except SiteFileNotWritable as exc:
         kept.errors = {"(file)": f"Not saved: {exc}"}
         return await _page(request, runtime, site, status=500, site_form=kept)
+    except SavedNotServed as exc:
+        return await _page(
+            request, runtime, site, status=500, reload_error=f"Saved in the file, {exc}"
+        )
     web = getattr(request.app.state, "web_sync", None)
     if web is not None:
         web.sites = runtime.sites

@@ -223,7 +223,7 @@ def test_secrets_are_write_only_in_the_page_the_file_view_and_the_audit(
     demo_file = console_app.settings.sites_dir / "demo.yaml"
     fields = form_of(client, "demo")
     fields["handoff.slack_webhook_url"] = [SLACK_SECRET]
-    fields["webhook.0.url"] = ["https://hooks.demo.example/handoff"]
+    fields["webhook.0.url"] = ["https://hooks.demo.example"]
     fields["webhook.0.secret"] = [SIGNING_SECRET]
     done = post(client, "demo", fields)
     assert done.status_code == 200, html.unescape(done.text)[:3000]
@@ -243,13 +243,22 @@ def test_secrets_are_write_only_in_the_page_the_file_view_and_the_audit(
     assert {"field": "handoff.slack_webhook_url", "before": "not set", "after": "set"} in (
         row.changes
     )
-    # A blank secret input keeps the secret; a new URL for the same row keeps its secret too.
+    # A blank secret input keeps the secret; a new URL in the same row keeps its secret too.
     fields = form_of(client, "demo")
     assert fields["handoff.slack_webhook_url"] == [""] and fields["webhook.0.secret"] == [""]
+    assert fields["webhook.0.url"] == ["https://hooks.demo.example/"]  # as the schema reads it
     fields["greeting.en"] = ["Hi there"]
     assert post(client, "demo", fields).status_code == 200
     served = console_app.runtime.sites["demo"].config.handoff
     assert str(served.slack_webhook_url) == SLACK_SECRET
+    assert served.webhooks[0].secret == SIGNING_SECRET
+    on_disk = yaml.safe_load(demo_file.read_text(encoding="utf-8"))
+    assert on_disk["handoff"]["webhooks"][0]["url"] == "https://hooks.demo.example"  # as typed
+    fields = form_of(client, "demo")
+    fields["webhook.0.url"] = ["https://hooks.demo.example/v2"]
+    assert post(client, "demo", fields).status_code == 200
+    served = console_app.runtime.sites["demo"].config.handoff
+    assert str(served.webhooks[0].url) == "https://hooks.demo.example/v2"
     assert served.webhooks[0].secret == SIGNING_SECRET
     # The site file shown for validation hides them, and validating it as shown works.
     csrf = page_csrf(client, SETTINGS.format("demo"))
@@ -389,3 +398,54 @@ def test_another_replica_serves_the_change_without_restart_and_never_reverts_it(
         for runtime, client in started:
             client.__exit__(None, None, None)
             runtime.close()
+
+
+def test_a_change_whose_audit_cannot_be_stored_is_not_made(
+    console_app: Console, team: Any
+) -> None:
+    from sqlalchemy import text
+
+    client = owner_client(console_app)
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    before = acme_file.read_bytes()
+    fields = form_of(client, "acme")
+    fields["greeting.en"] = ["Never audited, never saved"]
+    with console_app.runtime.engine.begin() as connection:
+        connection.execute(text("ALTER TABLE site_settings_changes RENAME TO gone"))
+    failed = post(client, "acme", fields)
+    assert failed.status_code == 503  # the store's outage page
+    assert acme_file.read_bytes() == before
+    assert console_app.runtime.sites["acme"].config.widget.greeting == {}
+
+
+def test_a_file_written_before_its_audit_failed_to_commit_is_put_back(
+    console_app: Console, team: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit row is stored before the file is written, but committed after it: when the
+    commit fails, the file is restored, so no change stands without its audit."""
+    from contextlib import contextmanager
+
+    import frontdesk.console.site_settings_pages as pages
+
+    written: list[str] = []
+    real = pages.transaction
+
+    @contextmanager
+    def commit_fails(sessions: Any) -> Any:
+        with real(sessions) as session:
+            yield session
+            written.append(acme_file.read_text(encoding="utf-8"))
+            raise RuntimeError("the commit failed")
+
+    client = owner_client(console_app)
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    before = acme_file.read_bytes()
+    fields = form_of(client, "acme")
+    fields["greeting.en"] = ["Written, then put back"]
+    monkeypatch.setattr(pages, "transaction", commit_fails)
+    failed = post(client, "acme", fields)
+    assert failed.status_code == 500
+    assert written and "Written, then put back" in written[0]  # it was on disk...
+    assert acme_file.read_bytes() == before  # ...and is no more
+    assert audit_rows(console_app, "acme") == []
+    assert console_app.runtime.sites["acme"].config.widget.greeting == {}

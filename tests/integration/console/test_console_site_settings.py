@@ -400,9 +400,7 @@ def test_another_replica_serves_the_change_without_restart_and_never_reverts_it(
             runtime.close()
 
 
-def test_a_change_whose_audit_cannot_be_stored_is_not_made(
-    console_app: Console, team: Any
-) -> None:
+def test_a_change_whose_audit_cannot_be_stored_is_not_made(console_app: Console, team: Any) -> None:
     from sqlalchemy import text
 
     client = owner_client(console_app)

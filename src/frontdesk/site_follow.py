@@ -69,14 +69,20 @@ def pick_up_changed_sites(runtime: Runtime, warned: set[str] | None = None) -> l
 async def follow_site_changes(app: Any, interval_s: float) -> None:
     """Run `pick_up_changed_sites` every `interval_s` for the app's runtime, until cancelled."""
     warned: set[str] = set()
+    failing = False
     while True:
         await asyncio.sleep(interval_s)
         runtime: Runtime = app.state.runtime
         try:
             changed = await run_in_threadpool(pick_up_changed_sites, runtime, warned)
-        except Exception:  # a store outage: try again next time
-            log.warning("could not check the sites for changes", exc_info=True)
+        except Exception as exc:  # a store outage: logged once, tried again next time
+            if not failing:
+                log.warning("cannot check the sites for changes made elsewhere (%r)", exc)
+            failing = True
             continue
+        if failing:
+            log.info("checking the sites for changes made elsewhere again")
+            failing = False
         web = getattr(app.state, "web_sync", None)
         if changed and web is not None:  # re-syncs read the new web sources
             web.sites = runtime.sites

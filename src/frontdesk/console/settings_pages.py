@@ -124,10 +124,11 @@ def site_settings_context(
     try:
         text = path.read_text(encoding="utf-8")
         on_disk = load_site_file(path)
-    except OSError as exc:
-        return context | {"site_form_problem": f"{path}: cannot read file ({exc.strerror})"}
+    except OSError as exc:  # a refused form (if any) stays shown: nothing typed is lost
+        problem = f"{path}: cannot read file ({exc.strerror})"
+        return context | {"site_form_problem": problem, "site_form": form}
     except SiteConfigError as exc:
-        return context | {"site_form_problem": str(exc)}
+        return context | {"site_form_problem": str(exc), "site_form": form}
     if form is None:
         form = blank_form(on_disk.config, file_version(text))
     # A file edited on disk but not reloaded yet: the form shows the file, so say so.

@@ -447,3 +447,20 @@ def test_a_file_written_before_its_audit_failed_to_commit_is_put_back(
     assert acme_file.read_bytes() == before  # ...and is no more
     assert audit_rows(console_app, "acme") == []
     assert console_app.runtime.sites["acme"].config.widget.greeting == {}
+
+
+def test_a_site_file_broken_on_disk_is_not_edited_over(console_app: Console, team: Any) -> None:
+    client = owner_client(console_app)
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    fields = form_of(client, "acme")
+    broken = acme_file.read_text(encoding="utf-8").replace("America/New_York", "Mars/Base")
+    acme_file.write_text(broken, encoding="utf-8")
+    page = client.get(SETTINGS.format("acme"))
+    assert 'id="site-form-problem"' in page.text and 'id="site-settings-form"' not in page.text
+    assert "business_hours.timezone" in page.text
+    fields["greeting.en"] = ["Over a broken file"]
+    refused = post(client, "acme", fields)
+    assert refused.status_code == 409
+    assert 'id="site-form-problem"' in refused.text
+    assert "Over a broken file" in refused.text  # still there to copy
+    assert acme_file.read_text(encoding="utf-8") == broken

@@ -67,6 +67,9 @@ def save_settings(runtime: Runtime, site: ConsoleSite, version: str, submitted: 
         with transaction(runtime.sessions) as session:
 
             def change(old_text: str) -> str:
+                problem = validate_text(site, old_text)
+                if problem is not None:  # broken on disk: fixed in the file, not over it
+                    raise SettingsRefused({"(file)": problem})
                 raw = yaml.safe_load(old_text)
                 before = SiteConfig.model_validate(raw)
                 new_text = rewrite_entries(old_text, apply_form(submitted, raw, before))

@@ -464,3 +464,18 @@ def test_a_site_file_broken_on_disk_is_not_edited_over(console_app: Console, tea
     assert 'id="site-form-problem"' in refused.text
     assert "Over a broken file" in refused.text  # still there to copy
     assert acme_file.read_text(encoding="utf-8") == broken
+
+
+def test_a_save_sent_for_a_broken_files_version_is_refused(console_app: Console, team: Any) -> None:
+    from frontdesk.sites.editing import file_version
+
+    client = owner_client(console_app)
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    fields = form_of(client, "acme")
+    broken = acme_file.read_text(encoding="utf-8").replace("America/New_York", "Mars/Base")
+    acme_file.write_text(broken, encoding="utf-8")
+    fields["version"] = [file_version(broken)]  # a hand-made request that knows it
+    fields["greeting.en"] = ["Over a broken file"]
+    refused = post(client, "acme", fields)
+    assert refused.status_code == 422 and "business_hours.timezone" in refused.text
+    assert acme_file.read_text(encoding="utf-8") == broken

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Callable
 
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
@@ -66,13 +66,15 @@ def pick_up_changed_sites(runtime: Runtime, warned: set[str] | None = None) -> l
     return sorted(fresh)
 
 
-async def follow_site_changes(app: Any, interval_s: float) -> None:
-    """Run `pick_up_changed_sites` every `interval_s` for the app's runtime, until cancelled."""
+async def follow_site_changes(
+    runtime: Runtime, interval_s: float, on_change: Callable[[], None] | None = None
+) -> None:
+    """Run `pick_up_changed_sites` every `interval_s` until cancelled; `on_change` after
+    sites changed (to hand the new sites to what holds its own reference to them)."""
     warned: set[str] = set()
     failing = False
     while True:
         await asyncio.sleep(interval_s)
-        runtime: Runtime = app.state.runtime
         try:
             changed = await run_in_threadpool(pick_up_changed_sites, runtime, warned)
         except Exception as exc:  # a store outage: logged once, tried again next time
@@ -83,6 +85,5 @@ async def follow_site_changes(app: Any, interval_s: float) -> None:
         if failing:
             log.info("checking the sites for changes made elsewhere again")
             failing = False
-        web = getattr(app.state, "web_sync", None)
-        if changed and web is not None:  # re-syncs read the new web sources
-            web.sites = runtime.sites
+        if changed and on_change is not None:
+            on_change()

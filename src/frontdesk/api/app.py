@@ -113,6 +113,13 @@ async def _close(backend: Any) -> None:
         return
 
 
+def _hand_sites_on(app: FastAPI) -> None:
+    """Sites changed by another process: re-syncs started here read their web sources."""
+    web_sync = getattr(app.state, "web_sync", None)
+    if web_sync is not None:
+        web_sync.sites = app.state.runtime.sites
+
+
 def create_app(
     settings: Settings | None = None,
     runtime: Runtime | None = None,
@@ -183,7 +190,10 @@ def create_app(
         # Site settings saved or reloaded by another worker or replica (frontdesk.site_follow).
         follow_s = app.state.runtime.settings.sites_follow_s
         follower = (
-            asyncio.create_task(follow_site_changes(app, follow_s), name="frontdesk-sites-follow")
+            asyncio.create_task(
+                follow_site_changes(app.state.runtime, follow_s, lambda: _hand_sites_on(app)),
+                name="frontdesk-sites-follow",
+            )
             if follow_s > 0
             else None
         )

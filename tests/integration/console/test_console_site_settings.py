@@ -479,3 +479,72 @@ def test_a_save_sent_for_a_broken_files_version_is_refused(console_app: Console,
     refused = post(client, "acme", fields)
     assert refused.status_code == 422 and "business_hours.timezone" in refused.text
     assert acme_file.read_text(encoding="utf-8") == broken
+
+
+def test_a_channel_saved_in_the_console_is_used_by_a_running_worker(
+    console_app: Console, team: Any
+) -> None:
+    """`frontdesk worker` in a process of its own delivers a handoff to the webhook an owner
+    added in the console after the worker started, without a restart."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from frontdesk.handoff.outbox import enqueue_handoff
+    from frontdesk.store.db import transaction
+    from tests.support.loopback import HttpReceiver
+
+    settings = console_app.settings
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "FRONTDESK_DATA_DIR": str(settings.data_dir),
+        "FRONTDESK_SITES_DIR": str(settings.sites_dir),
+        "FRONTDESK_SITES_FOLLOW_S": "0.2",
+        "FRONTDESK_DISPATCHER_POLL_S": "0.2",
+        "FRONTDESK_LOG_LEVEL": "WARNING",
+    }
+    with HttpReceiver(slow_s=1.0) as receiver:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "frontdesk", "worker"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=settings.data_dir.parent,
+        )
+        try:
+            assert worker.stdout is not None
+            started = time.monotonic()
+            for line in worker.stdout:  # the worker says when its loop runs
+                if "running" in line:
+                    break
+                assert time.monotonic() - started < 120, "the worker did not start"
+            client = owner_client(console_app)
+            fields = form_of(client, "acme")
+            fields["webhook.0.url"] = [receiver.url("/acme-hook")]
+            assert post(client, "acme", fields).status_code == 200
+            time.sleep(1.0)  # five follow intervals of the worker
+            with transaction(console_app.runtime.sessions) as session:
+                enqueue_handoff(
+                    session,
+                    site=console_app.runtime.site("acme").config,
+                    session_id="visitor-1",
+                    turn=1,
+                    handoff={"reason": "explicit_request", "lead_level": "warm"},
+                    values={"visitor_profile": {"email": "ana@northwind.test"}},
+                    message="I'd like to talk to a person",
+                    language="en",
+                )
+            deadline = time.monotonic() + 30
+            while not receiver.received_on("/acme-hook"):
+                assert time.monotonic() < deadline, "the worker never used the new webhook"
+                time.sleep(0.2)
+        finally:
+            worker.send_signal(signal.SIGINT)
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()

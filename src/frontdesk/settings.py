@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     spool_replay_s: float = Field(
         default=30.0, gt=0, description="How often the dispatcher replays the spool."
     )
+    sites_follow_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="How often a process checks whether another worker or replica changed a "
+        "site's settings (console save or reload), and serves the change; 0: never.",
+    )
     query_cache_ttl_s: int = Field(
         default=7 * 86_400,
         ge=1,

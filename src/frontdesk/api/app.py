@@ -46,6 +46,7 @@ from frontdesk.guard.locks import InMemorySessionLocks, SessionLocks
 from frontdesk.handoff.dispatcher import start_dispatcher, stop_dispatcher
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings, get_settings
+from frontdesk.site_follow import follow_site_changes
 from frontdesk.takeover.desk import TakeoverDesk, expire_waits
 from frontdesk.takeover.setup import build_desk
 from frontdesk.takeover.web import operator_api, pages, slack_events, visitor_api
@@ -110,6 +111,13 @@ async def _close(backend: Any) -> None:
         if hasattr(result, "__await__"):
             await result
         return
+
+
+def _hand_sites_on(app: FastAPI) -> None:
+    """Sites changed by another process: re-syncs started here read their web sources."""
+    web_sync = getattr(app.state, "web_sync", None)
+    if web_sync is not None:
+        web_sync.sites = app.state.runtime.sites
 
 
 def create_app(
@@ -179,9 +187,20 @@ def create_app(
         # FRONTDESK_RUN_JOBS=false (then `frontdesk worker` runs them); each once per period
         # across workers and replicas (frontdesk/jobs.py).
         jobs = _start_jobs(app) if app.state.runtime.settings.run_jobs else None
+        # Site settings saved or reloaded by another worker or replica (frontdesk.site_follow).
+        follow_s = app.state.runtime.settings.sites_follow_s
+        follower = (
+            asyncio.create_task(
+                follow_site_changes(app.state.runtime, follow_s, lambda: _hand_sites_on(app)),
+                name="frontdesk-sites-follow",
+            )
+            if follow_s > 0
+            else None
+        )
         try:
             yield
         finally:
+            await stop_dispatcher(follower)
             if jobs is not None:
                 await jobs.aclose()
             await stop_dispatcher(sweeper)

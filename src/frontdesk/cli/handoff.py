@@ -4,6 +4,7 @@ and `frontdesk leads list SITE`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from typing import Annotated
 
@@ -85,6 +86,7 @@ def worker_command(
                 from frontdesk.conversation.replay import spool_replays
                 from frontdesk.jobs import start_jobs
                 from frontdesk.knowledge.web.service import WebSync
+                from frontdesk.site_follow import follow_site_changes
 
                 knowledge = open_knowledge_base(runtime)
                 web = WebSync(
@@ -97,8 +99,25 @@ def worker_command(
                 )
                 jobs = start_jobs(runtime, web, knowledge)
                 replays = asyncio.create_task(spool_replays(runtime, stop))
+                # Site settings saved in the console reach this process's deliveries and
+                # re-syncs (frontdesk.site_follow).
+                follower = (
+                    asyncio.create_task(
+                        follow_site_changes(
+                            runtime,
+                            settings.sites_follow_s,
+                            lambda: setattr(web, "sites", runtime.sites),
+                        )
+                    )
+                    if settings.sites_follow_s > 0
+                    else None
+                )
                 await dispatcher.run(stop)
                 await replays
+                if follower is not None:
+                    follower.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await follower
                 await jobs.aclose()
         finally:
             await dispatcher.aclose()

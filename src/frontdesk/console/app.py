@@ -26,6 +26,7 @@ from frontdesk.console import (
     leads_pages,
     oidc_pages,
     settings_pages,
+    site_settings_pages,
     trust_pages,
     web_sources,
 )
@@ -74,6 +75,7 @@ def install_console(app: FastAPI) -> None:
         analytics_pages,
         improvement_pages,
         settings_pages,
+        site_settings_pages,
         web_sources,
         trust_pages,
     ):

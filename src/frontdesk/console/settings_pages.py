@@ -4,6 +4,7 @@ API tokens."""
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,12 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.console_access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.schedules import site_schedules
+from frontdesk.console.site_settings_form import (
+    CONTACT_WAYS,
+    TONES,
+    SettingsForm,
+    blank_form,
+)
 from frontdesk.console.templating import render
 from frontdesk.facts.agreement import hours_disagreements
 from frontdesk.facts.model import SiteFacts
@@ -28,14 +35,16 @@ from frontdesk.leads.hours import (
     schedule_lines,
 )
 from frontdesk.runtime import Runtime
+from frontdesk.sites.editing import file_version, hide_secrets, restore_secrets
 from frontdesk.sites.origins import allowed_origins
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site_file
-from frontdesk.sites.schema import BusinessHoursConfig
+from frontdesk.sites.schema import SUPPORTED_LANGUAGES, BusinessHoursConfig
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import ROLES, OperatorRepository
 from frontdesk.store.refusals import OriginRefusal, recent_refusals
 from frontdesk.store.repositories import SiteRepository
+from frontdesk.store.settings_audit import SettingsAuditRepository
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
@@ -100,12 +109,42 @@ def opening_hours_view(
     }
 
 
+def site_settings_context(
+    runtime: Runtime, site: ConsoleSite, form: SettingsForm | None = None
+) -> dict[str, Any]:
+    """The owner's settings form (from the site file on disk: what a save would change)
+    and the audit of earlier changes (blocking: reads the file and the store)."""
+    if not site.can("owner"):
+        return {}
+    with runtime.sessions() as session:
+        changes = list(SettingsAuditRepository(session).recent(site.id))
+    context: dict[str, Any] = {"settings_changes": changes, "languages_all": SUPPORTED_LANGUAGES}
+    context |= {"tones": TONES, "contact_ways": CONTACT_WAYS}
+    path = site.site.path
+    try:
+        text = path.read_text(encoding="utf-8")
+        on_disk = load_site_file(path)
+    except OSError as exc:  # a refused form (if any) stays shown: nothing typed is lost
+        problem = f"{path}: cannot read file ({exc.strerror})"
+        return context | {"site_form_problem": problem, "site_form": form}
+    except SiteConfigError as exc:
+        return context | {"site_form_problem": str(exc), "site_form": form}
+    if form is None:
+        form = blank_form(on_disk.config, file_version(text))
+    # A file edited on disk but not reloaded yet: the form shows the file, so say so.
+    context["file_differs"] = on_disk.config.model_dump() != site.site.config.model_dump()
+    return context | {"site_form": form}
+
+
 async def _page(
     request: Request, runtime: Runtime, site: ConsoleSite, status: int = 200, **extra: Any
 ) -> Response:
     path = site.site.path
+    form_context = await run_in_threadpool(
+        site_settings_context, runtime, site, extra.pop("site_form", None)
+    )
     try:
-        text = path.read_text(encoding="utf-8") if site.can("owner") else ""
+        text = hide_secrets(path.read_text(encoding="utf-8")) if site.can("owner") else ""
     except OSError as exc:
         text = f"# cannot read {path}: {exc.strerror}"
     team = await run_in_threadpool(_team, runtime, site.id)
@@ -127,6 +166,7 @@ async def _page(
             ),
             "schedules": schedules,
             "jobs_here": runtime.settings.run_jobs,
+            **form_context,
             **team,
             **extra,
         },
@@ -153,7 +193,11 @@ async def settings_page(request: Request, runtime: RuntimeDep, site: ConsoleSite
 
 def validate_text(site: ConsoleSite, text: str) -> str | None:
     """The errors `frontdesk sites validate` prints for this text saved as the site's
-    file (None: valid). Checked in a scratch folder; the real file is not touched."""
+    file (None: valid). Checked in a scratch folder; the real file is not touched.
+    Secrets the page showed hidden are taken from the file as it is."""
+    # An unreadable file: checked as pasted, so a hidden secret is refused by its field.
+    with contextlib.suppress(OSError):
+        text = restore_secrets(text, site.site.path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as scratch:
         candidate = Path(scratch) / site.site.path.name
         candidate.write_text(text, encoding="utf-8")

@@ -29,6 +29,9 @@ CONSOLE_CSP = (
 )
 
 templates = Jinja2Templates(directory=str(TEMPLATES))
+# Strings in templates are written `{{ _("...") }}`, ready for the console's catalogs.
+templates.env.add_extension("jinja2.ext.i18n")
+templates.env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
 
 
 # The languages the console formats dates for (the widget's), the first the default.
@@ -87,7 +90,19 @@ def _pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
+def _settings_value(value: Any) -> str:
+    """A setting's value in the audit: lists as lines' worth of text, nothing as a dash."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_settings_value(item)}" for key, item in value.items())
+    return str(value)
+
+
 templates.env.filters["when"] = _when
+templates.env.filters["settings_value"] = _settings_value
 templates.env.filters["pretty_json"] = _pretty_json
 templates.env.filters["handoff_card"] = _handoff_card
 # Every address the team did not write itself (a visitor's page and referrer, a document's

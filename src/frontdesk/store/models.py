@@ -273,3 +273,20 @@ class OperatorInvite(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SiteSettingsChange(Base):
+    """One change of a site's settings made in the console: who, when, and each field's
+    value before and after (secrets only as "set" / "not set")."""
+
+    __tablename__ = "site_settings_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    site_id: Mapped[str] = mapped_column(ForeignKey("sites.id", ondelete="CASCADE"), index=True)
+    operator_id: Mapped[str | None] = mapped_column(String(36))
+    author: Mapped[str] = mapped_column(String(320))
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    changes: Mapped[list[Any]] = mapped_column(JSON)
+    # The site file's content hash before and after: ties the change to the file's history.
+    version_before: Mapped[str] = mapped_column(String(64))
+    version_after: Mapped[str] = mapped_column(String(64))

@@ -26,11 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from frontdesk.conversation.nodes.analysis import read_act  # noqa: E402
-from frontdesk.conversation.routes import (  # noqa: E402
-    RouteInput,
-    is_conversation_act,
-    states_a_topic,
-)
+from frontdesk.conversation.route_table import RouteInput, is_conversation_act  # noqa: E402
+from frontdesk.conversation.routes import states_a_topic  # noqa: E402
 from frontdesk.engines.base import Act, IntentResult  # noqa: E402
 from frontdesk.engines.local.answering.text import is_question  # noqa: E402
 from frontdesk.engines.local.engine import LocalIntentJob  # noqa: E402

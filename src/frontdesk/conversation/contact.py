@@ -4,7 +4,7 @@ A handoff nobody can answer live asks for a way to reach the visitor — an e-ma
 address, a phone number or either, as the site's `handoff.contact` says. The next
 message either carries one (`contact_in`; a phone number is read as a booking reads it,
 `appointments.phones`), refuses (`declines_contact`), or is asked again
-(`routes.contact_reply` decides).
+(`outcomes.contact_reply` decides).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
 from frontdesk.conversation.nodes.common import TEAM_MEMBER
+from frontdesk.conversation.outcomes import LIVE_RING_REASONS, live_handoff_route
 from frontdesk.conversation.payload import (
     CompleteEvent,
     ErrorEvent,
@@ -48,7 +49,6 @@ from frontdesk.conversation.persistence import (
     TurnWriter,
 )
 from frontdesk.conversation.result import TURN_RESET, build_result
-from frontdesk.conversation.routes import LIVE_RING_REASONS, live_handoff_route
 from frontdesk.conversation.spool import Spool
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Engines

@@ -128,7 +128,7 @@ class Progress(TypedDict, total=False):
     handoff_offer_reason: str | None
     # False: the offer was not delivered to the team yet (it is on acceptance).
     handoff_offer_notified: bool
-    # A handoff asked the visitor how the team can reach them (`routes.handoff_contact_step`):
+    # A handoff asked the visitor how the team can reach them (`outcomes.handoff_contact_step`):
     # the handoff itself (it waits as `awaiting_contact`, `handoff.outbox`), the turn that asked
     # and whether the question was asked a second time.
     contact_handoff: Handoff | None

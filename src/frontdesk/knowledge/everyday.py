@@ -1,7 +1,7 @@
 """Everyday requests to a personal assistant, as the site's own embedding model reads them.
 
 The intent classifier hears an everyday request ("off-topic"), and the site's content then
-gets its say (`routes.supported_by_site`): a message whose best passage beats the site's
+gets its say (`outcomes.supported_by_site`): a message whose best passage beats the site's
 support bar is answered. A site about work, health or travel has passages *near* many
 everyday requests — a COVID-at-work FAQ has a page on sick leave, so "I want to book
 vacation days" or "did my vacation get approved yet" scored just above its bar and were
@@ -15,7 +15,7 @@ split, never a site's questions) and a bar: the similarity to the nearest shippe
 that 90 % of unseen CLINC150 train requests reach, raised to what only 5 % of Frontdesk's
 own training questions to a company reach (a question to a company should almost never
 read as an everyday request). A message at or above that bar reads as one, and the site
-must then support it by both signals at once (`routes.strongly_supported_by_site`), as a
+must then support it by both signals at once (`outcomes.strongly_supported_by_site`), as a
 conversation act needs. Nothing here refuses a message: it only asks more of the content.
 
 A site on another embedding model gets no everyday signal (`load_everyday` returns None)

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 class RingPolicy(Protocol):
     """Whether to ring the operators for a visitor who accepted a person (the
-    conversation's routing decides: `conversation.routes.live_handoff_route`)."""
+    conversation's routing decides: `conversation.outcomes.live_handoff_route`)."""
 
     def __call__(self, *, in_hours: bool, operators_online: int) -> str: ...
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from frontdesk.conversation.outcomes import supported_by_site
 from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.routes import supported_by_site
 from frontdesk.conversation.service import ChatService, thread_id
 from frontdesk.knowledge.models import RetrievalResult
 from frontdesk.knowledge.service import KnowledgeBase

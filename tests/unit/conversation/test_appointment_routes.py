@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.conversation.routes import (
-    RouteInput,
-    appointment_step,
-    booking_flow,
-    decide_route,
-)
+from frontdesk.conversation.outcomes import appointment_step, booking_flow
+from frontdesk.conversation.route_table import RouteInput, decide_route
 
 pytestmark = pytest.mark.unit
 

@@ -8,9 +8,9 @@ import typing
 
 import pytest
 
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes
 from frontdesk.conversation.contact import contact_in, declines_contact
-from frontdesk.conversation.routes import RouteInput, decide_route
+from frontdesk.conversation.route_table import RouteInput, decide_route
 from frontdesk.handoff.packets import CONTACT_NOTES, visitor_contact
 
 pytestmark = pytest.mark.unit
@@ -28,22 +28,22 @@ pytestmark = pytest.mark.unit
     ],
 )
 def test_a_handoff_without_a_contact_always_asks_and_waits_when_nobody_is_live(
-    known: bool, live: routes.LiveHandoff, step: str
+    known: bool, live: outcomes.LiveHandoff, step: str
 ) -> None:
-    assert routes.handoff_contact_step(contact_known=known, live=live) == step
+    assert outcomes.handoff_contact_step(contact_known=known, live=live) == step
 
 
 def test_every_way_a_handoff_goes_without_a_known_contact_asks() -> None:
     """Whatever the live situation, a handoff whose contact is unknown is never sent
     without the question: "deliver" needs a known contact."""
-    for live in typing.get_args(routes.LiveHandoff):
-        step = routes.handoff_contact_step(contact_known=False, live=live)
+    for live in typing.get_args(outcomes.LiveHandoff):
+        step = outcomes.handoff_contact_step(contact_known=False, live=live)
         assert step in ("ask_and_deliver", "ask_and_hold")
 
 
 def test_an_unknown_live_route_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown live handoff route"):
-        routes.handoff_contact_step(contact_known=False, live="maybe")  # type: ignore[arg-type]
+        outcomes.handoff_contact_step(contact_known=False, live="maybe")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_an_unknown_live_route_is_refused() -> None:
 def test_the_answer_to_the_contact_question(
     contact: str | None, declined: bool, asked_again: bool, hack: bool, reply: str
 ) -> None:
-    decided = routes.contact_reply(
+    decided = outcomes.contact_reply(
         contact=contact, declined=declined, asked_again=asked_again, hack=hack
     )
     assert decided == reply

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes, routes
 from frontdesk.conversation.state import ChatState
 
 pytestmark = pytest.mark.unit
@@ -281,6 +281,6 @@ def test_every_router_of_the_graph_has_a_table() -> None:
     ],
 )
 def test_live_handoff_route(in_hours: bool, online: int, expected: str) -> None:
-    decided = routes.live_handoff_route(in_hours=in_hours, operators_online=online)
+    decided = outcomes.live_handoff_route(in_hours=in_hours, operators_online=online)
     assert decided == expected
-    assert decided in typing.get_args(routes.LiveHandoff)
+    assert decided in typing.get_args(outcomes.LiveHandoff)

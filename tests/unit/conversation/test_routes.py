@@ -2,18 +2,17 @@
 
 import pytest
 
-from frontdesk.conversation.routes import (
-    RouteInput,
+from frontdesk.conversation.outcomes import (
     answer_routing,
-    decide_route,
     handoff_routing,
     is_low_confidence,
     redirect_routing,
     route_after_answer,
-    states_a_topic,
     strongly_supported_by_site,
     supported_by_site,
 )
+from frontdesk.conversation.route_table import RouteInput, decide_route
+from frontdesk.conversation.routes import states_a_topic
 
 pytestmark = pytest.mark.unit
 
@@ -369,7 +368,7 @@ def test_conversation_acts(inp: RouteInput, route: str, reason: str) -> None:
     "reason", ["greeting", "how_are_you", "thanks", "goodbye", "yes", "no", "email", "phone"]
 )
 def test_every_act_has_its_own_reply_in_every_language(reason: str) -> None:
-    from frontdesk.conversation.routes import redirect_reason
+    from frontdesk.conversation.outcomes import redirect_reason
     from frontdesk.conversation.texts import TEXTS
 
     assert redirect_reason(reason) == reason

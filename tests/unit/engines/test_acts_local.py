@@ -9,7 +9,8 @@ from collections import Counter
 import pytest
 
 from frontdesk.conversation.nodes.analysis import reply_language
-from frontdesk.conversation.routes import RouteInput, is_conversation_act, states_a_topic
+from frontdesk.conversation.route_table import RouteInput, is_conversation_act
+from frontdesk.conversation.routes import states_a_topic
 from frontdesk.engines.local.acts import lone_contact, without_contacts
 from frontdesk.engines.local.answering.text import is_question
 from frontdesk.engines.local.engine import LocalIntentJob

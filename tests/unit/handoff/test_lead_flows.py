@@ -14,7 +14,7 @@ from frontdesk.conversation.nodes.skills import (
     next_profiling_question,
     skill_ending,
 )
-from frontdesk.conversation.routes import RouteInput, decide_route
+from frontdesk.conversation.route_table import RouteInput, decide_route
 from frontdesk.leads.hours import OpeningRange
 from frontdesk.settings import DEMO_DIR
 from frontdesk.sites.registry import SiteConfigError, load_site_file

@@ -19,13 +19,9 @@ from frontdesk.conversation.nodes.common import (
     timed,
 )
 from frontdesk.conversation.nodes.skills import follow_up_context
-from frontdesk.conversation.routes import (
-    ContactReply,
-    RouteInput,
-    contact_reply,
-    decide_route,
-    states_a_topic,
-)
+from frontdesk.conversation.outcomes import contact_reply
+from frontdesk.conversation.route_table import ContactReply, RouteInput, decide_route
+from frontdesk.conversation.routes import states_a_topic
 from frontdesk.conversation.state import (
     ChatState,
     InterestSignals,
@@ -278,7 +274,7 @@ def _site_strongly_supported(state: ChatState) -> bool:
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Deterministic: the route is a function of intent, qualification, interest, booking
-    (`routes.decide_route`); `routes.route_by_intent` then picks the path's first node."""
+    (`route_table.decide_route`); `routes.route_by_intent` then picks the path's first node."""
     ctx = runtime.context
     intent = intent_from_state(state)
     qualification = qualification_of(state)

@@ -10,7 +10,7 @@ import time
 import numpy as np
 from langgraph.runtime import Runtime
 
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import CitationRenumberer, citations_of
 from frontdesk.conversation.nodes.common import (
@@ -117,7 +117,7 @@ async def _team_match(
 ) -> TeamMatch | None:
     """How near each team answer's own questions (in the visitor's language) are to the
     question, read by the site's embedding model: a team answer is given word for word
-    only when one of them says what the visitor asked (`routes.preferred_team_answer`)."""
+    only when one of them says what the visitor asked (`outcomes.preferred_team_answer`)."""
     embedder = runtime.context.facts_embedder
     language = state.get("language")
     team = [
@@ -128,7 +128,7 @@ async def _team_match(
     ]
     if not team or embedder is None:
         return None
-    bar = routes.team_question_bar(embedder.name)
+    bar = outcomes.team_question_bar(embedder.name)
     questions = {chunk.doc_id: question_part(chunk.content) for chunk in team}
     similarity = await asyncio.to_thread(_question_similarity, embedder, state["input"], questions)
     return TeamMatch(similarity=similarity, bar=bar)
@@ -217,7 +217,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
     chunks = chunks_from(state.get("graded_chunks") or [])
     retrieval = RetrievalResult.model_validate(state.get("retrieval") or {"status": "no_result"})
     top = max((c.score for c in chunks), default=retrieval.top_score)
-    low_confidence = routes.is_low_confidence(top, _threshold(runtime))
+    low_confidence = outcomes.is_low_confidence(top, _threshold(runtime))
     request = AnswerRequest(
         question=state["input"],
         search_query=state.get("search_query") or state["input"],
@@ -284,7 +284,7 @@ async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         state["input"], state.get("answer") or "", chunks
     )
     verification = state.get("verification")
-    after = routes.route_after_answer(
+    after = outcomes.route_after_answer(
         coverage=result.coverage,
         answer=state.get("answer") or "",
         factuality=verification["factuality_score"] if verification else 1.0,
@@ -298,7 +298,7 @@ async def evaluate_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     )
     return {
         "evaluation": evaluation,
-        "routing": routes.answer_routing(
+        "routing": outcomes.answer_routing(
             coverage=result.coverage,
             low_confidence=bool(state.get("low_confidence")),
             after=after,

@@ -2,7 +2,7 @@
 the name and e-mail asked for, the booking made in the team's calendar and the
 invitation sent; cancel and move in the same conversation.
 
-Which step a turn takes is `routes.appointment_step`; `appointment_flags` gives the
+Which step a turn takes is `outcomes.appointment_step`; `appointment_flags` gives the
 intent router what it needs (pure). A calendar that fails is said so, and the wish
 becomes a lead with the time asked for (the e-mail flow takes over from there).
 """
@@ -29,7 +29,7 @@ from frontdesk.appointments.contact import (
 )
 from frontdesk.appointments.phones import without_phone
 from frontdesk.appointments.wishes import mentions_time, names_any, time_wish
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say
 from frontdesk.conversation.state import (
@@ -142,7 +142,7 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
     zone = ctx.site.business_hours.hours().zone
     # A phone number's digits are no time of day ("030 1234567" is not 10:30).
     when = without_phone(text, contact.phone_reading)
-    step = routes.appointment_step(
+    step = outcomes.appointment_step(
         state.get("route_reason"),
         phase=appointment.get("phase"),
         picked=picked is not None,

@@ -9,7 +9,7 @@ from typing import Literal
 from babel.dates import format_date
 from langgraph.runtime import Runtime
 
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes, route_table
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.markers import PROFILING_MARKER, pending_profiling_field
 from frontdesk.conversation.nodes.appointments import appointment_turn
@@ -59,8 +59,8 @@ async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> U
     """Support, off-topic, nonsense, injection attempts and conversation acts (a greeting,
     thanks, a goodbye, an address alone...): a short localized reply, each its own."""
     language = language_of(state, runtime)
-    reason = routes.redirect_reason(state.get("route_reason") or "other")
-    key = f"act.{reason}" if reason in routes.ACT_REASONS else f"redirect.{reason}"
+    reason = outcomes.redirect_reason(state.get("route_reason") or "other")
+    key = f"act.{reason}" if reason in route_table.ACT_REASONS else f"redirect.{reason}"
     text = site_say(
         runtime,
         key,
@@ -72,7 +72,7 @@ async def redirect_handler(state: ChatState, runtime: Runtime[TurnContext]) -> U
     return {
         "answer": text,
         "citations": [],
-        "routing": routes.redirect_routing(reason),
+        "routing": outcomes.redirect_routing(reason),
         "suggested_follow_ups": list(runtime.context.topic_questions(language)),
     }
 
@@ -122,7 +122,7 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     about it answered from the booking state (post-conversion, no re-proposal).
     """
     reason = state.get("route_reason")
-    flow = routes.booking_flow(
+    flow = outcomes.booking_flow(
         reason,
         has_calendar=runtime.context.appointments is not None,
         phase=(booking_of(state).get("appointment") or {}).get("phase"),
@@ -232,12 +232,12 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
         return await _handoff_accepted(state, runtime)
-    if reason in typing.get_args(routes.ContactReply):
+    if reason in typing.get_args(route_table.ContactReply):
         when, in_hours = follow_up_commitment(runtime, language)
         # A state from before the question was kept: the answer is a handoff of its own.
         fallback = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
         return contact_answer(state, runtime, reason, when=when, fallback=fallback)
-    if reason not in typing.get_args(routes.HandoffReason):
+    if reason not in typing.get_args(route_table.HandoffReason):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
@@ -245,9 +245,9 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         in_hours = business_hours_now(runtime, same_day=True)
     # Only an offer waits for the visitor's yes: a stall, or a person beside an answer.
     offer_only = reason in ("stall", "high_stakes_offer")
-    step: routes.HandoffContact = "deliver"
+    step: outcomes.HandoffContact = "deliver"
     if not offer_only:
-        step = routes.handoff_contact_step(
+        step = outcomes.handoff_contact_step(
             contact_known=known_contact(state) is not None, live=await live_route(runtime)
         )
     email = visitor_email(state)
@@ -299,7 +299,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         "handoff": handoff,
     }
     if reason not in _BESIDE_ANSWER:
-        update["routing"] = routes.handoff_routing(reason)  # type: ignore[arg-type]
+        update["routing"] = outcomes.handoff_routing(reason)  # type: ignore[arg-type]
         update["citations"] = []
     return update
 
@@ -329,7 +329,7 @@ async def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> 
     an offer (a person beside a high-stakes answer): then it is delivered now. An email
     left now is sent again under the same reason, and the CRM fills it into the
     session's lead; a "yes" without any known contact asks for one: the handoff goes with
-    the question (`routes.handoff_contact_step`, held while nobody can answer live); a
+    the question (`outcomes.handoff_contact_step`, held while nobody can answer live); a
     known email is never asked again.
     """
     language = language_of(state, runtime)
@@ -345,7 +345,7 @@ async def _handoff_accepted(state: ChatState, runtime: Runtime[TurnContext]) -> 
         progress["contact_asked_again"] = True
     elif not email and known_contact(state) is None:
         _, in_hours = follow_up_commitment(runtime, language)
-        step = routes.handoff_contact_step(contact_known=False, live=await live_route(runtime))
+        step = outcomes.handoff_contact_step(contact_known=False, live=await live_route(runtime))
         handoff = asking_contact(
             _handoff(state, runtime, reason, "accepted", in_hours), step, runtime
         )

@@ -1,8 +1,8 @@
 """How the team can reach the visitor: the contact question a handoff asks when nobody can
 answer live, and the visitor's answer to it (`propose_handoff` calls these).
 
-The decisions are `routes.handoff_contact_step` (ask? hold the handoff for the answer?)
-and `routes.contact_reply` (what the next message is as an answer); here they become
+The decisions are `outcomes.handoff_contact_step` (ask? hold the handoff for the answer?)
+and `outcomes.contact_reply` (what the next message is as an answer); here they become
 replies and the handoff request the turn writer stores (`handoff.outbox`).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes
 from frontdesk.conversation.contact import contact_in
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say
@@ -28,14 +28,14 @@ from frontdesk.leads.hours import is_business_hours
 from frontdesk.leads.qualification import lead_level
 
 
-async def live_route(runtime: Runtime[TurnContext]) -> routes.LiveHandoff:
+async def live_route(runtime: Runtime[TurnContext]) -> outcomes.LiveHandoff:
     """Whether a person can answer now: business hours and an operator online (the live
     desk's presence; a run without a desk has nobody)."""
     ctx = runtime.context
     online = ctx.operators_online
     count = await online() if online is not None else 0
     in_hours = is_business_hours(ctx.now, ctx.site.business_hours.hours())
-    return routes.live_handoff_route(in_hours=in_hours, operators_online=count)
+    return outcomes.live_handoff_route(in_hours=in_hours, operators_online=count)
 
 
 def known_contact(state: ChatState) -> str | None:
@@ -49,7 +49,7 @@ def contact_question(runtime: Runtime[TurnContext], language: str) -> str:
 
 
 def asking_contact(
-    handoff: Handoff, step: routes.HandoffContact, runtime: Runtime[TurnContext]
+    handoff: Handoff, step: outcomes.HandoffContact, runtime: Runtime[TurnContext]
 ) -> Handoff:
     """The handoff of a reply that asks for the visitor's contact: marked so, and held for
     the answer while nobody can take the conversation over live."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from frontdesk.conversation import routes
+from frontdesk.conversation import outcomes
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import citations_of
 from frontdesk.conversation.nodes.common import (
@@ -21,7 +21,7 @@ from frontdesk.improvement.team_answers import answer_part
 
 @timed
 async def team_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    chosen = routes.team_answer_of(state)
+    chosen = outcomes.team_answer_of(state)
     if chosen is None:
         raise ValueError("team_answer_writer without a team answer in the retrieval")
     answer = f"{answer_part(chosen.content)} [1]"

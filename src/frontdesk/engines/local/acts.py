@@ -6,7 +6,7 @@ never a quoted page. The first six are read by the intent model's act head, trai
 the project's own rows in eight languages (`data/phrases`, rows ending in `~act`) and the
 CLINC150 train split's greetings, goodbyes, thanks, yes and no; a message that asks or
 states something besides ("Hallo, wann habt ihr offen?") is no act to that head, and the
-router answers it anyway (`routes.decide_route`). An address or number alone is read by
+router answers it anyway (`route_table.decide_route`). An address or number alone is read by
 its shape: it has no language.
 """
 

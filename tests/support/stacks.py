@@ -200,6 +200,10 @@ class RedisProxy:
         except OSError:
             to_client.transport.abort()
             return
+        if self._server is None:  # cut while this connection was being made
+            to_client.transport.abort()
+            to_upstream.transport.abort()
+            return
         self.connections += 1
         self._writers.update((to_client, to_upstream))
         try:
@@ -236,12 +240,18 @@ class RoundRobinProxy(FailoverProxy):
 
     async def _handle(self, client: asyncio.StreamReader, to_client: asyncio.StreamWriter) -> None:
         ports = self.upstream_ports
-        start, self._turn = self._turn, (self._turn + 1) % len(ports)
-        self.upstream_ports = [*ports[start:], *ports[:start]]
-        try:
-            await super()._handle(client, to_client)
-        finally:
-            self.upstream_ports = list(ports)
+        first, self._turn = self._turn, (self._turn + 1) % len(ports)
+        for port in [*ports[first:], *ports[:first]]:
+            try:
+                upstream, to_upstream = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                continue  # refused: that worker is down, try the next
+            self.connections[port] += 1
+            break
+        else:
+            to_client.close()
+            return
+        await asyncio.gather(self._pipe(client, to_upstream), self._pipe(upstream, to_client))
 
 
 class AlternatingTransport(httpx.BaseTransport):

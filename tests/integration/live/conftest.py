@@ -38,6 +38,7 @@ def replica(request: pytest.FixtureRequest, live_settings: Settings) -> Iterator
     yield server
     if balancer is not None:
         balancer.stop()
+        assert all(balancer.connections.values()), "every worker served the test"
     for each in servers:
         each.stop()
 

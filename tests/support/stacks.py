@@ -323,6 +323,7 @@ class Stack:
     options: dict[str, Any] = field(default_factory=dict)
     redis: RedisProxy | None = None
     database: str = ""
+    defaults: dict[str, Any] = field(default_factory=dict)
 
     @property
     def production(self) -> bool:
@@ -335,7 +336,17 @@ class Stack:
             data_dir = settings.data_dir
             if index:
                 data_dir = data_dir.with_name(f"{data_dir.name}-worker{index}")
-            workers.append(settings.model_copy(update={**self.options, "data_dir": data_dir}))
+            # Defaults a test may override: the Redis proxy runs in the test process, so
+            # a busy test process (two workers, the test, other xdist work on two cores)
+            # can delay a Redis round trip past the product's 0.5 s and trip the outage
+            # breaker; the outage tests set their own short timeouts.
+            defaults = {
+                name: value
+                for name, value in self.defaults.items()
+                if name not in settings.model_fields_set
+            }
+            update = {**defaults, **self.options, "data_dir": data_dir}
+            workers.append(settings.model_copy(update=update))
         return workers
 
 
@@ -355,6 +366,7 @@ def production_stack(template: str) -> Iterator[Stack]:
             },
             redis=proxy,
             database=name,
+            defaults={"redis_timeout_s": 2.0},
         )
     finally:
         proxy.stop()

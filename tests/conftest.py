@@ -14,6 +14,7 @@ from rich.console import Console
 from frontdesk.demo_setup import ingest_sources
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
+from tests.support.stacks import Stack, production_stack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
@@ -164,3 +165,39 @@ def ingested_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings
     root = shared_once(tmp_path_factory, "demo", build)
     yield Settings(data_dir=root / "data", sites_dir=root / "sites")
     remove_unless_shared(root)
+
+
+@pytest.fixture(scope="session")
+def _stack_template() -> Iterator[str]:
+    """A migrated PostgreSQL database (pgvector included) the production stack copies."""
+    from tests.support.stacks import drop_database, migrated_template
+
+    name = migrated_template()
+    yield name
+    drop_database(name)
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("production", marks=[pytest.mark.postgres, pytest.mark.redis]),
+    ]
+)
+def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
+    """The stack a behavioural test runs on, once per stack: `sqlite` (one process, the
+    embedded default) and `production` (two workers sharing PostgreSQL + pgvector and
+    Redis, requests alternating between them). App fixtures that honour it (`make_api`,
+    `console_app`, the live `replica`) build one app per worker; a test opts in with
+    `@pytest.mark.usefixtures("stack")` or by naming it."""
+    if request.param == "sqlite":
+        yield Stack("sqlite")
+        return
+    yield from production_stack(request.getfixturevalue("_stack_template"))
+
+
+def stack_of(request: pytest.FixtureRequest) -> Stack:
+    """The test's stack if it asked for one, else the embedded default."""
+    if "stack" in request.fixturenames:
+        stack: Stack = request.getfixturevalue("stack")
+        return stack
+    return Stack("sqlite")

@@ -70,7 +70,7 @@ async def start_resync(request: Request, site: ConsoleSite, url: str) -> tuple[s
     """Start a crawl of the site's source `url` in the background, as `POST
     /v1/admin/sites/{site}/crawls` does; (notice, error, HTTP status) for the page."""
     from frontdesk.api.routes.crawls import web_sync
-    from frontdesk.knowledge.web.service import SyncBusy
+    from frontdesk.knowledge.web.service import SyncBusy, SyncUnavailable
 
     runtime: Runtime = request.app.state.runtime
     try:
@@ -85,6 +85,8 @@ async def start_resync(request: Request, site: ConsoleSite, url: str) -> tuple[s
         await web.start(site.id, chosen)
     except SyncBusy as exc:
         return "", f"Not started: {exc}.", 409
+    except SyncUnavailable as exc:
+        return "", f"Not started: {exc}.", 503
     return f"Sync of {url} started; the table below follows it.", "", 202
 
 

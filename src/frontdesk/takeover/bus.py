@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, Literal
 
@@ -114,14 +115,35 @@ class LiveBus:
 
 
 class RedisBus(LiveBus):
+    """PUBLISH and SUBSCRIBE on one Redis channel. Publishing is bounded: it runs inside
+    an operator's or a visitor's request, so a Redis that is down or stalled costs that
+    request at most `publish_timeout_s` once per `pause_s` (publishes in between skip
+    Redis); this process's streams are woken directly and the other processes' streams
+    re-read on their `poll_s` timer."""
+
     kind: BusKind = "redis"
 
-    def __init__(self, url: str, prefix: str, *, timeout_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        *,
+        timeout_s: float = 2.0,
+        publish_timeout_s: float = 0.5,
+        pause_s: float = 5.0,
+    ) -> None:
         super().__init__()
         from redis.asyncio import Redis
 
+        from frontdesk.guard.redis import redis_client
+
         self.channel = f"{prefix}live"
+        # The subscription waits for messages without a read timeout; publishing has one.
         self.redis: Any = Redis.from_url(url, socket_connect_timeout=timeout_s)
+        self.publisher: Any = redis_client(url, timeout_s=publish_timeout_s)
+        self.publish_timeout_s = publish_timeout_s
+        self.pause_s = pause_s
+        self._skip_until = 0.0
         self._listener: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         # Subscribing and publishing share one outage: Redis is down for both.
@@ -154,14 +176,23 @@ class RedisBus(LiveBus):
                     await pubsub.aclose()
 
     async def publish(self, channels: Iterable[str]) -> None:
-        try:
-            for channel in channels:
-                await self.redis.publish(self.channel, channel)
-            self.outage.recovered()
-        except Exception as exc:  # the stream's periodic re-read still delivers
-            self.outage.lost(exc)
-            for channel in channels:
-                self.waiters.wake(channel)
+        channels = list(channels)
+        if time.monotonic() >= self._skip_until:
+            try:
+                await asyncio.wait_for(self._publish(channels), 2 * self.publish_timeout_s)
+                self.outage.recovered()
+                return
+            except Exception as exc:  # the stream's periodic re-read still delivers
+                self._skip_until = time.monotonic() + self.pause_s
+                self.outage.lost(exc)
+                with contextlib.suppress(Exception):  # stale after a restart or a stall
+                    await self.publisher.connection_pool.disconnect()
+        for channel in channels:
+            self.waiters.wake(channel)
+
+    async def _publish(self, channels: list[str]) -> None:
+        for channel in channels:
+            await self.publisher.publish(self.channel, channel)
 
     async def aclose(self) -> None:
         if self._listener is not None:
@@ -169,6 +200,7 @@ class RedisBus(LiveBus):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listener
         await self.redis.aclose()
+        await self.publisher.aclose()
 
 
 class PostgresBus(LiveBus):

@@ -17,7 +17,12 @@ def choose_bus(runtime: Runtime) -> LiveBus:
     if kind == "redis":
         if not settings.redis_url:
             raise ValueError("FRONTDESK_LIVE_BUS=redis needs FRONTDESK_REDIS_URL")
-        return RedisBus(settings.redis_url, settings.redis_prefix)
+        return RedisBus(
+            settings.redis_url,
+            settings.redis_prefix,
+            publish_timeout_s=settings.redis_timeout_s,
+            pause_s=settings.redis_retry_s,
+        )
     if kind == "postgres":
         if not postgres:
             raise ValueError("FRONTDESK_LIVE_BUS=postgres needs a PostgreSQL store")

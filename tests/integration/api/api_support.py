@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,9 @@ class Api:
     client: TestClient
     backend: ScriptedBackend
     runtime: Runtime
+    # Every worker's app and runtime (one on the embedded stack, two on production).
+    apps: list[FastAPI] = field(default_factory=list)
+    runtimes: list[Runtime] = field(default_factory=list)
 
 
 MakeApi = Callable[..., Api]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from api_support import ADMIN_KEY, Api, MakeApi, keep_secrets, write_sites
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from scripted_backend import ScriptedBackend
 
@@ -17,11 +18,17 @@ from frontdesk.api.app import create_app
 from frontdesk.conversation.backend import ChatBackend
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
+from tests.conftest import stack_of
+from tests.support.stacks import alternating_client
 
 
 @pytest.fixture
-def make_api(tmp_path: Path, sites_dir: Path) -> Iterator[MakeApi]:
-    stack = ExitStack()
+def make_api(request: pytest.FixtureRequest, tmp_path: Path, sites_dir: Path) -> Iterator[MakeApi]:
+    """Builds the app under test: one app, or one per worker on the test's `stack`
+    (tests/conftest.py), with one client whose requests alternate between them."""
+    stack = stack_of(request)
+    exits = ExitStack()
+    made: list[FastAPI] = []
 
     def make(
         backend: ChatBackend | None = None,
@@ -40,16 +47,34 @@ def make_api(tmp_path: Path, sites_dir: Path) -> Iterator[MakeApi]:
             max_request_bytes=max_request_bytes,
             **(settings_options or {}),
         )
-        runtime = build_runtime(settings)
-        stack.callback(runtime.close)
         chat = backend if backend is not None else ScriptedBackend()
-        app = create_app(settings, runtime, chat, **options)
-        client = keep_secrets(stack.enter_context(TestClient(app, raise_server_exceptions=False)))
+        apps, runtimes, running = [], [], []
+        for worker in stack.worker_settings(settings):
+            runtime = build_runtime(worker)
+            exits.callback(runtime.close)
+            app = create_app(worker, runtime, chat, **options)
+            running.append(exits.enter_context(TestClient(app, raise_server_exceptions=False)))
+            apps.append(app)
+            runtimes.append(runtime)
+            made.append(app)
+        client = keep_secrets(alternating_client(apps, running))
         scripted = chat if isinstance(chat, ScriptedBackend) else ScriptedBackend()
-        return Api(app=app, client=client, backend=scripted, runtime=runtime)
+        return Api(
+            app=apps[0],
+            client=client,
+            backend=scripted,
+            runtime=runtimes[0],
+            apps=apps,
+            runtimes=runtimes,
+        )
 
     yield make
-    stack.close()
+    exits.close()
+    if stack.redis is not None and not stack.redis.cuts:
+        # Nothing the production stack passed was passed on per-process fallbacks.
+        assert stack.redis.connections, "the workers never reached Redis"
+        for app in made:
+            assert not app.state.redis_outage.down, app.state.redis_outage.error
 
 
 @pytest.fixture

@@ -30,8 +30,11 @@ from sqlalchemy import select
 
 from frontdesk.conversation.payload import CallToAction, ErrorEvent, HandoffInfo, TurnResult
 from frontdesk.store.widget import WidgetSessionKey
+from tests.support.stacks import async_client
 
 pytestmark = pytest.mark.integration
+# On SQLite and on the production stack (two workers, PostgreSQL + pgvector, Redis).
+ON_EVERY_STACK = pytest.mark.usefixtures("stack")
 
 TURN_FIELDS = {
     "answer",
@@ -69,6 +72,7 @@ def _session_keys(api: Api) -> list[WidgetSessionKey]:
 # ---- the event stream ----------------------------------------------------------------------
 
 
+@ON_EVERY_STACK
 def test_chat_streams_tokens_then_one_complete_event(api: Api) -> None:
     response = chat(api)
     assert response.status_code == 200
@@ -89,6 +93,7 @@ def test_chat_streams_tokens_then_one_complete_event(api: Api) -> None:
     assert metadata["turn"] == 1
 
 
+@ON_EVERY_STACK
 def test_server_issues_a_uuid4_session_and_keeps_a_client_one(api: Api) -> None:
     first = chat(api)
     issued = first.headers["X-Frontdesk-Session"]
@@ -274,6 +279,7 @@ def test_the_key_alone_picks_the_site(api: Api) -> None:
 # ---- /v1/ask -----------------------------------------------------------------------------------
 
 
+@ON_EVERY_STACK
 def test_ask_returns_the_same_result_as_json(api: Api) -> None:
     response = api.client.post(
         "/v1/ask", json={"message": "What is Tessellate Flow?"}, headers=demo_headers()
@@ -310,10 +316,11 @@ def test_no_backend_is_a_503(make_api: MakeApi, monkeypatch: pytest.MonkeyPatch)
 
 
 async def _lifespan_client(api: Api) -> httpx.AsyncClient:
-    transport = httpx.ASGITransport(app=api.app)
-    return httpx.AsyncClient(transport=transport, base_url="http://frontdesk.test")
+    """Concurrent requests, each on its worker's event loop (in turn between workers)."""
+    return async_client(api.client)
 
 
+@ON_EVERY_STACK
 async def test_two_concurrent_turns_on_one_session_get_exactly_one_429(make_api: MakeApi) -> None:
     hold = threading.Event()
     backend = ScriptedBackend([Reply(hold=hold)])
@@ -345,6 +352,7 @@ async def test_two_concurrent_turns_on_one_session_get_exactly_one_429(make_api:
         assert after.status_code == 200
 
 
+@ON_EVERY_STACK
 async def test_racing_turns_on_one_session_admit_exactly_one(make_api: MakeApi) -> None:
     backend = ScriptedBackend(default=Reply(token_delay_s=0.01))
     api = make_api(backend)
@@ -423,6 +431,7 @@ def test_disconnect_cancels_the_turn_and_frees_the_slot(make_api: MakeApi) -> No
 # ---- rate limits ----------------------------------------------------------------------
 
 
+@ON_EVERY_STACK
 def test_rate_limit_headers_and_429(make_api: MakeApi) -> None:
     api = make_api(
         rate_limits={"per_session_per_minute": 2, "per_ip_per_minute": 50, "per_site_per_day": 100}
@@ -443,6 +452,7 @@ def test_rate_limit_headers_and_429(make_api: MakeApi) -> None:
     assert chat(api).status_code == 200
 
 
+@ON_EVERY_STACK
 def test_per_ip_limit(make_api: MakeApi) -> None:
     api = make_api(
         rate_limits={"per_session_per_minute": 20, "per_ip_per_minute": 3, "per_site_per_day": 100}
@@ -451,6 +461,7 @@ def test_per_ip_limit(make_api: MakeApi) -> None:
     assert codes == [200, 200, 200, 429]
 
 
+@ON_EVERY_STACK
 def test_requests_over_the_ip_and_site_limits_write_no_session(make_api: MakeApi) -> None:
     # A flood from one address: each refused request used to leave a session key row
     # behind (300 requests -> 60 answered, 300 rows). Refused means nothing written.
@@ -474,6 +485,7 @@ def test_a_request_over_the_session_limit_writes_nothing(make_api: MakeApi) -> N
     assert [key.last_seen_at for key in _session_keys(api)] == [seen], "refused, yet touched"
 
 
+@ON_EVERY_STACK
 async def test_first_turns_racing_on_one_new_session_issue_one_key(make_api: MakeApi) -> None:
     # Six visitors race to open the same (new) session id: one gets it; the others are
     # refused as busy (429) or, once the winner's key exists, as visitors without its
@@ -492,6 +504,7 @@ async def test_first_turns_racing_on_one_new_session_issue_one_key(make_api: Mak
             assert len(_session_keys(api)) == race + 1
 
 
+@ON_EVERY_STACK
 def test_per_site_daily_limit_is_per_site(make_api: MakeApi) -> None:
     api = make_api(
         rate_limits={"per_session_per_minute": 20, "per_ip_per_minute": 50, "per_site_per_day": 2}

@@ -26,13 +26,14 @@ def test_admin_api_syncs_the_demo_website(api: Api) -> None:
     server_app = create_app(api.runtime.settings, api.runtime, ScriptedBackend())
     server = LiveServer(server_app)
     start_url = f"{server.url}/demo-site/"
-    acme = api.runtime.sites["acme"]
     knowledge = KnowledgeConfig.model_validate(
         {"embedding": "hash:256", "sources": [{"url": start_url, "allow_private_network": True}]}
     )
-    api.runtime.sites["acme"] = replace(
-        acme, config=acme.config.model_copy(update={"knowledge": knowledge})
-    )
+    for runtime in api.runtimes:  # every worker reads the same site file
+        acme = runtime.sites["acme"]
+        runtime.sites["acme"] = replace(
+            acme, config=acme.config.model_copy(update={"knowledge": knowledge})
+        )
     url = "/v1/admin/sites/acme/crawls"
     assert api.client.post(url).status_code == 401
     with server:
@@ -67,6 +68,7 @@ def test_admin_api_syncs_the_demo_website(api: Api) -> None:
     assert not any("Demo company website served by Frontdesk" in c.content for c in chunks)
 
 
+@pytest.mark.usefixtures("stack")  # SQLite and the production stack's two workers
 def test_crawl_api_errors(api: Api) -> None:
     url = "/v1/admin/sites/acme/crawls"
     no_sources = api.client.post(url, headers=admin_headers())
@@ -97,11 +99,12 @@ def use_website(api: Api, site_ids: tuple[str, ...], url: str) -> None:
             ],
         }
     )
-    for site_id in site_ids:
-        loaded = api.runtime.sites[site_id]
-        api.runtime.sites[site_id] = replace(
-            loaded, config=loaded.config.model_copy(update={"knowledge": knowledge})
-        )
+    for runtime in api.runtimes:
+        for site_id in site_ids:
+            loaded = runtime.sites[site_id]
+            runtime.sites[site_id] = replace(
+                loaded, config=loaded.config.model_copy(update={"knowledge": knowledge})
+            )
 
 
 def wait_for_crawl_process(website: HostileSite, timeout_s: float = 60) -> None:

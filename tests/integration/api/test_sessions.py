@@ -52,6 +52,7 @@ def test_session_ids_must_be_uuids(api: Api, bad: str) -> None:
         assert "error" in response.json()
 
 
+@pytest.mark.usefixtures("stack")  # SQLite and the production stack's two workers
 def test_erase_then_history_is_gone(api: Api) -> None:
     session = start_session(api)
     erased = api.client.delete(f"/v1/sessions/{session}", headers=demo_headers())
@@ -72,6 +73,7 @@ def test_export_returns_everything_stored(api: Api) -> None:
     assert len(body["messages"]) == 2
 
 
+@pytest.mark.usefixtures("stack")  # SQLite and the production stack's two workers
 def test_another_sites_key_never_sees_the_session(api: Api) -> None:
     session = start_session(api)
     # acme's own key from acme's own page: the session does not exist for acme.

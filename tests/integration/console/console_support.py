@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from frontdesk.store.repositories import (  # noqa: E402
     StoredTurn,
     TraceRepository,
 )
+from tests.support.stacks import alternating_client  # noqa: E402
 
 PASSWORD = "correct horse battery"
 
@@ -184,6 +185,13 @@ class Console:
     # The client that runs the app's lifespan: its event loop lives for the whole test, so
     # background work a request starts (a crawl) keeps running between requests.
     live: TestClient | None = None
+    # Every worker's app and lifespan client (more than one on the production stack).
+    workers: list[tuple[FastAPI, TestClient]] = field(default_factory=list)
 
     def client(self) -> TestClient:
+        """A new browser; with several workers its requests alternate between them."""
+        if len(self.workers) > 1:
+            return alternating_client(
+                [app for app, _ in self.workers], [live for _, live in self.workers]
+            )
         return TestClient(self.app, raise_server_exceptions=False)

@@ -29,6 +29,8 @@ from typer.testing import CliRunner
 from frontdesk.store.models import Lead, Operator, OutboxItem
 
 pytestmark = pytest.mark.integration
+# On SQLite and on the production stack (two workers, PostgreSQL + pgvector, Redis).
+ON_EVERY_STACK = pytest.mark.usefixtures("stack")
 
 
 def site_urls(site: str, session_id: str, handoff_id: str) -> list[str]:
@@ -69,6 +71,7 @@ def seeded(console_app: Console, site: str = "demo") -> dict[str, Any]:
     return {"session": session_id, "handoff": handoff_id, "outbox": outbox_id, "lead": lead_id}
 
 
+@ON_EVERY_STACK
 def test_no_page_and_no_admin_json_without_a_session(console_app: Console, team: Any) -> None:
     data = seeded(console_app)
     client = console_app.client()
@@ -87,6 +90,7 @@ def test_no_page_and_no_admin_json_without_a_session(console_app: Console, team:
     assert client.get("/v1/admin/sites/demo/leads").status_code == 401
 
 
+@ON_EVERY_STACK
 def test_an_agent_of_acme_gets_404_for_every_url_of_demo(console_app: Console, team: Any) -> None:
     demo = seeded(console_app, "demo")
     acme = seeded(console_app, "acme")
@@ -128,6 +132,7 @@ def test_an_agent_of_acme_gets_404_for_every_url_of_demo(console_app: Console, t
         assert item is not None and item.status == "failed"
 
 
+@ON_EVERY_STACK
 def test_posts_without_the_csrf_token_change_nothing(console_app: Console, team: Any) -> None:
     data = seeded(console_app)
     client = console_app.client()
@@ -243,6 +248,7 @@ def test_failures_from_another_ip_never_lock_the_operator_out(
     assert time.monotonic() - started >= 0.3
 
 
+@ON_EVERY_STACK
 def test_session_cookie_flags_and_sign_out(console_app: Console, team: Any) -> None:
     client = console_app.client()
     response = sign_in(client, team["owner"])
@@ -259,6 +265,7 @@ def test_session_cookie_flags_and_sign_out(console_app: Console, team: Any) -> N
     assert client.get("/console/sites/demo/inbox", follow_redirects=False).status_code == 303
 
 
+@ON_EVERY_STACK
 def test_viewers_read_but_cannot_change(console_app: Console, team: Any) -> None:
     data = seeded(console_app)
     client = console_app.client()

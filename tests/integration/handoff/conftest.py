@@ -15,6 +15,7 @@ from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Handoff
+from tests.conftest import stack_of
 from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 
@@ -53,10 +54,20 @@ def acme_settings(tmp_path: Path, acme_sites: Path, smtp: SmtpReceiver) -> Setti
 
 
 @pytest.fixture
-def acme(acme_settings: Settings) -> Iterator[Runtime]:
-    runtime = build_runtime(acme_settings)
-    yield runtime
-    runtime.close()
+def acme_workers(
+    request: pytest.FixtureRequest, acme_settings: Settings
+) -> Iterator[list[Runtime]]:
+    """One runtime per worker of the test's `stack` (tests/conftest.py): one on the
+    embedded default, two sharing PostgreSQL and Redis on the production stack."""
+    runtimes = [build_runtime(w) for w in stack_of(request).worker_settings(acme_settings)]
+    yield runtimes
+    for runtime in runtimes:
+        runtime.close()
+
+
+@pytest.fixture
+def acme(acme_workers: list[Runtime]) -> Runtime:
+    return acme_workers[0]
 
 
 @pytest.fixture

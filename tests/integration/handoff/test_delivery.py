@@ -28,6 +28,8 @@ from frontdesk.store.repositories import HandoffRepository, OutboxRepository
 from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration
+# On SQLite and on the production stack (two workers, PostgreSQL + pgvector, Redis).
+ON_EVERY_STACK = pytest.mark.usefixtures("stack")
 
 
 @dataclass
@@ -61,11 +63,17 @@ def tries(rec: Record, channel: str) -> list[str]:
     return [a.status for a in rec.attempts if a.channel == channel]
 
 
+@ON_EVERY_STACK
 async def test_every_channel_delivers_once_and_the_handoff_completes(
-    acme: Runtime, make_handoff: MakeHandoff, http: HttpReceiver, smtp: SmtpReceiver
+    acme: Runtime,
+    acme_workers: list[Runtime],
+    make_handoff: MakeHandoff,
+    http: HttpReceiver,
+    smtp: SmtpReceiver,
 ) -> None:
     handoff_id = make_handoff()
-    await drain(acme)
+    # Every worker's dispatcher at once: each row is claimed and delivered by one of them.
+    await asyncio.gather(*(drain(worker) for worker in acme_workers))
     rec = record(acme, handoff_id)
     assert rec.handoff.status == "complete" and rec.handoff.completed_at is not None
     assert {c: r.status for c, r in rec.rows.items()} == {
@@ -296,8 +304,9 @@ async def test_in_process_dispatcher_delivers_while_the_api_runs(
     assert record(acme, handoff_id).handoff.status == "complete"
 
 
+@ON_EVERY_STACK
 async def test_a_crashed_workers_claim_expires_and_another_delivers(
-    acme: Runtime, make_handoff: MakeHandoff, http: HttpReceiver
+    acme: Runtime, acme_workers: list[Runtime], make_handoff: MakeHandoff, http: HttpReceiver
 ) -> None:
     handoff_id = make_handoff()
     crashed = Dispatcher(acme, lease_s=0.2)
@@ -305,7 +314,7 @@ async def test_a_crashed_workers_claim_expires_and_another_delivers(
         ids = [r.id for r in OutboxRepository(db).for_handoff(handoff_id)]
     assert all(crashed._claim(item_id) for item_id in ids)  # claimed, then the process "dies"
     await crashed.aclose()
-    survivor = Dispatcher(acme)
+    survivor = Dispatcher(acme_workers[-1])  # the other worker, where there are two
     assert await survivor.run_once() == 0  # still leased
     await asyncio.sleep(0.25)
     await survivor.drain(timeout_s=10)

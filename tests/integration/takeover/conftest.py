@@ -9,6 +9,8 @@ import pytest
 from live_support import Replica, add_operator, write_sites
 
 from frontdesk.settings import Settings
+from tests.conftest import stack_of
+from tests.support.stacks import RoundRobinProxy
 
 
 @pytest.fixture
@@ -18,13 +20,27 @@ def live_settings(tmp_path: Path, sites_dir: Path) -> Settings:
 
 
 @pytest.fixture
-def replica(live_settings: Settings) -> Iterator[Replica]:
-    server = Replica(live_settings).start()
+def replica(request: pytest.FixtureRequest, live_settings: Settings) -> Iterator[Replica]:
+    """The app on a loopback port; on the production `stack` (tests/conftest.py) two
+    workers behind a balancer that sends each new connection to the next one, so an
+    operator's post and the visitor's stream usually meet on different workers."""
+    servers = [
+        Replica(worker).start() for worker in stack_of(request).worker_settings(live_settings)
+    ]
+    server = servers[0]
     add_operator(server.runtime, "anna.berg@example.com", {"demo": "agent", "acme": "viewer"})
     add_operator(server.runtime, "vic@example.com", {"demo": "viewer"})
     add_operator(server.runtime, "otto@example.com", {"acme": "owner"})
+    balancer = None
+    if len(servers) > 1:
+        balancer = RoundRobinProxy([s.port for s in servers]).start()
+        server.url = balancer.url
     yield server
-    server.stop()
+    if balancer is not None:
+        balancer.stop()
+        assert all(balancer.connections.values()), "every worker served the test"
+    for each in servers:
+        each.stop()
 
 
 PG_HOST, PG_PORT = "127.0.0.1", 5432

@@ -25,10 +25,14 @@ from frontdesk.settings import Settings
 from frontdesk.takeover.desk import TakeoverDesk
 
 pytestmark = pytest.mark.integration
+# On SQLite and on the production stack (two workers behind a balancer, PostgreSQL +
+# pgvector, Redis pub/sub between them).
+ON_EVERY_STACK = pytest.mark.usefixtures("stack")
 
 LIVE = "/console/sites/demo/live"
 
 
+@ON_EVERY_STACK
 async def test_join_reply_typing_release_close(replica: Replica) -> None:
     base = replica.url
     session_id, secret = new_session(base)
@@ -86,6 +90,7 @@ async def test_join_reply_typing_release_close(replica: Replica) -> None:
         await operator.close()
 
 
+@ON_EVERY_STACK
 async def test_resume_after_a_dropped_stream_loses_and_repeats_nothing(replica: Replica) -> None:
     base = replica.url
     session_id, secret = new_session(base)
@@ -121,6 +126,7 @@ async def test_resume_after_a_dropped_stream_loses_and_repeats_nothing(replica: 
         await second.close()
 
 
+@ON_EVERY_STACK
 async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -> None:
     base = replica.url
     session_id, secret = new_session(base)
@@ -200,6 +206,7 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(replica: Replica) -
         await stream.close()
 
 
+@ON_EVERY_STACK
 async def test_presence_and_ringing_on_the_site_stream(replica: Replica) -> None:
     base = replica.url
     session_id, _ = new_session(base)

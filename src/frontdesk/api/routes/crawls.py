@@ -42,6 +42,11 @@ def web_sync(request: Request, runtime: Runtime) -> Any:
         **ADMIN_ERRORS,
         409: {"model": ErrorResponse, "description": "A sync of the site is running."},
         422: {"model": ErrorResponse, "description": "No web sources, or a bad URL."},
+        503: {
+            "model": ErrorResponse,
+            "description": "Syncs cannot start now (Redis unreachable); retry after "
+            "`Retry-After` seconds.",
+        },
     },
 )
 async def start_crawl(
@@ -52,7 +57,7 @@ async def start_crawl(
 ) -> CrawlRuns:
     from pydantic import ValidationError
 
-    from frontdesk.knowledge.web.service import SyncBusy
+    from frontdesk.knowledge.web.service import SYNC_RETRY_AFTER_S, SyncBusy, SyncUnavailable
     from frontdesk.sites.schema import WebSource
 
     web = web_sync(request, runtime)
@@ -71,6 +76,9 @@ async def start_crawl(
         run_ids = await web.start(site_id, sources)
     except SyncBusy as exc:
         raise ApiError(409, "sync_running", str(exc)) from exc
+    except SyncUnavailable as exc:
+        retry = {"Retry-After": str(SYNC_RETRY_AFTER_S)}
+        raise ApiError(503, "sync_unavailable", str(exc), headers=retry) from exc
     runs = [await run_in_threadpool(web.store.run, site_id, run_id) for run_id in run_ids]
     return CrawlRuns(site_id=site_id, runs=[CrawlRun(**run.as_dict()) for run in runs if run])
 

@@ -37,6 +37,14 @@ class SyncBusy(RuntimeError):
     """A sync of this source is already running (here or on another replica)."""
 
 
+class SyncUnavailable(RuntimeError):
+    """The lease that allows one sync of a site at a time cannot be taken now (Redis or
+    the store unreachable): nothing was started."""
+
+
+SYNC_RETRY_AFTER_S = 30
+
+
 class WebSync:
     def __init__(
         self,
@@ -78,9 +86,19 @@ class WebSync:
 
     async def start(self, site_id: str, sources: list[WebSource]) -> list[str]:
         """Start a sync of the sources in the background (one after the other); the run
-        ids to poll. Raises `SyncBusy` when a sync of the site is already running."""
+        ids to poll. Raises `SyncBusy` when a sync of the site is already running, and
+        `SyncUnavailable` when the lease cannot be reached (Redis down)."""
         name = lease_name(site_id)
-        if not await self.lease.acquire(name):
+        try:
+            acquired = await self.lease.acquire(name)
+        except Exception as exc:  # Redis (or the store) down: refuse now, not a 500
+            log.warning("crawl_lease_unavailable site=%s: %s", site_id, exc)
+            raise SyncUnavailable(
+                f"a sync of site {site_id!r} cannot start now: the lease that allows one "
+                f"sync per site at a time is unreachable ({type(exc).__name__}); "
+                f"try again in {SYNC_RETRY_AFTER_S} s"
+            ) from exc
+        if not acquired:
             raise SyncBusy(f"a sync of site {site_id!r} is already running; try again later")
         run_ids = []
         try:

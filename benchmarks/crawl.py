@@ -26,7 +26,7 @@ from pathlib import Path
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import SiteSync
 from frontdesk.knowledge.web.crawl import Crawler
-from frontdesk.sites.schema import KnowledgeConfig, WebSource
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 

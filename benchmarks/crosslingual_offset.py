@@ -30,7 +30,7 @@ def main() -> None:
     from frontdesk.knowledge.models import Document
     from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
     from frontdesk.knowledge.topic import PROBES
-    from frontdesk.sites.schema import KnowledgeConfig
+    from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.store.db import make_engine
     from frontdesk.store.migrate import upgrade
 

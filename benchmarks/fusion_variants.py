@@ -86,7 +86,8 @@ def run(task: Task, kb: Any, engine: Any) -> dict[str, tuple[float, float]]:
     from frontdesk.knowledge.lexical import query_terms, terms
     from frontdesk.knowledge.search import query_language
     from frontdesk.knowledge.service import SiteKnowledge
-    from frontdesk.sites.schema import SUPPORTED_LANGUAGES, KnowledgeConfig
+    from frontdesk.sites.knowledge import KnowledgeConfig
+    from frontdesk.sites.schema import SUPPORTED_LANGUAGES
 
     name, docs, queries, lang = task
     language = lang if lang in SUPPORTED_LANGUAGES else "en"

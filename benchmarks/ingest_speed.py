@@ -24,7 +24,7 @@ from frontdesk.knowledge.evaluate import read_corpus
 from frontdesk.knowledge.ingest import EMBED_BATCH, effective_options
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 

@@ -216,7 +216,8 @@ class Bench:
             read_queries,
         )
         from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
-        from frontdesk.sites.schema import SUPPORTED_LANGUAGES, KnowledgeConfig
+        from frontdesk.sites.knowledge import KnowledgeConfig
+        from frontdesk.sites.schema import SUPPORTED_LANGUAGES
 
         name, docs, queries, lang = task
         if threshold == "default":

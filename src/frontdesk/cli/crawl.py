@@ -17,7 +17,7 @@ from frontdesk.store.trust import queue_after_sync
 
 if TYPE_CHECKING:
     from frontdesk.knowledge.web.sync import SiteSync
-    from frontdesk.sites.schema import WebSource
+    from frontdesk.sites.knowledge import WebSource
 
 MAX_LISTED = 15  # failures listed one by one; the rest are counted by reason
 
@@ -48,7 +48,7 @@ def crawl_command(
 
     from frontdesk.cli.kb import _open
     from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync, web_sources
-    from frontdesk.sites.schema import WebSource
+    from frontdesk.sites.knowledge import WebSource
 
     site, kb = _open(site_id, sites_dir)
     engine = kb.index.engine  # type: ignore[attr-defined]

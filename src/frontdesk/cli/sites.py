@@ -15,13 +15,14 @@ from frontdesk.facts.agreement import hours_disagreements
 from frontdesk.facts.model import SiteFacts
 from frontdesk.leads.hours import schedule_lines
 from frontdesk.settings import get_settings
+from frontdesk.sites.hours import BusinessHoursConfig
 from frontdesk.sites.registry import (
     SiteConfigError,
     deployment_sites,
     load_site_file,
     site_files,
 )
-from frontdesk.sites.schema import BusinessHoursConfig, SiteConfig
+from frontdesk.sites.schema import SiteConfig
 
 if TYPE_CHECKING:
     from frontdesk.runtime import Runtime

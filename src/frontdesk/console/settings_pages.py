@@ -36,9 +36,10 @@ from frontdesk.leads.hours import (
 )
 from frontdesk.runtime import Runtime
 from frontdesk.sites.editing import file_version, hide_secrets, restore_secrets
+from frontdesk.sites.hours import BusinessHoursConfig
 from frontdesk.sites.origins import allowed_origins
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site_file
-from frontdesk.sites.schema import SUPPORTED_LANGUAGES, BusinessHoursConfig
+from frontdesk.sites.schema import SUPPORTED_LANGUAGES
 from frontdesk.store.admin_tokens import AdminTokenRepository
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import ROLES, OperatorRepository

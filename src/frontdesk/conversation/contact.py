@@ -14,7 +14,7 @@ from typing import Literal
 
 from frontdesk.appointments.phones import phone_in
 from frontdesk.engines.local.signals import extract_email
-from frontdesk.sites.schema import ContactWay
+from frontdesk.sites.handoff import ContactWay
 
 ContactKind = Literal["email", "phone"]
 

@@ -169,7 +169,7 @@ def evaluate_retrieval(
 ) -> RetrievalReport:
     """Index `corpus` into a throwaway SQLite site and run `queries` through `search`."""
     from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-    from frontdesk.sites.schema import KnowledgeConfig
+    from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.store.db import make_engine
     from frontdesk.store.migrate import upgrade
 

@@ -51,7 +51,7 @@ from frontdesk.knowledge.search import (
 )
 from frontdesk.knowledge.titles import default_title_weight
 from frontdesk.knowledge.topic import TopicProfile, build_profile
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 
 if TYPE_CHECKING:
     from frontdesk.engines.base import Act

@@ -16,7 +16,7 @@ from scripted_backend import ScriptedBackend
 
 from frontdesk.api.app import create_app
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.hostile_site import HostileSite
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ from console_support import Console, sign_in
 
 from frontdesk.console.templating import format_when
 from frontdesk.knowledge.web import CrawlStore
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.jobs import JobRuns
 
 pytestmark = pytest.mark.integration

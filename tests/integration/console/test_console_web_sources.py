@@ -16,7 +16,7 @@ import yaml
 from console_support import Console, page_csrf, sign_in
 
 from frontdesk.knowledge.web import CrawlStore
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.trust import TrustStore
 from tests.support.website import LoopbackWebsite
 

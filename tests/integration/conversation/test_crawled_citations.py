@@ -13,7 +13,7 @@ from frontdesk.conversation.payload import VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.web import SiteSync
-from frontdesk.sites.schema import WebSource
+from frontdesk.sites.knowledge import WebSource
 from tests.support.ports import ThreadedServer, free_port
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 

@@ -21,7 +21,7 @@ from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync
 from frontdesk.knowledge.web.sync import CrawlSummary
-from frontdesk.sites.schema import KnowledgeConfig, WebSource
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from tests.support.website import LoopbackWebsite, page_marker, page_path
 
 pytestmark = pytest.mark.integration

@@ -19,7 +19,7 @@ import pytest
 from frontdesk.knowledge.web.crawl import Crawler
 from frontdesk.knowledge.web.fetch import Fetcher, HostGate
 from frontdesk.knowledge.web.robots import SitemapLimits, read_sitemaps
-from frontdesk.sites.schema import WebSource
+from frontdesk.sites.knowledge import WebSource
 from tests.support.hostile_site import HostileSite
 
 pytestmark = pytest.mark.integration

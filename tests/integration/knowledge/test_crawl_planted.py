@@ -13,7 +13,7 @@ from frontdesk.knowledge.embeddings import make_embedder
 from frontdesk.knowledge.ingest import Ingestor
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import SiteSync
-from frontdesk.sites.schema import KnowledgeConfig, WebSource
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from tests.support.website import LoopbackWebsite, page_path
 
 PLANTED_PAGE = b"""<!doctype html><html><head><meta charset="utf-8"><title>Refunds</title></head>

@@ -19,7 +19,7 @@ from frontdesk.knowledge.embeddings import make_embedder
 from frontdesk.knowledge.ingest import Ingestor
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import SiteSync, extract
-from frontdesk.sites.schema import KnowledgeConfig, WebSource
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from tests.integration.knowledge.test_crawl_planted import PLANTED_PAGE
 from tests.support.website import LoopbackWebsite, page_path
 

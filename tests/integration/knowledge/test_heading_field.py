@@ -16,7 +16,7 @@ from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ from frontdesk.knowledge.embeddings import LocalEmbedder, bundled_model_dir, mak
 from frontdesk.knowledge.ingest import IngestOptions, effective_options
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration
 

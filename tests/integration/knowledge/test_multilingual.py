@@ -17,7 +17,7 @@ from frontdesk.knowledge.ingest import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Chunk
 from frontdesk.knowledge.multilingual import E5_WINDOW, E5Embedder
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,7 @@ from frontdesk.knowledge import embeddings
 from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,8 @@ from sqlalchemy import Engine, event
 from frontdesk.knowledge.ingest import PACED_REST_MIN_S
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.web import SiteSync
-from frontdesk.sites.schema import SiteConfig, WebSource
+from frontdesk.sites.knowledge import WebSource
+from frontdesk.sites.schema import SiteConfig
 from tests.support.website import LoopbackWebsite
 
 pytestmark = pytest.mark.integration

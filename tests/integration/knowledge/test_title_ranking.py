@@ -14,7 +14,7 @@ from frontdesk.knowledge.ingest import Ingestor
 from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.search import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page
 
 pytestmark = pytest.mark.integration

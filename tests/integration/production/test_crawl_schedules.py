@@ -19,8 +19,9 @@ from frontdesk.knowledge.web.schedule import (
 )
 from frontdesk.knowledge.web.service import WebSync
 from frontdesk.knowledge.web.state import CrawlStore, PageRow
+from frontdesk.sites.knowledge import WebSource
 from frontdesk.sites.registry import LoadedSite
-from frontdesk.sites.schema import SiteConfig, WebSource
+from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 
@@ -166,7 +167,7 @@ def test_a_site_crawled_into_postgres_and_pgvector_resyncs_unchanged(pgvector_ur
     from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
     from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
     from frontdesk.knowledge.web import SiteSync
-    from frontdesk.sites.schema import KnowledgeConfig
+    from frontdesk.sites.knowledge import KnowledgeConfig
     from tests.support.website import LoopbackWebsite, page_marker, page_path
 
     engine = make_engine(pgvector_url)

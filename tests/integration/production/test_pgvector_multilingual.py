@@ -8,7 +8,7 @@ import pytest
 
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 from tests.support.pages import page

@@ -30,7 +30,8 @@ from frontdesk.knowledge.search import Retriever
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.runtime import Runtime
 from frontdesk.settings import get_settings
-from frontdesk.sites.schema import KnowledgeConfig, SiteConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
 from tests.support.loopback import HttpReceiver

@@ -7,7 +7,7 @@ import pytest
 
 from frontdesk.facts.agreement import hours_disagreements
 from frontdesk.facts.model import SiteFact, SiteFacts
-from frontdesk.sites.schema import BusinessHoursConfig
+from frontdesk.sites.hours import BusinessHoursConfig
 
 pytestmark = pytest.mark.unit
 

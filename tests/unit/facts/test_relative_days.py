@@ -12,7 +12,7 @@ from frontdesk.conversation.texts import say
 from frontdesk.facts.answer import KIND_MARGINS, DateAsked, FactQuestion, dated_reply, fact_question
 from frontdesk.facts.calendar import relative_day_word, relative_days_named
 from frontdesk.facts.model import SiteFact, SiteFacts
-from frontdesk.sites.schema import BusinessHoursConfig
+from frontdesk.sites.hours import BusinessHoursConfig
 
 pytestmark = pytest.mark.unit
 

@@ -15,7 +15,7 @@ from frontdesk.knowledge.language_pairs import (
     relevance,
 )
 from frontdesk.knowledge.service import SiteKnowledge
-from frontdesk.sites.schema import KnowledgeConfig
+from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.unit
 

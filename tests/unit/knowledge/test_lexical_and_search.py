@@ -173,7 +173,7 @@ def test_a_sites_heading_weight_reaches_its_search_options() -> None:
 
     from frontdesk.knowledge.search import DEFAULT_HEADING_WEIGHT
     from frontdesk.knowledge.service import SiteKnowledge
-    from frontdesk.sites.schema import KnowledgeConfig
+    from frontdesk.sites.knowledge import KnowledgeConfig
 
     default = SiteKnowledge("s", KnowledgeConfig()).search_options()
     assert default.heading_weight == DEFAULT_HEADING_WEIGHT

@@ -14,7 +14,7 @@ import pytest
 
 from frontdesk.knowledge.web.crawl import CrawlAborted, Crawler
 from frontdesk.knowledge.web.fetch import Fetcher, HostGate
-from frontdesk.sites.schema import WebSource
+from frontdesk.sites.knowledge import WebSource
 
 pytestmark = pytest.mark.unit
 

@@ -21,7 +21,7 @@ from frontdesk.knowledge.web.urls import (
     normalise_url,
     same_site,
 )
-from frontdesk.sites.schema import KnowledgeConfig, WebSource
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 
 pytestmark = pytest.mark.unit
 

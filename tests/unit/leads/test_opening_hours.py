@@ -21,7 +21,7 @@ from frontdesk.leads.hours import (
     parse_range,
     weekly_summary,
 )
-from frontdesk.sites.schema import BusinessHoursConfig
+from frontdesk.sites.hours import BusinessHoursConfig
 
 pytestmark = pytest.mark.unit
 

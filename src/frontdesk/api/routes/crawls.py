@@ -58,7 +58,7 @@ async def start_crawl(
     from pydantic import ValidationError
 
     from frontdesk.knowledge.web.service import SYNC_RETRY_AFTER_S, SyncBusy, SyncUnavailable
-    from frontdesk.sites.schema import WebSource
+    from frontdesk.sites.knowledge import WebSource
 
     web = web_sync(request, runtime)
     site_id = site.config.id

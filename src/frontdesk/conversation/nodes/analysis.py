@@ -46,7 +46,7 @@ from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
 from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
-from frontdesk.sites.schema import ContactWay
+from frontdesk.sites.handoff import ContactWay
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from frontdesk.knowledge.language_pairs import relevance
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 from frontdesk.knowledge.service import SiteKnowledge
 from frontdesk.leads.hours import public_holiday_named
-from frontdesk.sites.schema import BusinessHoursConfig
+from frontdesk.sites.hours import BusinessHoursConfig
 
 
 def _fact_load(data: dict[str, Any]) -> SiteFact:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from frontdesk.knowledge.web.crawl import CrawlAborted
 from frontdesk.knowledge.web.state import CrawlStore
 from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
-from frontdesk.sites.schema import KnowledgeConfig, WebSource
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 
 
 def web_sources(site_id: str, knowledge: KnowledgeConfig, store: CrawlStore) -> list[WebSource]:

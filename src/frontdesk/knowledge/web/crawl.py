@@ -34,7 +34,7 @@ from frontdesk.knowledge.web.urls import (
     normalise_url,
     same_site,
 )
-from frontdesk.sites.schema import WebSource
+from frontdesk.sites.knowledge import WebSource
 
 PageStatus = Literal["changed", "unchanged", "gone", "failed", "skipped"]
 # The server stopped answering: this many in a row, or this share of all requests, and

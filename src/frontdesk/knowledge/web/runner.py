@@ -21,7 +21,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from frontdesk.sites.schema import SiteConfig, WebSource
+from frontdesk.sites.knowledge import WebSource
+from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 CRAWL_NICENESS = 19

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from frontdesk.knowledge.web.state import INTERRUPTED, CrawlRun, CrawlStore, utcnow
-from frontdesk.sites.schema import WebSource, interval_seconds
+from frontdesk.sites.knowledge import WebSource, interval_seconds
 from frontdesk.store.jobs import (  # noqa: F401  (the leases crawls run under)
     DatabaseLease,
     Lease,

@@ -21,8 +21,8 @@ from frontdesk.knowledge.web.runner import CrawlJob, CrawlProcesses
 from frontdesk.knowledge.web.schedule import lease_name, run_due
 from frontdesk.knowledge.web.state import CrawlStore
 from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
+from frontdesk.sites.knowledge import WebSource
 from frontdesk.sites.registry import LoadedSite
-from frontdesk.sites.schema import WebSource
 from frontdesk.store.jobs import LEASE_TTL_S, Lease, open_lease, run_held
 from frontdesk.store.trust import queue_after_sync
 

@@ -33,7 +33,7 @@ from frontdesk.knowledge.web.crawl import (
 )
 from frontdesk.knowledge.web.state import CrawlStore, PageRow
 from frontdesk.knowledge.web.urls import normalise_url
-from frontdesk.sites.schema import WebSource
+from frontdesk.sites.knowledge import WebSource
 
 log = logging.getLogger(__name__)
 GONE_AFTER_SYNCS = 2  # a page missing on this many syncs in a row is removed

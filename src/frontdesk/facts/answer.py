@@ -11,7 +11,8 @@ from datetime import date, time
 
 from babel.dates import format_date, format_time, get_day_names
 
-from frontdesk.facts.calendar import LANGUAGES, dates_named, relative_day_word
+from frontdesk.facts.calendar import LANGUAGES
+from frontdesk.facts.dates import dates_named, relative_day_word
 from frontdesk.facts.model import FACT_KINDS, FactKind, SiteFact, SiteFacts
 
 # The kind of small talk: no fact, and what a short "how are you" question reads as.

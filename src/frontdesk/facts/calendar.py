@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any, Literal
+from typing import Literal
 
 from babel import Locale
-from babel.dates import get_day_names, get_month_names
+from babel.dates import get_day_names
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru")
 _WIDTHS: tuple[Literal["wide", "abbreviated", "short"], ...] = ("wide", "abbreviated", "short")
-_CONTEXTS: tuple[Literal["format", "stand-alone"], ...] = ("format", "stand-alone")
-_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?\.?")
+NAME_CONTEXTS: tuple[Literal["format", "stand-alone"], ...] = ("format", "stand-alone")
+WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?\.?")
 _DASH = r"[-‐-―−~]"
 
 
@@ -53,7 +53,7 @@ TIME_RANGE = re.compile(
 )
 
 
-def _key(word: str) -> str:
+def name_key(word: str) -> str:
     return word.casefold().rstrip(".")
 
 
@@ -62,13 +62,13 @@ def weekday_names(language: str, *, wide_only: bool = False) -> dict[str, int]:
     """Every CLDR name of the seven days in `language` → weekday (0 = Monday)."""
     names: dict[str, int] = {}
     for width in _WIDTHS[:1] if wide_only else _WIDTHS:
-        for context in _CONTEXTS:
+        for context in NAME_CONTEXTS:
             for day, name in get_day_names(width, context, locale=language).items():
-                names.setdefault(_key(name), day)
-                if width == "wide" and not _key(name).endswith("s"):
+                names.setdefault(name_key(name), day)
+                if width == "wide" and not name_key(name).endswith("s"):
                     # The plural or adverb of a full name: "Mondays", "los sábados",
                     # "montags", "maandags", "les lundis".
-                    names.setdefault(_key(name) + "s", day)
+                    names.setdefault(name_key(name) + "s", day)
     return names
 
 
@@ -127,8 +127,8 @@ class DayMention:
 def day_mentions(text: str, language: str, *, wide_only: bool = False) -> list[DayMention]:
     lookup = weekday_lookup(language, wide_only=wide_only)
     found = []
-    for match in _WORD.finditer(text):
-        day = lookup.get(_key(match.group()))
+    for match in WORD.finditer(text):
+        day = lookup.get(name_key(match.group()))
         if day is not None:
             found.append(DayMention(day, match.start(), match.end()))
     return found
@@ -164,7 +164,7 @@ def time_ranges(text: str) -> list[tuple[int, int, tuple[str, str]]]:
     found = []
     listing = and_words("en")  # every supported language's "and"
     for match in TIME_RANGE.finditer(text):
-        if any(word in listing for word in _WORD.findall(match.group().casefold())):
+        if any(word in listing for word in WORD.findall(match.group().casefold())):
             continue  # "1 и 2 января", "le 24 et le 31": two dates, not a range
         opens = _clock(match.group(1), match.group(2), match.group(3))
         closes = _clock(match.group(4), match.group(5), match.group(6))
@@ -222,7 +222,7 @@ def hours_lines(
     named = {(m.start, m.end) for m in mentions}
     other = [
         w
-        for w in _WORD.finditer(text)
+        for w in WORD.finditer(text)
         if (w.start(), w.end()) not in named and w.group().casefold() not in and_words(language)
     ]
     if len(other) > 2 and not time_ranges(text):
@@ -244,12 +244,12 @@ def hours_lines(
         # language's short name is a word here ("Do you give free estimates?" is no German
         # Thursday on an English page).
         names = weekday_names(language) if language in LANGUAGES else {}
-        if any(_key(text[m.start : m.end]) not in names for m in mentions):
+        if any(name_key(text[m.start : m.end]) not in names for m in mentions):
             return []
         rest = text
         for mention in reversed(mentions):
             rest = rest[: mention.start] + rest[mention.end :]
-        words = _WORD.findall(rest)
+        words = WORD.findall(rest)
         listing = and_words(language)
         note_words = [w for w in words if w.casefold() not in listing]
         if not note_words or len(note_words) > 12:
@@ -277,7 +277,7 @@ def hours_lines(
         # phrase between them are different schedules ("08:00–20:00 CET for the EU and
         # 08:00–18:00 US Central for the US"): not read as one day's hours.
         between = (text[a[1] : b[0]] for a, b in pairwise(spans))
-        if own and all(len(_WORD.findall(gap)) <= 1 for gap in between):
+        if own and all(len(WORD.findall(gap)) <= 1 for gap in between):
             lines.append(HoursLine(_days_of(text, group, language), own))
     return lines
 
@@ -300,7 +300,7 @@ EVERY_DAY: dict[str, tuple[str, ...]] = {
 def _every_day(text: str, language: str, amounts: Sequence[tuple[int, int]]) -> list[HoursLine]:
     """A line stating one day's hours for every day of the week: an "every day" word of
     its language and one run of time ranges (split hours joined by at most a word)."""
-    flat = _flat(text)
+    flat = folded(text)
     phrases = EVERY_DAY.get(language, ())
     if not any(re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", flat) for phrase in phrases):
         return []
@@ -312,123 +312,10 @@ def _every_day(text: str, language: str, amounts: Sequence[tuple[int, int]]) -> 
     if not ranges:
         return []
     between = (text[a[1] : b[0]] for a, b in pairwise(ranges))
-    if not all(len(_WORD.findall(gap)) <= 1 for gap in between):
+    if not all(len(WORD.findall(gap)) <= 1 for gap in between):
         return []
     return [HoursLine(tuple(range(7)), tuple(r[2] for r in ranges))]
 
 
-# --- relative days ---------------------------------------------------------------------
-
-
-def _date_fields(language: str) -> Any:
-    """CLDR's date fields of `language` (its aliases between widths resolved)."""
-    from babel.localedata import LocaleDataDict, load
-
-    data: Any = load(language)
-    return LocaleDataDict(data)["date_fields"]
-
-
-def _flat(text: str) -> str:
+def folded(text: str) -> str:
     return text.casefold().replace("’", "'")
-
-
-@lru_cache(maxsize=16)
-def relative_day_words(language: str) -> dict[str, int]:
-    """CLDR's words for days relative to today ("heute" 0, "morgen" 1, "übermorgen" 2,
-    "aujourd'hui", "demain", "сегодня") → the offset in days; today and later only."""
-    words: dict[str, int] = {}
-    for lang in (language, *LANGUAGES):
-        if lang not in LANGUAGES:
-            continue
-        fields = _date_fields(lang)
-        for width in ("day", "day-short", "day-narrow"):
-            for offset, word in dict(fields[width]["relative"]).items():
-                if int(offset) >= 0:
-                    words.setdefault(_flat(str(word)), int(offset))
-    return words
-
-
-@lru_cache(maxsize=16)
-def _period_lead_words(language: str) -> frozenset[tuple[str, str]]:
-    """(word before, relative word) pairs of the language's CLDR day periods: Spanish
-    "de la mañana" is the morning, so "por la mañana" is no tomorrow."""
-    pairs: set[tuple[str, str]] = set()
-    relative = relative_day_words(language)
-    for context in Locale.parse(language).day_periods.values():
-        for names in context.values():
-            for name in names.values():
-                tokens = _flat(str(name)).split()
-                for before, word in pairwise(tokens):
-                    if word in relative:
-                        pairs.add((before, word))
-    return frozenset(pairs)
-
-
-def relative_days_named(text: str, language: str) -> tuple[int, ...]:
-    """The days relative to today a message names ("Habt ihr heute offen?" → (0,),
-    "¿Abren pasado mañana?" → (2,)), longest phrase first."""
-    words = relative_day_words(language)
-    flat = _flat(text)
-    pattern = "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
-    periods = _period_lead_words(language) if language in LANGUAGES else frozenset()
-    offsets: list[int] = []
-    for match in re.finditer(rf"(?<!\w)(?:{pattern})(?!\w)", flat):
-        before = flat[: match.start()].split()
-        if before and (before[-1], match.group()) in periods:
-            continue
-        offsets.append(words[match.group()])
-    return tuple(dict.fromkeys(offsets))
-
-
-def relative_day_word(offset: int, language: str) -> str:
-    """CLDR's word for the day `offset` days from today in `language`, capitalised."""
-    fields = _date_fields(language if language in LANGUAGES else "en")
-    word = str(dict(fields["day"]["relative"]).get(offset, ""))
-    return word[:1].upper() + word[1:]
-
-
-@lru_cache(maxsize=16)
-def month_names(language: str) -> dict[str, int]:
-    """CLDR's names of the twelve months in `language` (wide and abbreviated, both
-    contexts) → month (1 = January)."""
-    names: dict[str, int] = {}
-    for width in ("wide", "abbreviated"):
-        for context in _CONTEXTS:
-            for month, name in get_month_names(width, context, locale=language).items():
-                names.setdefault(_key(name), month)
-    return names
-
-
-@dataclass(frozen=True)
-class DateMention:
-    """A month named in text, with the day of the month when one is written beside it."""
-
-    month: int
-    day: int | None
-    start: int
-    end: int
-
-
-def dates_named(text: str, languages: Sequence[str]) -> list[DateMention]:
-    """Months and dates a text names ("24 de diciembre", "du 4 au 25 août", "December 24",
-    "en agosto"), by CLDR's month names in `languages`. A short name ("mai", "may") counts
-    only beside a day number: on its own it is also a word."""
-    lookup: dict[str, int] = {}
-    for language in languages:
-        if language in LANGUAGES:
-            for name, month in month_names(language).items():
-                lookup.setdefault(name, month)
-    found: list[DateMention] = []
-    for match in _WORD.finditer(text):
-        word = _key(match.group())
-        found_month = lookup.get(word)
-        if found_month is None:
-            continue
-        before = re.search(r"(\d{1,2})\.?(?:\s+(?:de|of))?\s*$", text[: match.start()])
-        after = re.match(r"\s*(\d{1,2})(?!\d)", text[match.end() :])
-        number = before or after
-        day = int(number.group(1)) if number and 1 <= int(number.group(1)) <= 31 else None
-        if day is None and len(word) < 4:
-            continue
-        found.append(DateMention(found_month, day, match.start(), match.end()))
-    return found

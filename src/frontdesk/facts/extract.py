@@ -9,7 +9,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from frontdesk.facts.calendar import LANGUAGES, dates_named, hours_lines, list_words, time_ranges
+from frontdesk.facts.calendar import LANGUAGES, hours_lines, list_words, time_ranges
+from frontdesk.facts.dates import dates_named
 from frontdesk.facts.model import FactOrigin, PageRegion, SiteFact
 from frontdesk.facts.money import amounts
 

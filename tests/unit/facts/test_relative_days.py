@@ -10,7 +10,7 @@ import pytest
 from frontdesk.conversation.nodes.facts import dates_asked
 from frontdesk.conversation.texts import say
 from frontdesk.facts.answer import KIND_MARGINS, DateAsked, FactQuestion, dated_reply, fact_question
-from frontdesk.facts.calendar import relative_day_word, relative_days_named
+from frontdesk.facts.dates import relative_day_word, relative_days_named
 from frontdesk.facts.model import SiteFact, SiteFacts
 from frontdesk.sites.hours import BusinessHoursConfig
 

@@ -32,7 +32,8 @@ from frontdesk.facts.answer import (
     simple_reply,
     weekly_hours,
 )
-from frontdesk.facts.calendar import dates_named, days_named, relative_days_named
+from frontdesk.facts.calendar import days_named
+from frontdesk.facts.dates import dates_named, relative_days_named
 from frontdesk.facts.kinds import question_texts
 from frontdesk.facts.meaning import kind_scores, service_scores
 from frontdesk.facts.model import FactKind, SiteFact, SiteFacts

@@ -106,3 +106,58 @@ class Messages:
     def ngettext(self, singular: str, plural: str, count: int, **values: Any) -> str:
         text = translations(self.locale).ngettext(singular, plural, count)
         return text % {"count": count, **values}
+
+
+# The words the console's scripts write (live.js, console.js), sent with each page as
+# JSON in the operator's language; placeholders are filled in by the script.
+SCRIPT_TEXTS = {
+    "visitor": N_("Visitor"),
+    "assistant": N_("Assistant"),
+    "operator": N_("Operator"),
+    "you": N_("You"),
+    "visitor_said": N_("Visitor: %(text)s"),
+    "request_failed": N_("%(action)s failed (%(status)s)"),
+    "joined": N_("%(name)s joined"),
+    "joined_from": N_("%(name)s from %(company)s joined"),
+    "someone_joined": N_("An operator joined"),
+    "mine": N_("You own this chat: the assistant is silent until you release it."),
+    "taken": N_("%(name)s owns this chat."),
+    "taken_by_someone": N_("Another operator owns this chat."),
+    "back": N_("Back to the assistant"),
+    "back_from": N_("Back to the assistant (%(name)s left)"),
+    "answering_again": N_("The assistant is answering this visitor again."),
+    "closed_note": N_("Conversation closed"),
+    "closed": N_("This conversation is closed."),
+    "waiting_note": N_("The visitor is waiting for a person."),
+    "async_note": N_("Nobody joined: the visitor got the asynchronous path (%(reason)s)."),
+    "released": N_(
+        "You released the chat: the assistant answers again, with your exchange in its memory."
+    ),
+    "text_kept": N_("%(error)s: your text is still in the box."),
+    "drafting": N_("Drafting from the knowledge base…"),
+    "no_draft": N_("No draft: the knowledge base has nothing on this."),
+    "draft_ready": N_("A draft from the knowledge base: edit it before sending."),
+    "ringing": N_("A visitor is waiting for a person"),
+    "answer_within": N_("Answer within %(minutes)s min or they get the e-mail follow-up."),
+    "join": N_("Join"),
+    "dismiss": N_("Dismiss"),
+    "update_failed": N_("The last update failed (%(status)s). It is retried automatically."),
+}
+
+
+@cache
+def script_texts(locale: str) -> dict[str, Any]:
+    """The scripts' words in `locale`. A text with a count maps each CLDR plural category
+    ("one", "few", "many", "other") to its form: the script picks one with the browser's
+    `Intl.PluralRules` for the same language."""
+    text = translations(locale)
+    words: dict[str, Any] = {key: text.gettext(message) for key, message in SCRIPT_TEXTS.items()}
+    category = Locale.parse(locale).plural_form
+    presence: dict[str, str] = {}
+    for count in range(200):  # every integer category shows up below 200
+        presence.setdefault(
+            category(count),
+            text.ngettext("%(count)s operator available", "%(count)s operators available", count),
+        )
+    words["presence"] = presence
+    return words

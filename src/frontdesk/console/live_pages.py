@@ -19,7 +19,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
-from frontdesk.console.i18n import SOURCE_LOCALE, Messages, N_
+from frontdesk.console.i18n import N_, SOURCE_LOCALE, Messages
 from frontdesk.console.inbox_pages import load_transcript
 from frontdesk.console.live_api import display_name
 from frontdesk.console.templating import page_messages, render

@@ -18,12 +18,13 @@ from starlette.responses import HTMLResponse
 from frontdesk.console.access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
 from frontdesk.console.i18n import (
     CONSOLE_LOCALES,
-    SOURCE_LOCALE,
-    ROLE_NAMES,
-    Messages,
     N_,
+    ROLE_NAMES,
+    SOURCE_LOCALE,
+    Messages,
     console_locale,
     language_name,
+    script_texts,
     translations,
 )
 from frontdesk.console.links import link, mail_link
@@ -169,6 +170,7 @@ def render(
     page: dict[str, Any] = {
         "locale": locale,
         "languages_offered": [(code, language_name(code)) for code in CONSOLE_LOCALES],
+        "script_texts": script_texts(locale),
         "user": user,
         "site": site,
         "sites": visible,

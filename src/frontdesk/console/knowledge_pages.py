@@ -20,7 +20,8 @@ from frontdesk.api.ingestion import (
 )
 from frontdesk.console.access import ConsoleSite
 from frontdesk.console.facts_pages import KIND_LABELS, facts_view
-from frontdesk.console.templating import render
+from frontdesk.console.i18n import Messages
+from frontdesk.console.templating import page_messages, render
 from frontdesk.console.web_sources import source_states, start_resync
 from frontdesk.guard.charset import clean_text
 
@@ -137,9 +138,10 @@ async def upload(
     site.require("owner")
     files = [f for f in files if f.filename]
     if not files or len(files) > MAX_FILES:
-        return await _page(
-            request, site, error=f"Choose between 1 and {MAX_FILES} files.", status=422
+        error = page_messages(request, site.user).gettext(
+            "Choose between 1 and %(count)s files.", count=MAX_FILES
         )
+        return await _page(request, site, error=error, status=422)
     knowledge = knowledge_base(request)
     reports: list[dict[str, Any]] = []
     for upload_file in files:
@@ -150,21 +152,35 @@ async def upload(
             reports.append(await run_in_threadpool(ingest_upload, knowledge, site.site, data, name))
         except Exception:
             log.exception("console upload of %s into site %s failed", name, site.id)
-            reports.append({"failed": {name: "ingestion failed; see the server log"}})
+            failure = page_messages(request, site.user).gettext(
+                "ingestion failed; see the server log"
+            )
+            reports.append({"failed": {name: failure}})
     summary = merge_reports(reports)
     failed = summary.get("failed") or {}
-    notice = _summary_text(summary)
+    notice = _summary_text(summary, page_messages(request, site.user))
     error = "; ".join(f"{name}: {why}" for name, why in failed.items())
     return await _page(request, site, notice=notice, error=error, status=200 if not failed else 422)
 
 
-def _summary_text(summary: dict[str, Any]) -> str:
-    parts = [
-        f"{len(summary.get(key) or [])} {key}"
-        for key in ("ingested", "updated", "skipped", "removed")
-        if summary.get(key)
-    ]
-    return ("Done: " + ", ".join(parts) + ".") if parts else ""
+def _summary_text(summary: dict[str, Any], t: Messages) -> str:
+    """What an ingestion did, in the operator's words ("Done: 3 ingested and 1 updated.")."""
+    from babel.lists import format_list
+
+    counts = {key: len(summary.get(key) or []) for key in ("ingested", "updated", "skipped")}
+    counts["removed"] = len(summary.get("removed") or [])
+    parts = []
+    if counts["ingested"]:
+        parts.append(t.ngettext("%(count)s ingested", "%(count)s ingested", counts["ingested"]))
+    if counts["updated"]:
+        parts.append(t.ngettext("%(count)s updated", "%(count)s updated", counts["updated"]))
+    if counts["skipped"]:
+        parts.append(t.ngettext("%(count)s skipped", "%(count)s skipped", counts["skipped"]))
+    if counts["removed"]:
+        parts.append(t.ngettext("%(count)s removed", "%(count)s removed", counts["removed"]))
+    if not parts:
+        return ""
+    return t.gettext("Done: %(what)s.", what=format_list(parts, locale=t.locale))
 
 
 @router.post("/knowledge/documents/remove", dependencies=[CsrfDep])
@@ -174,7 +190,10 @@ async def remove(
     site.require("owner")
     removed = await run_in_threadpool(knowledge_base(request).remove_document, site.id, doc_id)
     if not removed:
-        return await _page(request, site, error=f"No document {doc_id!r} to remove.", status=404)
+        error = page_messages(request, site.user).gettext(
+            "No document %(document)s to remove.", document=repr(doc_id)
+        )
+        return await _page(request, site, error=error, status=404)
     return RedirectResponse(f"/console/sites/{site.id}/knowledge", status_code=303)
 
 
@@ -208,7 +227,10 @@ async def resync(request: Request, site: ConsoleSiteDep) -> Response:
         await run_in_threadpool(queue_after_sync, knowledge.index.engine, site.id)
     failed = summary.get("failed") or {}
     error = "; ".join(f"{name}: {why}" for name, why in failed.items())
-    notice = _summary_text(summary) or "Nothing to sync: the site file lists no sources."
+    t = page_messages(request, site.user)
+    notice = _summary_text(summary, t) or t.gettext(
+        "Nothing to sync: the site file lists no sources."
+    )
     return await _page(request, site, notice=notice, error=error)
 
 

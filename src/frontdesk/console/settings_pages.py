@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.console.schedules import site_schedules
-from frontdesk.console.templating import render
+from frontdesk.console.templating import page_messages, render
 from frontdesk.facts.agreement import hours_disagreements
 from frontdesk.facts.model import SiteFacts
 from frontdesk.leads.hours import (
@@ -110,7 +110,9 @@ async def _page(
         text = f"# cannot read {path}: {exc.strerror}"
     team = await run_in_threadpool(_team, runtime, site.id)
     refusals = await run_in_threadpool(refused_origins, runtime, site.site)
-    schedules = await run_in_threadpool(site_schedules, runtime, site)
+    schedules = await run_in_threadpool(
+        site_schedules, runtime, site, page_messages(request, site.user)
+    )
     published = await run_in_threadpool(_published_facts, request, site)
     return render(
         request,
@@ -180,7 +182,8 @@ async def validate(
         site,
         status=422 if problem else 200,
         text=text,
-        validation=problem or "Valid: this file would load.",
+        validation=problem
+        or page_messages(request, site.user).gettext("Valid: this file would load."),
         valid=problem is None,
     )
 
@@ -226,9 +229,10 @@ async def reload(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) ->
     web = getattr(request.app.state, "web_sync", None)
     if web is not None:  # re-syncs (console, admin API) read the reloaded web sources
         web.sites = runtime.sites
-    return await _page(
-        request, runtime, site, notice=f"Site files reloaded: {', '.join(sorted(owned))}."
+    notice = page_messages(request, site.user).gettext(
+        "Site files reloaded: %(sites)s.", sites=", ".join(sorted(owned))
     )
+    return await _page(request, runtime, site, notice=notice)
 
 
 @router.post("/settings/invite", dependencies=[CsrfDep])
@@ -241,7 +245,8 @@ async def invite(
 ) -> Response:
     site.require("owner")
     if role not in ROLES:
-        return await _page(request, runtime, site, status=422, notice="Choose a role.")
+        notice = page_messages(request, site.user).gettext("Choose a role.")
+        return await _page(request, runtime, site, status=422, notice=notice)
 
     def create() -> str:
         with transaction(runtime.sessions) as session:

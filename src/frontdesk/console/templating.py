@@ -142,6 +142,11 @@ templates.env.globals["unverified_tag"] = _unverified
 templates.env.globals["role_names"] = ROLE_NAMES
 
 
+def _this_page(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
 def page_messages(request: Request, user: ConsoleUser | None) -> Messages:
     """Messages built in Python for a page, in the language that page is rendered in."""
     return Messages(operator_locale(request, user.language if user else None))
@@ -171,6 +176,9 @@ def render(
         "locale": locale,
         "languages_offered": [(code, language_name(code)) for code in CONSOLE_LOCALES],
         "script_texts": script_texts(locale),
+        # Where a language change returns to: this page, unless it is an error page (whose
+        # address may name something the operator may not see; it is never echoed).
+        "return_to": _this_page(request) if status_code < 400 else "/console",
         "user": user,
         "site": site,
         "sites": visible,

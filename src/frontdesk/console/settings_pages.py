@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.access import INVITE_LIFETIME, ConsoleSite
+from frontdesk.console.i18n import SOURCE_LOCALE, Messages
 from frontdesk.console.schedules import site_schedules
 from frontdesk.console.templating import page_messages, render
 from frontdesk.facts.agreement import hours_disagreements
@@ -69,21 +70,35 @@ UPCOMING_DAYS = 14
 
 
 def opening_hours_view(
-    config: BusinessHoursConfig, now: datetime, published: SiteFacts | None = None
+    config: BusinessHoursConfig,
+    now: datetime,
+    published: SiteFacts | None = None,
+    t: Messages = Messages(SOURCE_LOCALE),
 ) -> dict[str, Any]:
     """The site's hours as every reader applies them, on the site's wall clock: the
     schedule, open or closed now, the next two weeks with holidays and closures, and the
-    days on which the site publishes other hours (`published`: its facts)."""
+    days on which the site publishes other hours (`published`: its facts). Dates are
+    written the operator's way (CLDR: "Sat, Dec 5" / "Sa., 5. Dez.")."""
+    from babel.dates import format_skeleton, format_time
+
+    def moment(value: datetime) -> str:
+        day = format_skeleton("yMMMEd", value, locale=t.locale)
+        return f"{day}, {format_time(value, 'short', locale=t.locale)}"
+
     hours = config.hours()
     local_now = now.astimezone(hours.zone)
     try:
-        opening: str | None = f"{next_opening(now, hours):%a %d %b %Y %H:%M}"
+        opening: str | None = moment(next_opening(now, hours).astimezone(hours.zone))
     except NeverOpensError:
         opening = None
-    notes = {"special": "special hours", "closed": "closed (date)", "weekly": ""}
+    notes = {
+        "special": t.gettext("special hours"),
+        "closed": t.gettext("closed (date)"),
+        "weekly": "",
+    }
     return {
         "timezone": config.timezone,
-        "local_now": f"{local_now:%a %d %b %Y %H:%M}",
+        "local_now": moment(local_now),
         "open_now": is_open(now, hours),
         "next_opening": opening,
         "lines": schedule_lines(hours),
@@ -91,8 +106,8 @@ def opening_hours_view(
         "disagreements": hours_disagreements(config.weekly_ranges(), published or SiteFacts()),
         "days": [
             (
-                f"{day.day:%a %d %b}",
-                ", ".join(str(r) for r in day.ranges) or "closed",
+                format_skeleton("MMMEd", day.day, locale=t.locale),
+                ", ".join(str(r) for r in day.ranges) or t.gettext("closed"),
                 day.note if day.kind == "holiday" else notes[day.kind],
             )
             for day in days_ahead(local_now.date(), UPCOMING_DAYS, hours)
@@ -125,7 +140,10 @@ async def _page(
             "origin": runtime.settings.public_base_url,
             "refusals": refusals,
             "hours": opening_hours_view(
-                site.site.config.business_hours, datetime.now(UTC), published
+                site.site.config.business_hours,
+                datetime.now(UTC),
+                published,
+                page_messages(request, site.user),
             ),
             "schedules": schedules,
             "jobs_here": runtime.settings.run_jobs,

@@ -117,3 +117,33 @@ def test_signed_out_nobody_can_choose(console_app: Console) -> None:
     )
     assert response.status_code in (303, 401)
     assert "/console/login" in response.headers.get("location", "/console/login")
+
+
+def test_every_page_of_a_site_speaks_german_for_a_german_browser(
+    console_app: Console, team: dict[str, Any]
+) -> None:
+    """Each page's heading in German, and dates on the settings page written the German
+    way (CLDR): the pages beyond the inbox are translated too."""
+    seed_conversation(console_app.runtime, "demo")
+    client = console_app.client()
+    client.headers.update(GERMAN)
+    sign_in(client, team["owner"])
+    headings = {
+        "leads": "Leads",
+        "knowledge": "Wissen",
+        "analytics": "Auswertung",
+        "trust": "Vertrauensbericht",
+        "gaps": "Inhaltslücken",
+        "team-answers": "Team-Antworten",
+        "settings": "Einstellungen",
+    }
+    for page, heading in headings.items():
+        response = client.get(f"/console/sites/demo/{page}")
+        assert response.status_code == 200, page
+        assert f"<h1>{heading}</h1>" in response.text, page
+    settings = client.get("/console/sites/demo/settings").text
+    hours = settings.split('id="opening-hours"')[1].split("</section>")[0]
+    assert "<h2>Öffnungszeiten</h2>" in hours and "Nächste 14 Tage" in hours
+    weekdays = ("Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa.", "So.")
+    upcoming = hours.split('id="upcoming-hours"')[1]
+    assert sum(upcoming.count(f"<td>{day}, ") for day in weekdays) == 14, upcoming[:600]

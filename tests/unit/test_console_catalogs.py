@@ -145,3 +145,22 @@ def test_the_guard_sees_words_outside_gettext() -> None:
 def test_templates_show_no_words_outside_gettext(name: str) -> None:
     words = sorted(set(untranslated_words((TEMPLATES / name).read_text(encoding="utf-8"))))
     assert not words, f"{name} shows words no catalog can translate: {words}"
+
+
+# -- words that come from other packages -----------------------------------------------
+
+
+def test_the_console_has_its_own_words_for_every_label_other_packages_define() -> None:
+    """Labels defined outside the console (gap reasons, withheld-passage reasons, contact
+    tags) are shown through the console's own catalog entries; a new one added there
+    without its console entry would show untranslated."""
+    from frontdesk.console.improvement_pages import GAP_REASONS
+    from frontdesk.console.knowledge_pages import WITHHELD_REASONS
+    from frontdesk.console.templating import CONTACT_TAG_TEXT
+    from frontdesk.handoff.packets import CONTACT_TAGS
+    from frontdesk.improvement.clusters import REASON_LABELS as GAP_LABELS
+    from frontdesk.knowledge.instructions import REASON_LABELS as WITHHELD_LABELS
+
+    assert GAP_REASONS == GAP_LABELS
+    assert WITHHELD_REASONS == WITHHELD_LABELS
+    assert dict(CONTACT_TAGS) == CONTACT_TAG_TEXT

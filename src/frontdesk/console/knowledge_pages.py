@@ -20,7 +20,7 @@ from frontdesk.api.ingestion import (
 )
 from frontdesk.console.access import ConsoleSite
 from frontdesk.console.facts_pages import KIND_LABELS, facts_view
-from frontdesk.console.i18n import Messages
+from frontdesk.console.i18n import N_, Messages
 from frontdesk.console.templating import page_messages, render
 from frontdesk.console.web_sources import source_states, start_resync
 from frontdesk.guard.charset import clean_text
@@ -69,7 +69,7 @@ async def _page(
         "knowledge.html",
         {
             "documents": sorted(documents, key=lambda d: d.title.lower()),
-            "withheld": withheld_rows(documents),
+            "withheld": withheld_rows(documents, page_messages(request, site.user)),
             "sources": file_sources(site),
             "web": web,
             "threshold": _threshold(site),
@@ -84,10 +84,44 @@ async def _page(
     )
 
 
-def withheld_rows(documents: list[Any]) -> list[dict[str, str]]:
-    """Every passage kept out of the index, with its page and why, for the team to fix the
-    page: planted instructions, requests for secrets, hidden text."""
+# Why a passage was withheld (`knowledge.instructions` reasons), in the console's words.
+WITHHELD_REASONS = {
+    "role_prefix": N_("a role prefix (system:, assistant:, [INST]) as if the text were a prompt"),
+    "addressed_to_assistant": N_("addressed to an AI, assistant or model, not to visitors"),
+    "ignore_previous_instructions": N_("tells the assistant to ignore its instructions"),
+    "orders_for_every_visitor": N_("orders the assistant to tell every visitor something"),
+    "link_lure": N_("a claim/verify lure with a link"),
+    "secret_request": N_(
+        "asks for a password, card number or other secret to be sent to an address"
+    ),
+    "follows_note_to_assistant": N_("follows a note addressed to an assistant in the same block"),
+    "contact_from_withheld_passage": N_(
+        "names an address that a withheld passage of this page asked for"
+    ),
+    "hidden_display_none": N_("hidden text (display:none)"),
+    "hidden_visibility": N_("hidden text (visibility:hidden)"),
+    "hidden_font_size": N_("hidden text (zero font size)"),
+    "hidden_opacity": N_("hidden text (opacity:0)"),
+    "hidden_zero_size": N_("hidden text (zero size or clipped away)"),
+    "hidden_off_screen": N_("hidden text (positioned off screen)"),
+    "hidden_colour": N_("hidden text (transparent or same colour as its background)"),
+    "hidden_attribute": N_("hidden text (hidden attribute)"),
+    "hidden_aria": N_('hidden text (aria-hidden="true")'),
+    "hidden_template": N_("hidden text (<template>)"),
+    "hidden_comment": N_("hidden text (an HTML comment)"),
+}
+
+
+def withheld_rows(documents: list[Any], t: Messages | None = None) -> list[dict[str, str]]:
+    """Every passage kept out of the index, with its page and why (in the operator's
+    language), for the team to fix the page: planted instructions, requests for secrets,
+    hidden text."""
     from frontdesk.knowledge.instructions import reason_label
+
+    def why(reason: str) -> str:
+        if t is not None and reason in WITHHELD_REASONS:
+            return t.gettext(WITHHELD_REASONS[reason])
+        return reason_label(reason)
 
     return [
         {
@@ -95,7 +129,7 @@ def withheld_rows(documents: list[Any]) -> list[dict[str, str]]:
             "title": document.title,
             "url": document.url or document.source,
             "reason": passage.reason,
-            "why": reason_label(passage.reason),
+            "why": why(passage.reason),
             "excerpt": passage.excerpt,
         }
         for document in sorted(documents, key=lambda d: d.title.lower())

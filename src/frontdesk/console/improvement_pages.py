@@ -60,6 +60,14 @@ NOTICES = {
 }
 
 
+def _told(request: Request, site: ConsoleSite, exc: TeamAnswerInvalid) -> dict[str, str]:
+    """The form's problems in the operator's language."""
+    t = page_messages(request, site.user)
+    return {
+        key: t.gettext(problem.message, **problem.values) for key, problem in exc.problems.items()
+    }
+
+
 def _not_live(request: Request, site: ConsoleSite, exc: NotIndexed) -> Response:
     """Saved (nothing the operator wrote is lost), but the search does not have it yet."""
     text = page_messages(request, site.user).gettext(
@@ -221,7 +229,8 @@ async def create_team_answer(
             create_answer, runtime, knowledge, site.site.config, form, site.user.email
         )
     except TeamAnswerInvalid as exc:
-        return _form_page(request, site, form, errors=exc.errors, status=422)
+        errors = _told(request, site, exc)
+        return _form_page(request, site, form, errors=errors, status=422)
     except NotIndexed as exc:
         return _not_live(request, site, exc)
     log.info("team_answer_created site=%s id=%s by=%s", site.id, answer_id, site.user.email)
@@ -277,7 +286,13 @@ async def update_team_answer(
     except TeamAnswerInvalid as exc:
         answer, changes = await run_in_threadpool(_load, runtime, site.id, answer_id)
         return _form_page(
-            request, site, form, answer=answer, errors=exc.errors, changes=changes, status=422
+            request,
+            site,
+            form,
+            answer=answer,
+            errors=_told(request, site, exc),
+            changes=changes,
+            status=422,
         )
     except NotIndexed as exc:
         return _not_live(request, site, exc)

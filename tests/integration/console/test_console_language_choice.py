@@ -147,3 +147,21 @@ def test_every_page_of_a_site_speaks_german_for_a_german_browser(
     weekdays = ("Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa.", "So.")
     upcoming = hours.split('id="upcoming-hours"')[1]
     assert sum(upcoming.count(f"<td>{day}, ") for day in weekdays) == 14, upcoming[:600]
+
+
+def test_a_refused_form_says_why_in_the_operators_language(
+    console_app: Console, team: dict[str, Any]
+) -> None:
+    """A team answer's problems are worded where they are checked (not in the console)
+    and still reach a German operator in German."""
+    client = console_app.client()
+    client.headers.update(GERMAN)
+    sign_in(client, team["owner"])
+    token = page_csrf(client, "/console/sites/demo/team-answers/new")
+    refused = client.post(
+        "/console/sites/demo/team-answers",
+        data={"csrf_token": token, "questions_en": "Wie lange dauert der Versand?"},
+    )
+    assert refused.status_code == 422
+    assert "Schreiben Sie die Antwort, die der Besucher bekommen soll." in refused.text
+    assert "Write the answer" not in refused.text

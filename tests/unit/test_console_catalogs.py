@@ -164,3 +164,17 @@ def test_the_console_has_its_own_words_for_every_label_other_packages_define() -
     assert GAP_REASONS == GAP_LABELS
     assert WITHHELD_REASONS == WITHHELD_LABELS
     assert dict(CONTACT_TAGS) == CONTACT_TAG_TEXT
+
+
+def test_a_refusal_raised_deep_down_is_told_in_the_readers_language() -> None:
+    """Sign-in and invitation refusals keep their English text (logs, `str`) and carry
+    the catalog message, so the page shows them in the reader's language."""
+    from frontdesk.console.i18n import Messages
+    from frontdesk.console.invite_pages import InviteRejected
+    from frontdesk.console.oidc import OidcRefused
+
+    refused = OidcRefused("The identity provider has not verified %(email)s.", email="a@b.test")
+    assert str(refused) == "The identity provider has not verified a@b.test."
+    assert refused.told(Messages("de")) == "Der Identitätsanbieter hat a@b.test nicht bestätigt."
+    rejected = InviteRejected("This invitation is for %(email)s.", email="a@b.test")
+    assert rejected.told(Messages("fr")) == "Cette invitation est destinée à a@b.test."

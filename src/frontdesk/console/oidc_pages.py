@@ -117,7 +117,7 @@ async def callback(
             pending, state, code, _redirect_uri(runtime, provider)
         )
     except OidcRefused as exc:
-        return _refused(request, str(exc), 403, pending.next_url)
+        return _refused(request, exc.told(t), 403, pending.next_url)
     except OidcUnavailable as exc:
         return _refused(request, str(exc), 503, pending.next_url)
     operator_id = await run_in_threadpool(_operator_id, runtime, email)

@@ -119,6 +119,21 @@ CONTACT_TAG_TEXT = {
 }
 
 
+# ...and for what each contact status means (the packet stores the English note).
+CONTACT_NOTE_TEXT = {
+    "provided": N_("The visitor left a way to reach them."),
+    "asked": N_("No contact: the visitor was asked how to be reached and has not answered."),
+    "declined": N_("No contact, visitor declined: asked how to be reached, they chose not to say."),
+    "not_asked": N_("No contact: the visitor was not asked how to be reached."),
+}
+
+
+@pass_context
+def _contact_note(context: Context, status: object) -> str:
+    message = CONTACT_NOTE_TEXT.get(str(status or ""))
+    return translations(_page_locale(context)).gettext(message) if message else ""
+
+
 @pass_context
 def _contact_tag(context: Context, status: object) -> str:
     """A lead or handoff that carries no way to reach the visitor says so, and why."""
@@ -138,6 +153,7 @@ def _unverified(context: Context) -> Markup:
 
 
 templates.env.filters["contact_tag"] = _contact_tag
+templates.env.filters["contact_note"] = _contact_note
 templates.env.globals["unverified_tag"] = _unverified
 templates.env.globals["role_names"] = ROLE_NAMES
 

@@ -27,13 +27,13 @@ PAGES: dict[str, dict[str, list[str]]] = {
         "login": ["Anmelden", "Passwort", "Noch kein Konto?"],
         "inbox": ["Posteingang", "Letzte Aktivität", "Erste Frage", "Beitreten", "Abmelden"],
         "transcript": ["Unterhaltung", "Besucher", "Assistent", "Dem Live-Chat beitreten"],
-        "live": ["Live-Chat", "Kontextpaket", "Verlauf und Ablauf", "Der Assistent antwortet"],
+        "live": ["Live-Chat", "Übergabe", "Verlauf und Ablauf", "Der Assistent antwortet"],
     },
     "en": {
         "login": ["Sign in", "Password", "No account yet?"],
         "inbox": ["Inbox", "Last activity", "First question", "Join", "Sign out"],
         "transcript": ["Conversation", "Visitor", "Assistant", "Join the live chat"],
-        "live": ["Live chat", "Context packet", "Transcript and trace", "The assistant is"],
+        "live": ["Live chat", "Handoff", "Transcript and trace", "The assistant is"],
     },
 }
 # Words of the other language that must not show (a page half in English fails here).

@@ -24,7 +24,7 @@ LLAMA  := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 LLAMA_BUILT := $(WHEELS)/.built-llama-cpp-python-0.3.36
 
-.PHONY: run test lint typecheck unit eval eval-sites eval-full bench clean help browser-deps llm-local pgvector
+.PHONY: run test lint typecheck unit eval eval-sites eval-full bench clean help browser-deps llm-local pgvector catalogs
 
 help:
 	@echo "make run    - set up and start the demo on http://127.0.0.1:8000/"
@@ -32,6 +32,7 @@ help:
 	@echo "make eval   - run the evaluation suite on the demo site (report in reports/)"
 	@echo "make eval-sites - the gates on other companies' sites, CI sample (../shared/datasets)"
 	@echo "make eval-full  - the demo suite and every site with every question and page"
+	@echo "make catalogs - extract the console's strings and update its translation catalogs"
 	@echo "make clean  - remove the virtualenv and local data"
 
 $(BIN)/python:
@@ -119,6 +120,22 @@ eval-sites: $(STAMP)
 eval-full: $(STAMP)
 	$(BIN)/frontdesk eval all --site demo
 	$(BIN)/frontdesk eval sites --full --acceptance
+
+# The console's translations: extract every string of its templates and Python code
+# (babel.cfg) and merge them into each language's catalog. New strings arrive empty, changed
+# ones marked fuzzy; translate those (tests/unit/test_console_catalogs.py lists them). The
+# console reads the .po files at startup: nothing to compile.
+LOCALES := $(CURDIR)/src/frontdesk/console/locale
+CONSOLE_LANGUAGES := de fr es it pt nl ru
+
+catalogs: $(RUN_STAMP)
+	$(BIN)/pybabel -q extract -F babel.cfg --add-location=file --sort-output --no-wrap \
+	  -c "Translators:" --project=Frontdesk --copyright-holder="Frontdesk contributors" \
+	  -o $(LOCALES)/messages.pot .
+	for language in $(CONSOLE_LANGUAGES); do \
+	  $(BIN)/pybabel -q update -i $(LOCALES)/messages.pot -d $(LOCALES) -l $$language \
+	    --init-missing --ignore-obsolete --no-wrap || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .frontdesk .pytest_cache .mypy_cache .ruff_cache test-artifacts

@@ -53,6 +53,8 @@ class ConsoleUser:
     email: str
     csrf_token: str
     roles: dict[str, str] = field(default_factory=dict)
+    # The console language the operator chose; None: the browser's Accept-Language.
+    language: str | None = None
 
     def role_on(self, site_id: str) -> str | None:
         return self.roles.get(site_id)
@@ -95,6 +97,7 @@ def session_user(runtime: Runtime, token: str | None) -> ConsoleUser | None:
             email=operator.email,
             csrf_token=live.csrf_token,
             roles=operators.roles(operator.id),
+            language=operator.language,
         )
 
 

@@ -13,7 +13,8 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
 from frontdesk.console.charts import daily_bars, horizontal_bars, percentile
-from frontdesk.console.templating import render
+from frontdesk.console.i18n import N_
+from frontdesk.console.templating import page_messages, render
 from frontdesk.store.analytics import TTFT_SAMPLE, AnalyticsRepository, SiteAnalytics
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
@@ -22,6 +23,21 @@ PERIODS = (7, 30, 90)
 # Figures of a site and period are computed at most this often per process: aggregates
 # over months of turns cost 100-300 ms, and nobody needs them fresher than this.
 CACHE_S = 30.0
+# The charts' row names as the store computes them → the console's words for them.
+CHART_LABELS = {
+    "answered": N_("answered"),
+    "refused": N_("refused"),
+    "cannot answer": N_("cannot answer"),
+    "handed off": N_("handed off"),
+    "with a person": N_("with a person"),
+    "other": N_("other"),
+    "conversations": N_("conversations"),
+    "2+ turns": N_("2+ turns"),
+    "handoffs": N_("handoffs"),
+    "leads": N_("leads"),
+    "contacted": N_("contacted"),
+    "won": N_("won"),
+}
 
 
 def cached_figures(request: Request, key: tuple[str, int]) -> SiteAnalytics | None:
@@ -60,6 +76,11 @@ async def analytics_page(
         figures = await run_in_threadpool(load)
         keep_figures(request, (site.id, days), figures)
     conversations = sum(count for _d, count in figures.days)
+    t = page_messages(request, site.user)
+
+    def named(rows: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        return [(t.gettext(CHART_LABELS.get(name, name)), count) for name, count in rows]
+
     outcomes = [
         (name, count) for name, count in figures.outcomes.items() if count or name != "other"
     ]
@@ -72,9 +93,11 @@ async def analytics_page(
             "periods": PERIODS,
             "figures": figures,
             "conversations": conversations,
-            "per_day": daily_bars(figures.days, title="Conversations per day"),
-            "outcomes": horizontal_bars(outcomes, title="Outcomes of turns", total=figures.turns),
-            "funnel": horizontal_bars(figures.funnel, title="Lead funnel"),
+            "per_day": daily_bars(figures.days, title=t.gettext("Conversations per day")),
+            "outcomes": horizontal_bars(
+                named(outcomes), title=t.gettext("Outcomes of turns"), total=figures.turns
+            ),
+            "funnel": horizontal_bars(named(figures.funnel), title=t.gettext("Lead funnel")),
             "ttft_median": percentile(figures.ttft_ms, 0.5),
             "ttft_p95": percentile(figures.ttft_ms, 0.95),
             "ttft_sample": TTFT_SAMPLE,

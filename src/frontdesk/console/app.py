@@ -7,12 +7,16 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.console_access import (
+    SESSION_COOKIE,
     ConsoleForbidden,
     ConsoleNotFound,
+    ConsoleUser,
     CsrfRejected,
     SignInRequired,
+    session_user,
 )
 from frontdesk.console import (
     analytics_pages,
@@ -30,12 +34,27 @@ from frontdesk.console import (
     trust_pages,
     web_sources,
 )
-from frontdesk.console.templating import STATIC, render
+from frontdesk.console.i18n import ROLE_NAMES, Messages
+from frontdesk.console.templating import STATIC, page_messages, render
 
 
-def _error(request: Request, status: int, heading: str, message: str) -> Response:
+async def _reader(request: Request) -> tuple[ConsoleUser | None, Messages]:
+    """Who gets an error page, and in which language: their chosen one when signed in."""
+    runtime = getattr(request.app.state, "runtime", None)
+    token = request.cookies.get(SESSION_COOKIE)
+    user = await run_in_threadpool(session_user, runtime, token) if runtime and token else None
+    return user, page_messages(request, user)
+
+
+def _error(
+    request: Request, user: ConsoleUser | None, status: int, heading: str, message: str
+) -> Response:
     return render(
-        request, "error.html", {"heading": heading, "message": message}, status_code=status
+        request,
+        "error.html",
+        {"heading": heading, "message": message},
+        user=user,
+        status_code=status,
     )
 
 
@@ -48,17 +67,37 @@ async def _sign_in(request: Request, _exc: Exception) -> Response:
 
 
 async def _not_found(request: Request, _exc: Exception) -> Response:
-    return _error(request, 404, "Not found", "There is nothing here, or it is not yours to see.")
+    user, t = await _reader(request)
+    return _error(
+        request,
+        user,
+        404,
+        t.gettext("Not found"),
+        t.gettext("There is nothing here, or it is not yours to see."),
+    )
 
 
 async def _forbidden(request: Request, exc: Exception) -> Response:
+    user, t = await _reader(request)
     needed = exc.needed if isinstance(exc, ConsoleForbidden) else "owner"
-    return _error(request, 403, "Not allowed", f"This needs the {needed} role on this site.")
+    role = t.gettext(ROLE_NAMES.get(needed, needed))
+    return _error(
+        request,
+        user,
+        403,
+        t.gettext("Not allowed"),
+        t.gettext("This needs the %(role)s role on this site.", role=role),
+    )
 
 
 async def _csrf(request: Request, _exc: Exception) -> Response:
+    user, t = await _reader(request)
     return _error(
-        request, 403, "Form expired", "The form was missing its security token. Reload the page."
+        request,
+        user,
+        403,
+        t.gettext("Form expired"),
+        t.gettext("The form was missing its security token. Reload the page."),
     )
 
 

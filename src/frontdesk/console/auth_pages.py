@@ -28,9 +28,10 @@ from frontdesk.api.deps import (
     IpHashDep,
     RuntimeDep,
 )
+from frontdesk.console.i18n import supported
 from frontdesk.console.oidc import OidcConfig
 from frontdesk.console.passwords import verify_password
-from frontdesk.console.templating import render
+from frontdesk.console.templating import page_messages, render
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import OperatorRepository
@@ -138,7 +139,10 @@ async def login(
     next_url = safe_next(next)
     if not _login_csrf_ok(request, csrf_token):
         return login_form(
-            request, error="The form expired; please sign in again.", next_url=next_url, status=403
+            request,
+            error=page_messages(request, None).gettext("The form expired; please sign in again."),
+            next_url=next_url,
+            status=403,
         )
     # Locks are per client IP and per (IP, account): failures from elsewhere never lock
     # the rightful operator out. Failures for one account from every IP together only
@@ -156,7 +160,8 @@ async def login(
         wait = max(await lockout.failed(ip_hash), await lockout.failed(pair))
         if wait:
             return _throttled(request, wait, next_url)
-        return login_form(request, error="Wrong e-mail or password.", next_url=next_url, status=401)
+        wrong = page_messages(request, None).gettext("Wrong e-mail or password.")
+        return login_form(request, error=wrong, next_url=next_url, status=401)
     token = await run_in_threadpool(open_session, runtime, operator_id)
     response = RedirectResponse(next_url, status_code=303)
     set_session_cookie(response, request, token)
@@ -166,7 +171,11 @@ async def login(
 def _throttled(request: Request, wait: int, next_url: str) -> Response:
     response = login_form(
         request,
-        error=f"Too many failed sign-ins. Try again in {wait} seconds.",
+        error=page_messages(request, None).ngettext(
+            "Too many failed sign-ins. Try again in %(count)s second.",
+            "Too many failed sign-ins. Try again in %(count)s seconds.",
+            wait,
+        ),
         next_url=next_url,
         status=429,
     )
@@ -186,3 +195,28 @@ async def logout(request: Request, runtime: RuntimeDep, user: ConsoleUserDep) ->
     response = RedirectResponse("/console/login", status_code=303)
     clear_session_cookie(response)
     return response
+
+
+@router.post("/language", dependencies=[CsrfDep])
+async def choose_language(
+    request: Request,
+    runtime: RuntimeDep,
+    user: ConsoleUserDep,
+    language: Annotated[str, Form(max_length=16)] = "",
+    next: Annotated[str, Form(max_length=500)] = "/console",
+) -> Response:
+    """The operator's console language, kept on the operator (every browser they use);
+    an empty choice goes back to following the browser's language."""
+    chosen = supported(language)
+    if language and chosen is None:
+        refusal = page_messages(request, user).gettext(
+            "The console does not speak %(language)s.", language=language
+        )
+        return Response(refusal, status_code=422, media_type="text/plain")
+
+    def store() -> None:
+        with transaction(runtime.sessions) as session:
+            OperatorRepository(session).set_language(user.operator_id, chosen)
+
+    await run_in_threadpool(store)
+    return RedirectResponse(safe_next(next), status_code=303)

@@ -15,6 +15,8 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep
+from frontdesk.console.i18n import N_
+from frontdesk.console.templating import page_messages
 from frontdesk.facts.answer import day_name, exceptions, weekly_hours
 from frontdesk.facts.calendar import LANGUAGES
 from frontdesk.facts.corrections import (
@@ -30,13 +32,14 @@ from frontdesk.guard.charset import clean_text
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
+# Translated where shown (knowledge.html).
 KIND_LABELS: dict[str, str] = {
-    "hours": "Opening hours",
-    "address": "Address",
-    "phone": "Phone",
-    "email": "E-mail",
-    "price": "Price",
-    "payment": "Payment method",
+    "hours": N_("Opening hours"),
+    "address": N_("Address"),
+    "phone": N_("Phone"),
+    "email": N_("E-mail"),
+    "price": N_("Price"),
+    "payment": N_("Payment method"),
 }
 _ORDER = tuple(KIND_LABELS)
 
@@ -169,6 +172,7 @@ async def correct_fact(
     site.require("owner")
     knowledge = knowledge_base(request)
     draft = {"key": key, "kind": kind, "about": about, "value": value, "field": ""}
+    t = page_messages(request, site.user)
 
     async def fail(message: str, field: str, status: int) -> Response:
         return await _page(
@@ -176,11 +180,13 @@ async def correct_fact(
         )
 
     if knowledge.corrections is None:
-        return await fail("Facts cannot be corrected: the knowledge base has no store.", "", 409)
+        return await fail(
+            t.gettext("Facts cannot be corrected: the knowledge base has no store."), "", 409
+        )
     rows = await run_in_threadpool(facts_view, knowledge, site)
     by_key = {row.key: row for row in rows["fact_rows"]}
     if key and key not in by_key:
-        return await fail("No such fact on this site: reload the page.", "", 404)
+        return await fail(t.gettext("No such fact on this site: reload the page."), "", 404)
     if key:  # a row's fact keeps what it is about: only its value is corrected
         kind, about = by_key[key].kind, by_key[key].about_value
     author = site.user.email
@@ -197,18 +203,20 @@ async def correct_fact(
                 closed_words=closed_words(),
             )
         except CorrectionError as exc:
-            return await fail(f"Not saved. {exc}", exc.field, 422)
+            return await fail(t.gettext("Not saved. %(problem)s", problem=exc), exc.field, 422)
         if not key:
             key = fact_key(fact)
             if key in by_key and by_key[key].state != "removed":
-                message = "Not saved. About: this fact is already listed; correct it in its row."
+                message = t.gettext(
+                    "Not saved. About: this fact is already listed; correct it in its row."
+                )
                 return await fail(message, "About", 409)
             if key in by_key:  # a removed fact added again
                 revision = by_key[key].revision
             else:  # never listed, or handed back to the crawl earlier
                 revision = await run_in_threadpool(knowledge.corrections.revision, site.id, key)
     elif not key:
-        return await fail("Choose the fact to remove or hand back.", "", 422)
+        return await fail(t.gettext("Choose the fact to remove or hand back."), "", 422)
     stored_action: Literal["set", "remove", "revert"] = {
         "save": "set",
         "remove": "remove",
@@ -225,16 +233,18 @@ async def correct_fact(
             expected=revision,
         )
     except CorrectionConflict as exc:
-        who = exc.current.author if exc.current else "someone"
+        who = exc.current.author if exc.current else t.gettext("someone")
         when = f"{exc.current.at.astimezone(UTC):%Y-%m-%d %H:%M}" if exc.current else ""
-        message = (
-            f"Not saved: {who} changed this fact at {when} UTC while you were editing. "
-            "Your input is still in the form: check the new value and save again."
+        message = t.gettext(
+            "Not saved: %(who)s changed this fact at %(when)s UTC while you were editing. "
+            "Your input is still in the form: check the new value and save again.",
+            who=who,
+            when=when,
         )
         return await fail(message, "Value", 409)
     notice = {
-        "save": "Saved. Answers use your correction from now on.",
-        "remove": "Removed. Answers no longer use this fact.",
-        "undo": "Handed back: answers use what the pages state.",
+        "save": t.gettext("Saved. Answers use your correction from now on."),
+        "remove": t.gettext("Removed. Answers no longer use this fact."),
+        "undo": t.gettext("Handed back: answers use what the pages state."),
     }[action]
     return await _page(request, site, notice=notice)

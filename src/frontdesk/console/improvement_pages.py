@@ -18,8 +18,8 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.console_access import ConsoleNotFound, ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.api.ingestion import knowledge_base
-from frontdesk.console.templating import render
-from frontdesk.improvement.clusters import REASON_LABELS
+from frontdesk.console.i18n import N_
+from frontdesk.console.templating import page_messages, render
 from frontdesk.improvement.gaps import gap_report
 from frontdesk.improvement.team_answers import (
     MAX_ANSWER_CHARS,
@@ -43,11 +43,37 @@ router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
 PERIODS = (7, 30, 90)
 WRITER_ROLE = "agent"
+# Why questions count as a gap (`improvement.clusters` reasons), in the console's words.
+GAP_REASONS = {
+    "cannot_answer": N_("could not answer"),
+    "followup": N_("asked the visitor to clarify"),
+    "low_confidence": N_("answered with low confidence"),
+    "refused": N_("refused (off-topic)"),
+    "thumbs_down": N_("visitor voted not helpful"),
+    "handed_off": N_("handed to a person after an answer"),
+}
+# What a redirect after a change tells the team (`?notice=` carries the key).
+NOTICES = {
+    "saved": N_("Saved and live."),
+    "retired": N_("Retired: no longer used."),
+    "restored": N_("Restored and live."),
+}
 
 
-def _not_live(site: ConsoleSite, exc: NotIndexed) -> Response:
+def _told(request: Request, site: ConsoleSite, exc: TeamAnswerInvalid) -> dict[str, str]:
+    """The form's problems in the operator's language."""
+    t = page_messages(request, site.user)
+    return {
+        key: t.gettext(problem.message, **problem.values) for key, problem in exc.problems.items()
+    }
+
+
+def _not_live(request: Request, site: ConsoleSite, exc: NotIndexed) -> Response:
     """Saved (nothing the operator wrote is lost), but the search does not have it yet."""
-    notice = quote_plus(f"Saved, but not live yet: indexing failed ({exc}). Save it again.")
+    text = page_messages(request, site.user).gettext(
+        "Saved, but not live yet: indexing failed (%(error)s). Save it again.", error=exc
+    )
+    notice = quote_plus(text)
     return RedirectResponse(
         f"/console/sites/{site.id}/team-answers/{exc.answer_id}?error={notice}", status_code=303
     )
@@ -70,7 +96,7 @@ async def gaps_page(
             "days": days,
             "periods": PERIODS,
             "report": report,
-            "reason_labels": REASON_LABELS,
+            "reason_labels": GAP_REASONS,
         },
         site=site,
     )
@@ -114,7 +140,9 @@ async def team_answers_page(
             "answers": [(a, versions_of(a)) for a in answers],
             "changes": changes,
             "can_write": site.can(WRITER_ROLE),
-            "notice": notice[:200],
+            "notice": page_messages(request, site.user).gettext(NOTICES[notice])
+            if notice in NOTICES
+            else "",
             "title": team_title(site.site.config.name),
         },
         site=site,
@@ -201,13 +229,12 @@ async def create_team_answer(
             create_answer, runtime, knowledge, site.site.config, form, site.user.email
         )
     except TeamAnswerInvalid as exc:
-        return _form_page(request, site, form, errors=exc.errors, status=422)
+        errors = _told(request, site, exc)
+        return _form_page(request, site, form, errors=errors, status=422)
     except NotIndexed as exc:
-        return _not_live(site, exc)
+        return _not_live(request, site, exc)
     log.info("team_answer_created site=%s id=%s by=%s", site.id, answer_id, site.user.email)
-    return RedirectResponse(
-        f"/console/sites/{site.id}/team-answers?notice=Saved+and+live.", status_code=303
-    )
+    return RedirectResponse(f"/console/sites/{site.id}/team-answers?notice=saved", status_code=303)
 
 
 def _load(runtime: Runtime, site_id: str, answer_id: str) -> tuple[TeamAnswer, list[Any]]:
@@ -259,15 +286,19 @@ async def update_team_answer(
     except TeamAnswerInvalid as exc:
         answer, changes = await run_in_threadpool(_load, runtime, site.id, answer_id)
         return _form_page(
-            request, site, form, answer=answer, errors=exc.errors, changes=changes, status=422
+            request,
+            site,
+            form,
+            answer=answer,
+            errors=_told(request, site, exc),
+            changes=changes,
+            status=422,
         )
     except NotIndexed as exc:
-        return _not_live(site, exc)
+        return _not_live(request, site, exc)
     if saved is None:
         raise ConsoleNotFound(answer_id)
-    return RedirectResponse(
-        f"/console/sites/{site.id}/team-answers?notice=Saved+and+live.", status_code=303
-    )
+    return RedirectResponse(f"/console/sites/{site.id}/team-answers?notice=saved", status_code=303)
 
 
 async def _set_status(
@@ -282,10 +313,10 @@ async def _set_status(
             )
         )
     except NotIndexed as exc:
-        return _not_live(site, exc)
+        return _not_live(request, site, exc)
     if saved is None:
         raise ConsoleNotFound(answer_id)
-    notice = "Retired:+no+longer+used." if status == "retired" else "Restored+and+live."
+    notice = "retired" if status == "retired" else "restored"
     return RedirectResponse(
         f"/console/sites/{site.id}/team-answers?notice={notice}", status_code=303
     )

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.console_access import ConsoleNotFound
 from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
 from frontdesk.console.export import transcript_document, transcript_markdown
+from frontdesk.console.i18n import N_
 from frontdesk.console.templating import render
 from frontdesk.runtime import Runtime
 from frontdesk.store.inbox import (
@@ -41,7 +42,13 @@ ROUTINGS = (
     "nonsense",
 )
 LEAD_LEVELS = ("cold", "warm", "hot")
-FEEDBACK = {"up": "👍 helpful", "down": "👎 not helpful", "any": "any vote", "none": "no vote"}
+# Labels are translated where shown (inbox.html).
+FEEDBACK = {
+    "up": N_("👍 helpful"),
+    "down": N_("👎 not helpful"),
+    "any": N_("any vote"),
+    "none": N_("no vote"),
+}
 Param = Annotated[str, Query(max_length=200)]
 
 

@@ -34,8 +34,9 @@ from frontdesk.api.console_access import (
 )
 from frontdesk.api.deps import AdminLockoutDep, IpHashDep, RuntimeDep
 from frontdesk.console.auth_pages import EmailField, PasswordField, TokenField
+from frontdesk.console.i18n import N_, Messages
 from frontdesk.console.passwords import hash_password, password_problem
-from frontdesk.console.templating import render
+from frontdesk.console.templating import page_messages, render
 from frontdesk.guard.admin_lockout import AdminLockout
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
@@ -45,7 +46,7 @@ from frontdesk.store.operators import OperatorRepository
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 
-USED = "This invitation has been used or has expired."
+USED = N_("This invitation has been used or has expired.")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,16 @@ class InviteView:
 
 
 class InviteRejected(Exception):
-    """The invitation cannot be accepted this way; the message says what to do instead."""
+    """The invitation cannot be accepted this way; the message says what to do instead
+    (a catalog message and its values: shown in the operator's language)."""
+
+    def __init__(self, message: str, **values: str) -> None:
+        super().__init__(message % values if values else message)
+        self.message = message
+        self.values = values
+
+    def told(self, t: Messages) -> str:
+        return t.gettext(self.message, **self.values)
 
 
 class InviteUsed(InviteRejected):
@@ -70,13 +80,16 @@ def _invite_view(runtime: Runtime, token: str) -> InviteView | None:
             return None
         # Whether its e-mail has an account is not shown: the page would tell whoever made
         # the invitation which addresses have accounts on other sites.
-        return InviteView(invite.email or "", invite.role, invite.site_id or "every site")
+        return InviteView(invite.email or "", invite.role, invite.site_id or "")  # "": every site
 
 
-def _sign_in_first(email: str) -> str:
-    return (
-        f"{email} already has an account. Sign in as {email}, then open this link again "
-        "to accept the invitation."
+def _sign_in_first(email: str) -> InviteRejected:
+    return InviteRejected(
+        N_(
+            "%(email)s already has an account. Sign in as %(email)s, then open this link "
+            "again to accept the invitation."
+        ),
+        email=email,
     )
 
 
@@ -105,19 +118,19 @@ def _create_account(runtime: Runtime, token: str, email: str, password: str) -> 
             if invite is None:
                 raise InviteUsed(USED)
             if invite.email and invite.email != email:
-                raise InviteRejected(f"This invitation is for {invite.email}.")
+                raise InviteRejected(N_("This invitation is for %(email)s."), email=invite.email)
             operator = operators.by_email(email)
             if operator is None:
                 operator = operators.ensure(email, password_hash)
             elif not _may_set_first_password(runtime, operators, operator, invite):
-                raise InviteRejected(_sign_in_first(email))  # rolls back: the link stays open
+                raise _sign_in_first(email)  # rolls back: the link stays open
             else:
                 operator.password_hash = password_hash
             _grant(runtime, operators, operator, invite)
             _row, session_token = operators.open_session(operator, SESSION_LIFETIME)
             return session_token
     except IntegrityError as exc:  # the same e-mail signed up at the same moment
-        raise InviteRejected(_sign_in_first(email)) from exc
+        raise _sign_in_first(email) from exc
 
 
 def _may_set_first_password(
@@ -140,12 +153,16 @@ def _join(runtime: Runtime, token: str, user: ConsoleUser) -> None:
             raise InviteUsed(USED)
         if invite.email and invite.email != user.email:
             raise InviteRejected(
-                f"This invitation is for {invite.email}; you are signed in as {user.email}. "
-                f"Sign out, then sign in as {invite.email} to accept it."
+                N_(
+                    "This invitation is for %(invited)s; you are signed in as %(email)s. "
+                    "Sign out, then sign in as %(invited)s to accept it."
+                ),
+                invited=invite.email,
+                email=user.email,
             )
         operator = operators.get(user.operator_id)
         if operator is None:
-            raise InviteRejected("Your session has ended; sign in again.")
+            raise InviteRejected(N_("Your session has ended; sign in again."))
         _grant(runtime, operators, operator, invite)
 
 
@@ -215,15 +232,17 @@ async def accept_invite(
     user = await _signed_in(request, runtime)
     if user is not None:
         if not csrf_matches(user.csrf_token, csrf_token):
-            return render_invite(
-                request, token, invite, user, error="The form expired; please submit it again."
+            expired = page_messages(request, user).gettext(
+                "The form expired; please submit it again."
             )
+            return render_invite(request, token, invite, user, error=expired)
         try:
             await run_in_threadpool(_join, runtime, token, user)
         except InviteUsed:
             return render(request, "invite_used.html", {}, status_code=404)
         except InviteRejected as exc:
-            return render_invite(request, token, invite, user, error=str(exc), status=409)
+            told = exc.told(page_messages(request, user))
+            return render_invite(request, token, invite, user, error=told, status=409)
         return RedirectResponse("/console", status_code=303)
     return await _accept_as_new_account(
         request, runtime, ip_hash, lockout, token, invite, email, password, confirm, csrf_token
@@ -246,11 +265,12 @@ async def _accept_as_new_account(
     if wait:
         return _throttled(request, token, invite, wait)
     email = (invite.email or email).strip().lower()
-    problem = password_problem(password, confirm)
+    t = page_messages(request, None)
+    problem = password_problem(password, confirm, t)
     if not csrf_matches(request.cookies.get(LOGIN_CSRF_COOKIE) or "", csrf_token):
-        problem = "The form expired; please submit it again."
+        problem = t.gettext("The form expired; please submit it again.")
     elif "@" not in email:
-        problem = "Enter your e-mail address."
+        problem = t.gettext("Enter your e-mail address.")
     if problem:
         return render_invite(request, token, invite, None, error=problem)
     try:
@@ -262,14 +282,18 @@ async def _accept_as_new_account(
         wait = await lockout.failed(ip_hash)
         if wait:
             return _throttled(request, token, invite, wait)
-        return render_invite(request, token, invite, None, error=str(exc), status=409)
+        return render_invite(request, token, invite, None, error=exc.told(t), status=409)
     response = RedirectResponse("/console", status_code=303)
     set_session_cookie(response, request, session_token)
     return response
 
 
 def _throttled(request: Request, token: str, invite: InviteView, wait: int) -> Response:
-    error = f"Too many failed attempts. Try again in {wait} seconds."
+    error = page_messages(request, None).ngettext(
+        "Too many failed attempts. Try again in %(count)s second.",
+        "Too many failed attempts. Try again in %(count)s seconds.",
+        wait,
+    )
     response = render_invite(request, token, invite, None, error=error, status=429)
     response.headers["Retry-After"] = str(wait)
     return response

@@ -20,7 +20,8 @@ from frontdesk.api.ingestion import (
     merge_reports,
 )
 from frontdesk.console.facts_pages import KIND_LABELS, facts_view
-from frontdesk.console.templating import render
+from frontdesk.console.i18n import N_, Messages
+from frontdesk.console.templating import page_messages, render
 from frontdesk.console.web_sources import source_states, start_resync
 from frontdesk.guard.charset import clean_text
 
@@ -59,7 +60,7 @@ async def _page(
         "knowledge.html",
         {
             "documents": sorted(documents, key=lambda d: d.title.lower()),
-            "withheld": withheld_rows(documents),
+            "withheld": withheld_rows(documents, page_messages(request, site.user)),
             "sources": file_sources(site),
             "web": web,
             "threshold": _threshold(site),
@@ -74,10 +75,44 @@ async def _page(
     )
 
 
-def withheld_rows(documents: list[Any]) -> list[dict[str, str]]:
-    """Every passage kept out of the index, with its page and why, for the team to fix the
-    page: planted instructions, requests for secrets, hidden text."""
+# Why a passage was withheld (`knowledge.instructions` reasons), in the console's words.
+WITHHELD_REASONS = {
+    "role_prefix": N_("a role prefix (system:, assistant:, [INST]) as if the text were a prompt"),
+    "addressed_to_assistant": N_("addressed to an AI, assistant or model, not to visitors"),
+    "ignore_previous_instructions": N_("tells the assistant to ignore its instructions"),
+    "orders_for_every_visitor": N_("orders the assistant to tell every visitor something"),
+    "link_lure": N_("a claim/verify lure with a link"),
+    "secret_request": N_(
+        "asks for a password, card number or other secret to be sent to an address"
+    ),
+    "follows_note_to_assistant": N_("follows a note addressed to an assistant in the same block"),
+    "contact_from_withheld_passage": N_(
+        "names an address that a withheld passage of this page asked for"
+    ),
+    "hidden_display_none": N_("hidden text (display:none)"),
+    "hidden_visibility": N_("hidden text (visibility:hidden)"),
+    "hidden_font_size": N_("hidden text (zero font size)"),
+    "hidden_opacity": N_("hidden text (opacity:0)"),
+    "hidden_zero_size": N_("hidden text (zero size or clipped away)"),
+    "hidden_off_screen": N_("hidden text (positioned off screen)"),
+    "hidden_colour": N_("hidden text (transparent or same colour as its background)"),
+    "hidden_attribute": N_("hidden text (hidden attribute)"),
+    "hidden_aria": N_('hidden text (aria-hidden="true")'),
+    "hidden_template": N_("hidden text (<template>)"),
+    "hidden_comment": N_("hidden text (an HTML comment)"),
+}
+
+
+def withheld_rows(documents: list[Any], t: Messages | None = None) -> list[dict[str, str]]:
+    """Every passage kept out of the index, with its page and why (in the operator's
+    language), for the team to fix the page: planted instructions, requests for secrets,
+    hidden text."""
     from frontdesk.knowledge.instructions import reason_label
+
+    def why(reason: str) -> str:
+        if t is not None and reason in WITHHELD_REASONS:
+            return t.gettext(WITHHELD_REASONS[reason])
+        return reason_label(reason)
 
     return [
         {
@@ -85,7 +120,7 @@ def withheld_rows(documents: list[Any]) -> list[dict[str, str]]:
             "title": document.title,
             "url": document.url or document.source,
             "reason": passage.reason,
-            "why": reason_label(passage.reason),
+            "why": why(passage.reason),
             "excerpt": passage.excerpt,
         }
         for document in sorted(documents, key=lambda d: d.title.lower())
@@ -128,9 +163,10 @@ async def upload(
     site.require("owner")
     files = [f for f in files if f.filename]
     if not files or len(files) > MAX_FILES:
-        return await _page(
-            request, site, error=f"Choose between 1 and {MAX_FILES} files.", status=422
+        error = page_messages(request, site.user).gettext(
+            "Choose between 1 and %(count)s files.", count=MAX_FILES
         )
+        return await _page(request, site, error=error, status=422)
     knowledge = knowledge_base(request)
     reports: list[dict[str, Any]] = []
     for upload_file in files:
@@ -141,21 +177,35 @@ async def upload(
             reports.append(await run_in_threadpool(ingest_upload, knowledge, site.site, data, name))
         except Exception:
             log.exception("console upload of %s into site %s failed", name, site.id)
-            reports.append({"failed": {name: "ingestion failed; see the server log"}})
+            failure = page_messages(request, site.user).gettext(
+                "ingestion failed; see the server log"
+            )
+            reports.append({"failed": {name: failure}})
     summary = merge_reports(reports)
     failed = summary.get("failed") or {}
-    notice = _summary_text(summary)
+    notice = _summary_text(summary, page_messages(request, site.user))
     error = "; ".join(f"{name}: {why}" for name, why in failed.items())
     return await _page(request, site, notice=notice, error=error, status=200 if not failed else 422)
 
 
-def _summary_text(summary: dict[str, Any]) -> str:
-    parts = [
-        f"{len(summary.get(key) or [])} {key}"
-        for key in ("ingested", "updated", "skipped", "removed")
-        if summary.get(key)
-    ]
-    return ("Done: " + ", ".join(parts) + ".") if parts else ""
+def _summary_text(summary: dict[str, Any], t: Messages) -> str:
+    """What an ingestion did, in the operator's words ("Done: 3 ingested and 1 updated.")."""
+    from babel.lists import format_list
+
+    counts = {key: len(summary.get(key) or []) for key in ("ingested", "updated", "skipped")}
+    counts["removed"] = len(summary.get("removed") or [])
+    parts = []
+    if counts["ingested"]:
+        parts.append(t.ngettext("%(count)s ingested", "%(count)s ingested", counts["ingested"]))
+    if counts["updated"]:
+        parts.append(t.ngettext("%(count)s updated", "%(count)s updated", counts["updated"]))
+    if counts["skipped"]:
+        parts.append(t.ngettext("%(count)s skipped", "%(count)s skipped", counts["skipped"]))
+    if counts["removed"]:
+        parts.append(t.ngettext("%(count)s removed", "%(count)s removed", counts["removed"]))
+    if not parts:
+        return ""
+    return t.gettext("Done: %(what)s.", what=format_list(parts, locale=t.locale))
 
 
 @router.post("/knowledge/documents/remove", dependencies=[CsrfDep])
@@ -165,7 +215,10 @@ async def remove(
     site.require("owner")
     removed = await run_in_threadpool(knowledge_base(request).remove_document, site.id, doc_id)
     if not removed:
-        return await _page(request, site, error=f"No document {doc_id!r} to remove.", status=404)
+        error = page_messages(request, site.user).gettext(
+            "No document %(document)s to remove.", document=repr(doc_id)
+        )
+        return await _page(request, site, error=error, status=404)
     return RedirectResponse(f"/console/sites/{site.id}/knowledge", status_code=303)
 
 
@@ -199,7 +252,10 @@ async def resync(request: Request, site: ConsoleSiteDep) -> Response:
         await run_in_threadpool(queue_after_sync, knowledge.index.engine, site.id)
     failed = summary.get("failed") or {}
     error = "; ".join(f"{name}: {why}" for name, why in failed.items())
-    notice = _summary_text(summary) or "Nothing to sync: the site file lists no sources."
+    t = page_messages(request, site.user)
+    notice = _summary_text(summary, t) or t.gettext(
+        "Nothing to sync: the site file lists no sources."
+    )
     return await _page(request, site, notice=notice, error=error)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from frontdesk.console.i18n import N_, Messages
 from frontdesk.settings import Settings
 
 FLOW_COOKIE = "fd_oidc"
@@ -37,7 +38,16 @@ class OidcUnavailable(Exception):
 
 
 class OidcRefused(Exception):
-    """The sign-in is refused; the message is shown on the sign-in page."""
+    """The sign-in is refused; the message is shown on the sign-in page, in the reader's
+    language (a catalog message and its values)."""
+
+    def __init__(self, message: str, **values: str) -> None:
+        super().__init__(message % values if values else message)
+        self.message = message
+        self.values = values
+
+    def told(self, t: Messages) -> str:
+        return t.gettext(self.message, **self.values)
 
 
 @dataclass(frozen=True)
@@ -179,8 +189,10 @@ class OidcProvider:
         """The e-mail the provider vouches for, after every check of the flow."""
         if not secrets.compare_digest(pending.state.encode(), state.encode()):
             raise OidcRefused(
-                "The sign-in response does not belong to this browser's sign-in (state "
-                "mismatch). Start again from the sign-in page."
+                N_(
+                    "The sign-in response does not belong to this browser's sign-in (state "
+                    "mismatch). Start again from the sign-in page."
+                )
             )
         metadata = await self.metadata()
         async with _oauth_client(self.config, redirect_uri) as client:
@@ -190,20 +202,23 @@ class OidcProvider:
                 )
             except Exception as exc:  # authlib raises OAuthError; httpx its own errors
                 raise OidcRefused(
-                    f"The identity provider refused the sign-in code: {_short(exc)}"
+                    N_("The identity provider refused the sign-in code: %(reason)s"),
+                    reason=_short(exc),
                 ) from exc
         id_token = token.get("id_token")
         if not isinstance(id_token, str):
-            raise OidcRefused("The identity provider sent no ID token.")
+            raise OidcRefused(N_("The identity provider sent no ID token."))
         claims = await self._verified_claims(id_token, pending.nonce, token.get("access_token"))
         email = claims.get("email")
         if not isinstance(email, str) or "@" not in email:
-            raise OidcRefused("The identity provider did not share an e-mail address.")
+            raise OidcRefused(N_("The identity provider did not share an e-mail address."))
         if claims.get("email_verified") is not True:
-            raise OidcRefused(f"The identity provider has not verified {email}.")
+            raise OidcRefused(N_("The identity provider has not verified %(email)s."), email=email)
         domain = email.rsplit("@", 1)[1].lower()
         if self.config.allowed_domains and domain not in self.config.allowed_domains:
-            raise OidcRefused(f"Accounts of {domain} may not sign in to this console.")
+            raise OidcRefused(
+                N_("Accounts of %(domain)s may not sign in to this console."), domain=domain
+            )
         return email.strip().lower()
 
     async def _verified_claims(
@@ -225,10 +240,12 @@ class OidcProvider:
                 decoded = jwt.decode(id_token, KeySet.import_key_set(published), registry=registry)
         except BadSignatureError as exc:
             raise OidcRefused(
-                "The ID token's signature does not match the provider's keys."
+                N_("The ID token's signature does not match the provider's keys.")
             ) from exc
         except (JoseError, ValueError) as exc:
-            raise OidcRefused(f"The ID token is not valid: {_short(exc)}") from exc
+            raise OidcRefused(
+                N_("The ID token is not valid: %(reason)s"), reason=_short(exc)
+            ) from exc
         claims = CodeIDToken(
             decoded.claims,
             decoded.header,
@@ -245,20 +262,22 @@ class OidcProvider:
             claims.validate(leeway=CLOCK_LEEWAY_S)
         except JoseError as exc:
             claim = getattr(exc, "claim", "") or ""
-            raise OidcRefused(_claim_problem(str(claim), exc)) from exc
+            raise _claim_problem(str(claim), exc) from exc
         return dict(claims)
 
 
-def _claim_problem(claim: str, exc: Exception) -> str:
+def _claim_problem(claim: str, exc: Exception) -> OidcRefused:
     if claim == "aud" or "aud" in str(exc):
-        return "The ID token was issued for another application (wrong audience)."
+        return OidcRefused(N_("The ID token was issued for another application (wrong audience)."))
     if claim == "nonce" or "nonce" in str(exc):
-        return "The ID token does not answer this sign-in (nonce mismatch). Start again."
+        return OidcRefused(
+            N_("The ID token does not answer this sign-in (nonce mismatch). Start again.")
+        )
     if claim == "iss" or "iss" in str(exc):
-        return "The ID token comes from another issuer."
+        return OidcRefused(N_("The ID token comes from another issuer."))
     if claim == "exp" or "expired" in str(exc):
-        return "The ID token has expired. Start again."
-    return f"The ID token is not valid: {_short(exc)}"
+        return OidcRefused(N_("The ID token has expired. Start again."))
+    return OidcRefused(N_("The ID token is not valid: %(reason)s"), reason=_short(exc))
 
 
 def _short(exc: Exception) -> str:

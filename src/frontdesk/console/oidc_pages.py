@@ -20,6 +20,7 @@ from frontdesk.console.oidc import (
     OidcUnavailable,
     PendingSignIn,
 )
+from frontdesk.console.templating import page_messages
 from frontdesk.runtime import Runtime
 from frontdesk.store.operators import OperatorRepository
 
@@ -54,8 +55,9 @@ def _refused(request: Request, message: str, status: int, next_url: str = "/cons
 @router.get("")
 async def start(request: Request, runtime: RuntimeDep, next: QueryText = "/console") -> Response:
     provider = provider_of(request, runtime)
+    t = page_messages(request, None)
     if provider is None:
-        return _refused(request, "Single sign-on is not set up on this server.", 404)
+        return _refused(request, t.gettext("Single sign-on is not set up on this server."), 404)
     pending = PendingSignIn.start(safe_next(next))
     try:
         url = await provider.authorization_url(pending, _redirect_uri(runtime, provider))
@@ -90,37 +92,43 @@ async def callback(
     error_description: QueryText = "",
 ) -> Response:
     provider = provider_of(request, runtime)
+    t = page_messages(request, None)
     if provider is None:
-        return _refused(request, "Single sign-on is not set up on this server.", 404)
+        return _refused(request, t.gettext("Single sign-on is not set up on this server."), 404)
     pending = PendingSignIn.from_cookie(request.cookies.get(FLOW_COOKIE))
     if pending is None:
         return _refused(
             request,
-            "This sign-in was not started in this browser, or it took longer than "
-            f"{FLOW_LIFETIME_S // 60} minutes. Start again.",
+            t.gettext(
+                "This sign-in was not started in this browser, or it took longer than "
+                "%(minutes)s minutes. Start again.",
+                minutes=FLOW_LIFETIME_S // 60,
+            ),
             400,
         )
     if error:
         said = f"{error}: {error_description}" if error_description else error
-        return _refused(
-            request, f"The identity provider did not sign you in ({said}).", 403, pending.next_url
-        )
+        refusal = t.gettext("The identity provider did not sign you in (%(said)s).", said=said)
+        return _refused(request, refusal, 403, pending.next_url)
     if not code:
-        return _refused(request, "The identity provider sent no sign-in code.", 400)
+        return _refused(request, t.gettext("The identity provider sent no sign-in code."), 400)
     try:
         email = await provider.verified_email(
             pending, state, code, _redirect_uri(runtime, provider)
         )
     except OidcRefused as exc:
-        return _refused(request, str(exc), 403, pending.next_url)
+        return _refused(request, exc.told(t), 403, pending.next_url)
     except OidcUnavailable as exc:
         return _refused(request, str(exc), 503, pending.next_url)
     operator_id = await run_in_threadpool(_operator_id, runtime, email)
     if operator_id is None:
         return _refused(
             request,
-            f"{email} has no operator account here. Ask an owner for an invitation, "
-            "then sign in again.",
+            t.gettext(
+                "%(email)s has no operator account here. Ask an owner for an invitation, "
+                "then sign in again.",
+                email=email,
+            ),
             403,
             pending.next_url,
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from frontdesk.console.i18n import SOURCE_LOCALE, Messages
+
 MIN_PASSWORD_LENGTH = 10
 
 _hasher = PasswordHasher()
@@ -23,10 +25,12 @@ def verify_password(password_hash: str | None, password: str) -> bool:
         return False
 
 
-def password_problem(password: str, confirm: str) -> str | None:
-    """Why a new password cannot be used, or None."""
+def password_problem(
+    password: str, confirm: str, t: Messages = Messages(SOURCE_LOCALE)
+) -> str | None:
+    """Why a new password cannot be used, or None (in the language of `t`)."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        return f"Use at least {MIN_PASSWORD_LENGTH} characters."
+        return t.gettext("Use at least %(count)s characters.", count=MIN_PASSWORD_LENGTH)
     if password != confirm:
-        return "The two passwords differ."
+        return t.gettext("The two passwords differ.")
     return None

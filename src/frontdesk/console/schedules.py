@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from frontdesk.api.console_access import ConsoleSite
+from frontdesk.console.i18n import Messages
 from frontdesk.jobs import DIGEST, RETENTION
 from frontdesk.knowledge.web import CrawlStore, web_sources
 from frontdesk.knowledge.web.schedule import last_scheduled_start, next_due
@@ -27,7 +28,8 @@ class ScheduleRow:
     next_run_at: datetime | None = None  # None with no run yet: at the next tick
 
 
-def site_schedules(runtime: Runtime, site: ConsoleSite) -> list[ScheduleRow]:
+def site_schedules(runtime: Runtime, site: ConsoleSite, t: Messages) -> list[ScheduleRow]:
+    """Every scheduled job of a site, named in the operator's language."""
     rows = []
     store = CrawlStore(runtime.engine)
     for source in web_sources(site.id, site.site.config.knowledge, store):
@@ -39,7 +41,7 @@ def site_schedules(runtime: Runtime, site: ConsoleSite) -> list[ScheduleRow]:
         counted = last_scheduled_start(runs)
         rows.append(
             ScheduleRow(
-                job=f"Re-sync {key}",
+                job=t.gettext("Re-sync %(source)s", source=key),
                 every=source.schedule,
                 started_at=last.started_at if last else None,
                 finished_at=last.finished_at if last else None,
@@ -50,9 +52,15 @@ def site_schedules(runtime: Runtime, site: ConsoleSite) -> list[ScheduleRow]:
         )
     jobs = JobRuns(runtime.engine)
     days = site.site.config.privacy.retention_days
-    named = [(RETENTION, f"Retention: forget conversations after {days} days", "1h")]
+    retention = t.ngettext(
+        "Retention: forget conversations after %(count)s day",
+        "Retention: forget conversations after %(count)s days",
+        days,
+    )
+    named = [(RETENTION, retention, "1h")]
     if runtime.settings.digest_schedule.strip():
-        named.append((DIGEST, "Digest to the site's owners", runtime.settings.digest_schedule))
+        digest = t.gettext("Digest to the site's owners")
+        named.append((DIGEST, digest, runtime.settings.digest_schedule))
     for name, job, every in named:
         run = jobs.get(name)
         rows.append(

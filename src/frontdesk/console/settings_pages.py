@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.console_access import INVITE_LIFETIME, ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
+from frontdesk.console.i18n import SOURCE_LOCALE, Messages
 from frontdesk.console.schedules import site_schedules
 from frontdesk.console.site_settings_form import (
     CONTACT_WAYS,
@@ -24,7 +25,7 @@ from frontdesk.console.site_settings_form import (
     SettingsForm,
     blank_form,
 )
-from frontdesk.console.templating import render
+from frontdesk.console.templating import page_messages, render
 from frontdesk.facts.agreement import hours_disagreements
 from frontdesk.facts.model import SiteFacts
 from frontdesk.leads.hours import (
@@ -79,21 +80,35 @@ UPCOMING_DAYS = 14
 
 
 def opening_hours_view(
-    config: BusinessHoursConfig, now: datetime, published: SiteFacts | None = None
+    config: BusinessHoursConfig,
+    now: datetime,
+    published: SiteFacts | None = None,
+    t: Messages = Messages(SOURCE_LOCALE),
 ) -> dict[str, Any]:
     """The site's hours as every reader applies them, on the site's wall clock: the
     schedule, open or closed now, the next two weeks with holidays and closures, and the
-    days on which the site publishes other hours (`published`: its facts)."""
+    days on which the site publishes other hours (`published`: its facts). Dates are
+    written the operator's way (CLDR: "Sat, Dec 5" / "Sa., 5. Dez.")."""
+    from babel.dates import format_skeleton, format_time
+
+    def moment(value: datetime) -> str:
+        day = format_skeleton("yMMMEd", value, locale=t.locale)
+        return f"{day}, {format_time(value, 'short', locale=t.locale)}"
+
     hours = config.hours()
     local_now = now.astimezone(hours.zone)
     try:
-        opening: str | None = f"{next_opening(now, hours):%a %d %b %Y %H:%M}"
+        opening: str | None = moment(next_opening(now, hours).astimezone(hours.zone))
     except NeverOpensError:
         opening = None
-    notes = {"special": "special hours", "closed": "closed (date)", "weekly": ""}
+    notes = {
+        "special": t.gettext("special hours"),
+        "closed": t.gettext("closed (date)"),
+        "weekly": "",
+    }
     return {
         "timezone": config.timezone,
-        "local_now": f"{local_now:%a %d %b %Y %H:%M}",
+        "local_now": moment(local_now),
         "open_now": is_open(now, hours),
         "next_opening": opening,
         "lines": schedule_lines(hours),
@@ -101,8 +116,8 @@ def opening_hours_view(
         "disagreements": hours_disagreements(config.weekly_ranges(), published or SiteFacts()),
         "days": [
             (
-                f"{day.day:%a %d %b}",
-                ", ".join(str(r) for r in day.ranges) or "closed",
+                format_skeleton("MMMEd", day.day, locale=t.locale),
+                ", ".join(str(r) for r in day.ranges) or t.gettext("closed"),
                 day.note if day.kind == "holiday" else notes[day.kind],
             )
             for day in days_ahead(local_now.date(), UPCOMING_DAYS, hours)
@@ -150,7 +165,9 @@ async def _page(
         text = f"# cannot read {path}: {exc.strerror}"
     team = await run_in_threadpool(_team, runtime, site.id)
     refusals = await run_in_threadpool(refused_origins, runtime, site.site)
-    schedules = await run_in_threadpool(site_schedules, runtime, site)
+    schedules = await run_in_threadpool(
+        site_schedules, runtime, site, page_messages(request, site.user)
+    )
     published = await run_in_threadpool(_published_facts, request, site)
     return render(
         request,
@@ -163,7 +180,10 @@ async def _page(
             "origin": runtime.settings.public_base_url,
             "refusals": refusals,
             "hours": opening_hours_view(
-                site.site.config.business_hours, datetime.now(UTC), published
+                site.site.config.business_hours,
+                datetime.now(UTC),
+                published,
+                page_messages(request, site.user),
             ),
             "schedules": schedules,
             "jobs_here": runtime.settings.run_jobs,
@@ -224,7 +244,8 @@ async def validate(
         site,
         status=422 if problem else 200,
         text=text,
-        validation=problem or "Valid: this file would load.",
+        validation=problem
+        or page_messages(request, site.user).gettext("Valid: this file would load."),
         valid=problem is None,
     )
 
@@ -270,9 +291,10 @@ async def reload(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) ->
     web = getattr(request.app.state, "web_sync", None)
     if web is not None:  # re-syncs (console, admin API) read the reloaded web sources
         web.sites = runtime.sites
-    return await _page(
-        request, runtime, site, notice=f"Site files reloaded: {', '.join(sorted(owned))}."
+    notice = page_messages(request, site.user).gettext(
+        "Site files reloaded: %(sites)s.", sites=", ".join(sorted(owned))
     )
+    return await _page(request, runtime, site, notice=notice)
 
 
 @router.post("/settings/invite", dependencies=[CsrfDep])
@@ -285,7 +307,8 @@ async def invite(
 ) -> Response:
     site.require("owner")
     if role not in ROLES:
-        return await _page(request, runtime, site, status=422, notice="Choose a role.")
+        notice = page_messages(request, site.user).gettext("Choose a role.")
+        return await _page(request, runtime, site, status=422, notice=notice)
 
     def create() -> str:
         with transaction(runtime.sessions) as session:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import HttpUrl, TypeAdapter, ValidationError
 
+from frontdesk.console.i18n import SOURCE_LOCALE, Messages
 from frontdesk.sites.schema import SUPPORTED_LANGUAGES, SiteConfig
 
 FormInput = dict[str, list[str]]
@@ -150,30 +151,36 @@ def _put(data: dict[str, Any], path: str, value: Any, current: Any) -> None:
         node[parts[-1]] = value
 
 
-def _weekly(text: str, errors: dict[str, str]) -> dict[str, list[str]]:
+def _weekly(text: str, errors: dict[str, str], t: Messages) -> dict[str, list[str]]:
     weekly: dict[str, list[str]] = {}
     for number, line in enumerate(_lines(text), start=1):
         key, colon, ranges = line.partition(":")
         values = [part.strip() for part in ranges.split(",") if part.strip()]
         if not colon or not key.strip() or not values:
-            errors["hours.weekly"] = (
-                f"business_hours.weekly: line {number} ({line!r}): write a day or days and "
-                "their ranges, such as mon-fri: 09:00-13:00, 14:00-18:00"
+            problem = t.gettext(
+                "line %(number)s (%(line)s): write a day or days and their ranges, such as "
+                "mon-fri: 09:00-13:00, 14:00-18:00",
+                number=number,
+                line=repr(line),
             )
+            errors["hours.weekly"] = f"business_hours.weekly: {problem}"
             return {}
         if key.strip().lower() in weekly:
-            errors["hours.weekly"] = f"business_hours.weekly: {key.strip()!r} is named twice"
+            problem = t.gettext("%(day)s is named twice", day=repr(key.strip()))
+            errors["hours.weekly"] = f"business_hours.weekly: {problem}"
             return {}
         weekly[key.strip().lower()] = values
     return weekly
 
 
-def _hours(submitted: FormInput, raw: dict[str, Any], errors: dict[str, str]) -> dict[str, Any]:
+def _hours(
+    submitted: FormInput, raw: dict[str, Any], errors: dict[str, str], t: Messages
+) -> dict[str, Any]:
     """The `business_hours` section the form asks for: the weekly form, keeping the
     file's dated special hours and same-day cutoff, which the form does not edit."""
     before = raw.get("business_hours") or {}
     hours: dict[str, Any] = {"timezone": _one(submitted, "hours.timezone").strip()}
-    hours["weekly"] = _weekly(_one(submitted, "hours.weekly"), errors)
+    hours["weekly"] = _weekly(_one(submitted, "hours.weekly"), errors, t)
     holidays = _one(submitted, "hours.holidays").strip()
     if holidays:
         hours["holidays"] = holidays
@@ -275,15 +282,22 @@ def _form_field(loc: tuple[Any, ...], webhook_rows: list[int], message: str) -> 
     return head
 
 
-def apply_form(submitted: FormInput, raw: dict[str, Any], config: SiteConfig) -> dict[str, Any]:
+def apply_form(
+    submitted: FormInput,
+    raw: dict[str, Any],
+    config: SiteConfig,
+    t: Messages = Messages(SOURCE_LOCALE),
+) -> dict[str, Any]:
     """The site file's data (`raw`, as loaded) with the submitted settings in it, checked
-    by the site schema; `SettingsRefused` names each refused field and its input."""
+    by the site schema; `SettingsRefused` names each refused field (by its name in the
+    site file) and its input. The form's own problems are worded in `t`'s language; the
+    schema's are its own English, as `frontdesk sites validate` prints them."""
     new = copy.deepcopy(raw)
     errors: dict[str, str] = {}
     languages = [code for code in SUPPORTED_LANGUAGES if code in submitted.get("languages", [])]
     _put(new, "languages", languages or None, raw.get("languages", list(config.languages)))
     if not languages:
-        errors["languages"] = "languages: choose at least one language"
+        errors["languages"] = f"languages: {t.gettext('choose at least one language')}"
     for name in ("default_language", "tone"):
         _put(new, name, _one(submitted, name), raw.get(name, getattr(config, name)))
     greeting = {
@@ -301,7 +315,7 @@ def apply_form(submitted: FormInput, raw: dict[str, Any], config: SiteConfig) ->
     origins = _lines(_one(submitted, "allowed_origins"))
     _put(new, "widget.allowed_origins", origins, _at(raw, "widget.allowed_origins") or [])
     if any(_one(submitted, name) != value for name, value in _hours_shown(config).items()):
-        _put(new, "business_hours", _hours(submitted, raw, errors), raw.get("business_hours"))
+        _put(new, "business_hours", _hours(submitted, raw, errors, t), raw.get("business_hours"))
     rows = _handoff(submitted, raw, config, new)
     if not errors:
         try:

@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
+from frontdesk.console.i18n import N_, SOURCE_LOCALE, Messages
 from frontdesk.console.settings_pages import _page, reload_sites, validate_text
 from frontdesk.console.site_settings_form import (
     SECRET_INPUTS,
@@ -29,6 +30,7 @@ from frontdesk.console.site_settings_form import (
     secrets_set,
     typed_values,
 )
+from frontdesk.console.templating import page_messages
 from frontdesk.runtime import Runtime
 from frontdesk.sites.editing import (
     SiteFileConflict,
@@ -45,7 +47,7 @@ from frontdesk.store.settings_audit import SettingsAuditRepository
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
-CONFLICT = (
+CONFLICT = N_(
     "Not saved: the site file changed on disk since this form was loaded (an edit on the "
     "server or another owner's save). Your entries are kept below; open the settings again "
     "to see the file as it is now, then make your change there."
@@ -56,10 +58,17 @@ class SavedNotServed(Exception):
     """The site file was saved, but this process could not serve it (the reload failed)."""
 
 
-def save_settings(runtime: Runtime, site: ConsoleSite, version: str, submitted: FormInput) -> int:
+def save_settings(
+    runtime: Runtime,
+    site: ConsoleSite,
+    version: str,
+    submitted: FormInput,
+    t: Messages = Messages(SOURCE_LOCALE),
+) -> int:
     """Write the submitted settings into the site file if it is still `version`, audit
     them and serve them; the number of fields changed (blocking). The file and its audit
-    go together: when the audit cannot be stored, the file is put back as it was."""
+    go together: when the audit cannot be stored, the file is put back as it was. The
+    form's refusals are worded in `t`'s language."""
     path = site.site.path
     changed: list[dict[str, Any]] = []
     texts: list[str] = []
@@ -72,7 +81,7 @@ def save_settings(runtime: Runtime, site: ConsoleSite, version: str, submitted: 
                     raise SettingsRefused({"(file)": problem})
                 raw = yaml.safe_load(old_text)
                 before = SiteConfig.model_validate(raw)
-                new_text = rewrite_entries(old_text, apply_form(submitted, raw, before))
+                new_text = rewrite_entries(old_text, apply_form(submitted, raw, before, t))
                 problem = validate_text(site, new_text)
                 if problem is not None:  # what the schema alone cannot see (the whole file)
                     raise SettingsRefused({"(file)": problem})
@@ -133,20 +142,25 @@ async def save(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> R
     }
     version = (submitted.get("version") or [""])[0]
     kept = _kept_form(site, version, submitted)
+    t = page_messages(request, site.user)
     try:
-        count = await run_in_threadpool(save_settings, runtime, site, version, submitted)
+        count = await run_in_threadpool(save_settings, runtime, site, version, submitted, t)
     except SettingsRefused as exc:
         kept.errors = exc.errors
         return await _page(request, runtime, site, status=422, site_form=kept)
     except SiteFileConflict:
-        kept.errors = {"(file)": CONFLICT}
+        kept.errors = {"(file)": t.gettext(CONFLICT)}
         return await _page(request, runtime, site, status=409, site_form=kept)
     except SiteFileNotWritable as exc:
-        kept.errors = {"(file)": f"Not saved: {exc}"}
+        kept.errors = {"(file)": t.gettext("Not saved: %(problem)s", problem=str(exc))}
         return await _page(request, runtime, site, status=500, site_form=kept)
     except SavedNotServed as exc:
         return await _page(
-            request, runtime, site, status=500, reload_error=f"Saved in the file, {exc}"
+            request,
+            runtime,
+            site,
+            status=500,
+            reload_error=t.gettext("Saved in the file, %(problem)s", problem=str(exc)),
         )
     web = getattr(request.app.state, "web_sync", None)
     if web is not None:
@@ -155,8 +169,12 @@ async def save(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> R
     served = site.site.config
     warnings = served.tone_warnings()
     notice = (
-        f"Saved: {count} setting{'s' if count != 1 else ''} changed; served from now on."
+        t.ngettext(
+            "Saved: %(count)s setting changed; served from now on.",
+            "Saved: %(count)s settings changed; served from now on.",
+            count,
+        )
         if count
-        else "Nothing changed."
+        else t.gettext("Nothing changed.")
     )
     return await _page(request, runtime, site, notice=notice, tone_warnings=warnings)

@@ -10,12 +10,23 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
-from jinja2 import pass_context
+from jinja2 import Environment, FileSystemLoader, pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from frontdesk.api.console_access import CSRF_FIELD, CSRF_HEADER, ConsoleSite, ConsoleUser
+from frontdesk.console.i18n import (
+    CONSOLE_LOCALES,
+    N_,
+    ROLE_NAMES,
+    SOURCE_LOCALE,
+    Messages,
+    console_locale,
+    language_name,
+    script_texts,
+    translations,
+)
 from frontdesk.console.links import link, mail_link
 from frontdesk.handoff.packets import contact_tag
 from frontdesk.handoff.wording import HandoffCard, handoff_card
@@ -28,25 +39,42 @@ CONSOLE_CSP = (
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 
-templates = Jinja2Templates(directory=str(TEMPLATES))
-# Strings in templates are written `{{ _("...") }}`, ready for the console's catalogs.
-templates.env.add_extension("jinja2.ext.i18n")
-templates.env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
+templates = Jinja2Templates(
+    env=Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=True, extensions=["jinja2.ext.i18n"]
+    )
+)
+# `{% trans %}` blocks are whitespace-normalised, so a reflowed template keeps its msgids.
+templates.env.policies["ext.i18n.trimmed"] = True
 
 
-# The languages the console formats dates for (the widget's), the first the default.
-CONSOLE_LOCALES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru")
-
-
-def operator_locale(request: Request | None) -> str:
-    """The operator's language for dates and numbers, from the browser's Accept-Language
-    (CLDR's negotiation via Babel), English when none of the console's is asked for."""
-    from babel import Locale
-
+def operator_locale(request: Request | None, chosen: str | None = None) -> str:
+    """The operator's language for text, dates and numbers: their own choice, else the
+    browser's Accept-Language (CLDR's negotiation via Babel), else English."""
     header = request.headers.get("accept-language", "") if request is not None else ""
-    preferred = [part.split(";")[0].strip().replace("-", "_") for part in header.split(",")]
-    chosen = Locale.negotiate([p for p in preferred if p], CONSOLE_LOCALES, sep="_")
-    return str(chosen) if chosen is not None else CONSOLE_LOCALES[0]
+    return console_locale(header, chosen)
+
+
+def _page_locale(context: Context) -> str:
+    # A template rendered outside `render` (a test, a fragment) reads the source language.
+    locale = context.get("locale")
+    return locale if isinstance(locale, str) else SOURCE_LOCALE
+
+
+@pass_context
+def _gettext(context: Context, message: str) -> str:
+    return translations(_page_locale(context)).gettext(message)
+
+
+@pass_context
+def _ngettext(context: Context, singular: str, plural: str, count: int) -> str:
+    return translations(_page_locale(context)).ngettext(singular, plural, count)
+
+
+# New-style gettext: `_("%(count)s turns", count=n)` formats and escapes in one step.
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]
+    _gettext, _ngettext, newstyle=True
+)
 
 
 def format_when(value: datetime | None, zone: str, locale: str) -> str:
@@ -70,20 +98,17 @@ def _when(context: Context, value: datetime | None) -> str:
     """Times on a site's pages in that site's timezone; elsewhere UTC."""
     site = context.get("site")
     zone = site.site.config.business_hours.timezone if site is not None else "UTC"
-    return format_when(value, zone, operator_locale(context.get("request")))
-
-
-# The console's own words are English; the card of a handoff speaks the same language.
-CARD_LANGUAGE = "en"
+    return format_when(value, zone, _page_locale(context))
 
 
 @pass_context
 def _handoff_card(context: Context, data: Any) -> HandoffCard:
-    """A handoff's JSON as a readable card (contact, what happened, question, last answer),
-    with times on the site's clock."""
+    """A handoff's JSON as a readable card (contact, what happened, question, last answer)
+    in the page's language (the handoff texts speak all of the console's), with times on
+    the site's clock."""
     site = context.get("site")
     zone = site.site.config.business_hours.timezone if site is not None else "UTC"
-    return handoff_card(data if isinstance(data, dict) else {}, CARD_LANGUAGE, zone)
+    return handoff_card(data if isinstance(data, dict) else {}, _page_locale(context), zone)
 
 
 def _pretty_json(value: Any) -> str:
@@ -110,12 +135,61 @@ templates.env.filters["handoff_card"] = _handoff_card
 # e-mail address) becomes a link; `javascript:` and the like stay text.
 templates.env.filters["link"] = link
 templates.env.filters["mail_link"] = mail_link
-# A lead or handoff that carries no way to reach the visitor says so, and why.
-templates.env.filters["contact_tag"] = contact_tag
-# Beside every value the visitor typed (a lead's name, e-mail, company, form answers).
-templates.env.globals["unverified"] = Markup(
-    '<span class="tag unverified" title="Typed by the visitor; not verified">unverified</span>'
-)
+# The console's words for the handoff package's contact tags (its keys are the statuses).
+CONTACT_TAG_TEXT = {
+    "asked": N_("no contact: asked, no answer"),
+    "declined": N_("no contact: visitor declined"),
+    "not_asked": N_("no contact"),
+}
+
+
+# ...and for what each contact status means (the packet stores the English note).
+CONTACT_NOTE_TEXT = {
+    "provided": N_("The visitor left a way to reach them."),
+    "asked": N_("No contact: the visitor was asked how to be reached and has not answered."),
+    "declined": N_("No contact, visitor declined: asked how to be reached, they chose not to say."),
+    "not_asked": N_("No contact: the visitor was not asked how to be reached."),
+}
+
+
+@pass_context
+def _contact_note(context: Context, status: object) -> str:
+    message = CONTACT_NOTE_TEXT.get(str(status or ""))
+    return translations(_page_locale(context)).gettext(message) if message else ""
+
+
+@pass_context
+def _contact_tag(context: Context, status: object) -> str:
+    """A lead or handoff that carries no way to reach the visitor says so, and why."""
+    if not contact_tag(status):
+        return ""
+    key = str(status)
+    return translations(_page_locale(context)).gettext(CONTACT_TAG_TEXT.get(key, key))
+
+
+@pass_context
+def _unverified(context: Context) -> Markup:
+    """Beside every value the visitor typed (a lead's name, e-mail, company, answers)."""
+    text = translations(_page_locale(context))
+    return Markup('<span class="tag unverified" title="{}">{}</span>').format(
+        text.gettext("Typed by the visitor; not verified"), text.gettext("unverified")
+    )
+
+
+templates.env.filters["contact_tag"] = _contact_tag
+templates.env.filters["contact_note"] = _contact_note
+templates.env.globals["unverified_tag"] = _unverified
+templates.env.globals["role_names"] = ROLE_NAMES
+
+
+def _this_page(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def page_messages(request: Request, user: ConsoleUser | None) -> Messages:
+    """Messages built in Python for a page, in the language that page is rendered in."""
+    return Messages(operator_locale(request, user.language if user else None))
 
 
 def render(
@@ -137,7 +211,14 @@ def render(
         for site_id in sorted(user.roles if user else {})
         if site_id in sites
     ]
+    locale = operator_locale(request, user.language if user else None)
     page: dict[str, Any] = {
+        "locale": locale,
+        "languages_offered": [(code, language_name(code)) for code in CONSOLE_LOCALES],
+        "script_texts": script_texts(locale),
+        # Where a language change returns to: this page, unless it is an error page (whose
+        # address may name something the operator may not see; it is never echoed).
+        "return_to": _this_page(request) if status_code < 400 else "/console",
         "user": user,
         "site": site,
         "sites": visible,

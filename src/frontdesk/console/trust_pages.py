@@ -18,7 +18,8 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
-from frontdesk.console.templating import render
+from frontdesk.console.i18n import N_, SOURCE_LOCALE, Messages
+from frontdesk.console.templating import page_messages, render
 from frontdesk.runtime import Runtime
 from frontdesk.store.trust import TrustRun, TrustStore
 
@@ -28,15 +29,18 @@ HISTORY = 20
 ACTIVE = ("queued", "running")
 # (figure, label, colour): the four headline shares, as in docs/trust.md.
 SERIES = (
-    ("answered", "answered", "#2457c5"),
-    ("grounded", "grounded", "#1a7f4b"),
-    ("abstained", "abstained", "#a05a00"),
-    ("refused", "refused", "#6b3fa0"),
+    ("answered", N_("answered"), "#2457c5"),
+    ("grounded", N_("grounded"), "#1a7f4b"),
+    ("abstained", N_("abstained"), "#a05a00"),
+    ("refused", N_("refused"), "#6b3fa0"),
 )
 
 
-def trend_chart(runs: Sequence[TrustRun], *, title: str = "Trust figures per run") -> Markup:
-    """One line per headline figure over the finished runs, oldest left (pure)."""
+def trend_chart(runs: Sequence[TrustRun], t: Messages | None = None) -> Markup:
+    """One line per headline figure over the finished runs, oldest left (pure), labelled
+    in the operator's language."""
+    t = t or Messages(SOURCE_LOCALE)
+    title = t.gettext("Trust figures per run")
     done = [run for run in reversed(runs) if run.status == "done"]
     width, height, pad_left, pad_bottom, pad_top, pad_right = 640, 220, 40, 44, 12, 12
     plot_w, plot_h = width - pad_left - pad_right, height - pad_bottom - pad_top
@@ -52,7 +56,8 @@ def trend_chart(runs: Sequence[TrustRun], *, title: str = "Trust figures per run
             f'text-anchor="end">{tick}%</text>'
         )
     step = plot_w / max(len(done) - 1, 1)
-    for key, label, colour in SERIES:
+    for key, series, colour in SERIES:
+        label = t.gettext(series)
         points = []
         for index, run in enumerate(done):
             value = run.figures.get(key)
@@ -72,7 +77,8 @@ def trend_chart(runs: Sequence[TrustRun], *, title: str = "Trust figures per run
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{colour}">'
                 f"<title>{escape(label)} {100 * value:.0f}% ({when})</title></circle>"
             )
-    for index, (_key, label, colour) in enumerate(SERIES):
+    for index, (_key, series, colour) in enumerate(SERIES):
+        label = t.gettext(series)
         x = pad_left + index * 140
         parts.append(
             f'<rect x="{x}" y="{height - 16}" width="12" height="12" fill="{colour}"/>'
@@ -91,6 +97,7 @@ def _load(runtime: Runtime, site_id: str) -> tuple[list[TrustRun], TrustRun | No
 async def trust_page(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep) -> Response:
     runs, latest = await run_in_threadpool(_load, runtime, site.id)
     active = next((run for run in runs if run.status in ACTIVE), None)
+    t = page_messages(request, site.user)
     return render(
         request,
         "trust.html",
@@ -99,9 +106,9 @@ async def trust_page(request: Request, runtime: RuntimeDep, site: ConsoleSiteDep
             "runs": runs,
             "latest": latest,
             "active": active,
-            "chart": trend_chart(runs),
+            "chart": trend_chart(runs, t),
             "can_run": site.can("agent"),
-            "notice": request.query_params.get("queued") and "The report is queued.",
+            "notice": request.query_params.get("queued") and t.gettext("The report is queued."),
         },
         site=site,
     )

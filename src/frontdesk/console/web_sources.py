@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.console_access import ConsoleSite
 from frontdesk.api.deps import ConsoleSiteDep
 from frontdesk.api.errors import ApiError
-from frontdesk.console.templating import render
+from frontdesk.console.templating import page_messages, render
 from frontdesk.knowledge.web import CrawlStore, web_sources
 from frontdesk.knowledge.web.state import CrawlRun
 from frontdesk.knowledge.web.sync import source_key
@@ -73,6 +73,7 @@ async def start_resync(request: Request, site: ConsoleSite, url: str) -> tuple[s
     from frontdesk.knowledge.web.service import SyncBusy, SyncUnavailable
 
     runtime: Runtime = request.app.state.runtime
+    t = page_messages(request, site.user)
     try:
         web = web_sync(request, runtime)
     except ApiError as exc:
@@ -80,14 +81,14 @@ async def start_resync(request: Request, site: ConsoleSite, url: str) -> tuple[s
     sources = await run_in_threadpool(web.sources, site.id)
     chosen = [s for s in sources if source_key(s) == url]
     if not chosen:
-        return "", f"The site has no web source {url!r}.", 404
+        return "", t.gettext("The site has no web source %(source)s.", source=repr(url)), 404
     try:
         await web.start(site.id, chosen)
     except SyncBusy as exc:
-        return "", f"Not started: {exc}.", 409
+        return "", t.gettext("Not started: %(reason)s.", reason=exc), 409
     except SyncUnavailable as exc:
-        return "", f"Not started: {exc}.", 503
-    return f"Sync of {url} started; the table below follows it.", "", 202
+        return "", t.gettext("Not started: %(reason)s.", reason=exc), 503
+    return t.gettext("Sync of %(source)s started; the table below follows it.", source=url), "", 202
 
 
 @router.get("/knowledge/web")

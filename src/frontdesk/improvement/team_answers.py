@@ -24,12 +24,31 @@ MAX_QUESTIONS = 8
 MAX_DOCUMENT_TOKENS = 480
 
 
-class TeamAnswerInvalid(ValueError):
-    """The form's problems, per field (`errors`), for the operator to fix."""
+def N_(message: str) -> str:
+    """Marks a problem's wording for the console's catalogs (babel.cfg lists this module);
+    the console shows it in the operator's language, the admin API as written."""
+    return message
 
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = errors
+
+@dataclass(frozen=True)
+class Problem:
+    """One field's problem: its wording with named placeholders, and their values."""
+
+    message: str
+    values: Mapping[str, int] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message % dict(self.values) if self.values else self.message
+
+
+class TeamAnswerInvalid(ValueError):
+    """The form's problems, per field (`problems`; `errors` as English text), for the
+    operator to fix."""
+
+    def __init__(self, problems: dict[str, Problem]) -> None:
+        self.problems = problems
+        self.errors = {key: str(problem) for key, problem in problems.items()}
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
 
 
 @dataclass(frozen=True)
@@ -70,7 +89,7 @@ def checked_versions(
 ) -> list[TeamAnswerVersion]:
     """The form's versions (a language left blank is skipped), or `TeamAnswerInvalid`
     naming every problem. At least one language must have questions and an answer."""
-    errors: dict[str, str] = {}
+    errors: dict[str, Problem] = {}
     versions: list[TeamAnswerVersion] = []
     for language in languages:
         questions = question_lines(form.questions.get(language, ""))
@@ -78,20 +97,25 @@ def checked_versions(
         if not questions and not answer:
             continue
         if not answer:
-            errors[f"answer_{language}"] = "Write the answer the visitor should get."
+            errors[f"answer_{language}"] = Problem(N_("Write the answer the visitor should get."))
         elif len(answer) > MAX_ANSWER_CHARS:
-            errors[f"answer_{language}"] = (
-                f"The answer is {len(answer)} characters; at most {MAX_ANSWER_CHARS}."
+            errors[f"answer_{language}"] = Problem(
+                N_("The answer is %(length)s characters; at most %(limit)s."),
+                {"length": len(answer), "limit": MAX_ANSWER_CHARS},
             )
         if not questions:
-            errors[f"questions_{language}"] = "Add at least one question, one per line."
+            errors[f"questions_{language}"] = Problem(
+                N_("Add at least one question, one per line.")
+            )
         elif len(questions) > MAX_QUESTIONS:
-            errors[f"questions_{language}"] = (
-                f"{len(questions)} questions; at most {MAX_QUESTIONS} per language."
+            errors[f"questions_{language}"] = Problem(
+                N_("%(count)s questions; at most %(limit)s per language."),
+                {"count": len(questions), "limit": MAX_QUESTIONS},
             )
         elif any(len(q) > MAX_QUESTION_CHARS for q in questions):
-            errors[f"questions_{language}"] = (
-                f"A question is longer than {MAX_QUESTION_CHARS} characters."
+            errors[f"questions_{language}"] = Problem(
+                N_("A question is longer than %(limit)s characters."),
+                {"limit": MAX_QUESTION_CHARS},
             )
         if f"answer_{language}" in errors or f"questions_{language}" in errors:
             continue
@@ -99,14 +123,17 @@ def checked_versions(
         if count_tokens is not None:
             tokens = count_tokens(f"{title}\n\n{document_text(version)}")
             if tokens > MAX_DOCUMENT_TOKENS:
-                errors[f"answer_{language}"] = (
-                    f"Questions and answer are {tokens} tokens; at most {MAX_DOCUMENT_TOKENS} "
-                    "(shorten the answer or drop a question)."
+                errors[f"answer_{language}"] = Problem(
+                    N_(
+                        "Questions and answer are %(tokens)s tokens; at most %(limit)s "
+                        "(shorten the answer or drop a question)."
+                    ),
+                    {"tokens": tokens, "limit": MAX_DOCUMENT_TOKENS},
                 )
                 continue
         versions.append(version)
     if not versions and not errors:
-        errors["form"] = "Write at least one language's questions and answer."
+        errors["form"] = Problem(N_("Write at least one language's questions and answer."))
     if errors:
         raise TeamAnswerInvalid(errors)
     return versions

@@ -228,6 +228,8 @@ class Operator(Base):
     # argon2id hash; None until the operator accepts an invitation and sets a password.
     password_hash: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The console language the operator picked ("de"); None follows the browser's.
+    language: Mapped[str | None] = mapped_column(String(16))
 
 
 class OperatorRole(Base):

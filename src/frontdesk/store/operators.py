@@ -49,6 +49,15 @@ class OperatorRepository:
         self.session.flush()
         return operator
 
+    def set_language(self, operator_id: str, language: str | None) -> bool:
+        """Store the operator's console language (None: follow the browser)."""
+        operator = self.get(operator_id)
+        if operator is None:
+            return False
+        operator.language = language
+        self.session.flush()
+        return True
+
     def everyone(self) -> Sequence[Operator]:
         return self.session.scalars(select(Operator).order_by(Operator.email)).all()
 

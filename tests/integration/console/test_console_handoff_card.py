@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 import pytest
-from console_support import Console, seed_conversation, sign_in
+from console_support import Console, page_csrf, seed_conversation, sign_in
 from langchain_core.messages import AIMessage, HumanMessage
 
 from frontdesk.handoff.packets import handoff_packet
@@ -103,3 +103,38 @@ def test_another_sites_viewer_never_sees_the_card(console_app: Console, team: An
         page = client.get(url)
         assert page.status_code in (403, 404), url
         assert "jana@example.org" not in page.text and "handoff-card" not in page.text
+
+
+def test_the_card_speaks_the_operators_console_language(console_app: Console, team: Any) -> None:
+    """The card is worded in the language the console speaks to this operator (the
+    browser's, or their own choice), like the rest of the page: the same handoff reads
+    German to one operator and French to another."""
+    session_id = seed_conversation(console_app.runtime, "acme", session_id=str(uuid.uuid4()))
+    handoff_id = hand_off(console_app, session_id)
+    german = console_app.client()
+    german.headers["Accept-Language"] = "de-DE,de;q=0.9"
+    assert sign_in(german, team["owner"]).status_code == 303
+    leads = german.get("/console/sites/acme/leads").text
+    live = german.get(f"/console/sites/acme/conversations/{session_id}/live").text
+    for card in (card_of(leads.split(f'id="handoff-{handoff_id}"', 1)[1]), card_of(live)):
+        head, packet = card.split('<details class="packet-json">', 1)
+        assert "möchte mit einer Person sprechen — außerhalb der Öffnungszeiten" in head
+        assert "<dt>Kontakt</dt>" in head and "Kontakt: jana@example.org" in head
+        assert "<dt>Frage</dt>" in head and "<dd>Deutsch</dd>" in head
+        assert "<dt>Antworten bis</dt><dd>07.12.2026, 09:00 EST</dd>" in head
+        assert packet.startswith("<summary>Kontextpaket (JSON)</summary>")
+        assert "wants to talk" not in head and "Reply by" not in head
+
+    french = console_app.client()
+    french.headers["Accept-Language"] = "de-DE,de;q=0.9"  # the operator's choice wins
+    assert sign_in(french, team["owner"]).status_code == 303
+    token = page_csrf(french, "/console/sites/acme/leads")
+    chosen = french.post(
+        "/console/language",
+        data={"language": "fr", "next": "/console/sites/acme/leads", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert chosen.status_code == 303
+    card = card_of(french.get(f"/console/sites/acme/conversations/{session_id}/live").text)
+    assert "souhaite parler à une personne — en dehors des heures d&#39;ouverture" in card
+    assert "<dd>allemand</dd>" in card and "<dt>Répondre avant</dt>" in card

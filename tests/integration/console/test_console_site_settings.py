@@ -550,3 +550,40 @@ def test_a_channel_saved_in_the_console_is_used_by_a_running_worker(
             except subprocess.TimeoutExpired:
                 worker.kill()
                 worker.wait()
+
+
+def test_the_forms_own_messages_are_in_the_owners_console_language(
+    console_app: Console, team: Any
+) -> None:
+    """The save notice, a refused line of the weekly hours and the conflict are told in
+    the language the console speaks to the owner; the field each refusal names stays
+    the site file's own name."""
+    client = owner_client(console_app)
+    client.headers["Accept-Language"] = "de-DE,de;q=0.9"
+    fields = form_of(client, "acme")
+    fields["hours.weekly"] = ["montags"]
+    refused = post(client, "acme", fields)
+    assert refused.status_code == 422
+    errors = html.unescape(refused.text[refused.text.index('id="settings-errors"') :])
+    assert "Nicht gespeichert. Korrigieren Sie die Felder unten" in errors
+    assert "business_hours.weekly: Zeile 1 ('montags'): Schreiben Sie einen Tag" in errors
+
+    fields = form_of(client, "acme")
+    fields["greeting.de"] = ["Guten Tag bei Acme."]
+    done = post(client, "acme", fields)
+    assert done.status_code == 200, done.text[:2000]
+    notice = re.search(r"id=\"notice\">([^<]*)<", done.text)
+    assert notice and notice.group(1) == "Gespeichert: 1 Einstellung geändert; ab jetzt in Kraft."
+    again = post(client, "acme", form_of(client, "acme"))
+    assert "Nichts geändert." in again.text
+
+    stale = form_of(client, "acme")
+    acme_file = console_app.settings.sites_dir / "acme.yaml"
+    acme_file.write_text(
+        acme_file.read_text(encoding="utf-8").replace("Acme Corp", "Acme GmbH"), encoding="utf-8"
+    )
+    conflict = post(client, "acme", stale)
+    assert conflict.status_code == 409
+    assert "Nicht gespeichert: Die Site-Datei wurde auf dem Datenträger geändert" in (
+        html.unescape(conflict.text)
+    )

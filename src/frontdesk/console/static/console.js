@@ -13,7 +13,10 @@ document.addEventListener("htmx:responseError", function (event) {
     note.setAttribute("role", "alert");
     document.querySelector("main").prepend(note);
   }
-  note.textContent = "The last update failed (" + event.detail.xhr.status + "). It is retried automatically.";
+  var texts = {};
+  try { texts = JSON.parse(document.getElementById("console-texts").textContent); } catch (e) { /* English */ }
+  var text = texts.update_failed || "The last update failed (%(status)s). It is retried automatically.";
+  note.textContent = text.replace("%(status)s", String(event.detail.xhr.status));
 });
 document.addEventListener("htmx:afterRequest", function (event) {
   var note = document.getElementById("console-error");

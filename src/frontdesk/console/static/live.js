@@ -4,6 +4,21 @@
 (function () {
   "use strict";
 
+  // The page's words in the operator's language (base.html), with named placeholders.
+  var texts = {};
+  try { texts = JSON.parse(document.getElementById("console-texts").textContent); } catch (e) { /* English */ }
+  var plurals = new Intl.PluralRules(document.documentElement.lang || "en");
+
+  function t(key, values) {
+    var text = texts[key];
+    if (values && typeof values.count === "number" && text && typeof text === "object") {
+      text = text[plurals.select(values.count)] || text.other;
+    }
+    return String(text || key).replace(/%\((\w+)\)s/g, function (_, name) {
+      return values && values[name] !== undefined ? String(values[name]) : "";
+    });
+  }
+
   function csrf() {
     var meta = document.querySelector('meta[name="csrf-token"]');
     return meta ? meta.content : "";
@@ -18,7 +33,7 @@
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (body) {
         if (response.ok) { return body; }
-        var failure = new Error(url.split("/").pop() + " failed (" + response.status + ")");
+        var failure = new Error(t("request_failed", { action: url.split("/").pop(), status: response.status }));
         failure.detail = body && body.error ? body.error.message : "";
         throw failure;
       });
@@ -134,7 +149,7 @@
       item.append(el("span", "who", who), document.createTextNode(text));
       log.append(item);
       item.scrollIntoView({ block: "nearest" });
-      if (kind === "visitor") { announce.textContent = "Visitor: " + text; }
+      if (kind === "visitor") { announce.textContent = t("visitor_said", { text: text }); }
     }
 
     function notice(kind, text, id) {
@@ -158,27 +173,27 @@
     follow(d.events, function (event, data, id) {
       if (event === "visitor_message") {
         showTyping(false);
-        add("visitor", "Visitor", String(data.text || ""), data.id);
+        add("visitor", t("visitor"), String(data.text || ""), data.id);
       } else if (event === "operator_message") {
-        add("operator", data.name || "Operator", String(data.text || ""), data.id);
+        add("operator", data.name || t("operator"), String(data.text || ""), data.id);
       } else if (event === "assistant_message" || event === "bot_message") {
-        add("assistant", "Assistant", String(data.text || ""), data.id);
+        add("assistant", t("assistant"), String(data.text || ""), data.id);
       } else if (event === "typing") {
         if (data.who === "visitor") { showTyping(Boolean(data.active)); }
       } else if (event === "operator_joined") {
-        notice(event, (data.name || "An operator") + (data.company ? " from " + data.company : "") + " joined", id);
-        if (data.name === d.myName) { setState("mine", "You own this chat: the assistant is silent until you release it."); }
-        else if (status.dataset.state !== "mine") { setState("taken", (data.name || "Another operator") + " owns this chat."); }
+        notice(event, !data.name ? t("someone_joined") : t(data.company ? "joined_from" : "joined", data), id);
+        if (data.name === d.myName) { setState("mine", t("mine")); }
+        else if (status.dataset.state !== "mine") { setState("taken", data.name ? t("taken", data) : t("taken_by_someone")); }
       } else if (event === "operator_left" || event === "released") {
-        notice(event, "Back to the assistant" + (data.name ? " (" + data.name + " left)" : ""), id);
-        setState("watching", "The assistant is answering this visitor again.");
+        notice(event, data.name ? t("back_from", data) : t("back"), id);
+        setState("watching", t("answering_again"));
       } else if (event === "closed") {
-        notice(event, "Conversation closed", id);
-        setState("closed", "This conversation is closed.");
+        notice(event, t("closed_note"), id);
+        setState("closed", t("closed"));
       } else if (event === "handoff_waiting") {
-        notice(event, "The visitor is waiting for a person.", id);
+        notice(event, t("waiting_note"), id);
       } else if (event === "handoff_async") {
-        notice(event, "Nobody joined: the visitor got the asynchronous path (" + (data.reason || "") + ").", id);
+        notice(event, t("async_note", { reason: data.reason || "" }), id);
       }
     }, d.lastEventId);
 
@@ -192,12 +207,12 @@
       });
     }
     act(join, d.join, function () {
-      setState("mine", "You own this chat: the assistant is silent until you release it.");
+      setState("mine", t("mine"));
     });
     act(release, d.release, function () {
-      setState("watching", "You released the chat: the assistant answers again, with your exchange in its memory.");
+      setState("watching", t("released"));
     });
-    act(closeButton, d.close, function () { setState("closed", "This conversation is closed."); });
+    act(closeButton, d.close, function () { setState("closed", t("closed")); });
 
     function sendTyping(active) {
       clearTimeout(idleTimer);
@@ -227,18 +242,18 @@
         post(d.reply, { text: text }).then(function (sent) {
           box.value = "";
           note.textContent = "";
-          if (sent && sent.id !== undefined) { add("operator", sent.name || "You", text, sent.id); }
+          if (sent && sent.id !== undefined) { add("operator", sent.name || t("you"), text, sent.id); }
         }).catch(function (error) {
-          note.textContent = error.message + ": your text is still in the box.";
+          note.textContent = t("text_kept", { error: error.message });
         }).then(function () { send.disabled = false; box.focus(); });
       });
       form.querySelector(".suggest").addEventListener("click", function () {
-        note.textContent = "Drafting from the knowledge base…";
+        note.textContent = t("drafting");
         post(d.suggest, {}).then(function (draft) {
           var text = String(draft.draft || "");
-          if (!text) { note.textContent = "No draft: the knowledge base has nothing on this."; return; }
+          if (!text) { note.textContent = t("no_draft"); return; }
           box.value = text;
-          note.textContent = "A draft from the knowledge base: edit it before sending.";
+          note.textContent = t("draft_ready");
           box.focus();
         }).catch(function (error) { note.textContent = error.message; });
       });
@@ -274,13 +289,13 @@
         var toast = el("div", "ring");
         toast.setAttribute("role", "alert");
         toast.dataset.session = session;
-        toast.append(el("strong", "", "A visitor is waiting for a person"));
+        toast.append(el("strong", "", t("ringing")));
         if (data.expected_wait_seconds) {
-          toast.append(el("span", "hint", "Answer within " + Math.round(data.expected_wait_seconds / 60) + " min or they get the e-mail follow-up."));
+          toast.append(el("span", "hint", t("answer_within", { minutes: Math.round(data.expected_wait_seconds / 60) })));
         }
-        var link = el("a", "button", "Join");
+        var link = el("a", "button", t("join"));
         link.href = base + "/conversations/" + encodeURIComponent(session) + "/live";
-        var dismiss = el("button", "secondary", "Dismiss");
+        var dismiss = el("button", "secondary", t("dismiss"));
         dismiss.type = "button";
         dismiss.addEventListener("click", function () { toast.remove(); delete toasts[session]; });
         toast.append(link, dismiss);
@@ -291,7 +306,7 @@
         if (toasts[session]) { toasts[session].remove(); delete toasts[session]; }
       } else if (event === "presence") {
         var n = (data.operators || []).length;
-        presence.textContent = n + " operator" + (n === 1 ? "" : "s") + " available";
+        presence.textContent = t("presence", { count: n });
       }
     });
   }

@@ -19,8 +19,9 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ConsoleSiteDep, OpenTakeoverDeskDep, RuntimeDep
+from frontdesk.console.i18n import N_, SOURCE_LOCALE, Messages
 from frontdesk.console.inbox_pages import load_transcript
-from frontdesk.console.templating import render
+from frontdesk.console.templating import page_messages, render
 from frontdesk.store.inbox import Transcript
 from frontdesk.takeover.desk import TakeoverDesk
 from frontdesk.takeover.events import Ownership, Published, as_utc
@@ -30,11 +31,11 @@ router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
 # How each live event shows in the chat column (typing is a moment, not a line).
 NOTES = {
-    "operator_joined": "{name} from {company} joined",
-    "released": "Back to the assistant ({name} released the chat)",
-    "closed": "Conversation closed by {name}",
-    "handoff_waiting": "The visitor accepted a handoff: ringing the team",
-    "handoff_async": "Nobody joined ({reason}): the visitor got the e-mail follow-up",
+    "operator_joined": N_("%(name)s from %(company)s joined"),
+    "released": N_("Back to the assistant (%(name)s released the chat)"),
+    "closed": N_("Conversation closed by %(name)s"),
+    "handoff_waiting": N_("The visitor accepted a handoff: ringing the team"),
+    "handoff_async": N_("Nobody joined (%(reason)s): the visitor got the e-mail follow-up"),
 }
 
 
@@ -56,29 +57,31 @@ def live_url(site_id: str, session_id: str) -> str:
     return f"/console/sites/{site_id}/conversations/{session_id}/live"
 
 
-def timeline(transcript: Transcript, log: list[Published]) -> list[Line]:
-    """The assistant's turns and the takeover's live log in time order. A message relayed
-    to a person is a turn without an answer (route HUMAN) and also a `visitor_message`
-    event: it shows once, from the log."""
+def timeline(transcript: Transcript, log: list[Published], t: Messages | None = None) -> list[Line]:
+    """The assistant's turns and the takeover's live log in time order, labelled in the
+    operator's language. A message relayed to a person is a turn without an answer
+    (route HUMAN) and also a `visitor_message` event: it shows once, from the log."""
+    t = t or Messages(SOURCE_LOCALE)
+    visitor, assistant = t.gettext("Visitor"), t.gettext("Assistant")
     lines: list[Line] = []
     for turn in transcript.turns:
         if turn.route == "HUMAN":
             continue
         at = as_utc(turn.at)
-        lines.append(Line("visitor", "Visitor", turn.visitor, at))
+        lines.append(Line("visitor", visitor, turn.visitor, at))
         if turn.assistant:
-            lines.append(Line("assistant", "Assistant", turn.assistant, at))
+            lines.append(Line("assistant", assistant, turn.assistant, at))
     for event in log:
         data: dict[str, Any] = event.data
         at = as_utc(datetime.fromisoformat(str(data["at"])))
         if event.kind == "visitor_message":
-            lines.append(Line("visitor", "Visitor", str(data.get("text", "")), at, event.id))
+            lines.append(Line("visitor", visitor, str(data.get("text", "")), at, event.id))
         elif event.kind == "operator_message":
-            who = str(data.get("name") or "Operator")
+            who = str(data.get("name") or t.gettext("Operator"))
             lines.append(Line("operator", who, str(data.get("text", "")), at, event.id))
         elif event.kind in NOTES:
             values = {"name": "", "company": "", "reason": "", **data}
-            text = NOTES[event.kind].format(**{k: str(v or "") for k, v in values.items()})
+            text = t.gettext(NOTES[event.kind], **{k: str(v or "") for k, v in values.items()})
             lines.append(Line("note", "", text, at, event.id, event.kind))
     return sorted(lines, key=lambda line: line.at)
 
@@ -112,7 +115,7 @@ async def live_page(
         {
             "transcript": transcript,
             "page": "inbox",
-            "lines": timeline(transcript, log),
+            "lines": timeline(transcript, log, page_messages(request, site.user)),
             "last_event_id": log[-1].id if log else 0,
             "owner": owner,
             "mine": mine,

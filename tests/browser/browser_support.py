@@ -46,10 +46,13 @@ RECORD_EVENTS = "window.__fd = [];" + "".join(
 )
 
 
-def new_context(browser: Any, viewport: tuple[int, int] = (1280, 800)) -> Any:
-    """A fresh browser context (its own cookies and storage) recording the widget's events."""
+def new_context(
+    browser: Any, viewport: tuple[int, int] = (1280, 800), locale: str = "en-US"
+) -> Any:
+    """A fresh browser context (its own cookies and storage) recording the widget's events,
+    its browser language `locale`."""
     width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
     context.add_init_script(RECORD_EVENTS)
     return context
 
@@ -64,7 +67,7 @@ def sign_in(page: Any, url: str, email: str, password: str, target: str = "/cons
     from playwright.sync_api import expect
 
     page.goto(f"{url}{target}")
-    expect(page.locator("h1")).to_have_text("Sign in")
+    expect(page.locator('input[name="email"]')).to_be_visible()  # the sign-in form, any language
     page.fill('input[name="email"]', email)
     page.fill('input[name="password"]', password)
     page.click('button[type="submit"]')

@@ -54,7 +54,6 @@ def _match(
     facts: SiteFacts,
     found: frozenset[FactKind],
     ctx: TurnContext,
-    search_query: str | None = None,
     passages: Sequence[str] = (),
 ) -> FactReply | None:
     """The facts that answer the question, as the state keeps them (None: not a question
@@ -67,11 +66,6 @@ def _match(
     offsets = relative_days_named(question, language)
     scores = kind_scores(embedder, question, language)
     asked = fact_question(scores, days, facts.kinds, margins, found, offsets)
-    if asked is None and (days or offsets) and search_query and search_query != question:
-        # "E il sabato?" after the hours: a day alone says little; the search query the
-        # rewriter wrote with the earlier turn's subject says what is asked of that day.
-        scores = kind_scores(embedder, search_query, language)
-        asked = fact_question(scores, days, facts.kinds, margins, found, offsets)
     if asked is None:
         return None
     chosen: tuple[SiteFact, ...] = facts.of_kind(asked.kind)
@@ -149,7 +143,6 @@ async def match_facts(state: ChatState, runtime: Runtime[TurnContext]) -> Update
         facts,
         found,
         ctx,
-        state.get("search_query"),
         passages,
     )
     return {"fact_reply": match}

@@ -224,6 +224,8 @@ class Dispatcher:
         now = self.clock()
         with self._writes, transaction(self.runtime.sessions) as session:
             outbox = OutboxRepository(session)
+            if self._crm_in_flight(outbox, item_id, now):
+                return None  # Slack waits for the CRM record it links (next pass)
             if not outbox.claim(item_id, now, now + self.lease):
                 return None  # another dispatcher has it, or it is no longer due
             row = outbox.get(item_id)
@@ -261,6 +263,23 @@ class Dispatcher:
                 extras=extras,
             )
             return _Claimed(delivery, delays)
+
+    @staticmethod
+    def _crm_in_flight(outbox: OutboxRepository, item_id: int, now: datetime) -> bool:
+        """A Slack row whose handoff's CRM row another dispatcher is delivering right now
+        (its attempt started and its lease runs): one dispatcher sends CRM before Slack in
+        each pass so the message links the record; across dispatchers Slack waits for it.
+        A dispatcher that died mid-attempt holds nobody up past its lease."""
+        row = outbox.get(item_id)
+        if row is None or row.channel != "slack" or row.handoff_id is None:
+            return False
+        return any(
+            other.channel == "crm"
+            and other.status not in FINAL
+            and as_utc(other.next_attempt_at) > now
+            and outbox.has_unfinished(other)
+            for other in outbox.for_handoff(row.handoff_id)
+        )
 
     def _crm_record_id(self, session: Session, row: OutboxItem) -> str | None:
         session_id = (row.payload or {}).get("session_id")
@@ -337,7 +356,10 @@ class Dispatcher:
     def _settle(self, session: Session, handoff_id: str, now: datetime) -> None:
         """Give a handoff its outcome once its channels are final; queue the fallback."""
         handoffs, outbox = HandoffRepository(session), OutboxRepository(session)
-        handoff = handoffs.get(handoff_id)
+        # Locked first: two dispatchers finishing this handoff's last two channels at once
+        # would each read the other's row as pending and neither would settle it. The
+        # second waits for the first to commit, then reads both rows final.
+        handoff = handoffs.get(handoff_id, for_update=True)
         rows = outbox.for_handoff(handoff_id)
         if handoff is None or not rows:
             return

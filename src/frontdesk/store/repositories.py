@@ -232,8 +232,10 @@ class HandoffRepository:
             .order_by(HandoffAttempt.id)
         ).all()
 
-    def get(self, handoff_id: str) -> Handoff | None:
-        return self.session.get(Handoff, handoff_id)
+    def get(self, handoff_id: str, *, for_update: bool = False) -> Handoff | None:
+        """The handoff; `for_update` locks its row until the transaction ends (PostgreSQL;
+        SQLite writes one transaction at a time anyway)."""
+        return self.session.get(Handoff, handoff_id, with_for_update=for_update or None)
 
 
 class OutboxRepository:

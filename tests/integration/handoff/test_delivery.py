@@ -311,8 +311,11 @@ async def test_a_crashed_workers_claim_expires_and_another_delivers(
     handoff_id = make_handoff()
     crashed = Dispatcher(acme, lease_s=0.2)
     with acme.sessions() as db:
-        ids = [r.id for r in OutboxRepository(db).for_handoff(handoff_id)]
-    assert all(crashed._claim(item_id) for item_id in ids)  # claimed, then the process "dies"
+        rows = [(r.id, r.channel) for r in OutboxRepository(db).for_handoff(handoff_id)]
+    # Claimed, then the process "dies". Slack waits while the CRM record it links is being
+    # delivered, so it is not claimed until the CRM row's lease runs out.
+    assert all(crashed._claim(item_id) for item_id, channel in rows if channel != "slack")
+    assert all(crashed._claim(item_id) is None for item_id, channel in rows if channel == "slack")
     await crashed.aclose()
     survivor = Dispatcher(acme_workers[-1])  # the other worker, where there are two
     assert await survivor.run_once() == 0  # still leased
@@ -323,11 +326,16 @@ async def test_a_crashed_workers_claim_expires_and_another_delivers(
     assert rec.handoff.status == "complete" and len(rec.leads) == 1
     # The crashed worker's attempts stay in the record, with no outcome; the survivor's
     # are the second ones.
-    for channel in ("crm", "slack", "webhook:0"):
+    for channel in ("crm", "webhook:0"):
         assert [(a.attempt, a.status) for a in rec.attempts if a.channel == channel] == [
             (1, "interrupted"),
             (2, "delivered"),
         ]
+    assert [(a.attempt, a.status) for a in rec.attempts if a.channel == "slack"] == [
+        (1, "delivered")
+    ]
+    (slack,) = http.received_on("/slack")  # and it links the CRM record
+    assert slack.json()["blocks"][-1]["elements"][0]["url"].endswith(f"/leads/{rec.leads[0].id}")
 
 
 def worker(settings: Settings, *args: str) -> tuple[int, str]:

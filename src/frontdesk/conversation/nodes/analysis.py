@@ -40,11 +40,13 @@ from frontdesk.engines.local.answering.phrases import (
     mentions_plans,
     voices_grievance,
 )
+from frontdesk.engines.local.answering.parts import addresses_the_business
 from frontdesk.engines.local.answering.text import is_question
 from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
 from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
 from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.everyday import reads_as_everyday
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 from frontdesk.sites.handoff import ContactWay
 
@@ -271,6 +273,17 @@ def _site_strongly_supported(state: ChatState) -> bool:
     return bool(support and (support.get("strong") or support.get("fact")))
 
 
+def _asks_the_business(state: ChatState) -> bool:
+    """A question to the business in the second person that the site's embedding model
+    does not read as an everyday request; a model without the everyday signal never
+    tells, so such a message is refused as before."""
+    support = state.get("site_support")
+    if not support or not addresses_the_business(state["input"]):
+        return False
+    nearest, bar = support.get("everyday"), support.get("everyday_bar")
+    return nearest is not None and bar is not None and not reads_as_everyday(nearest, bar)
+
+
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Deterministic: the route is a function of intent, qualification, interest, booking
@@ -304,6 +317,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             act=intent.act,
             site_supported=_site_supported(state),
             site_strongly_supported=_site_strongly_supported(state),
+            asks_the_business=_asks_the_business(state),
             contact_reply=pending_contact_reply(state, ctx.site.handoff.contact, intent.intent),
             **follow_up_context(state, ctx.site.qualification.forms),
             **appointment_flags(

@@ -44,9 +44,11 @@ from frontdesk.engines.local.answering.meaning import (
 from frontdesk.engines.local.answering.parts import (
     QuestionPart,
     asks_for_examples,
+    asks_whether,
     is_customer_story,
     names_the_story,
     question_parts,
+    without_second_person,
 )
 from frontdesk.engines.local.answering.phrases import (
     INTERNAL,
@@ -62,6 +64,7 @@ from frontdesk.engines.local.answering.quoting import (
     FIGURE,
     MAX_PARTS,
     MIN_MATCH,
+    UNKNOWN_SHARE,
     WEAK_MATCH,
     Pick,
     by_relevance,
@@ -73,6 +76,7 @@ from frontdesk.engines.local.answering.quoting import (
     stream_pieces,
     supporting_passages,
     unknown_line,
+    words_missing,
 )
 from frontdesk.engines.local.answering.rewrite import refers_back
 from frontdesk.engines.local.answering.text import (
@@ -214,6 +218,15 @@ class LocalAnswerWriter:
         if not picks:
             return None
         weak = max(pick.lexical for pick in picks) < WEAK_MATCH
+        if weak and not foreign and own and asks_whether(request.question):
+            # "Do you repair trucks?" on a garage's site that never says "truck": a
+            # yes-or-no question that half its words are unknown to the passages asks
+            # about something they do not name, and the nearest passage (the cars the
+            # garage repairs) is no answer to it: not found, and a person offered.
+            asked = without_second_person(request.question)
+            missing = words_missing(asked, language, chunks, indices)
+            if len(missing) >= UNKNOWN_SHARE * len(question_terms(asked, language)):
+                return None
         return render(
             self._lead_in(language, passage_lang, weak, request.tone), by_relevance(picks)
         )

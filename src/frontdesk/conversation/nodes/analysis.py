@@ -35,12 +35,12 @@ from frontdesk.conversation.state import (
     visitor_email,
 )
 from frontdesk.engines.base import Act, IntentResult
+from frontdesk.engines.local.answering.parts import addresses_the_business
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
     mentions_plans,
     voices_grievance,
 )
-from frontdesk.engines.local.answering.parts import addresses_the_business
 from frontdesk.engines.local.answering.text import is_question
 from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
 from frontdesk.facts.meaning import kind_scores

@@ -224,9 +224,7 @@ def test_a_yes_or_no_question_has_no_question_word(question: str, whether: bool)
         ("You are great.", False),
     ],
 )
-def test_a_question_to_the_business_is_in_the_second_person(
-    question: str, addressed: bool
-) -> None:
+def test_a_question_to_the_business_is_in_the_second_person(question: str, addressed: bool) -> None:
     assert addresses_the_business(question) is addressed
     assert "jullie" not in without_second_person("Komen jullie ook in Zeist?")
 

@@ -135,7 +135,6 @@ def asks_whether(question: str) -> bool:
     return is_question(question) and _ASKS_WHICH.search(question) is None
 
 
-
 # The second person of the eight languages (pronouns and possessives): "Do you have a car
 # park?", "Vervangen jullie ook…?" ask the business about itself.
 _SECOND_PERSON = re.compile(

@@ -228,7 +228,9 @@ def words_missing(
 ) -> frozenset[str]:
     """The question's content terms that none of the passages has in any form (title,
     headings and text; a longer or shorter form or a compound counts)."""
-    present: frozenset[str] = frozenset().union(*(chunk_terms(chunks[i], language) for i in indices))
+    present: frozenset[str] = frozenset().union(
+        *(chunk_terms(chunks[i], language) for i in indices)
+    )
     return frozenset(
         term for term in question_terms(question, language) if not shares({term}, present)
     )

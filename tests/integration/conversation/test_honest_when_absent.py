@@ -107,3 +107,12 @@ async def test_a_question_about_the_business_is_not_refused_as_off_topic(
     values = await ask(service, str(uuid.uuid4()), "Do you have a car park?")
     _honest_not_found(values)
     assert values["route"] == "ANSWER", values["answer"]
+
+
+async def test_a_request_to_an_assistant_is_still_refused_as_off_topic(
+    service: ChatService,
+) -> None:
+    # Put in the second person too, but an everyday request to an assistant, not a
+    # question about the business.
+    values = await ask(service, str(uuid.uuid4()), "Can you add 5 and 89?")
+    assert values["routing"] == "irrelevant", values["answer"]

@@ -274,14 +274,18 @@ def _site_strongly_supported(state: ChatState) -> bool:
 
 
 def _asks_the_business(state: ChatState) -> bool:
-    """A question to the business in the second person that the site's embedding model
-    does not read as an everyday request; a model without the everyday signal never
-    tells, so such a message is refused as before."""
+    """A question to the business in the second person ("Do you have a car park?") that
+    the site's embedding model reads nearer a question any business is asked than any
+    everyday request ("can you add 5 and 89" is put to an assistant, not a business). A
+    model without both readings never tells, so such a message is refused as before."""
     support = state.get("site_support")
     if not support or not addresses_the_business(state["input"]):
         return False
     nearest, bar = support.get("everyday"), support.get("everyday_bar")
-    return nearest is not None and bar is not None and not reads_as_everyday(nearest, bar)
+    business = support.get("business")
+    if nearest is None or bar is None or business is None:
+        return False
+    return not reads_as_everyday(nearest, bar) and business > nearest
 
 
 @timed

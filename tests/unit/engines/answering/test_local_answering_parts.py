@@ -220,6 +220,8 @@ def test_a_yes_or_no_question_has_no_question_word(question: str, whether: bool)
         ("Вы ремонтируете грузовики?", True),
         ("Avez-vous une terrasse ?", True),
         ("Puis-je payer par carte ?", False),
+        ("Quais são os preços?", False),
+        ("Fährt die U-Bahn bis zum Laden?", False),
         ("Is it going to rain tomorrow?", False),
         ("You are great.", False),
     ],

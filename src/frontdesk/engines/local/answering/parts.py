@@ -136,16 +136,17 @@ def asks_whether(question: str) -> bool:
 
 
 # The second person of the eight languages (pronouns and possessives): "Do you have a car
-# park?", "Vervangen jullie ook…?" ask the business about itself.
+# park?", "Vervangen jullie ook…?" ask the business about itself. Not Spanish "os" (the
+# Portuguese article), nor the "U" of "U-Bahn".
 _SECOND_PERSON = re.compile(
-    r"(?<!\w)(?:you|your|yours|"
+    r"(?<![\w-])(?:you|your|yours|"
     r"вы|вас|вам|вами|ваш\w*|"
     r"vous|votre|vos|"
     r"ihr|euch|euer|eure\w*|sie|ihnen|"
-    r"usted|ustedes|vosotr[oa]s|os|vuestr\w*|"
+    r"usted|ustedes|vosotr[oa]s|vuestr\w*|"
     r"voi|vostr\w*|"
     r"você|vocês|voc[eê]|voss[oa]s?|"
-    r"jullie|jij|jou|jouw|u|uw)(?!\w)",
+    r"jullie|jij|jou|jouw|u|uw)(?![\w-])",
     re.IGNORECASE,
 )
 

@@ -139,7 +139,7 @@ def asks_whether(question: str) -> bool:
 # park?", "Vervangen jullie ook…?" ask the business about itself. Not Spanish "os" (the
 # Portuguese article), nor the "U" of "U-Bahn".
 _SECOND_PERSON = re.compile(
-    r"(?<![\w-])(?:you|your|yours|"
+    r"(?<!\w)(?:you|your|yours|"
     r"вы|вас|вам|вами|ваш\w*|"
     r"vous|votre|vos|"
     r"ihr|euch|euer|eure\w*|sie|ihnen|"

@@ -13,7 +13,7 @@ from email.utils import make_msgid
 import aiosmtplib
 
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import email_body, email_subject
+from frontdesk.handoff.rendering import email_body, email_subject
 from frontdesk.settings import Settings
 
 

@@ -6,7 +6,6 @@ Through the real graph: real SQLite, the default multilingual embedder, the loca
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,12 +13,9 @@ from typing import Any
 
 import pytest
 
-from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.conversation.service import ChatService
 from frontdesk.conversation.texts import say
-from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.runtime import build_runtime
-from frontdesk.settings import Settings
+from tests.support.site_chat import chat_service, ingested_site, site_turn
 
 pytestmark = pytest.mark.integration
 
@@ -40,28 +36,12 @@ business_hours:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
-    root = tmp_path
-    sites = root / "sites"
-    sites.mkdir()
-    shutil.copytree(FIXTURE, sites / "kb")
-    (sites / "hartley.yaml").write_text(SITE, encoding="utf-8")
-    runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
-    site = runtime.site("hartley")
-    report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    assert len(report.ingested) == 6
-    chat = ChatService(runtime)
-    yield chat
-    await chat.close()
-    runtime.close()
+    async for chat in chat_service(ingested_site(tmp_path, SITE, FIXTURE)):
+        yield chat
 
 
 async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
-    site = service.runtime.site("hartley")
-    await service.ask(site, session, message, VisitorContext())
-    graph = await service.graph()
-    config = {"configurable": {"thread_id": thread_id("hartley", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
+    return await site_turn(service, "hartley", session, message)
 
 
 async def test_no_hours_are_made_up_from_an_faq_heading(service: ChatService) -> None:

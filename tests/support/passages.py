@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from frontdesk.knowledge.chunker import chunk_document
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
-from frontdesk.knowledge.loaders import parse_markdown
+from frontdesk.knowledge.ingest.chunker import chunk_document
+from frontdesk.knowledge.embedding.embedders import Embedder, make_embedder
+from frontdesk.knowledge.ingest.loaders import parse_markdown
 from frontdesk.knowledge.models import Chunk, RetrievedChunk
 
 

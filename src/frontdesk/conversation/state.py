@@ -198,14 +198,14 @@ class SiteSupport(TypedDict):
     """How well the site's own content supports this turn's message (`site_support_check`)."""
 
     score: float | None  # the best cosine of the turn's search
-    threshold: float  # the site's bar (`knowledge/topic.py`)
+    threshold: float  # the site's bar (`knowledge/search/topic.py`)
     lexical: float  # share of the question's content words in one of the best passages
     supported: bool
     # Both signals at once: the cosine at the site's bar and most of the words in a
     # passage — what a conversation-act label (OTHER, BOOKING...) needs to be overruled.
     strong: NotRequired[bool]
     # Cosine of the message with its nearest shipped everyday request, and the bar at which
-    # it reads as one (`knowledge/everyday.py`); None: no such signal for the site's model.
+    # it reads as one (`knowledge/search/everyday.py`); None: no such signal for the site's model.
     everyday: NotRequired[float | None]
     everyday_bar: NotRequired[float | None]
     # The kind of fact the message asks for ("Where are you?"): a question about the

@@ -15,7 +15,7 @@ from frontdesk.conversation.register import Tone
 from frontdesk.knowledge.models import RetrievedChunk
 
 if TYPE_CHECKING:
-    from frontdesk.knowledge.embeddings import Embedder, Matrix
+    from frontdesk.knowledge.embedding.embedders import Embedder, Matrix
 
 Intent = Literal[
     "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"
@@ -118,7 +118,7 @@ class Evaluation:
 class SiteMeaning:
     """How a writer without a language model reads meaning on this site: the embedder the
     site's knowledge base was built with, and the cosine a sentence must reach to say what
-    the question asks — the site's own support bar (`knowledge/topic.py`), measured
+    the question asks — the site's own support bar (`knowledge/search/topic.py`), measured
     against everyday requests with the same model, so no one model's number is fixed.
 
     Passages in another language than the visitor's are always read by meaning (their

@@ -31,26 +31,26 @@ from sqlalchemy import Engine
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
-from frontdesk.knowledge.acts import load_acts
-from frontdesk.knowledge.embeddings import Embedder, Matrix, make_embedder
-from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
-from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
+from frontdesk.knowledge.search.acts import load_acts
+from frontdesk.knowledge.embedding.embedders import Embedder, Matrix, make_embedder
+from frontdesk.knowledge.search.everyday import EverydaySimilarity, load_everyday
+from frontdesk.knowledge.index.generations import Generation, GenerationStore, MemoryGenerationStore
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
-from frontdesk.knowledge.ingest import IngestOptions, Ingestor
-from frontdesk.knowledge.language_pairs import DEFAULT_CROSS_LANGUAGE_OFFSETS
+from frontdesk.knowledge.ingest.ingestor import IngestOptions, Ingestor
+from frontdesk.knowledge.search.language_pairs import DEFAULT_CROSS_LANGUAGE_OFFSETS
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
-from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
-from frontdesk.knowledge.reembed import ReembedReport, rebuild
-from frontdesk.knowledge.search import (
+from frontdesk.knowledge.search.query_cache import QueryCache, query_cache_for
+from frontdesk.knowledge.ingest.reembed import ReembedReport, rebuild
+from frontdesk.knowledge.search.retriever import (
     DEFAULT_HEADING_WEIGHT,
     DEFAULT_RESULT_CACHE_SIZE,
     Reranker,
     Retriever,
     SearchOptions,
 )
-from frontdesk.knowledge.titles import default_title_weight
-from frontdesk.knowledge.topic import TopicProfile, build_profile
+from frontdesk.knowledge.search.titles import default_title_weight
+from frontdesk.knowledge.search.topic import TopicProfile, build_profile
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 if TYPE_CHECKING:
@@ -439,7 +439,7 @@ class KnowledgeBase:
     def everyday_similarity(
         self, site: SiteConfig | SiteKnowledge, text: str
     ) -> EverydaySimilarity | None:
-        """How close `text` is to a known everyday request (`knowledge/everyday.py`), read
+        """How close `text` is to a known everyday request (`knowledge/search/everyday.py`), read
         by the model of the generation that answers now; None when that model has none."""
         _, knowledge = self._serving(SiteKnowledge.of(site))
         requests = load_everyday(knowledge.config.embedding)
@@ -450,7 +450,7 @@ class KnowledgeBase:
 
     def read_act(self, site: SiteConfig | SiteKnowledge, text: str) -> Act | None:
         """The conversation act `text` is, read by the model of the generation that answers
-        now against its shipped acts (`knowledge/acts.py`); None when it is none of them or
+        now against its shipped acts (`knowledge/search/acts.py`); None when it is none of them or
         that model has no shipped acts."""
         _, knowledge = self._serving(SiteKnowledge.of(site))
         examples = load_acts(knowledge.config.embedding)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
-from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.embedding.embedders import Embedder, make_embedder
+from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync
@@ -206,7 +206,7 @@ def test_a_site_crawled_before_titles_counted_gets_them_from_its_next_crawl(
     engine: Engine, website: LoopbackWebsite
 ) -> None:
     """A crawl never re-ingests an unchanged page, so a site crawled before page titles
-    ranked its searches (`knowledge/titles.py`) gets its titles from the next crawl's
+    ranked its searches (`knowledge/search/titles.py`) gets its titles from the next crawl's
     title pass: every page title is embedded once, and no passage again."""
     kb = KnowledgeBase(engine)
     site = SiteKnowledge("acme", KnowledgeConfig(embedding="hash:256", title_weight=0.5))

@@ -9,8 +9,8 @@ import asyncio
 
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embeddings import make_embedder
-from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import SiteSync
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource

@@ -14,9 +14,9 @@ import asyncio
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge import ingest
-from frontdesk.knowledge.embeddings import make_embedder
-from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.ingest.ingestor import ingestor as ingest
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.knowledge.web import SiteSync, extract
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource

@@ -9,8 +9,8 @@ from collections.abc import Iterator, Sequence
 import pytest
 from sqlalchemy import Engine, text
 
-from frontdesk.knowledge import embeddings
-from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
+from frontdesk.knowledge.embedding import embedders as embeddings
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder, Matrix
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder, Matrix
 from frontdesk.knowledge.index.base import FusedHit
 from frontdesk.knowledge.index.lexicon import fts_table
 from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.search import Retriever, SearchOptions
+from frontdesk.knowledge.search.retriever import Retriever, SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 
 pytestmark = pytest.mark.integration

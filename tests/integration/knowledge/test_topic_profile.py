@@ -9,7 +9,7 @@ import pytest
 
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS, KnowledgeBase, SiteKnowledge
-from frontdesk.knowledge.topic import PROBES
+from frontdesk.knowledge.search.topic import PROBES
 
 pytestmark = pytest.mark.integration
 

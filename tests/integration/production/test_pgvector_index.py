@@ -23,7 +23,7 @@ from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index import postgres
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search import Retriever, SearchOptions
+from frontdesk.knowledge.search.retriever import Retriever, SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
@@ -457,7 +457,7 @@ def test_titles_rank_the_dense_list_alike_on_both_backends(
     in PostgreSQL's embedding cache after the ingest."""
     from dataclasses import replace
 
-    from frontdesk.knowledge.embeddings import make_embedder
+    from frontdesk.knowledge.embedding.embedders import make_embedder
     from frontdesk.knowledge.models import content_hash
 
     hashing = make_embedder("hash:256")

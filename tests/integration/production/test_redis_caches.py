@@ -18,15 +18,15 @@ from sqlalchemy import Engine
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.enrichment import Enricher, RedisEnrichmentCache, TtlCache
 from frontdesk.guard.redis import redis_client, redis_sync_client
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, Embedder, Matrix, make_embedder
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, Embedder, Matrix, make_embedder
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.query_cache import (
+from frontdesk.knowledge.search.query_cache import (
     InMemoryQueryCache,
     LayeredQueryCache,
     RedisQueryCache,
 )
-from frontdesk.knowledge.search import Retriever
+from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.runtime import Runtime
 from frontdesk.settings import get_settings

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.conversation.outcomes import supported_by_site
-from frontdesk.knowledge.language_pairs import (
+from frontdesk.knowledge.search.language_pairs import (
     DEFAULT_CROSS_LANGUAGE_OFFSETS,
     MAX_OFFSET,
     MIN_PAIRS,

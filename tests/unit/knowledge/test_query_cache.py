@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from frontdesk.guard.redis import RedisOutage
-from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
-from frontdesk.knowledge.query_cache import (
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder, Matrix
+from frontdesk.knowledge.search.query_cache import (
     InMemoryQueryCache,
     LayeredQueryCache,
     RedisQueryCache,
 )
-from frontdesk.knowledge.search import Retriever
+from frontdesk.knowledge.search.retriever import Retriever
 
 pytestmark = pytest.mark.unit
 

@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from frontdesk.guard.charset import clean_text
-from frontdesk.knowledge.hidden import drop_hidden
-from frontdesk.knowledge.loaders import (
+from frontdesk.knowledge.injection.hidden import drop_hidden
+from frontdesk.knowledge.ingest.loaders import (
     LoaderError,
     hidden_passages,
     parse_html,

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:  # engines.base imports the knowledge package
     from frontdesk.engines.base import Act
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def artifact_path(model: str) -> Path:

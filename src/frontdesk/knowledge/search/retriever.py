@@ -18,18 +18,18 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.embedding.embedders import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredChunk, Vector, rrf_fuse
-from frontdesk.knowledge.language_pairs import relevance
+from frontdesk.knowledge.search.language_pairs import relevance
 from frontdesk.knowledge.lexical import query_terms, text_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
-from frontdesk.knowledge.query_cache import (
+from frontdesk.knowledge.search.query_cache import (
     DEFAULT_SIZE,
     InMemoryQueryCache,
     LruCache,
     QueryCache,
 )
-from frontdesk.knowledge.titles import TitleVectors, blend_by_title
+from frontdesk.knowledge.search.titles import TitleVectors, blend_by_title
 
 log = logging.getLogger(__name__)
 

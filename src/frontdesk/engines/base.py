@@ -15,7 +15,7 @@ from frontdesk.conversation.register import Tone
 from frontdesk.knowledge.models import RetrievedChunk
 
 if TYPE_CHECKING:
-    from frontdesk.knowledge.embedding.embedders import Embedder, Matrix
+    from frontdesk.knowledge.embedding.base import Embedder, Matrix
 
 Intent = Literal[
     "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"

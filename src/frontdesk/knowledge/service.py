@@ -32,7 +32,8 @@ from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
 from frontdesk.knowledge.search.acts import load_acts
-from frontdesk.knowledge.embedding.embedders import Embedder, Matrix, make_embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.embedding.base import Embedder, Matrix
 from frontdesk.knowledge.search.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.index.generations import Generation, GenerationStore, MemoryGenerationStore
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument

@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.embedding import embedders as embeddings
-from frontdesk.knowledge.embedding.embedders import HashingEmbedder, Matrix
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
+from frontdesk.knowledge.embedding.base import Matrix
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig

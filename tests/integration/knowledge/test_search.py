@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embedding.embedders import HashingEmbedder, Matrix
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
+from frontdesk.knowledge.embedding.base import Matrix
 from frontdesk.knowledge.index.base import FusedHit
 from frontdesk.knowledge.index.lexicon import fts_table
 from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledgeIndex

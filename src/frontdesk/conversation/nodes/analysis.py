@@ -44,7 +44,7 @@ from frontdesk.engines.local.answering.text import is_question
 from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
 from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
-from frontdesk.knowledge.embedding.embedders import Embedder
+from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 from frontdesk.sites.handoff import ContactWay
 

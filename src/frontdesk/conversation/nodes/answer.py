@@ -41,7 +41,7 @@ from frontdesk.improvement.team_answers import (
     question_part,
     team_language,
 )
-from frontdesk.knowledge.embedding.embedders import Embedder
+from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.models import RetrievalResult
 
 log = logging.getLogger(__name__)

@@ -34,37 +34,12 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from frontdesk.knowledge.embedding.base import Embedder, EmbeddingError, Matrix, normalise
 from frontdesk.knowledge.lexical import terms
 
-Matrix = NDArray[np.float32]
 DEFAULT_EMBEDDING = "local:multilingual-e5-small"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 MULTILINGUAL_MODEL = "multilingual-e5-small"
-
-
-class EmbeddingError(RuntimeError):
-    """The embedding model could not be loaded or failed to embed."""
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into normalised vectors. `name` keys caches and indexes."""
-
-    @property
-    def name(self) -> str: ...
-
-    def embed_documents(self, texts: Sequence[str]) -> Matrix: ...
-
-    def embed_query(self, text: str) -> Matrix: ...
-
-
-def normalise(matrix: NDArray[Any]) -> Matrix:
-    rows = np.asarray(matrix, dtype=np.float32)
-    if rows.ndim == 1:
-        rows = rows.reshape(1, -1)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return np.ascontiguousarray(rows / norms, dtype=np.float32)
 
 
 def bundled_model_dir() -> Path:

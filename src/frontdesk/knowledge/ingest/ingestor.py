@@ -26,7 +26,7 @@ from frontdesk.facts.extract import FACTS_VERSION, document_facts
 from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
 from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
-from frontdesk.knowledge.embedding.embedders import Embedder
+from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
 from frontdesk.knowledge.injection.instructions import reason_label, withhold_instructions
 from frontdesk.knowledge.lexical import lexical_text, text_language

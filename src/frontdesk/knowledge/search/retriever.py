@@ -18,7 +18,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from frontdesk.knowledge.embedding.embedders import Embedder
+from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredChunk, Vector, rrf_fuse
 from frontdesk.knowledge.search.language_pairs import relevance
 from frontdesk.knowledge.lexical import query_terms, text_language

@@ -43,7 +43,7 @@ from frontdesk.engines.local.answering.text import (
     term_set,
     words,
 )
-from frontdesk.knowledge.embedding.embedders import Embedder
+from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.models import RetrievedChunk
 
 MAX_CLAIMS = 10

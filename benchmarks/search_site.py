@@ -13,7 +13,7 @@ import numpy as np
 
 from frontdesk.knowledge.lexical import lexical_text
 from frontdesk.knowledge.models import Chunk, Document, content_hash
-from frontdesk.knowledge.search.retriever import SearchOptions
+from frontdesk.knowledge.search.query import SearchOptions
 
 SITE = "bench-site"
 DIM = 384

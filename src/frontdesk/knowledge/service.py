@@ -43,13 +43,8 @@ from frontdesk.knowledge.search.language_pairs import DEFAULT_CROSS_LANGUAGE_OFF
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
 from frontdesk.knowledge.search.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.ingest.reembed import ReembedReport, rebuild
-from frontdesk.knowledge.search.retriever import (
-    DEFAULT_HEADING_WEIGHT,
-    DEFAULT_RESULT_CACHE_SIZE,
-    Reranker,
-    Retriever,
-    SearchOptions,
-)
+from frontdesk.knowledge.search.retriever import DEFAULT_RESULT_CACHE_SIZE, Reranker, Retriever
+from frontdesk.knowledge.search.query import DEFAULT_HEADING_WEIGHT, SearchOptions
 from frontdesk.knowledge.search.titles import default_title_weight
 from frontdesk.knowledge.search.topic import TopicProfile, build_profile
 from frontdesk.sites.knowledge import KnowledgeConfig

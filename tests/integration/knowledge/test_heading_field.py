@@ -14,7 +14,7 @@ from frontdesk.knowledge.index.lexicon import fts_table, heading_table
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.search.retriever import SearchOptions
+from frontdesk.knowledge.search.query import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 

@@ -17,7 +17,7 @@ from frontdesk.knowledge.index.vector_base import digest
 from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.lexical import lexical_text, query_terms
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search.retriever import query_language
+from frontdesk.knowledge.search.query import query_language
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,8 @@ from frontdesk.knowledge.index.base import FusedHit
 from frontdesk.knowledge.index.lexicon import fts_table
 from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.search.retriever import Retriever, SearchOptions
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.knowledge.search.query import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 
 pytestmark = pytest.mark.integration

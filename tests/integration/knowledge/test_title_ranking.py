@@ -12,7 +12,7 @@ import pytest
 from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
-from frontdesk.knowledge.search.retriever import SearchOptions
+from frontdesk.knowledge.search.query import SearchOptions
 from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page

@@ -14,13 +14,8 @@ from frontdesk.knowledge.evaluate import (
 from frontdesk.knowledge.index.base import Hit
 from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 from frontdesk.knowledge.models import RetrievedChunk
-from frontdesk.knowledge.search.retriever import (
-    SearchOptions,
-    fusion_weights,
-    is_case_study,
-    query_language,
-    rrf_fuse,
-)
+from frontdesk.knowledge.search.retriever import rrf_fuse
+from frontdesk.knowledge.search.query import SearchOptions, fusion_weights, is_case_study, query_language
 
 pytestmark = pytest.mark.unit
 
@@ -171,7 +166,7 @@ def test_a_third_list_adds_its_weighted_reciprocal_rank() -> None:
 def test_a_sites_heading_weight_reaches_its_search_options() -> None:
     from pydantic import ValidationError
 
-    from frontdesk.knowledge.search.retriever import DEFAULT_HEADING_WEIGHT
+    from frontdesk.knowledge.search.query import DEFAULT_HEADING_WEIGHT
     from frontdesk.knowledge.service import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
 
@@ -232,7 +227,7 @@ def test_lexical_gets_an_equal_vote_when_the_model_does_not_know_the_language() 
     ],
 )
 def test_a_shouted_message_is_searched_in_lower_case(message: str, read_as: str) -> None:
-    from frontdesk.knowledge.search.retriever import unshouted
+    from frontdesk.knowledge.search.query import unshouted
 
     assert unshouted(message) == read_as
 

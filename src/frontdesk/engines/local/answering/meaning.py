@@ -44,7 +44,7 @@ from frontdesk.engines.base import SiteMeaning
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
 from frontdesk.engines.local.answering.text import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
-from frontdesk.knowledge.search.retriever import unshouted
+from frontdesk.knowledge.search.query import unshouted
 
 LEXICAL_CANDIDATES = 8  # the lexically best units embedded
 LEAD_UNITS = 2  # and the first units of every passage (an FAQ's answer opens its page)

@@ -28,7 +28,8 @@ DEMO = REPO / "src" / "frontdesk" / "demo"
 
 def main() -> None:
     from frontdesk.knowledge.models import Document
-    from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.knowledge.search.topic import PROBES
     from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.store.db import make_engine

@@ -85,7 +85,7 @@ def run(task: Task, kb: Any, engine: Any) -> dict[str, tuple[float, float]]:
     from frontdesk.knowledge.evaluate import read_corpus
     from frontdesk.knowledge.lexical import query_terms, terms
     from frontdesk.knowledge.search.query import query_language
-    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.sites.schema import SUPPORTED_LANGUAGES
 

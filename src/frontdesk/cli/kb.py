@@ -13,7 +13,8 @@ from rich.table import Table
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.cli.crawl import crawl_command
 from frontdesk.knowledge.models import IngestReport
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
 
 kb_app = typer.Typer(

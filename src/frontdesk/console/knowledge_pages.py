@@ -129,7 +129,7 @@ def withheld_rows(documents: list[Any], t: Messages | None = None) -> list[dict[
 
 
 def _threshold(site: ConsoleSite) -> float | None:
-    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.knowledge.site import SiteKnowledge
 
     return SiteKnowledge.of(site.site.config).relevance_threshold()
 

@@ -19,7 +19,8 @@ from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync
 from frontdesk.knowledge.web.sync import CrawlSummary
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource

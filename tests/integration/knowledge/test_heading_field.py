@@ -15,7 +15,8 @@ from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search.query import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration

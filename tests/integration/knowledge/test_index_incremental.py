@@ -18,7 +18,8 @@ from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.lexical import lexical_text, query_terms
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search.query import query_language
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,8 @@ import pytest
 from frontdesk.knowledge.embedding.embedders import LocalEmbedder, bundled_model_dir, make_embedder
 from frontdesk.knowledge.ingest.ingestor import IngestOptions, effective_options
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration

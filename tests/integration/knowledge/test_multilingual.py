@@ -16,7 +16,8 @@ from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embe
 from frontdesk.knowledge.ingest.ingestor import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Chunk
 from frontdesk.knowledge.embedding.multilingual import E5_WINDOW, E5Embedder
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page
 

@@ -13,7 +13,8 @@ from frontdesk.knowledge.embedding import embedders as embeddings
 from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.embedding.base import Matrix
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration

@@ -19,7 +19,8 @@ from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledge
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.search.query import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,8 @@ from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.search.query import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page
 

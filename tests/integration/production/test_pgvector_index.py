@@ -25,7 +25,8 @@ from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.search.query import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade

@@ -28,7 +28,8 @@ from frontdesk.knowledge.search.query_cache import (
     RedisQueryCache,
 )
 from frontdesk.knowledge.search.retriever import Retriever
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.runtime import Runtime
 from frontdesk.settings import get_settings
 from frontdesk.sites.knowledge import KnowledgeConfig

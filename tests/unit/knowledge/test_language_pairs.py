@@ -14,7 +14,7 @@ from frontdesk.knowledge.search.language_pairs import (
     measured_offset,
     relevance,
 )
-from frontdesk.knowledge.service import SiteKnowledge
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.unit

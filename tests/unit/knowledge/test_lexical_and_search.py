@@ -167,7 +167,7 @@ def test_a_sites_heading_weight_reaches_its_search_options() -> None:
     from pydantic import ValidationError
 
     from frontdesk.knowledge.search.query import DEFAULT_HEADING_WEIGHT
-    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
 
     default = SiteKnowledge("s", KnowledgeConfig()).search_options()

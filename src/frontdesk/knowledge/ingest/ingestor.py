@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,6 +24,8 @@ from frontdesk.facts.extract import FACTS_VERSION, document_facts
 from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
 from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
+from frontdesk.knowledge.ingest.encoded import embedding_text
+from frontdesk.knowledge.ingest.pace import WritePace
 from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
 from frontdesk.knowledge.injection.instructions import reason_label, withhold_instructions
@@ -43,46 +43,6 @@ CHUNKER_VERSION = "5"
 # Lexical rows are stemmed in each document's detected language (was: the site's).
 LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
-ENCODED_RUN_CHARS = 64
-PACED_REST_MIN_S = 0.01
-_WORD = re.compile(r"\S+")
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
-_DATA_URI = re.compile(r"data:[\w/.+-]*;base64,")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]+=*")
-
-
-def is_encoded_run(word: str) -> bool:
-    """Whether a space-free run of text is machine encoding, not language: percent-encoded
-    (a bookmarklet, a tracking URL) or base64 (an inline image, a key, a certificate's
-    lines). Addresses with ids in them are kept for their words; scripts written without
-    spaces (Chinese, Japanese, Thai) are never caught, both patterns being ASCII."""
-    if len(word) < ENCODED_RUN_CHARS:
-        return False
-    escapes = len(_PERCENT_ESCAPE.findall(word))
-    if escapes >= 8 and 3 * escapes >= 0.2 * len(word):
-        return True
-    if _DATA_URI.search(word):
-        return True
-    return bool(_BASE64.fullmatch(word)) and _switches_case_often(word)
-
-
-def _switches_case_often(run: str) -> bool:
-    """Base64 changes between capitals, small letters and digits at ~60 % of neighbouring
-    characters; words, paths and file names (Janssen-Prep-and-Admin-Summary.pdf) at a few."""
-    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in run if c.isalnum()]
-    switches = sum(a != b for a, b in pairwise(kinds))
-    return switches >= 0.3 * max(len(kinds) - 1, 1)
-
-
-def embedding_text(chunk: Chunk) -> str:
-    """What the embedding model reads of a chunk: its indexed text without encoded runs.
-    An embedding of encoding is noise close to every short question (one 1,707-character
-    bookmarklet on a help page became the nearest passage of most everyday requests and
-    raised the site's support bar); the visitor still sees the whole passage, and the
-    lexical index still holds it."""
-    text = chunk.indexed_text
-    kept = _WORD.sub(lambda word: "" if is_encoded_run(word[0]) else word[0], text)
-    return text if kept == text else re.sub(r"\n{3,}", "\n\n", kept).strip()
 
 
 @dataclass(frozen=True)
@@ -148,30 +108,6 @@ def chunked_by_current_chunker(stored_fingerprint: str) -> bool:
     """Whether a stored document was cut by this chunker version (fingerprints from before
     the version was readable have none, and count as older)."""
     return stored_fingerprint.startswith(f"{CHUNKER_VERSION}:")
-
-
-class WritePace:
-    """Spaces a background writer's writes: after each, it rests as long as the write
-    took, and at least `PACED_REST_MIN_S`, so it holds the database at most half the time.
-
-    SQLite lets one connection write at a time, and one that finds the database locked
-    retries after growing sleeps (1, 2, 5, 10, 15, 20, 25 ms…), with no queue: against a
-    sync writing its pages back to back, a visitor's turn found the lock taken again at
-    each retry and waited tens of milliseconds to save its conversation. PostgreSQL lets
-    both write at once, but there the sync's session keeps the search indexes up to date
-    (an HNSW insert per passage) at the database server's normal priority, beside the
-    turns' queries; resting halves what it can take."""
-
-    def __init__(
-        self,
-        min_rest_s: float = PACED_REST_MIN_S,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.min_rest_s = min_rest_s
-        self._sleep = sleep
-
-    def rest_after(self, write_s: float) -> None:
-        self._sleep(max(self.min_rest_s, write_s))
 
 
 @dataclass

@@ -73,7 +73,7 @@ from search_site import (
 
 from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, HashingEmbedder
 from frontdesk.knowledge.index.base import upsert_document
-from frontdesk.knowledge.index.postgres import HNSW_EF_CONSTRUCTION
+from frontdesk.knowledge.index.postgres_hnsw import HNSW_EF_CONSTRUCTION
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.lexical import heading_terms, lexical_text, query_terms, text_language
 from frontdesk.knowledge.models import Chunk, Document

@@ -58,7 +58,8 @@ from search_site import (
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.embedding.embedders import HashingEmbedder
-from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex, ef_search_for
+from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
+from frontdesk.knowledge.index.postgres_hnsw import ef_search_for
 from frontdesk.knowledge.index.postgres_sql import tsvector_literal, vector_literal
 from frontdesk.knowledge.lexical import text_language
 from frontdesk.knowledge.search.retriever import Retriever

@@ -33,8 +33,8 @@ from frontdesk.engines.local.answering.text import is_question  # noqa: E402
 from frontdesk.engines.local.engine import LocalIntentJob  # noqa: E402
 from frontdesk.engines.local.intent import get_intent_classifier  # noqa: E402
 from frontdesk.engines.local.intent_data import clinc_act, shared_datasets_dir  # noqa: E402
-from frontdesk.knowledge.search.acts import load_acts  # noqa: E402
 from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder  # noqa: E402
+from frontdesk.knowledge.search.acts import load_acts  # noqa: E402
 from tests.support.acts_held_out import ACTS_HELD_OUT, NOT_ACTS  # noqa: E402
 
 

@@ -28,9 +28,9 @@ DEMO = REPO / "src" / "frontdesk" / "demo"
 
 def main() -> None:
     from frontdesk.knowledge.models import Document
+    from frontdesk.knowledge.search.topic import PROBES
     from frontdesk.knowledge.service import KnowledgeBase
     from frontdesk.knowledge.site import SiteKnowledge
-    from frontdesk.knowledge.search.topic import PROBES
     from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.store.db import make_engine
     from frontdesk.store.migrate import upgrade

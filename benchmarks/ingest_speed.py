@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from frontdesk.knowledge.ingest.chunker import chunk_document
 from frontdesk.knowledge.evaluate import read_corpus
+from frontdesk.knowledge.ingest.chunker import chunk_document
 from frontdesk.knowledge.ingest.ingestor import EMBED_BATCH, effective_options
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase

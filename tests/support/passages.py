@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from frontdesk.knowledge.ingest.chunker import chunk_document
-from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.embedding.base import Embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.chunker import chunk_document
 from frontdesk.knowledge.ingest.loaders import parse_markdown
 from frontdesk.knowledge.models import Chunk, RetrievedChunk
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 import yaml
 
-from frontdesk.knowledge.injection.instructions import withhold_instructions
 from frontdesk.knowledge.ingest.loaders import load_bytes
+from frontdesk.knowledge.injection.instructions import withhold_instructions
 from frontdesk.knowledge.models import Document
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "planted" / "passages.yaml"

@@ -282,8 +282,8 @@ def calibrate(
         write_threshold,
     )
     from frontdesk.knowledge.lexical import text_language
-    from frontdesk.knowledge.search.retriever import PASSAGE_LANGUAGE_CHARS
     from frontdesk.knowledge.search.query import SearchOptions, query_language
+    from frontdesk.knowledge.search.retriever import PASSAGE_LANGUAGE_CHARS
 
     site, kb = _open(site_id, sites_dir)
     try:

@@ -31,19 +31,19 @@ from sqlalchemy import Engine
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
-from frontdesk.knowledge.search.acts import load_acts
-from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.embedding.base import Embedder, Matrix
-from frontdesk.knowledge.search.everyday import EverydaySimilarity, load_everyday
-from frontdesk.knowledge.index.generations import Generation, GenerationStore, MemoryGenerationStore
+from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
+from frontdesk.knowledge.index.generations import Generation, GenerationStore, MemoryGenerationStore
 from frontdesk.knowledge.ingest.ingestor import Ingestor
-from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
-from frontdesk.knowledge.search.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.ingest.reembed import ReembedReport, switch_generation
-from frontdesk.knowledge.search.retriever import DEFAULT_RESULT_CACHE_SIZE, Reranker, Retriever
+from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
+from frontdesk.knowledge.search.acts import load_acts
+from frontdesk.knowledge.search.everyday import EverydaySimilarity, load_everyday
 from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.search.query_cache import QueryCache, query_cache_for
+from frontdesk.knowledge.search.retriever import DEFAULT_RESULT_CACHE_SIZE, Reranker, Retriever
 from frontdesk.knowledge.search.topic import TopicProfile, build_profile
 from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, PROACTIVE_MARGIN, SiteKnowledge
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _Write = Callable[[Ingestor, str], IngestReport]
+
 
 class KnowledgeBase:
     """Ingest and search every site's knowledge in one index (each site isolated)."""

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.embedding.base import Embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
 from frontdesk.knowledge.service import KnowledgeBase

@@ -14,9 +14,9 @@ import asyncio
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.ingest.ingestor import ingestor as ingest
 from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.ingest.ingestor import Ingestor
+from frontdesk.knowledge.ingest.ingestor import ingestor as ingest
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import SiteSync, extract

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from frontdesk.knowledge.ingest.chunker import chunk_document
 from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.embedding.multilingual import E5_WINDOW, E5Embedder
+from frontdesk.knowledge.ingest.chunker import chunk_document
 from frontdesk.knowledge.ingest.ingestor import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Chunk
-from frontdesk.knowledge.embedding.multilingual import E5_WINDOW, E5Embedder
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig

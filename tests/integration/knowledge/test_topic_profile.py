@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 
 from frontdesk.knowledge.models import Document
+from frontdesk.knowledge.search.topic import PROBES
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
-from frontdesk.knowledge.search.topic import PROBES
 
 pytestmark = pytest.mark.integration
 

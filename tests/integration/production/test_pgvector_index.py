@@ -23,8 +23,8 @@ from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index import postgres
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig

@@ -18,8 +18,8 @@ from sqlalchemy import Engine
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.enrichment import Enricher, RedisEnrichmentCache, TtlCache
 from frontdesk.guard.redis import redis_client, redis_sync_client
-from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
 from frontdesk.knowledge.embedding.base import Embedder, Matrix
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search.query_cache import (

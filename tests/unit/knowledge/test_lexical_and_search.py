@@ -14,8 +14,13 @@ from frontdesk.knowledge.evaluate import (
 from frontdesk.knowledge.index.base import Hit
 from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.knowledge.search.query import (
+    SearchOptions,
+    fusion_weights,
+    is_case_study,
+    query_language,
+)
 from frontdesk.knowledge.search.retriever import rrf_fuse
-from frontdesk.knowledge.search.query import SearchOptions, fusion_weights, is_case_study, query_language
 
 pytestmark = pytest.mark.unit
 

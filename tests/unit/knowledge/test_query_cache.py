@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from frontdesk.guard.redis import RedisOutage
-from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.embedding.base import Matrix
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.search.query_cache import (
     InMemoryQueryCache,
     LayeredQueryCache,

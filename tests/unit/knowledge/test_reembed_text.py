@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.knowledge.ingest.chunker import chunk_document
-from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.ingest.reembed import _StoredPiece, text_from_chunks
+from frontdesk.knowledge.models import Document
 
 pytestmark = pytest.mark.unit
 

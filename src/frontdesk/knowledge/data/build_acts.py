@@ -26,8 +26,8 @@ from frontdesk.engines.local.intent_data import (
     load_examples,
     shared_datasets_dir,
 )
-from frontdesk.knowledge.search.acts import artifact_path
 from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.search.acts import artifact_path
 
 QUANTILE = 0.99
 STRIDE = 8

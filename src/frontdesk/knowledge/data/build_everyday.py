@@ -1,4 +1,5 @@
-"""Build `everyday-<model>.npz`: everyday-request vectors and their bar (`knowledge/search/everyday.py`).
+"""Build `everyday-<model>.npz`: everyday-request vectors and their bar
+(`knowledge/search/everyday.py`).
 
     python -m frontdesk.knowledge.data.build_everyday [--model local:multilingual-e5-small]
 

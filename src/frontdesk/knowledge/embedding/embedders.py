@@ -29,10 +29,9 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from frontdesk.knowledge.embedding.base import Embedder, EmbeddingError, Matrix, normalise
 from frontdesk.knowledge.lexical import terms

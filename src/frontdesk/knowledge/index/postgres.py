@@ -41,7 +41,6 @@ from frontdesk.knowledge.index.base import (
     utc_now,
     vector_blob,
 )
-from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.index.postgres_hnsw import (
     DEFAULT_EF_SEARCH,
     HNSW_EF_CONSTRUCTION,
@@ -56,6 +55,7 @@ from frontdesk.knowledge.index.postgres_sql import (
     tsvector_literal,
     vector_literal,
 )
+from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
 

@@ -40,8 +40,8 @@ from frontdesk.knowledge.index.base import (
     utc_now,
     vector_blob,
 )
-from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.index.lexicon import Lexicon, heading_table
+from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document

@@ -351,7 +351,9 @@ class VectorStore:
         started, started_cpu = time.monotonic(), time.thread_time()
         with self.engine.connect() as conn:
             floor = log_floor(conn, site_id)
-            base = self.files.read_base(site_id, model, floor) or self._live_base(site_id, model, floor)
+            base = self.files.read_base(site_id, model, floor) or self._live_base(
+                site_id, model, floor
+            )
             if base is None:
                 return self._build(site_id, model, ann=False)
             live = applied(conn, site_id, model, Live(base=base, applied_seq=base.seq))

@@ -23,14 +23,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontdesk.facts.extract import FACTS_VERSION, document_facts
 from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
-from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
-from frontdesk.knowledge.ingest.encoded import embedding_text
-from frontdesk.knowledge.ingest.pace import WritePace
 from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
+from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
+from frontdesk.knowledge.ingest.encoded import embedding_text
+from frontdesk.knowledge.ingest.loaders import LoaderError, load_bytes, load_path
+from frontdesk.knowledge.ingest.pace import WritePace
 from frontdesk.knowledge.injection.instructions import reason_label, withhold_instructions
 from frontdesk.knowledge.lexical import lexical_text, text_language
-from frontdesk.knowledge.ingest.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 from frontdesk.knowledge.search.titles import page_title, title_texts
 

@@ -21,7 +21,11 @@ from typing import get_args
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
-from frontdesk.knowledge.index.generations import Generation, GenerationStore
+from frontdesk.knowledge.index.generations import (
+    Generation,
+    GenerationStore,
+    MemoryGenerationStore,
+)
 from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.ingest.loaders import LoaderError, load_file
 from frontdesk.knowledge.models import Document, DocumentKind, IngestReport
@@ -166,13 +170,14 @@ def rebuild(
 def switch_generation(
     index: KnowledgeIndex,
     engine: Engine | None,
-    generations: GenerationStore,
+    generations: GenerationStore | MemoryGenerationStore,
     site_id: str,
     claimed: Generation,
     make_ingestor: Callable[[], Ingestor],
 ) -> ReembedReport:
-    """Build the claimed pending generation with an ingestor for the new model, switch searches to it and drop
-    the old one; on failure release the claim (the old generation keeps answering)."""
+    """Build the claimed pending generation with an ingestor for the new model, switch
+    searches to it and drop the old one; on failure release the claim (the old generation
+    keeps answering)."""
     assert claimed.pending_key is not None and claimed.pending_model is not None
     report = ReembedReport(site_id, claimed.embedding_model, claimed.pending_model)
     log.info(

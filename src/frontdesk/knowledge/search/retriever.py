@@ -18,15 +18,9 @@ import numpy as np
 
 from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredChunk, Vector, rrf_fuse
-from frontdesk.knowledge.search.language_pairs import relevance
 from frontdesk.knowledge.lexical import query_terms, text_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
-from frontdesk.knowledge.search.query_cache import (
-    DEFAULT_SIZE,
-    InMemoryQueryCache,
-    LruCache,
-    QueryCache,
-)
+from frontdesk.knowledge.search.language_pairs import relevance
 from frontdesk.knowledge.search.query import (
     FusionWeights,
     SearchOptions,
@@ -36,9 +30,16 @@ from frontdesk.knowledge.search.query import (
     query_language,
     unshouted,
 )
+from frontdesk.knowledge.search.query_cache import (
+    DEFAULT_SIZE,
+    InMemoryQueryCache,
+    LruCache,
+    QueryCache,
+)
 from frontdesk.knowledge.search.titles import TitleVectors, blend_by_title
 
 log = logging.getLogger(__name__)
+
 
 class Reranker(Protocol):
     """Optional second stage: scores for the fused candidates (higher is better)."""

@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest import ingestor as ingest
 from frontdesk.knowledge.ingest.ingestor import Ingestor
-from frontdesk.knowledge.ingest.ingestor import ingestor as ingest
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import SiteSync, extract

@@ -9,10 +9,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from frontdesk.conversation.payload import VisitorContext
-from frontdesk.engines.base import Act, Engines
+from frontdesk.engines.base import Engines
 from frontdesk.facts.model import SiteFacts
 from frontdesk.knowledge.embedding.base import Embedder, Matrix
 from frontdesk.knowledge.models import RetrievalResult
+from frontdesk.knowledge.search.acts import Act
 from frontdesk.knowledge.search.everyday import EverydaySimilarity
 from frontdesk.knowledge.search.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig

@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from frontdesk.engines.base import Act
 from frontdesk.engines.base import Intent as IntentLabel
 from frontdesk.facts.model import FactKind
 from frontdesk.guard.visitor_text import clean_fields
+from frontdesk.knowledge.search.acts import Act
 from frontdesk.leads.qualification import CONFIDENCE_RANK, DIMENSIONS, QualificationState
 
 Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF"]

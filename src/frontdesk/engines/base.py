@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontdesk.conversation.register import Tone
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.knowledge.search.acts import Act
 
 if TYPE_CHECKING:
     from frontdesk.knowledge.embedding.base import Embedder, Matrix
@@ -29,20 +30,6 @@ INTENTS: tuple[Intent, ...] = (
     "BOOKING",
     "STOP_BOOKING",
     "HACK",
-)
-# What a message is on its own, whatever the business: each act has its own short reply
-# (`conversation/texts.yaml`, `act.*`). A message that also asks or states something is
-# no act: it is answered.
-Act = Literal["greeting", "how_are_you", "thanks", "goodbye", "yes", "no", "email", "phone"]
-ACTS: tuple[Act, ...] = (
-    "greeting",
-    "how_are_you",
-    "thanks",
-    "goodbye",
-    "yes",
-    "no",
-    "email",
-    "phone",
 )
 Level = Literal["not_detected", "partially_confirmed", "confirmed"]
 

@@ -48,7 +48,7 @@ from frontdesk.knowledge.search.topic import TopicProfile, build_profile
 from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, PROACTIVE_MARGIN, SiteKnowledge
 
 if TYPE_CHECKING:
-    from frontdesk.engines.base import Act
+    from frontdesk.knowledge.search.acts import Act
     from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)

@@ -34,7 +34,7 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
-from frontdesk.engines.base import Act, IntentResult
+from frontdesk.engines.base import IntentResult
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
     mentions_plans,
@@ -45,6 +45,7 @@ from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
 from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
 from frontdesk.knowledge.embedding.base import Embedder
+from frontdesk.knowledge.search.acts import Act
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 from frontdesk.sites.handoff import ContactWay
 

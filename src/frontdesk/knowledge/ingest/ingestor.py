@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -38,6 +38,8 @@ from frontdesk.knowledge.search.titles import page_title, title_texts
 # 5: sentences addressed to an AI or asking for a secret are withheld too (planted.py).
 # 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
 # 4: machine-encoded runs are left out of what the embedding model reads.
+# (title, heading path, content) -> the texts of a passage's quotable units.
+UnitTexts = Callable[[str, Sequence[str], str], list[str]]
 log = logging.getLogger(__name__)
 CHUNKER_VERSION = "5"
 # Lexical rows are stemmed in each document's detected language (was: the site's).
@@ -55,11 +57,12 @@ class IngestOptions:
     # it (`titles.py`).
     title_vectors: bool = False
     # Embed every sentence, list item and table row too (into the embedding cache), for
-    # the local writer that chooses them by meaning (`engines/local/answering/meaning.py`).
-    # Off: it costs about 1.4 times the chunks' own embedding (benchmarks/ingest_speed.py),
-    # while an answer needs the units of one page, embedded once and then cached
-    # (`KnowledgeBase.passage_vectors`).
-    unit_vectors: bool = False
+    # the local writer that chooses them by meaning: the writer's own `unit_texts`
+    # (`engines/local/answering/meaning.py`; passed in, the knowledge package does not
+    # know the engines). Off: it costs about 1.4 times the chunks' own embedding
+    # (benchmarks/ingest_speed.py), while an answer needs the units of one page, embedded
+    # once and then cached (`KnowledgeBase.passage_vectors`).
+    unit_texts: UnitTexts | None = None
 
 
 def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:
@@ -93,7 +96,7 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 # Titles embedded too: a site indexed without them is processed once more
                 # (chunk vectors from the cache), so that its titles get embedded.
                 *(["titles"] if options.title_vectors else []),
-                *(["units"] if options.unit_vectors else []),
+                *(["units"] if options.unit_texts is not None else []),
                 # A new way of reading facts reads every document again (chunk vectors
                 # from the cache); a page whose header or footer facts changed too.
                 FACTS_VERSION,
@@ -211,8 +214,9 @@ class Ingestor:
         vectors = self._embed([chunk for item in pending for chunk in item.chunks], report)
         if self.options.title_vectors:
             self._embed_titles([chunk for item in pending for chunk in item.chunks])
-        if self.options.unit_vectors:
-            self._embed_units([chunk for item in pending for chunk in item.chunks], report)
+        if self.options.unit_texts is not None:
+            units = self.options.unit_texts
+            self._embed_units([chunk for item in pending for chunk in item.chunks], units, report)
         pace = WritePace() if paced else None
         for item in pending:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
@@ -294,11 +298,11 @@ class Ingestor:
             stored = self.index.list_documents(site_id)
             self._embed_title_texts(title_texts([doc.title.strip() for doc in stored]))
 
-    def _embed_units(self, chunks: Sequence[Chunk], report: IngestReport) -> None:
+    def _embed_units(
+        self, chunks: Sequence[Chunk], unit_texts: UnitTexts, report: IngestReport
+    ) -> None:
         """Every quotable unit of the chunks into the embedding cache, as the local writer
         embeds it, so that choosing sentences by meaning embeds only the question."""
-        from frontdesk.engines.local.answering.meaning import unit_texts
-
         texts = [
             text
             for chunk in chunks

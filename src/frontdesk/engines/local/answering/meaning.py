@@ -27,7 +27,7 @@ units are always chosen by meaning (`read_across`): every unit of the best-ranke
 passage is compared with the question, and those clearing the support bar, nearly as
 close as the closest, are quoted. Unit vectors go through the site's embedding cache:
 a page's sentences and rows are embedded once (at answer time, or at ingest with
-`IngestOptions.unit_vectors`, `unit_texts`), then an answer embeds only the question.
+`IngestOptions(unit_texts=unit_texts)`), then an answer embeds only the question.
 
 `choose_candidates`, `embedded_text`, `unit_texts`, `blend`, `choose_across` and
 `under_its_question` are pure; `read_meaning` and `read_across` read vectors.

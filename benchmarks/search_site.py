@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.lexical import lexical_text
 from frontdesk.knowledge.models import Chunk, Document, content_hash
 from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.text.lexical import lexical_text
 
 SITE = "bench-site"
 DIM = 384

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.ingest.chunker import chunk_document
 from frontdesk.knowledge.ingest.loaders import parse_markdown
 from frontdesk.knowledge.models import Chunk, RetrievedChunk
+from frontdesk.text.embedding import Embedder
 
 
 @dataclass

@@ -281,9 +281,9 @@ def calibrate(
         write_knowledge_value,
         write_threshold,
     )
-    from frontdesk.knowledge.lexical import text_language
     from frontdesk.knowledge.search.query import SearchOptions, query_language
     from frontdesk.knowledge.search.retriever import PASSAGE_LANGUAGE_CHARS
+    from frontdesk.text.lexical import text_language
 
     site, kb = _open(site_id, sites_dir)
     try:

@@ -11,12 +11,12 @@ from typing import Any
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.engines.base import Engines
 from frontdesk.facts.model import SiteFacts
-from frontdesk.knowledge.embedding.base import Embedder, Matrix
 from frontdesk.knowledge.models import RetrievalResult
 from frontdesk.knowledge.search.acts import Act
 from frontdesk.knowledge.search.everyday import EverydaySimilarity
 from frontdesk.knowledge.search.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig
+from frontdesk.text.embedding import Embedder, Matrix
 
 Retriever = Callable[[str, str], Awaitable[RetrievalResult]]
 """(query, language) → RetrievalResult over the site's own knowledge base."""

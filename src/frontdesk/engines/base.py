@@ -16,7 +16,7 @@ from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.knowledge.search.acts import Act
 
 if TYPE_CHECKING:
-    from frontdesk.knowledge.embedding.base import Embedder, Matrix
+    from frontdesk.text.embedding import Embedder, Matrix
 
 Intent = Literal[
     "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"

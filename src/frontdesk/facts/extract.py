@@ -556,7 +556,7 @@ __all__ = ["LANGUAGES", "facts_from_html", "facts_from_line", "facts_from_text",
 
 def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
     """The facts of a whole HTML page, read in the language of its main text."""
-    from frontdesk.knowledge.lexical import text_language
+    from frontdesk.text.lexical import text_language
 
     return tuple(facts_from_html(html, url, text_language(text)))
 

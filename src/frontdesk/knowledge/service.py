@@ -31,7 +31,6 @@ from sqlalchemy import Engine
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
-from frontdesk.knowledge.embedding.base import Embedder, Matrix
 from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
@@ -46,6 +45,7 @@ from frontdesk.knowledge.search.query_cache import QueryCache, query_cache_for
 from frontdesk.knowledge.search.retriever import DEFAULT_RESULT_CACHE_SIZE, Reranker, Retriever
 from frontdesk.knowledge.search.topic import TopicProfile, build_profile
 from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, PROACTIVE_MARGIN, SiteKnowledge
+from frontdesk.text.embedding import Embedder, Matrix
 
 if TYPE_CHECKING:
     from frontdesk.knowledge.search.acts import Act

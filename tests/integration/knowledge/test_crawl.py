@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
@@ -24,6 +23,7 @@ from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync
 from frontdesk.knowledge.web.sync import CrawlSummary
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
+from frontdesk.text.embedding import Embedder
 from tests.support.website import LoopbackWebsite, page_marker, page_path
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embedding.base import Matrix
 from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.index.base import FusedHit
 from frontdesk.knowledge.index.lexicon import fts_table
@@ -21,6 +20,7 @@ from frontdesk.knowledge.search.query import SearchOptions
 from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
+from frontdesk.text.embedding import Matrix
 
 pytestmark = pytest.mark.integration
 

@@ -194,7 +194,7 @@ def _headed_documents() -> list[Document]:
 def test_heading_lists_agree_with_sqlite(pgvector_url: str, tmp_path: Path) -> None:
     """The heading field ranks the same chunks in the same order on both backends, alone
     and as the third list of the hybrid search."""
-    from frontdesk.knowledge.lexical import query_terms
+    from frontdesk.text.lexical import query_terms
 
     with both_backends(pgvector_url, tmp_path, "headed") as (lite, pg):
         for kb in (lite, pg):

@@ -18,7 +18,6 @@ from sqlalchemy import Engine
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.enrichment import Enricher, RedisEnrichmentCache, TtlCache
 from frontdesk.guard.redis import redis_client, redis_sync_client
-from frontdesk.knowledge.embedding.base import Embedder, Matrix
 from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
@@ -36,6 +35,7 @@ from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from frontdesk.text.embedding import Embedder, Matrix
 from tests.support.loopback import HttpReceiver
 from tests.support.ports import free_port
 

@@ -12,7 +12,6 @@ from frontdesk.knowledge.evaluate import (
     percentile,
 )
 from frontdesk.knowledge.index.base import Hit
-from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.knowledge.search.query import (
     SearchOptions,
@@ -21,6 +20,7 @@ from frontdesk.knowledge.search.query import (
     query_language,
 )
 from frontdesk.knowledge.search.retriever import rrf_fuse
+from frontdesk.text.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 
 pytestmark = pytest.mark.unit
 
@@ -145,8 +145,8 @@ def test_heading_terms_are_the_stemmed_heading_path(
 ) -> None:
     """The heading field taken from the lexical body is the path stemmed on its own, in
     the document's language (what a migration can rebuild without the language)."""
-    from frontdesk.knowledge.lexical import heading_terms
     from frontdesk.knowledge.models import Chunk
+    from frontdesk.text.lexical import heading_terms
 
     chunk = Chunk("c", "d", 0, content, path)
     body = lexical_text(chunk.indexed_text, language)

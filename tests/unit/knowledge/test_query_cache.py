@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from frontdesk.guard.redis import RedisOutage
-from frontdesk.knowledge.embedding.base import Matrix
 from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.search.query_cache import (
     InMemoryQueryCache,
@@ -17,6 +16,7 @@ from frontdesk.knowledge.search.query_cache import (
     RedisQueryCache,
 )
 from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.text.embedding import Matrix
 
 pytestmark = pytest.mark.unit
 

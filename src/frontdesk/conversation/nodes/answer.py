@@ -41,8 +41,8 @@ from frontdesk.improvement.team_answers import (
     question_part,
     team_language,
 )
-from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.models import RetrievalResult
+from frontdesk.text.embedding import Embedder
 
 log = logging.getLogger(__name__)
 DEFAULT_THRESHOLD = 0.35

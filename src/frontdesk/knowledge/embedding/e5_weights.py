@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from frontdesk.knowledge.embedding.base import EmbeddingError
+from frontdesk.text.embedding import EmbeddingError
 
 _MAGIC = b"E5S1"
 _META = "\u2581"  # SentencePiece's word-start marker

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.embedding.base import Embedder, EmbeddingError, Matrix, normalise
-from frontdesk.knowledge.lexical import terms
+from frontdesk.text.embedding import Embedder, EmbeddingError, Matrix, normalise
+from frontdesk.text.lexical import terms
 
 DEFAULT_EMBEDDING = "local:multilingual-e5-small"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.embedding.base import EmbeddingError, Matrix, normalise
+from frontdesk.text.embedding import EmbeddingError, Matrix, normalise
 
 log = logging.getLogger(__name__)
 E5_MODEL = "multilingual-e5-small"

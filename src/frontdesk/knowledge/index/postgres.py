@@ -1,7 +1,7 @@
 """The production index: PostgreSQL with a tsvector column and pgvector HNSW.
 
 - Lexical: `knowledge_chunks.lexical` is a tsvector of the chunk's pre-stemmed terms
-  (`frontdesk.knowledge.lexical`: the Snowball stemmer of the site's language — the same
+  (`frontdesk.text.lexical`: the Snowball stemmer of the site's language — the same
   stemmers PostgreSQL's language text-search configurations use), written as a tsvector
   literal with positions so that indexed text and queries are stemmed exactly once and
   the same way as on SQLite. GIN-indexed; ranked by Okapi BM25 computed in SQL from the
@@ -56,8 +56,8 @@ from frontdesk.knowledge.index.postgres_sql import (
     vector_literal,
 )
 from frontdesk.knowledge.index.shared import SharedRows
-from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.text.lexical import heading_terms
 
 GRAPH_ROWS_TTL_S = 60.0  # the graph's size is a catalog estimate; re-read once a minute
 

@@ -43,8 +43,8 @@ from frontdesk.knowledge.index.base import (
 from frontdesk.knowledge.index.lexicon import Lexicon, heading_table
 from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.index.vectors import VectorStore
-from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.text.lexical import heading_terms
 
 REVISION_RECHECK_S = 0.25
 log = logging.getLogger(__name__)

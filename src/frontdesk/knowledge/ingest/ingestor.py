@@ -23,16 +23,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontdesk.facts.extract import FACTS_VERSION, document_facts
 from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
-from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
 from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
 from frontdesk.knowledge.ingest.encoded import embedding_text
 from frontdesk.knowledge.ingest.loaders import LoaderError, load_bytes, load_path
 from frontdesk.knowledge.ingest.pace import WritePace
 from frontdesk.knowledge.injection.instructions import reason_label, withhold_instructions
-from frontdesk.knowledge.lexical import lexical_text, text_language
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 from frontdesk.knowledge.search.titles import page_title, title_texts
+from frontdesk.text.embedding import Embedder
+from frontdesk.text.lexical import lexical_text, text_language
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
 # 5: sentences addressed to an AI or asking for a secret are withheld too (planted.py).

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from frontdesk.knowledge.index.base import StoredChunk
-from frontdesk.knowledge.lexical import text_language
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.text.lexical import text_language
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _CASE_STUDY = re.compile(r"(^|[/\\:])case[-_ ]?stud(y|ies)", re.IGNORECASE)

@@ -16,9 +16,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from frontdesk.knowledge.embedding.base import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredChunk, Vector, rrf_fuse
-from frontdesk.knowledge.lexical import query_terms, text_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 from frontdesk.knowledge.search.language_pairs import relevance
 from frontdesk.knowledge.search.query import (
@@ -37,6 +35,8 @@ from frontdesk.knowledge.search.query_cache import (
     QueryCache,
 )
 from frontdesk.knowledge.search.titles import TitleVectors, blend_by_title
+from frontdesk.text.embedding import Embedder
+from frontdesk.text.lexical import query_terms, text_language
 
 log = logging.getLogger(__name__)
 

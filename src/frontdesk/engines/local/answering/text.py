@@ -3,7 +3,7 @@
 Content terms are the stemmed words of a text minus function words (articles, pronouns,
 auxiliaries, question words and a few verbs every help-centre question carries), so
 that "How do I connect Salesforce?" and "Connecting Salesforce takes minutes" share
-`connect` and `salesforc`. Stemming is `frontdesk.knowledge.lexical.terms`, the same
+`connect` and `salesforc`. Stemming is `frontdesk.text.lexical.terms`, the same
 function the lexical index uses. Term sets of passages are cached: every job of a turn
 reads the same few chunks.
 """
@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, terms
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.text.lexical import STEMMER_LANGUAGES, terms
 
 LANGUAGES = ("en", "ru", "fr", "de", "es", "it", "pt", "nl")
 
@@ -153,7 +153,7 @@ def passage_language(text: str, default: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _passage_language(text: str, default: str) -> str:
-    from frontdesk.engines.local.language import detect_language
+    from frontdesk.text.language import detect_language
 
     return detect_language(text, default)
 

@@ -1,8 +1,8 @@
 """The embedding interface every model implements, below the models themselves.
 
-`embedders.py` picks a model by name; the e5 runtimes (`multilingual.py`, `e5_onnx.py`,
-`e5_weights.py`) and the packages that only hold an embedder (engines, facts) need just
-this interface, so none of them imports the module that builds the models.
+`knowledge/embedding/embedders.py` picks a model by name; the e5 runtimes beside it and
+the packages that only hold an embedder (engines, facts, the conversation) need just this
+interface, so none of them imports the module that builds the models.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""Embedding models: the `Embedder` interface and its local, e5 and remote implementations."""
+"""Embedding models (local e5 and MiniLM, remote) behind `frontdesk.text.embedding.Embedder`."""

@@ -81,3 +81,38 @@ async def test_what_the_site_offers_is_still_answered_from_its_pages(
     assert values["routing"] == "answered", values["answer"]
     assert "water heater" in values["answer"].lower()
     assert values["citations"]
+
+
+def _honest_not_found(values: dict[str, Any]) -> None:
+    answer = values["answer"]
+    assert values["citations"] == [], answer
+    assert "[1]" not in answer, answer
+    assert values["routing"] in ("cannot_answer", "low_confidence", "followup"), answer
+
+
+async def test_a_service_the_site_does_not_name_is_not_answered_with_another(
+    service: ChatService,
+) -> None:
+    # The services page repairs leaks and water heaters; a roof is named nowhere: the
+    # leaks are no answer to it.
+    values = await ask(service, str(uuid.uuid4()), "Do you repair roofs?")
+    _honest_not_found(values)
+    assert say("offer.human", "en") in values["answer"] or values["routing"] == "followup"
+
+
+async def test_a_question_about_the_business_is_not_refused_as_off_topic(
+    service: ChatService,
+) -> None:
+    # Nothing on the site about parking; the question is still about the business.
+    values = await ask(service, str(uuid.uuid4()), "Do you have a car park?")
+    _honest_not_found(values)
+    assert values["route"] == "ANSWER", values["answer"]
+
+
+async def test_a_request_to_an_assistant_is_still_refused_as_off_topic(
+    service: ChatService,
+) -> None:
+    # Put in the second person too, but an everyday request to an assistant, not a
+    # question about the business.
+    values = await ask(service, str(uuid.uuid4()), "Can you add 5 and 89?")
+    assert values["routing"] == "irrelevant", values["answer"]

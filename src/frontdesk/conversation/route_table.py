@@ -12,7 +12,7 @@ from typing import Literal
 
 from frontdesk.appointments.changes import AppointmentChange
 from frontdesk.conversation.state import BookingStatus, Route
-from frontdesk.engines.base import Act
+from frontdesk.knowledge.search.acts import Act
 
 RedirectReason = Literal[
     "hack",

@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from frontdesk.engines.base import Act
 from frontdesk.engines.base import Intent as IntentLabel
 from frontdesk.facts.model import FactKind
 from frontdesk.guard.visitor_text import clean_fields
+from frontdesk.knowledge.search.acts import Act
 from frontdesk.leads.qualification import CONFIDENCE_RANK, DIMENSIONS, QualificationState
 
 Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF"]
@@ -198,14 +198,14 @@ class SiteSupport(TypedDict):
     """How well the site's own content supports this turn's message (`site_support_check`)."""
 
     score: float | None  # the best cosine of the turn's search
-    threshold: float  # the site's bar (`knowledge/topic.py`)
+    threshold: float  # the site's bar (`knowledge/search/topic.py`)
     lexical: float  # share of the question's content words in one of the best passages
     supported: bool
     # Both signals at once: the cosine at the site's bar and most of the words in a
     # passage — what a conversation-act label (OTHER, BOOKING...) needs to be overruled.
     strong: NotRequired[bool]
     # Cosine of the message with its nearest shipped everyday request, and the bar at which
-    # it reads as one (`knowledge/everyday.py`); None: no such signal for the site's model.
+    # it reads as one (`knowledge/search/everyday.py`); None: no such signal for the site's model.
     everyday: NotRequired[float | None]
     everyday_bar: NotRequired[float | None]
     # The kind of fact the message asks for ("Where are you?"): a question about the

@@ -43,8 +43,8 @@ from frontdesk.engines.local.answering.text import (
     term_set,
     words,
 )
-from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.text.embedding import Embedder
 
 MAX_CLAIMS = 10
 MAX_SENTENCES = 16  # sentences of a passage compared with a doubtful claim

@@ -35,8 +35,8 @@ _STOP: dict[str, str] = {
     "habe hat haben hatte kann können könnte wird werden würde soll sollte muss ich mich mir "
     "mein meine wir uns unser unsere du dich dir dein ihr ihre sie er es man dies diese "
     "dieser dieses das was welche welcher welches wer wann wo warum wie nicht kein keine "
-    "ja nein bitte danke auch nur noch sehr mehr viel gibt geht machen mache funktioniert "
-    "funktionieren",
+    "ja nein bitte danke auch nur noch sehr mehr viel gibt geht machen mache macht machst "
+    "tun tut funktioniert funktionieren",
     "es": "el la los las un una unos unas y o pero si entonces de del a al en por para con "
     "sin sobre es son era ser estar está están he ha han tengo tiene tienen puedo puede "
     "pueden yo me mi mis tú te tu tus usted ustedes nosotros nuestro nuestra su sus él ella "

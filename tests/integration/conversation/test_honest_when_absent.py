@@ -80,6 +80,17 @@ async def test_a_service_the_site_does_not_name_is_not_answered_with_another(
     assert say("offer.human", "en") in values["answer"] or values["routing"] == "followup"
 
 
+async def test_a_thing_no_page_names_is_not_answered_with_its_neighbour(
+    service: ChatService,
+) -> None:
+    # "install" and "water" are on the site (water heaters); a water softener is named
+    # nowhere: the water-heater prices are no answer to it.
+    values = await ask(service, str(uuid.uuid4()), "Do you install water softeners?")
+    _honest_not_found(values)
+    assert "heater" not in values["answer"].lower(), values["answer"]
+    assert say("offer.human", "en") in values["answer"] or values["routing"] == "followup"
+
+
 async def test_a_question_about_the_business_is_not_refused_as_off_topic(
     service: ChatService,
 ) -> None:

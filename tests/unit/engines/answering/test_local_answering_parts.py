@@ -24,6 +24,7 @@ from frontdesk.engines.local.answering.phrases import (
     phrase,
     voices_grievance,
 )
+from frontdesk.engines.local.answering.quoting import missing_share
 from frontdesk.engines.local.answering.text import in_other_script, is_question, proper_names
 from frontdesk.knowledge.models import RetrievedChunk
 
@@ -245,3 +246,19 @@ async def test_a_yes_or_no_question_about_something_no_passage_names_is_not_foun
     # What the passages name is still answered, and so is a question that asks how.
     assert "[1]" in await compose(ask("Do you repair cargo bikes?", (BIKE_SHOP,)))
     assert "[1]" in await compose(ask("How fast do you repair a puncture?", (BIKE_SHOP,)))
+
+
+def test_a_word_no_passage_has_weighs_by_its_rarity() -> None:
+    # "water" and "install" are on every line of a plumber's services; the softener is
+    # on none: one word of three, but most of what the question asks.
+    services = passage(
+        40,
+        ("Our services",),
+        "We install water heaters. Water heater repair. Water tank cleaning. "
+        "We install water filters. Leak repair under floors.",
+    )
+    chunks = [services]
+    asked = "Do install water softeners?"
+    share = missing_share(asked, "en", chunks, frozenset({0}))
+    assert share > 0.5 > 1 / 3
+    assert missing_share("Do install water heaters?", "en", chunks, frozenset({0})) == 0.0

@@ -56,8 +56,8 @@ MIN_MATCH = 0.3  # below: nothing in the passages answers the question
 PASSAGE_SUPPORT = 0.4
 SUPPORTED_MIN_MATCH = 0.15
 WEAK_MATCH = 0.5  # below: answer with the hedged lead-in
-# A weakly matched yes-or-no question with this share of its words in no passage asks
-# about something the passages do not name (`writer.py`).
+# A weakly matched yes-or-no question with this share of its words' weight (rarer words
+# weigh more) in no passage asks about something the passages do not name (`writer.py`).
 UNKNOWN_SHARE = 0.5
 MAX_PARTS = 6  # parts of one message answered one by one
 VARIANT_CREDIT = 0.8  # "deliver" asked, "delivery" written: stems that differ in their ending
@@ -234,6 +234,32 @@ def words_missing(
     return frozenset(
         term for term in question_terms(question, language) if not shares({term}, present)
     )
+
+
+def missing_share(
+    question: str, language: str, chunks: Sequence[RetrievedChunk], indices: frozenset[int]
+) -> float:
+    """The share of the question's weight that none of the passages has (`words_missing`),
+    each term weighed by its rarity among the passages' units as `score_units` weighs it:
+    "water" and "install" on a plumber's pages weigh little, so "Do you install water
+    softeners?" is mostly about the softener no page names. A term no passage has is the
+    rarest, so the share is never below the share of terms missing."""
+    terms = question_terms(question, language)
+    if not terms:
+        return 0.0
+    missing = words_missing(question, language, chunks, indices)
+    units = [
+        term_set(f"{unit.context} {unit.text}", language)
+        for i in indices
+        for unit in passage_units(chunks[i].content)
+        if unit.quotable
+    ]
+    idf = {
+        term: math.log(1.0 + len(units) / (1.0 + sum(1 for found in units if term in found)))
+        for term in terms
+    }
+    total = sum(idf.values())
+    return sum(idf[term] for term in missing) / total if total else 0.0
 
 
 def supporting_passages(

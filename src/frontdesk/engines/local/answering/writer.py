@@ -43,6 +43,7 @@ from frontdesk.engines.local.answering.meaning import (
 )
 from frontdesk.engines.local.answering.parts import (
     QuestionPart,
+    addresses_the_business,
     asks_for_examples,
     asks_whether,
     is_customer_story,
@@ -68,6 +69,7 @@ from frontdesk.engines.local.answering.quoting import (
     WEAK_MATCH,
     Pick,
     by_relevance,
+    missing_share,
     query_weights,
     render,
     repeats,
@@ -319,12 +321,17 @@ def _asks_about_the_unnamed(
     """ "Do you repair trucks?" on a garage's site that never says "truck": a yes-or-no
     question matched only weakly by the words, with half its own words in none of the
     passages, asks about something they do not name, and the nearest passage (the cars
-    the garage repairs) is no answer to it. (A sentence that says it in other words may
+    the garage repairs) is no answer to it. Put to the business, its words are weighed
+    by their rarity on the pages: a plumber's "install" and "water" are everywhere, the
+    "water softeners" asked about nowhere. (A sentence that says it in other words may
     still be found by meaning, at the site's own bar.)"""
     if not picks or max(pick.lexical for pick in picks) >= WEAK_MATCH:
         return False
     if not asks_whether(request.question):
         return False
     asked = without_second_person(request.question)
-    missing = words_missing(asked, request.language, chunks, indices)
-    return len(missing) >= UNKNOWN_SHARE * len(question_terms(asked, request.language))
+    language = request.language
+    if addresses_the_business(request.question):
+        return missing_share(asked, language, chunks, indices) >= UNKNOWN_SHARE
+    missing = words_missing(asked, language, chunks, indices)
+    return len(missing) >= UNKNOWN_SHARE * len(question_terms(asked, language))

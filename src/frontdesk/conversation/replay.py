@@ -18,6 +18,7 @@ from typing import Any
 from frontdesk.conversation.persistence import TurnWriter
 from frontdesk.conversation.spool import Spool, run_replays
 from frontdesk.conversation.spooled_sessions import SESSION_RECORD, SpooledKey, store_claim
+from frontdesk.conversation.turn_effects import turn_side_effects
 from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
@@ -87,7 +88,7 @@ def _replay_one(writer: TurnWriter, site: SiteConfig, rec: dict[str, Any]) -> bo
         if rec["kind"] == "turn":
             reply = StoredTurn(user_text=rec["message"], **rec["reply"])
             log_repo.add_reply(site.id, session_id, turn, reply)
-            writer.side_effects(
+            turn_side_effects(
                 session,
                 site,
                 session_id,

@@ -32,12 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from frontdesk.conversation.state import (
-    DialogSupervision,
-    FormCollection,
-    merge_dialog_supervision,
-    merge_form_collection,
-)
+from frontdesk.conversation.reducers import merge_dialog_supervision, merge_form_collection
+from frontdesk.conversation.substates import DialogSupervision, FormCollection
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.schema import ProfilingForm
 

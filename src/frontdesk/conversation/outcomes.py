@@ -15,7 +15,8 @@ from frontdesk.conversation.route_table import (
     HandoffReason,
     RedirectReason,
 )
-from frontdesk.conversation.state import ChatState, TeamMatch
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.substates import TeamMatch
 from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 

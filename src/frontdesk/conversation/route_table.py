@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from frontdesk.appointments.changes import AppointmentChange
-from frontdesk.conversation.state import BookingStatus, Route
+from frontdesk.conversation.vocabulary import BookingStatus, Route
 from frontdesk.engines.base import Act
 
 RedirectReason = Literal[

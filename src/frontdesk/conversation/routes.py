@@ -24,7 +24,8 @@ from frontdesk.conversation.route_table import (
     RouteInput,
     is_conversation_act,
 )
-from frontdesk.conversation.state import ChatState, Route
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.vocabulary import Route
 from frontdesk.engines.local.answering.text import guess_language, is_question, question_terms
 
 BLOCK_KINDS = frozenset({"hack", "spam", "length"})

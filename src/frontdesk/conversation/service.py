@@ -87,7 +87,6 @@ class ChatService:
         self.exporter = build_exporter(settings)
         self.trace_callbacks = langfuse_callbacks(settings)
         self._graph: Any = None
-        self._draft_graph: Any = None
         self._desks: dict[str, Any] = {}
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
@@ -306,36 +305,13 @@ class ChatService:
         answers (`conversation/draft.py`): with the conversation's history, in its
         language, from the site's facts or its pages. Nothing is stored or sent. An empty
         `draft`: nothing the site states fits the question."""
-        from frontdesk.conversation.draft import compile_draft_graph
-        from frontdesk.conversation.nodes.analysis import reply_language
+        from frontdesk.conversation.draft import draft_reply
 
         graph = await self.graph()
         config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
         conversation = (await graph.aget_state(config)).values
-        language = await reply_language(
-            question,
-            conversation.get("language"),
-            list(site.config.languages),
-            site.config.default_language,
-        )
-        if self._draft_graph is None:
-            self._draft_graph = compile_draft_graph()
-        drafted = await self._draft_graph.ainvoke(
-            {
-                "input": question,
-                "messages": list(conversation.get("messages") or []),
-                "language": language,
-                "retries": 0,
-            },
-            context=self.context(site, VisitorContext()),
-        )
-        citations = drafted.get("citations") or []
-        found = bool(citations) or bool(drafted.get("fact_reply"))
-        return {
-            "draft": str(drafted.get("answer") or "").strip() if found else "",
-            "language": language,
-            "sources": [{"title": c["title"], "url": c["url"]} for c in citations],
-        }
+        ctx = self.context(site, VisitorContext())
+        return await draft_reply(conversation, question, site.config, ctx)
 
     async def ask(
         self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.contact import contact_in, declines_contact
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.nodes.appointments import appointment_flags
+from frontdesk.conversation.nodes.appointment_flags import appointment_flags
 from frontdesk.conversation.nodes.common import (
     Update,
     history_turns,
@@ -24,7 +24,6 @@ from frontdesk.conversation.route_table import ContactReply, RouteInput, decide_
 from frontdesk.conversation.routes import states_a_topic
 from frontdesk.conversation.state import (
     ChatState,
-    InterestSignals,
     booking_of,
     intent_of,
     interest_of,
@@ -34,6 +33,7 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
+from frontdesk.conversation.substates import InterestSignals
 from frontdesk.engines.base import Act, IntentResult
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,

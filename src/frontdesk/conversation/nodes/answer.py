@@ -23,16 +23,8 @@ from frontdesk.conversation.nodes.common import (
     site_say,
     timed,
 )
-from frontdesk.conversation.state import (
-    ChatState,
-    Evaluation,
-    TeamMatch,
-    Verification,
-    booking_of,
-    interest_of,
-    skills_of,
-    turn_of,
-)
+from frontdesk.conversation.state import ChatState, booking_of, interest_of, skills_of, turn_of
+from frontdesk.conversation.substates import Evaluation, TeamMatch, Verification
 from frontdesk.engines.base import AnswerRequest, SiteMeaning, WriterUnavailableError
 from frontdesk.engines.local.answering.parts import names_missing
 from frontdesk.improvement.team_answers import (

@@ -13,7 +13,8 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.outcomes import strongly_supported_by_site, supported_by_site
-from frontdesk.conversation.state import ChatState, SiteSupport, collected_values
+from frontdesk.conversation.state import ChatState, collected_values
+from frontdesk.conversation.substates import SiteSupport
 from frontdesk.engines.local.answering.parts import question_parts
 from frontdesk.facts.answer import KIND_MARGINS, asked_kind, kinds_found
 from frontdesk.facts.meaning import kind_scores

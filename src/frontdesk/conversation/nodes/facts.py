@@ -15,7 +15,8 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import citations_of
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
-from frontdesk.conversation.state import ChatState, Evaluation, FactReply, Verification
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.substates import Evaluation, FactReply, Verification
 from frontdesk.facts.answer import (
     KIND_MARGINS,
     DateAsked,

@@ -31,10 +31,7 @@ from frontdesk.conversation.nodes.reach import (
 )
 from frontdesk.conversation.nodes.skills import next_profiling_question
 from frontdesk.conversation.state import (
-    Booking,
     ChatState,
-    Handoff,
-    Progress,
     booking_of,
     collected_values,
     dialog_of,
@@ -44,6 +41,7 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
+from frontdesk.conversation.substates import Booking, Handoff, Progress
 from frontdesk.conversation.texts import TEXTS, say
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import NeverOpensError, is_business_hours, next_opening

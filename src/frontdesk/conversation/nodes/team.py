@@ -15,7 +15,8 @@ from frontdesk.conversation.nodes.common import (
     site_say,
     timed,
 )
-from frontdesk.conversation.state import ChatState, Evaluation, Verification
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.substates import Evaluation, Verification
 from frontdesk.improvement.team_answers import answer_part
 
 

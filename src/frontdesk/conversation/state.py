@@ -8,9 +8,10 @@ engines, background tasks) travel in `TurnContext` instead.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from collections.abc import Sequence
+from typing import Annotated, Any, TypedDict
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
 
 from frontdesk.conversation.reducers import (
@@ -47,66 +48,80 @@ from frontdesk.leads.qualification import QualificationState
 # --- state ----------------------------------------------------------------------------
 
 
-class ChatState(TypedDict):
+class ChatFields(TypedDict, total=False):
+    """Every field of the conversation but its messages and input, each optional."""
+
     # conversation
-    messages: Annotated[list[AnyMessage], add_messages]
-    input: str
-    language: NotRequired[str]
-    turn_number: NotRequired[int]  # assistant turns completed before this one (0-indexed)
+    language: str
+    turn_number: int  # assistant turns completed before this one (0-indexed)
 
     # visitor and lead (kept across turns)
-    visitor_profile: NotRequired[Annotated[VisitorProfile, merge_visitor_profile]]
-    dialog_supervision: NotRequired[Annotated[DialogSupervision, merge_dialog_supervision]]
-    interest_signals: NotRequired[InterestSignals]  # replaced each turn (decay is the node's)
-    form_collection: NotRequired[Annotated[FormCollection, merge_form_collection]]
-    qualification: NotRequired[Annotated[Qualification, merge_qualification]]
-    progress: NotRequired[Progress]
-    skill_selection: NotRequired[SkillSelection]
-    booking: NotRequired[Booking]
+    visitor_profile: Annotated[VisitorProfile, merge_visitor_profile]
+    dialog_supervision: Annotated[DialogSupervision, merge_dialog_supervision]
+    interest_signals: InterestSignals  # replaced each turn (decay is the node's)
+    form_collection: Annotated[FormCollection, merge_form_collection]
+    qualification: Annotated[Qualification, merge_qualification]
+    progress: Progress
+    skill_selection: SkillSelection
+    booking: Booking
 
     # understanding and routing (the router state of this turn)
-    intent: NotRequired[Intent]
-    intent_history: NotRequired[Annotated[list[str], append_items]]
-    route: NotRequired[Route | None]
-    route_reason: NotRequired[str | None]
-    site_support: NotRequired[SiteSupport | None]  # this turn only, when it was checked
+    intent: Intent
+    intent_history: Annotated[list[str], append_items]
+    route: Route | None
+    route_reason: str | None
+    site_support: SiteSupport | None  # this turn only, when it was checked
 
     # answer path (this turn only: reset by `TURN_RESET`)
-    search_query: NotRequired[str | None]
-    retrieval: NotRequired[dict[str, Any] | None]  # RetrievalResult.model_dump(mode="json")
-    graded_chunks: NotRequired[list[dict[str, Any]]]  # RetrievedChunk dumps, citation order
-    fact_reply: NotRequired[FactReply | None]
-    team_match: NotRequired[TeamMatch | None]
-    team_recall: NotRequired[TeamRecall | None]
-    answer: NotRequired[str]
-    citations: NotRequired[list[dict[str, Any]]]
-    verification: NotRequired[Verification | None]
-    evaluation: NotRequired[Evaluation | None]
-    retries: NotRequired[int]
-    routing: NotRequired[str | None]  # routing value
-    low_confidence: NotRequired[bool]
-    writer_failed: NotRequired[bool]
-    handoff: NotRequired[Handoff | None]
-    lead_capture: NotRequired[LeadCapture | None]  # email captured this turn
-    stall: NotRequired[bool]
+    search_query: str | None
+    retrieval: dict[str, Any] | None  # RetrievalResult.model_dump(mode="json")
+    graded_chunks: list[dict[str, Any]]  # RetrievedChunk dumps, citation order
+    fact_reply: FactReply | None
+    team_match: TeamMatch | None
+    team_recall: TeamRecall | None
+    answer: str
+    citations: list[dict[str, Any]]
+    verification: Verification | None
+    evaluation: Evaluation | None
+    retries: int
+    routing: str | None  # routing value
+    low_confidence: bool
+    writer_failed: bool
+    handoff: Handoff | None
+    lead_capture: LeadCapture | None  # email captured this turn
+    stall: bool
 
     # post-processing
-    suggested_follow_ups: NotRequired[list[str]]
-    suggested_answers: NotRequired[list[str]]
-    cta: NotRequired[CallToAction | None]
-    cta_url_overrides: NotRequired[dict[str, str]]
+    suggested_follow_ups: list[str]
+    suggested_answers: list[str]
+    cta: CallToAction | None
+    cta_url_overrides: dict[str, str]
 
     # live takeover: who owns the conversation this turn (set by the service from the
     # store: bot, waiting, human, closed) and the event id of a message relayed to a person
-    live_owner: NotRequired[str]
-    relayed: NotRequired[int | None]
+    live_owner: str
+    relayed: int | None
 
     # abuse counters, kept across turns; `block` is this turn's (hack|spam|length)
-    block: NotRequired[str | None]
-    hack_count: NotRequired[int]  # confident attacks in the block window (guard/abuse.py)
-    last_hack_at: NotRequired[float]  # epoch seconds of the last one
-    spam_count: NotRequired[int]
-    last_input: NotRequired[str]
+    block: str | None
+    hack_count: int  # confident attacks in the block window (guard/abuse.py)
+    last_hack_at: float  # epoch seconds of the last one
+    spam_count: int
+    last_input: str
+
+
+class ChatState(ChatFields):
+    """The graph's state: the conversation's messages and this turn's input, required."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    input: str
+
+
+class ChatUpdate(ChatFields, total=False):
+    """What a node writes: only the fields it changes (the reducers merge them)."""
+
+    messages: Sequence[AnyMessage | RemoveMessage]  # appended (`add_messages`)
+    input: str
 
 
 # --- accessors: one place for defaults and derived values -----------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from typing import cast
 
 from langgraph.runtime import Runtime
 
@@ -33,7 +34,7 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
-from frontdesk.conversation.substates import InterestSignals
+from frontdesk.conversation.substates import InterestSignals, Qualification
 from frontdesk.engines.base import Act, IntentResult
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
@@ -228,7 +229,7 @@ async def signals_detector(state: ChatState, runtime: Runtime[TurnContext]) -> U
                     "turn": turn,
                 },
             )
-        update["qualification"] = applied.state.model_dump(mode="json")
+        update["qualification"] = cast(Qualification, applied.state.model_dump(mode="json"))
     if found.email:
         update["visitor_profile"] = {"email": found.email}
     return update

@@ -13,12 +13,12 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import ChatState, ChatUpdate
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Turn
 from frontdesk.knowledge.models import RetrievedChunk
 
-Update = dict[str, Any]
+Update = ChatUpdate  # what a node writes: a partial of the state
 # Where a message of the bot's window written by a person of the team keeps their name.
 TEAM_MEMBER = "team_member"
 _WORDS = re.compile(r"\w+")

@@ -41,7 +41,7 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
-from frontdesk.conversation.substates import Booking, Handoff, Progress
+from frontdesk.conversation.substates import Booking, Handoff, Progress, SkillSelection
 from frontdesk.conversation.texts import TEXTS, say
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import NeverOpensError, is_business_hours, next_opening
@@ -180,7 +180,7 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
         text = f"{thanks}\n\n{PROFILING_MARKER} {following[1]}"
     else:
         text = site_say(runtime, "profiling.done", language)
-        selection = dict(state.get("skill_selection") or {})
+        selection = state.get("skill_selection") or SkillSelection()
         update["skill_selection"] = {**selection, "skills": ["propose_demo"]}
     emit_words("booking_handler", text)
     update["answer"] = text
@@ -270,15 +270,17 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
             stage3_proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
         )
     )
-    progress_update = proposed._asdict()
+    progress_update: Progress = {
+        "stage": proposed.stage,
+        "turn_counter": proposed.turn_counter,
+        "stage3_proposals_issued": proposed.stage3_proposals_issued,
+    }
     if reason == "stall":
         progress_update["stall_offer_turn"] = turn_of(state)
     else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
-        progress_update.update(
-            handoff_offer_turn=turn_of(state),
-            handoff_offer_reason=_RECORD_REASON.get(reason, reason),
-            handoff_offer_notified=not offer_only,
-        )
+        progress_update["handoff_offer_turn"] = turn_of(state)
+        progress_update["handoff_offer_reason"] = _RECORD_REASON.get(reason, reason)
+        progress_update["handoff_offer_notified"] = not offer_only
     handoff = _handoff(
         state,
         runtime,

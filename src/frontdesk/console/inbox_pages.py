@@ -18,6 +18,7 @@ from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
 from frontdesk.console.export import transcript_document, transcript_markdown
 from frontdesk.console.i18n import N_
 from frontdesk.console.templating import render
+from frontdesk.conversation.vocabulary import ROUTES as GRAPH_ROUTES
 from frontdesk.runtime import Runtime
 from frontdesk.store.inbox import (
     PAGE_SIZE,
@@ -29,7 +30,8 @@ from frontdesk.store.inbox import (
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
-ROUTES = ("ANSWER", "REDIRECT", "BOOKING", "HANDOFF", "BLOCKED")
+# The routes an operator filters the inbox by: the graph's, and the turns the abuse gate blocked.
+ROUTES = (*GRAPH_ROUTES, "BLOCKED")
 ROUTINGS = (
     "answered",
     "partially_answered",

@@ -8,15 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
-from frontdesk.conversation.route_table import (
-    ACT_REASONS,
-    ContactReply,
-    HandoffReason,
-    RedirectReason,
-)
+from frontdesk.conversation.route_table import ACT_REASONS
 from frontdesk.conversation.state import ChatState
 from frontdesk.conversation.substates import TeamMatch
+from frontdesk.conversation.vocabulary import ContactReply, HandoffReason, RedirectReason, Routing
 from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 

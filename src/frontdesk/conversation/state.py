@@ -42,7 +42,7 @@ from frontdesk.conversation.substates import (
     Verification,
     VisitorProfile,
 )
-from frontdesk.conversation.vocabulary import Route
+from frontdesk.conversation.vocabulary import Block, LiveOwner, Route, RouteReason, Routing
 from frontdesk.leads.qualification import QualificationState
 
 # --- state ----------------------------------------------------------------------------
@@ -69,7 +69,7 @@ class ChatFields(TypedDict, total=False):
     intent: Intent
     intent_history: Annotated[list[str], append_items]
     route: Route | None
-    route_reason: str | None
+    route_reason: RouteReason | None
     site_support: SiteSupport | None  # this turn only, when it was checked
 
     # answer path (this turn only: reset by `TURN_RESET`)
@@ -84,7 +84,7 @@ class ChatFields(TypedDict, total=False):
     verification: Verification | None
     evaluation: Evaluation | None
     retries: int
-    routing: str | None  # routing value
+    routing: Routing | None
     low_confidence: bool
     writer_failed: bool
     handoff: Handoff | None
@@ -99,11 +99,11 @@ class ChatFields(TypedDict, total=False):
 
     # live takeover: who owns the conversation this turn (set by the service from the
     # store: bot, waiting, human, closed) and the event id of a message relayed to a person
-    live_owner: str
+    live_owner: LiveOwner
     relayed: int | None
 
     # abuse counters, kept across turns; `block` is this turn's (hack|spam|length)
-    block: str | None
+    block: Block | None
     hack_count: int  # confident attacks in the block window (guard/abuse.py)
     last_hack_at: float  # epoch seconds of the last one
     spam_count: int
@@ -142,6 +142,11 @@ def interest_of(state: ChatState) -> InterestSignals:
 
 def interest_score(state: ChatState) -> float:
     return float(interest_of(state).get("score", 0.0))
+
+
+def qualification_flags(state: ChatState) -> Qualification:
+    """The qualification as stored, without validating it (`qualification_of` does)."""
+    return state.get("qualification") or Qualification()
 
 
 def qualification_of(state: ChatState) -> QualificationState:

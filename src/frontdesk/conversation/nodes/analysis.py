@@ -21,7 +21,7 @@ from frontdesk.conversation.nodes.common import (
 )
 from frontdesk.conversation.nodes.skills import follow_up_context
 from frontdesk.conversation.outcomes import contact_reply
-from frontdesk.conversation.route_table import ContactReply, RouteInput, decide_route
+from frontdesk.conversation.route_table import RouteInput, decide_route
 from frontdesk.conversation.routes import states_a_topic
 from frontdesk.conversation.state import (
     ChatState,
@@ -35,6 +35,7 @@ from frontdesk.conversation.state import (
     visitor_email,
 )
 from frontdesk.conversation.substates import InterestSignals, Qualification
+from frontdesk.conversation.vocabulary import ContactReply
 from frontdesk.engines.base import Act, IntentResult
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,

@@ -43,6 +43,7 @@ from frontdesk.conversation.state import (
 )
 from frontdesk.conversation.substates import Booking, Handoff, Progress, SkillSelection
 from frontdesk.conversation.texts import TEXTS, say
+from frontdesk.conversation.vocabulary import ContactReply, HandoffReason
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import NeverOpensError, is_business_hours, next_opening
 from frontdesk.leads.qualification import (
@@ -230,12 +231,12 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
         return await _handoff_accepted(state, runtime)
-    if reason in typing.get_args(route_table.ContactReply):
+    if reason in typing.get_args(ContactReply):
         when, in_hours = follow_up_commitment(runtime, language)
         # A state from before the question was kept: the answer is a handoff of its own.
         fallback = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
         return contact_answer(state, runtime, reason, when=when, fallback=fallback)
-    if reason not in typing.get_args(route_table.HandoffReason):
+    if reason not in typing.get_args(HandoffReason):
         raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":

@@ -9,7 +9,7 @@ engines, background tasks) travel in `TurnContext` instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
@@ -24,6 +24,8 @@ from frontdesk.conversation.reducers import (
 from frontdesk.conversation.substates import (
     Booking,
     CallToAction,
+    ChunkDump,
+    CitationDump,
     DialogSupervision,
     Evaluation,
     FactReply,
@@ -35,6 +37,7 @@ from frontdesk.conversation.substates import (
     LeadCapture,
     Progress,
     Qualification,
+    RetrievalDump,
     SiteSupport,
     SkillSelection,
     TeamMatch,
@@ -74,13 +77,13 @@ class ChatFields(TypedDict, total=False):
 
     # answer path (this turn only: reset by `TURN_RESET`)
     search_query: str | None
-    retrieval: dict[str, Any] | None  # RetrievalResult.model_dump(mode="json")
-    graded_chunks: list[dict[str, Any]]  # RetrievedChunk dumps, citation order
+    retrieval: RetrievalDump | None
+    graded_chunks: list[ChunkDump]  # in citation order
     fact_reply: FactReply | None
     team_match: TeamMatch | None
     team_recall: TeamRecall | None
     answer: str
-    citations: list[dict[str, Any]]
+    citations: list[CitationDump]
     verification: Verification | None
     evaluation: Evaluation | None
     retries: int

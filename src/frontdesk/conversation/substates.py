@@ -6,12 +6,13 @@ readable by any LangGraph version, typed for the code that reads them.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from frontdesk.conversation.vocabulary import BookingStatus, ContactStatus
 from frontdesk.engines.base import Act
 from frontdesk.engines.base import Intent as IntentLabel
 from frontdesk.facts.model import FactKind
+from frontdesk.knowledge.models import RetrievalResult, RetrievalStatus, RetrievedChunk
 
 # Visitor-supplied values (enrichment fields, answers to configured form fields): their
 # keys are the site's own, so these stay open dicts. Their reducers clean every string
@@ -226,3 +227,59 @@ class LeadCapture(TypedDict, total=False):
 class CallToAction(TypedDict):
     label: str
     url: str
+
+
+# --- passages as the state keeps them -------------------------------------------------
+# The checkpoint keeps `model_dump(mode="json")` of the knowledge models: plain JSON that
+# any version reads back (`RetrievedChunk.model_validate`). Fields added to a model later
+# are NotRequired here: a checkpoint written before them still loads.
+
+
+class ChunkDump(TypedDict):
+    """`RetrievedChunk` as JSON."""
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    url: str
+    content: str
+    score: float
+    source: str
+    chunk_index: int
+    heading_path: NotRequired[list[str]]
+    rank_score: NotRequired[float]
+    cosine: NotRequired[float | None]
+    language: NotRequired[str | None]
+
+
+class RetrievalDump(TypedDict):
+    """`RetrievalResult` as JSON."""
+
+    status: RetrievalStatus
+    chunks: NotRequired[list[ChunkDump]]
+    reason: NotRequired[str | None]
+    top_score: NotRequired[float | None]
+    threshold: NotRequired[float | None]
+    proactive_case_study: NotRequired[bool]
+
+
+class CitationDump(TypedDict):
+    """A passage `[n]` cites (`nodes/citations.citations_of`), as `payload.Citation` reads
+    it; `language` and `translated` when the reply's language was given."""
+
+    index: int
+    doc_id: str
+    title: str
+    url: str
+    excerpt: str
+    chunk_id: str
+    language: NotRequired[str]
+    translated: NotRequired[bool]
+
+
+def chunk_dump(chunk: RetrievedChunk) -> ChunkDump:
+    return cast(ChunkDump, chunk.model_dump(mode="json"))
+
+
+def retrieval_dump(result: RetrievalResult) -> RetrievalDump:
+    return cast(RetrievalDump, result.model_dump(mode="json"))

@@ -24,7 +24,13 @@ from frontdesk.conversation.nodes.common import (
     timed,
 )
 from frontdesk.conversation.state import ChatState, booking_of, interest_of, skills_of, turn_of
-from frontdesk.conversation.substates import Evaluation, TeamMatch, Verification
+from frontdesk.conversation.substates import (
+    Evaluation,
+    TeamMatch,
+    Verification,
+    chunk_dump,
+    retrieval_dump,
+)
 from frontdesk.engines.base import AnswerRequest, SiteMeaning, WriterUnavailableError
 from frontdesk.engines.local.answering.parts import names_missing
 from frontdesk.improvement.team_answers import (
@@ -99,7 +105,7 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
         for chunk in kept
     ]
     return {
-        "graded_chunks": [chunk.model_dump(mode="json") for chunk in kept],
+        "graded_chunks": [chunk_dump(chunk) for chunk in kept],
         "team_match": team_match,
     }
 
@@ -176,7 +182,7 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     ctx.timings_ms["retry_search"] = ctx.timings_ms.get("retry_search", 0.0) + waited
     return {
         "search_query": query,
-        "retrieval": result.model_dump(mode="json"),
+        "retrieval": retrieval_dump(result),
         "retries": int(state.get("retries", 0)) + 1,
     }
 
@@ -241,7 +247,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             answer, ordered, language=request.language, translates=ctx.engines.writer.translates
         ),
         # Later checks read [n] against this order, the one the visitor sees.
-        "graded_chunks": [chunk.model_dump(mode="json") for chunk in ordered],
+        "graded_chunks": [chunk_dump(chunk) for chunk in ordered],
         "low_confidence": low_confidence,
     }
 

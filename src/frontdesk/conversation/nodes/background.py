@@ -14,7 +14,7 @@ from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.outcomes import strongly_supported_by_site, supported_by_site
 from frontdesk.conversation.state import ChatState, collected_values
-from frontdesk.conversation.substates import SiteSupport
+from frontdesk.conversation.substates import SiteSupport, retrieval_dump
 from frontdesk.engines.local.answering.parts import question_parts
 from frontdesk.facts.answer import KIND_MARGINS, asked_kind, kinds_found
 from frontdesk.facts.meaning import kind_scores
@@ -107,7 +107,7 @@ async def retrieval_awaiter(state: ChatState, runtime: Runtime[TurnContext]) -> 
     if found is None:  # never started (e.g. a replayed state): search now
         found = await _rewrite_and_search(state, runtime)
     result: RetrievalResult = found["retrieval"]
-    return {"search_query": found["search_query"], "retrieval": result.model_dump(mode="json")}
+    return {"search_query": found["search_query"], "retrieval": retrieval_dump(result)}
 
 
 @timed

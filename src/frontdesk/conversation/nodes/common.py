@@ -6,7 +6,7 @@ import functools
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.config import get_stream_writer
@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.state import ChatState, ChatUpdate
+from frontdesk.conversation.substates import ChunkDump
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Turn
 from frontdesk.knowledge.models import RetrievedChunk
@@ -133,7 +134,7 @@ def language_of(state: ChatState, runtime: Runtime[TurnContext]) -> str:
     return state.get("language") or runtime.context.site.default_language
 
 
-def chunks_from(items: Sequence[dict[str, Any]]) -> list[RetrievedChunk]:
+def chunks_from(items: Sequence[ChunkDump]) -> list[RetrievedChunk]:
     return [RetrievedChunk.model_validate(item) for item in items]
 
 

@@ -16,7 +16,7 @@ from frontdesk.conversation.nodes.common import (
     timed,
 )
 from frontdesk.conversation.state import ChatState
-from frontdesk.conversation.substates import Evaluation, Verification
+from frontdesk.conversation.substates import Evaluation, Verification, chunk_dump
 from frontdesk.improvement.team_answers import answer_part
 
 
@@ -30,7 +30,7 @@ async def team_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
     return {
         "answer": answer,
         "citations": citations_of(answer, [chosen]),
-        "graded_chunks": [chosen.model_dump(mode="json")],
+        "graded_chunks": [chunk_dump(chosen)],
         "low_confidence": False,
         "verification": Verification(claims=[], factuality_score=1.0),
         "evaluation": Evaluation(

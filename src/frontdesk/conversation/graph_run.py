@@ -19,6 +19,7 @@ from frontdesk.conversation.checkpoints import is_checkpoint_write_failure
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.payload import TokenEvent
 from frontdesk.conversation.persistence import OpenedTurn, StoreUnavailableError
+from frontdesk.conversation.state import ChatUpdate, TurnValues
 from frontdesk.engines.llm.accounting import UsageMeter
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ class GraphRun:
     def __init__(
         self,
         graph: Any,
-        turn_input: dict[str, Any],
+        turn_input: ChatUpdate,
         config: dict[str, Any],
         ctx: TurnContext,
         meter: UsageMeter,
@@ -42,7 +43,7 @@ class GraphRun:
         self.meter = meter  # every model call of this turn reports here (accounting)
         self.streamed: list[str] = []
         # The state after the last superstep: after finalize when the graph finished.
-        self.values: dict[str, Any] = {}
+        self.values: TurnValues = {}
         self.opened: OpenedTurn | None = None
         # Neither the store nor the spool took the message: the answer is held back until
         # the turn's lead, if it carries one, has been mailed to the team (else: an error).
@@ -52,7 +53,7 @@ class GraphRun:
         self._opening.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._task = asyncio.ensure_future(self._run(graph, turn_input, config))
 
-    async def _run(self, graph: Any, turn_input: dict[str, Any], config: dict[str, Any]) -> None:
+    async def _run(self, graph: Any, turn_input: ChatUpdate, config: dict[str, Any]) -> None:
         try:
             # One checkpoint per turn (at exit) instead of one per superstep: a turn that
             # fails midway is retried whole, so intermediate checkpoints buy nothing.

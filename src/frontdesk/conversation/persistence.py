@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from frontdesk.conversation.payload import TurnResult
 from frontdesk.conversation.spool import Spool, spooled_state
 from frontdesk.conversation.spooled_sessions import SpooledKey, spooled_keys
+from frontdesk.conversation.state import TurnValues
 from frontdesk.conversation.turn_effects import (
     append_trace,
     turn_decision,
@@ -47,7 +48,7 @@ class TurnRecord:
     session_id: str
     message: str
     result: TurnResult
-    values: dict[str, Any]
+    values: TurnValues
     timings_ms: dict[str, float] = field(default_factory=dict)
     latency_ms: float = 0.0
     engine: str = "local"
@@ -192,7 +193,7 @@ class TurnWriter:
         partial: str,
         fallback: str,
         opened: OpenedTurn | None = None,
-        values: dict[str, Any] | None = None,
+        values: TurnValues | None = None,
     ) -> Kept:
         """A turn that failed midway; a handoff it had already proposed is still kept."""
         reply = StoredTurn(
@@ -202,7 +203,8 @@ class TurnWriter:
             routing="cannot_answer",
             details={"error": True},
         )
-        lead = str(((values or {}).get("handoff") or {}).get("lead_level") or "cold")
+        handoff = (values or {}).get("handoff")
+        lead = str((handoff.get("lead_level") if handoff else None) or "cold")
         return self._finish(site, session_id, message, opened, reply, values or {}, lead, None)
 
     def write_blocked(
@@ -250,7 +252,7 @@ class TurnWriter:
         message: str,
         opened: OpenedTurn | None,
         reply: StoredTurn,
-        values: dict[str, Any],
+        values: TurnValues,
         lead_level: str,
         record: TurnRecord | None,
     ) -> Kept:

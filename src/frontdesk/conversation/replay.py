@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, cast
 
 from frontdesk.conversation.persistence import TurnWriter
 from frontdesk.conversation.spool import Spool, run_replays
 from frontdesk.conversation.spooled_sessions import SESSION_RECORD, SpooledKey, store_claim
+from frontdesk.conversation.state import TurnValues
 from frontdesk.conversation.turn_effects import turn_side_effects
 from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig
@@ -94,7 +95,7 @@ def _replay_one(writer: TurnWriter, site: SiteConfig, rec: dict[str, Any]) -> bo
                 session_id,
                 turn,
                 rec["message"],
-                rec.get("state") or {},
+                cast(TurnValues, rec.get("state") or {}),  # the spooled part of the state
                 rec.get("lead_level") or "cold",
             )
     store_writes.ok()

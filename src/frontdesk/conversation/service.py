@@ -37,8 +37,10 @@ from frontdesk.conversation.payload import (
 from frontdesk.conversation.persistence import StoreUnavailableError, TurnWriter
 from frontdesk.conversation.result import TURN_RESET
 from frontdesk.conversation.spool import Spool
+from frontdesk.conversation.state import ChatUpdate
 from frontdesk.conversation.transcripts import Transcripts
 from frontdesk.conversation.turn_ending import TurnEnding
+from frontdesk.conversation.vocabulary import LiveOwner
 from frontdesk.engines.base import Engines
 from frontdesk.engines.factory import SiteEngines
 from frontdesk.engines.llm.accounting import UsageMeter
@@ -258,7 +260,7 @@ class ChatService:
         ctx.appointments = self.appointment_desk(site.config)
         # The abuse gate is the graph's first step (`nodes/gate.py`): the checkpoint is read
         # once per turn, by LangGraph.
-        turn_input = {
+        turn_input: ChatUpdate = {
             **TURN_RESET,
             "messages": [HumanMessage(content=message)],
             "input": message,
@@ -276,7 +278,7 @@ class ChatService:
         )
         return GraphRun(graph, turn_input, config, ctx, meter, open_turn, started)
 
-    async def _owner(self, site: LoadedSite, session_id: str) -> str:
+    async def _owner(self, site: LoadedSite, session_id: str) -> LiveOwner:
         """Who owns the conversation (bot, or a person who joined): the graph's router
         decides from it whether the bot answers at all."""
         try:

@@ -30,7 +30,9 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from frontdesk.conversation.state import TurnValues
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +137,10 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def spooled_state(values: dict[str, Any]) -> dict[str, Any]:
+def spooled_state(values: TurnValues) -> TurnValues:
     """The part of the graph state a replayed handoff or lead capture needs."""
-    return {key: values[key] for key in SPOOLED_STATE_KEYS if values.get(key) is not None}
+    kept = {key: values.get(key) for key in SPOOLED_STATE_KEYS}
+    return cast(TurnValues, {key: value for key, value in kept.items() if value is not None})
 
 
 async def run_replays(replay: Any, every_s: float, stop: asyncio.Event | None = None) -> None:

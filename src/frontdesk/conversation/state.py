@@ -127,6 +127,11 @@ class ChatUpdate(ChatFields, total=False):
     input: str
 
 
+# The state as a turn leaves the graph, read by the service, persistence and the spool:
+# every field optional, since a turn that failed early carries few.
+TurnValues = ChatUpdate
+
+
 # --- accessors: one place for defaults and derived values -----------------------------
 
 

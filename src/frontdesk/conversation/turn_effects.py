@@ -7,11 +7,12 @@ is replayed (`conversation/replay.py`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from sqlalchemy.orm import Session
 
 from frontdesk.conversation.payload import TurnResult
+from frontdesk.conversation.state import TurnValues
 from frontdesk.handoff.outbox import complete_handoff, enqueue_handoff, record_lead_capture
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.repositories import TraceRepository
@@ -26,7 +27,7 @@ def turn_side_effects(
     session_id: str,
     turn: int,
     message: str,
-    values: dict[str, Any],
+    values: TurnValues,
     lead_level: str,
 ) -> None:
     """The handoff with its outbox rows and the captured lead, in the turn's
@@ -62,7 +63,8 @@ def turn_side_effects(
 def append_trace(session: Session, record: TurnRecord, turn: int) -> None:
     """The turn's trace row: labels, engine and usage, node timings, passages, citations."""
     result = record.result
-    retrieval = record.values.get("retrieval") or {}
+    retrieval = record.values.get("retrieval")
+    chunks = (retrieval.get("chunks") or []) if retrieval else []
     TraceRepository(session).append(
         site_id=record.site.id,
         session_id=record.session_id,
@@ -85,17 +87,17 @@ def append_trace(session: Session, record: TurnRecord, turn: int) -> None:
                 "doc_id": c.get("doc_id"),
                 "score": c.get("score"),
             }
-            for c in retrieval.get("chunks") or []
+            for c in chunks
         ],
         citations=[c.model_dump() for c in result.citations],
     )
 
 
-def turn_decision(values: dict[str, Any]) -> dict[str, Any]:
+def turn_decision(values: TurnValues) -> dict[str, object]:
     """Pure: why the turn went where it went, for the team. The intent label only names the
     kind of message; whether it is about this business is the site's content's call
     (`site_support`, when it was asked), and a conversation act is named as such."""
-    decision: dict[str, Any] = {"reason": values.get("route_reason")}
+    decision: dict[str, object] = {"reason": values.get("route_reason")}
     act = (values.get("intent") or {}).get("act")
     if act:
         decision["act"] = act
@@ -109,6 +111,12 @@ def turn_decision(values: dict[str, Any]) -> dict[str, Any]:
     return decision
 
 
-def turn_labels(result: TurnResult) -> dict[str, Any]:
+class TurnLabels(TypedDict):
+    route: str
+    routing: str
+    intent: str
+
+
+def turn_labels(result: TurnResult) -> TurnLabels:
     """How the turn was routed, as both the message and its trace record it."""
     return {"route": result.route, "routing": result.routing, "intent": result.intent}

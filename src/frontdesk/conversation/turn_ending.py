@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from frontdesk.conversation.graph_run import GraphRun
 from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
@@ -29,7 +29,9 @@ from frontdesk.conversation.payload import (
 )
 from frontdesk.conversation.persistence import OpenedTurn, StoreUnavailableError, TurnRecord
 from frontdesk.conversation.result import build_result
+from frontdesk.conversation.state import TurnValues
 from frontdesk.conversation.texts import say
+from frontdesk.conversation.vocabulary import Block, Routing
 from frontdesk.sites.registry import LoadedSite
 
 if TYPE_CHECKING:
@@ -37,7 +39,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-BLOCK_ROUTING = {"hack": "out_of_scope", "spam": "irrelevant", "length": "out_of_scope"}
+BLOCK_ROUTING: dict[Block, Routing] = {
+    "hack": "out_of_scope",
+    "spam": "irrelevant",
+    "length": "out_of_scope",
+}
 
 
 @dataclass
@@ -51,7 +57,7 @@ class TurnEnding:
     run: GraphRun
 
     @property
-    def values(self) -> dict[str, Any]:
+    def values(self) -> TurnValues:
         return self.run.values
 
     async def answered(self) -> AsyncIterator[TurnEvent]:
@@ -82,10 +88,11 @@ class TurnEnding:
     async def blocked(self) -> TurnEvent:
         """A blocked turn cost no model or retrieval call, but is remembered."""
         values, config = self.values, self.site.config
-        kind = values["block"]
+        kind = values.get("block")
+        assert kind is not None  # a blocked turn
         result = TurnResult(
             answer=values.get("answer") or "",
-            routing=BLOCK_ROUTING[kind],  # type: ignore[arg-type]
+            routing=BLOCK_ROUTING[kind],
             route="BLOCKED",
             intent="HACK" if kind == "hack" else "OTHER",
             language=values.get("language") or config.default_language,
@@ -123,7 +130,7 @@ class TurnEnding:
             result,
             self.run.opened,
         )
-        return RelayedEvent(result=result, event_id=int(values["relayed"]))
+        return RelayedEvent(result=result, event_id=int(values.get("relayed") or 0))
 
     def unkept(self, exc: StoreUnavailableError) -> TurnEvent:
         """Nothing could keep this turn: say so instead of acknowledging it."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
@@ -56,6 +56,20 @@ def compile_draft_graph() -> Any:
     return build_draft_graph().compile(name="frontdesk-draft")
 
 
+class DraftSource(TypedDict):
+    title: str
+    url: str
+
+
+class DraftReply(TypedDict):
+    """A suggested answer for an operator (empty `draft`: nothing fits), its language and
+    the pages it rests on."""
+
+    draft: str
+    language: str
+    sources: list[DraftSource]
+
+
 @cache
 def _draft_graph() -> Any:
     return compile_draft_graph()  # no checkpointer: one for the process
@@ -63,7 +77,7 @@ def _draft_graph() -> Any:
 
 async def draft_reply(
     conversation: Mapping[str, Any], question: str, site: SiteConfig, ctx: TurnContext
-) -> dict[str, Any]:
+) -> DraftReply:
     """The draft for `question` in a conversation whose state is `conversation`: in its
     language, from the site's facts or its pages. An empty `draft`: nothing fits."""
     language = await reply_language(

@@ -15,6 +15,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+
 from frontdesk.conversation.checkpoints import is_checkpoint_write_failure
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.payload import TokenEvent
@@ -32,7 +34,7 @@ class GraphRun:
         self,
         graph: Any,
         turn_input: ChatUpdate,
-        config: dict[str, Any],
+        config: RunnableConfig,
         ctx: TurnContext,
         meter: UsageMeter,
         open_turn: Callable[[], Awaitable[OpenedTurn]],
@@ -53,7 +55,7 @@ class GraphRun:
         self._opening.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._task = asyncio.ensure_future(self._run(graph, turn_input, config))
 
-    async def _run(self, graph: Any, turn_input: ChatUpdate, config: dict[str, Any]) -> None:
+    async def _run(self, graph: Any, turn_input: ChatUpdate, config: RunnableConfig) -> None:
         try:
             # One checkpoint per turn (at exit) instead of one per superstep: a turn that
             # fails midway is retried whole, so intermediate checkpoints buy nothing.

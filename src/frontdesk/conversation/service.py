@@ -16,9 +16,10 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
 
 from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext
@@ -52,6 +53,10 @@ from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.takeover.desk import TakeoverDesk
+
+if TYPE_CHECKING:
+    from frontdesk.appointments.desk import AppointmentDesk
+    from frontdesk.conversation.draft import DraftReply
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +94,7 @@ class ChatService:
         self.exporter = build_exporter(settings)
         self.trace_callbacks = langfuse_callbacks(settings)
         self._graph: Any = None
-        self._desks: dict[str, Any] = {}
+        self._desks: dict[str, AppointmentDesk] = {}
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
         # The wall clock of a turn (opening hours, handoff times); tests set a fixed one.
@@ -183,7 +188,7 @@ class ChatService:
             visitor=visitor,
         )
 
-    def appointment_desk(self, config: SiteConfig) -> Any:
+    def appointment_desk(self, config: SiteConfig) -> AppointmentDesk | None:
         """The site's appointment desk (one per site and file version), or None."""
         if config.calendar is None:
             return None
@@ -249,7 +254,7 @@ class ChatService:
         # The local engine calls no model: no meter, so no handler for LangGraph to call
         # around every node.
         metered = [] if self.engines_for(site).name == "local" else [meter]
-        config: dict[str, Any] = {
+        config: RunnableConfig = {
             "configurable": {"thread_id": thread_id(site.config.id, session_id)},
             "callbacks": [*metered, *self.trace_callbacks],
         }
@@ -302,7 +307,7 @@ class ChatService:
         await graph.aupdate_state(config, {"messages": messages}, as_node=FINISHED_TURN_NODE)
         return len(messages)
 
-    async def draft_reply(self, site: LoadedSite, session_id: str, question: str) -> dict[str, Any]:
+    async def draft_reply(self, site: LoadedSite, session_id: str, question: str) -> DraftReply:
         """A suggested answer for an operator to edit, read as the assistant reads its
         answers (`conversation/draft.py`): with the conversation's history, in its
         language, from the site's facts or its pages. Nothing is stored or sent. An empty

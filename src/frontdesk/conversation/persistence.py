@@ -22,7 +22,7 @@ from typing import Any, Literal
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import TurnResult
-from frontdesk.conversation.spool import Spool, spooled_state
+from frontdesk.conversation.spool import Spool, SpoolRecord, spooled_state
 from frontdesk.conversation.spooled_sessions import SpooledKey, spooled_keys
 from frontdesk.conversation.state import TurnValues
 from frontdesk.conversation.turn_effects import (
@@ -310,7 +310,7 @@ class TurnWriter:
             return None
         return spooled_keys.get(self.spool.folder, site_id, session_id)
 
-    def _spool(self, record: dict[str, Any], cause: BaseException) -> None:
+    def _spool(self, record: SpoolRecord, cause: BaseException) -> None:
         if self.spool is None:
             raise StoreUnavailableError(f"the store cannot write: {cause}") from cause
         key = self._spooled_key(record["site_id"], record["session_id"])

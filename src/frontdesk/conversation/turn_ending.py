@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from frontdesk.conversation.graph_run import GraphRun
 from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
-from frontdesk.conversation.outcomes import LIVE_RING_REASONS, live_handoff_route
+from frontdesk.conversation.outcomes import after_kept_turn, live_handoff_route
 from frontdesk.conversation.payload import (
     CompleteEvent,
     ErrorEvent,
@@ -81,7 +81,7 @@ class TurnEnding:
         if kept != "store" and note:
             yield TokenEvent(content="\n\n" + note, more=False)
             result = result.model_copy(update={"answer": f"{result.answer}\n\n{note}"})
-        if self.values.get("route_reason") in LIVE_RING_REASONS:
+        if after_kept_turn(self.values.get("route_reason")) == "ring_operators":
             await self._ring_operators()
         yield CompleteEvent(result=result)
 
@@ -180,10 +180,8 @@ class TurnEnding:
         )
 
     async def _ring_operators(self) -> None:
-        """The visitor said yes to a person, or answered how the team can reach them: ring
-        the operators online (business hours), else the visitor hears it goes the
-        asynchronous way. The handoff itself is delivered as always, so nothing depends on
-        someone joining."""
+        """Ring the operators online (business hours), else the visitor hears it goes the
+        asynchronous way (`outcomes.live_handoff_route`)."""
         config = self.site.config
         try:
             await self.service.live.offer_person(config, self.session_id, policy=live_handoff_route)

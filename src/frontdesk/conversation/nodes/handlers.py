@@ -43,7 +43,7 @@ from frontdesk.conversation.state import (
 )
 from frontdesk.conversation.substates import Booking, Handoff, Progress, SkillSelection
 from frontdesk.conversation.texts import TEXTS, say
-from frontdesk.conversation.vocabulary import ContactReply, HandoffReason
+from frontdesk.conversation.vocabulary import ContactReply
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import NeverOpensError, is_business_hours, next_opening
 from frontdesk.leads.qualification import (
@@ -202,31 +202,15 @@ def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     }
 
 
-def handoff_reason(state: ChatState) -> str:
-    """Why this turn proposes a person. On the ANSWER path: a high-stakes question gets a
-    person offered beside the procedure, or the full escalation when the documentation
-    had none; any other answer only reaches here through a stall."""
-    if state.get("route") == "HANDOFF":
-        return str(state.get("route_reason"))
-    if state.get("route_reason") == "high_stakes":
-        answered = bool(state.get("citations")) and state.get("routing") != "cannot_answer"
-        return "high_stakes_offer" if answered else "high_stakes_question"
-    return "stall"
-
-
 # The reason a handoff record carries (the variants of one reason share it).
 _RECORD_REASON = {"high_stakes_offer": "high_stakes", "high_stakes_question": "high_stakes"}
-
-
-# Reasons whose proposal is added to an answer, which keeps its citations and routing.
-_BESIDE_ANSWER = frozenset({"stall", "high_stakes_offer"})
 
 
 @timed
 async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Stage 3 proposal: a reply suited to the reason, plus the handoff request."""
     language = language_of(state, runtime)
-    reason = handoff_reason(state)
+    reason = outcomes.proposal_reason(state)
     if reason == "stall_accepted":
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
@@ -236,14 +220,11 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         # A state from before the question was kept: the answer is a handoff of its own.
         fallback = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
         return contact_answer(state, runtime, reason, when=when, fallback=fallback)
-    if reason not in typing.get_args(HandoffReason):
-        raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
         # A same-day promise (hot lead, explicit request) uses the earlier cutoff.
         in_hours = business_hours_now(runtime, same_day=True)
-    # Only an offer waits for the visitor's yes: a stall, or a person beside an answer.
-    offer_only = reason in ("stall", "high_stakes_offer")
+    offer_only = outcomes.waits_for_yes(reason)
     step: outcomes.HandoffContact = "deliver"
     if not offer_only:
         step = outcomes.handoff_contact_step(
@@ -299,7 +280,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         # A stall only becomes a lead when the visitor accepts and leaves an email.
         "handoff": handoff,
     }
-    if reason not in _BESIDE_ANSWER:
+    if not offer_only:
         update["routing"] = outcomes.handoff_routing(reason)  # type: ignore[arg-type]
         update["citations"] = []
     return update

@@ -133,6 +133,12 @@ class RouteDecision:
     booking_status: BookingStatus | None = None  # a change of the booking flow, if any
 
 
+# A writer that failed (provider error, first-token timeout, dropped stream) is not the
+# turn's failure: a person is offered (`routes.after_answer_writer`), with whatever text
+# had already reached the visitor.
+WRITER_FAILURE = RouteDecision("HANDOFF", "llm_failure")
+
+
 def decide_route(inp: RouteInput) -> RouteDecision:
     """The intent router. Order matters: abuse, then people, then the booking flow."""
     if inp.intent == "HACK":

@@ -23,6 +23,7 @@ from frontdesk.conversation.nodes.common import (
     site_say,
     timed,
 )
+from frontdesk.conversation.route_table import WRITER_FAILURE
 from frontdesk.conversation.state import ChatState, booking_of, interest_of, skills_of, turn_of
 from frontdesk.conversation.substates import (
     Evaluation,
@@ -191,9 +192,8 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """The grounded answer, streamed with citations renumbered as the visitor sees them.
 
-    A writer that fails (provider errors, first-token timeout, dropped stream) is not the
-    turn's failure: the update says so and `routes.after_answer_writer` offers a person
-    (writer failure), with whatever text had already reached the visitor."""
+    A writer that fails is not the turn's failure: the update says so, with the route the
+    table gives a writer failure (`route_table.WRITER_FAILURE`)."""
     try:
         return await _write_answer(state, runtime)
     except WriterUnavailableError as exc:
@@ -205,8 +205,8 @@ async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             "answer": _CITATION_MARK.sub("", exc.partial).strip(),
             "citations": [],
             "writer_failed": True,
-            "route": "HANDOFF",
-            "route_reason": "llm_failure",
+            "route": WRITER_FAILURE.route,
+            "route_reason": WRITER_FAILURE.reason,
         }
 
 

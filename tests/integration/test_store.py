@@ -9,9 +9,9 @@ from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import load_site_file
 from frontdesk.store import migrate
 from frontdesk.store.db import make_engine, session_factory, transaction
+from frontdesk.store.handoffs import LeadRepository
 from frontdesk.store.repositories import (
     ConversationRepository,
-    LeadRepository,
     SiteRepository,
     StoredTurn,
     TraceRepository,

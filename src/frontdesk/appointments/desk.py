@@ -15,7 +15,6 @@ from email.message import EmailMessage
 from hashlib import sha256
 from typing import Literal
 
-import aiosmtplib
 from babel.dates import format_date, format_skeleton, format_time
 
 from frontdesk.appointments.calendar import CalendarError, TeamCalendar, calendar_for_site
@@ -23,6 +22,7 @@ from frontdesk.appointments.invite import Appointment, event_ical
 from frontdesk.appointments.slots import Interval, SlotRules, free_slots, spread
 from frontdesk.appointments.wishes import TimeWish
 from frontdesk.conversation.texts import say
+from frontdesk.mail import MailError, send_mail
 from frontdesk.settings import Settings
 from frontdesk.sites.calendar import AppointmentType
 from frontdesk.sites.schema import SiteConfig
@@ -254,16 +254,8 @@ class AppointmentDesk:
             params={"method": method},
         )
         try:
-            await aiosmtplib.send(
-                message,
-                hostname=settings.smtp_host,
-                port=settings.smtp_port,
-                username=settings.smtp_username or None,
-                password=settings.smtp_password or None,
-                start_tls=True if settings.smtp_starttls else None,
-                timeout=settings.smtp_timeout_s,
-            )
-        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            await send_mail(settings, message)
+        except MailError as exc:
             log.warning("appointment mail failed: %s", exc)
             return False
         return True

@@ -13,6 +13,10 @@ from frontdesk.settings import Settings, get_settings
 console = Console()
 err_console = Console(stderr=True)
 
+# The exit codes of `frontdesk eval`: a threshold missed (CI gates on it), an unusable input.
+EXIT_FAILED = 1
+EXIT_INPUT = 2
+
 SitesDirOption = Annotated[
     Path | None,
     typer.Option("--sites-dir", help="Folder of site YAML files (default: FRONTDESK_SITES_DIR)."),

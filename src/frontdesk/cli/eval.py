@@ -6,40 +6,27 @@ summary and exits with 0 when every threshold holds, 1 when one is missed (CI ga
 this) and 2 when the input is unusable (unknown site, unreadable dataset). With
 `--json` the last line of standard output is one JSON object with all metrics.
 `eval retrieval --corpus --queries` measures a throwaway index of a corpus instead of a
-site; its JSON line has the keys of RETRIEVAL_JSON_KEYS. `eval classify` is in `chat.py`.
+site (`eval_corpus.py`). `eval classify` is in `chat.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from frontdesk.cli.common import settings_for
+from frontdesk.cli.common import EXIT_FAILED, EXIT_INPUT, settings_for
+from frontdesk.cli.eval_corpus import corpus_retrieval
 from frontdesk.cli.eval_injection import BySource, DatasetsRoot, RowsPerSource
+from frontdesk.cli.eval_langfuse import langfuse_pull, langfuse_push
 from frontdesk.cli.eval_sites import eval_sites
 from frontdesk.cli.eval_trust import eval_trust
 from frontdesk.evals.suites import Thresholds
-
-EXIT_FAILED = 1
-EXIT_INPUT = 2
-RETRIEVAL_JSON_KEYS = (
-    "hit@1",
-    "hit@5",
-    "hit@10",
-    "mrr",
-    "abstain_precision",
-    "abstain_recall",
-    "p50_ms",
-    "p95_ms",
-    "queries",
-)
 
 eval_app = typer.Typer(help="Evaluate retrieval, intents and routes on datasets.")
 
@@ -142,52 +129,42 @@ def eval_intent(
     )
 
 
-def eval_routes(
-    site: Site = "demo",
-    datasets: Datasets = None,
-    output: Output = Path("reports"),
-    as_json: AsJson = False,
-    sites_dir: SitesDir = None,
-    limit: Limit = None,
-    min_route_accuracy: MinRouteAccuracy = DEFAULTS.route_accuracy,
-    min_skill_recall: MinSkillRecall = DEFAULTS.skill_recall,
-) -> None:
-    """Single-turn items through the graph: route, routing, intent, skills, abstention."""
-    thresholds = Thresholds(route_accuracy=min_route_accuracy, skill_recall=min_skill_recall)
-    run_command(
-        ["routes"],
-        site=site,
-        datasets=datasets,
-        output=output,
-        as_json=as_json,
-        sites_dir=sites_dir,
-        limit=limit,
-        thresholds=thresholds,
-    )
+def graph_suite(suite: str, summary: str) -> Callable[..., None]:
+    """The command of a suite whose items go through the graph (`routes`, `conversations`):
+    both take the same options and gates."""
+
+    def command(
+        site: Site = "demo",
+        datasets: Datasets = None,
+        output: Output = Path("reports"),
+        as_json: AsJson = False,
+        sites_dir: SitesDir = None,
+        limit: Limit = None,
+        min_route_accuracy: MinRouteAccuracy = DEFAULTS.route_accuracy,
+        min_skill_recall: MinSkillRecall = DEFAULTS.skill_recall,
+    ) -> None:
+        thresholds = Thresholds(route_accuracy=min_route_accuracy, skill_recall=min_skill_recall)
+        run_command(
+            [suite],
+            site=site,
+            datasets=datasets,
+            output=output,
+            as_json=as_json,
+            sites_dir=sites_dir,
+            limit=limit,
+            thresholds=thresholds,
+        )
+
+    command.__doc__ = summary
+    return command
 
 
-def eval_conversations(
-    site: Site = "demo",
-    datasets: Datasets = None,
-    output: Output = Path("reports"),
-    as_json: AsJson = False,
-    sites_dir: SitesDir = None,
-    limit: Limit = None,
-    min_route_accuracy: MinRouteAccuracy = DEFAULTS.route_accuracy,
-    min_skill_recall: MinSkillRecall = DEFAULTS.skill_recall,
-) -> None:
-    """Multi-turn items: history rebuilt into state, then the final query."""
-    thresholds = Thresholds(route_accuracy=min_route_accuracy, skill_recall=min_skill_recall)
-    run_command(
-        ["conversations"],
-        site=site,
-        datasets=datasets,
-        output=output,
-        as_json=as_json,
-        sites_dir=sites_dir,
-        limit=limit,
-        thresholds=thresholds,
-    )
+eval_routes = graph_suite(
+    "routes", "Single-turn items through the graph: route, routing, intent, skills, abstention."
+)
+eval_conversations = graph_suite(
+    "conversations", "Multi-turn items: history rebuilt into state, then the final query."
+)
 
 
 def eval_answers(
@@ -284,37 +261,6 @@ def eval_retrieval(
     )
 
 
-def corpus_retrieval(
-    corpus: Path,
-    queries: Path,
-    k: int,
-    threshold: float | None,
-    embedding: str | None,
-    as_json: bool,
-) -> None:
-    """Index a corpus into a throwaway site and measure retrieval on its queries."""
-    from frontdesk.knowledge.evaluate import evaluate_retrieval
-
-    console = Console()
-    try:
-        report = evaluate_retrieval(
-            corpus, queries, k=k, threshold=threshold, embedding=embedding, progress=not as_json
-        )
-    except (ValueError, KeyError) as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
-        raise typer.Exit(code=1) from exc
-    metrics = report.metrics()
-    table = Table(title=f"retrieval: {corpus.parent.name or corpus.name}")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key, value in metrics.items():
-        table.add_row(key, "n/a" if value is None else str(value))
-    console.print(table)
-    if as_json:
-        # Plain print: rich would wrap a long line.
-        print(json.dumps({key: metrics[key] for key in RETRIEVAL_JSON_KEYS}), flush=True)
-
-
 def eval_all(
     site: Site = "demo",
     datasets: Datasets = None,
@@ -353,39 +299,6 @@ def eval_all(
         min_hit_at_5=min_hit_at_5,
         min_injection_recall=min_injection_recall,
     )
-
-
-def langfuse_pull(
-    name: Annotated[str, typer.Argument(help="Langfuse dataset name.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="JSONL file to write.")],
-) -> None:
-    """Download a Langfuse dataset as JSONL items (needs LANGFUSE_* keys)."""
-    from frontdesk.evals.dataset import dump_items
-    from frontdesk.evals.langfuse_io import LangfuseUnavailableError, pull
-
-    try:
-        items = pull(name)
-    except LangfuseUnavailableError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(code=EXIT_INPUT) from exc
-    output.write_text(dump_items(items), encoding="utf-8")
-    Console().print(f"wrote {len(items)} items to {output}")
-
-
-def langfuse_push(
-    name: Annotated[str, typer.Argument(help="Langfuse dataset name.")],
-    datasets: Annotated[list[Path], typer.Option("--dataset", "-d", exists=True, dir_okay=False)],
-) -> None:
-    """Upload JSONL items to a Langfuse dataset (needs LANGFUSE_* keys)."""
-    from frontdesk.evals.dataset import load_items
-    from frontdesk.evals.langfuse_io import LangfuseUnavailableError, push
-
-    try:
-        count = push(name, load_items(datasets))
-    except LangfuseUnavailableError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(code=EXIT_INPUT) from exc
-    Console().print(f"uploaded {count} items to Langfuse dataset {name!r}")
 
 
 # Registered here, in the order `frontdesk eval --help` lists them.

@@ -54,7 +54,7 @@ def run_by_source(
     rows_per_source: int | None,
     min_recall: float | None,
 ) -> None:
-    from frontdesk.cli.eval import EXIT_FAILED, EXIT_INPUT
+    from frontdesk.cli.common import EXIT_FAILED, EXIT_INPUT
     from frontdesk.engines.local.injection import get_injection_detector
     from frontdesk.engines.local.injection_corpus import load_corpus
     from frontdesk.evals.injection_sources import MIN_RECALL, cross_source_suite

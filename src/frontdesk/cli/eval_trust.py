@@ -21,10 +21,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from frontdesk.cli.common import SitesDirOption, settings_for
+from frontdesk.cli.common import EXIT_FAILED, EXIT_INPUT, SitesDirOption, settings_for
 
-EXIT_FAILED = 1
-EXIT_INPUT = 2
 EngineChoice = Literal["auto", "local", "llm"]
 T = TypeVar("T")
 

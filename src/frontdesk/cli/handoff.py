@@ -142,7 +142,7 @@ def leads_list(
     """List a site's leads, newest first."""
     from frontdesk.handoff.packets import LEAD_UNVERIFIED_COLUMNS, UNVERIFIED
     from frontdesk.runtime import build_runtime
-    from frontdesk.store.repositories import LeadRepository
+    from frontdesk.store.handoffs import LeadRepository
 
     settings = settings_for(sites_dir)
     try:

@@ -108,6 +108,19 @@ class Messages:
         return text % {"count": count, **values}
 
 
+class ToldError(Exception):
+    """A refusal the console shows in the reader's language: a catalog message (marked
+    with `N_`) and its values, told with `told(t)`."""
+
+    def __init__(self, message: str, **values: str) -> None:
+        super().__init__(message % values if values else message)
+        self.message = message
+        self.values = values
+
+    def told(self, t: Messages) -> str:
+        return t.gettext(self.message, **self.values)
+
+
 # The words the console's scripts write (live.js, console.js), sent with each page as
 # JSON in the operator's language; placeholders are filled in by the script.
 SCRIPT_TEXTS = {

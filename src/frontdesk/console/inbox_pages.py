@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, get_args
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
@@ -18,7 +18,7 @@ from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
 from frontdesk.console.export import transcript_document, transcript_markdown
 from frontdesk.console.i18n import N_
 from frontdesk.console.templating import render
-from frontdesk.conversation.vocabulary import ROUTES as GRAPH_ROUTES
+from frontdesk.conversation.vocabulary import TURN_ROUTES, Routing
 from frontdesk.runtime import Runtime
 from frontdesk.store.inbox import (
     PAGE_SIZE,
@@ -30,19 +30,9 @@ from frontdesk.store.inbox import (
 
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
-# The routes an operator filters the inbox by: the graph's, and the turns the abuse gate blocked.
-ROUTES = (*GRAPH_ROUTES, "BLOCKED")
-ROUTINGS = (
-    "answered",
-    "partially_answered",
-    "followup",
-    "low_confidence",
-    "cannot_answer",
-    "high_stakes",
-    "out_of_scope",
-    "irrelevant",
-    "nonsense",
-)
+# The inbox filters by the routes the assistant takes (HUMAN, a person's reply, is none).
+ROUTES = tuple(route for route in TURN_ROUTES if route != "HUMAN")
+ROUTINGS = get_args(Routing)
 LEAD_LEVELS = ("cold", "warm", "hot")
 # Labels are translated where shown (inbox.html).
 FEEDBACK = {

@@ -34,7 +34,7 @@ from frontdesk.api.console_access import (
 )
 from frontdesk.api.deps import AdminLockoutDep, IpHashDep, RuntimeDep
 from frontdesk.console.auth_pages import EmailField, PasswordField, TokenField
-from frontdesk.console.i18n import N_, Messages
+from frontdesk.console.i18n import N_, ToldError
 from frontdesk.console.passwords import hash_password, password_problem
 from frontdesk.console.templating import page_messages, render
 from frontdesk.guard.admin_lockout import AdminLockout
@@ -56,17 +56,9 @@ class InviteView:
     sites: str
 
 
-class InviteRejected(Exception):
+class InviteRejected(ToldError):
     """The invitation cannot be accepted this way; the message says what to do instead
-    (a catalog message and its values: shown in the operator's language)."""
-
-    def __init__(self, message: str, **values: str) -> None:
-        super().__init__(message % values if values else message)
-        self.message = message
-        self.values = values
-
-    def told(self, t: Messages) -> str:
-        return t.gettext(self.message, **self.values)
+    (shown in the operator's language)."""
 
 
 class InviteUsed(InviteRejected):

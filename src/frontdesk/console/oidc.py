@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from frontdesk.console.i18n import N_, Messages
+from frontdesk.console.i18n import N_, ToldError
 from frontdesk.settings import Settings
 
 FLOW_COOKIE = "fd_oidc"
@@ -37,17 +37,9 @@ class OidcUnavailable(Exception):
     """OIDC is configured but cannot run (the `oidc` extra missing, provider unreachable)."""
 
 
-class OidcRefused(Exception):
+class OidcRefused(ToldError):
     """The sign-in is refused; the message is shown on the sign-in page, in the reader's
-    language (a catalog message and its values)."""
-
-    def __init__(self, message: str, **values: str) -> None:
-        super().__init__(message % values if values else message)
-        self.message = message
-        self.values = values
-
-    def told(self, t: Messages) -> str:
-        return t.gettext(self.message, **self.values)
+    language."""
 
 
 @dataclass(frozen=True)

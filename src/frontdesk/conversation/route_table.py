@@ -114,6 +114,9 @@ class RouteInput:
     site_supported: bool = False
     # ...by both signals at once (`strongly_supported_by_site`).
     site_strongly_supported: bool = False
+    # A question put to the business in the second person ("Do you have a car park?")
+    # that does not read as an everyday request (`knowledge/everyday.py`).
+    asks_the_business: bool = False
     # Sites with a calendar (`appointment_flags`): the message wishes an appointment,
     # answers the slots or the contact question just asked, or asks to cancel or move the
     # appointment that stands (or how to: `appointments.changes`).
@@ -236,6 +239,11 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         # What the site's pages answer is on-topic, however everyday its phrasing sounds
         # ("can I take the bike on holiday?"); off-topic needs both signals.
         return RouteDecision("ANSWER", "site_supported")
+    if inp.intent == "OFFTOPIC" and inp.asks_the_business and inp.asks_question:
+        # "Do you have a car park?" is about the business even when its site does not
+        # say: the documentation is asked, and "not found" with a person offered is the
+        # honest reply, never "that's outside what I can help with".
+        return RouteDecision("ANSWER", "asks_the_business")
     if inp.intent == "OFFTOPIC":
         return RouteDecision("REDIRECT", "offtopic")
     if (

@@ -198,6 +198,9 @@ class SiteSupport(TypedDict):
     # The kind of fact the message asks for ("Where are you?"): a question about the
     # business itself (`facts.answer.asked_kind`); None when it asks for none.
     fact: NotRequired[str | None]
+    # Cosine of the message with its nearest question any business is asked (`kinds.yaml`,
+    # small talk aside); None: not read (no margins for the model, or an everyday request).
+    business: NotRequired[float | None]
 
 
 class Handoff(TypedDict):

@@ -56,7 +56,9 @@ HandoffReason = Literal[
 # The visitor's answer to "how can our team reach you?" (`outcomes.contact_reply`).
 ContactReply = Literal["contact_given", "contact_declined", "contact_ask_again", "contact_open"]
 # Why the answer path runs: the intent, the site's own content, or a booking paused.
-AnswerReason = Literal["learn", "context", "support", "site_supported", "high_stakes"]
+AnswerReason = Literal[
+    "learn", "context", "support", "site_supported", "asks_the_business", "high_stakes"
+]
 # Why the booking path runs, and which of its steps.
 BookingReason = Literal[
     "appointment_cancel",

@@ -16,7 +16,7 @@ measures. docs/evaluation.md documents each key.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -140,15 +140,21 @@ class EvalItem(BaseModel):
         return bool(e.reference or e.must_include or e.must_not_include)
 
 
-def parse_items(lines: Iterable[str], source: str = "<items>") -> list[EvalItem]:
-    items: list[EvalItem] = []
+def json_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of every non-blank JSONL line; `DatasetError` names the line
+    that is not JSON."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
+            yield number, json.loads(line)
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{source}:{number}: not valid JSON ({exc.msg})") from exc
+
+
+def parse_items(lines: Iterable[str], source: str = "<items>") -> list[EvalItem]:
+    items: list[EvalItem] = []
+    for number, raw in json_lines(lines, source):
         if not isinstance(raw, dict):
             raise DatasetError(f"{source}:{number}: expected a JSON object")
         raw.setdefault("id", f"{Path(source).stem}-{number}")

@@ -22,7 +22,14 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from frontdesk.evals.dataset import DatasetError, EvalItem, ItemInput, load_items, matches_site
+from frontdesk.evals.dataset import (
+    DatasetError,
+    EvalItem,
+    ItemInput,
+    json_lines,
+    load_items,
+    matches_site,
+)
 from frontdesk.evals.judge import Judge, judge_spec, make_judge
 from frontdesk.evals.runner import Outcome, SearchOutcome, run_item, run_items, search_item
 from frontdesk.evals.suites import (
@@ -79,13 +86,7 @@ def _progress(console: Console, enabled: bool) -> Progress:
 def read_labelled_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of `{text, intent|label, lang?}` (intent or injection datasets)."""
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+    for number, row in json_lines(path.read_text(encoding="utf-8").splitlines(), str(path)):
         if not isinstance(row, dict) or not isinstance(row.get("text"), str):
             raise DatasetError(f"{path}:{number}: needs a string field `text`")
         rows.append(row)

@@ -80,11 +80,7 @@ class SiteGates:
     on a regression without failing on the gap still open. They were set at the figures of
     the support bar recalibrated for e5, and raised with the routing of questions labelled
     OTHER / STOP_BOOKING / BOOKING and with everyday requests that read as such
-    (docs/evaluation.md). Page titles in the dense ranking moved nih's
-    sample by one abstention and one answer against retrieval gains on every other set;
-    its abstention floors follow, with the same margin. Verified quotes that end in a
-    link raised nih's and RUTUBE's answered floors and nih's
-    abstention precision. Raise the floors as the figures improve; `frontdesk eval sites
+    (docs/evaluation.md). Raise the floors as the figures improve; `frontdesk eval sites
     --acceptance` gates on the bar itself."""
 
     answered: float = 0.90

@@ -173,6 +173,18 @@ def time_ranges(text: str) -> list[tuple[int, int, tuple[str, str]]]:
     return found
 
 
+def time_ranges_besides(
+    text: str, amounts: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, tuple[str, str]]]:
+    """The time ranges of `text` that overlap none of its `amounts` (spans of prices):
+    "10 – 20 €" is a price range, not hours."""
+    return [
+        found
+        for found in time_ranges(text)
+        if not any(start < found[1] and found[0] < end for start, end in amounts)
+    ]
+
+
 def _span(first: int, last: int) -> tuple[int, ...]:
     return tuple((first + step) % 7 for step in range((last - first) % 7 + 1))
 
@@ -231,12 +243,7 @@ def hours_lines(
         mentions = day_mentions(text, language, wide_only=True)
         if not mentions:
             return []
-    # "10 – 20 €" is a price range: a time range that overlaps an amount is none.
-    ranges = [
-        found
-        for found in time_ranges(text)
-        if not any(start < found[1] and found[0] < end for start, end in amounts)
-    ]
+    ranges = time_ranges_besides(text, amounts)
     if not ranges:
         if re.search(r"\d", text):
             return []
@@ -304,11 +311,7 @@ def _every_day(text: str, language: str, amounts: Sequence[tuple[int, int]]) -> 
     phrases = EVERY_DAY.get(language, ())
     if not any(re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", flat) for phrase in phrases):
         return []
-    ranges = [
-        found
-        for found in time_ranges(text)
-        if not any(start < found[1] and found[0] < end for start, end in amounts)
-    ]
+    ranges = time_ranges_besides(text, amounts)
     if not ranges:
         return []
     between = (text[a[1] : b[0]] for a, b in pairwise(ranges))

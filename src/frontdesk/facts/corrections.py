@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Literal
 
 from frontdesk.facts.calendar import weekday_lookup
-from frontdesk.facts.extract import EMAIL
+from frontdesk.facts.lines import EMAIL
 from frontdesk.facts.model import FACT_KINDS, FactKind, SiteFact, SiteFacts
 from frontdesk.facts.money import amounts
 

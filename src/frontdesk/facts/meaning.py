@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from frontdesk.facts.answer import KIND_MARGINS
-from frontdesk.facts.extract import LISTED
 from frontdesk.facts.kinds import KIND_TEXTS
+from frontdesk.facts.lines import LISTED
 from frontdesk.facts.model import SiteFact
 
 if TYPE_CHECKING:  # the knowledge package imports this module while it loads

@@ -1,8 +1,8 @@
 """Rate limits: fixed-window counters per session, per IP and per site per day.
 
 The API asks a `RateLimiter` to count one hit against several rules at once and gets
-back the most restrictive decision. `InMemoryRateLimiter` serves a single process; the
-production issue backs the same protocol with Redis (`INCR` + `EXPIRE` per window key),
+back the most restrictive decision. `InMemoryRateLimiter` serves a single process;
+`guard/redis.py` backs the same protocol with Redis (`INCR` + `EXPIRE` per window key),
 which is why the algorithm is a fixed window: one counter per key and window, no lists.
 """
 

@@ -1,10 +1,10 @@
-"""The per-session concurrency guard(the first layer).
+"""The per-session concurrency guard (the first layer).
 
 One turn per session at a time: a second request while one is in flight is refused at
 once (the API answers 429), never queued. A slot is held by an owner token, so only the
 request that took it can free it, and it expires after `ttl_s` so a crashed worker can
-never lock a session forever. `InMemorySessionLocks` serves one process; the production
-issue backs the same protocol with Redis (`SET key token NX PX ttl`, compare-and-delete).
+never lock a session forever. `InMemorySessionLocks` serves one process; `guard/redis.py`
+backs the same protocol with Redis (`SET key token NX PX ttl`, compare-and-delete).
 """
 
 from __future__ import annotations

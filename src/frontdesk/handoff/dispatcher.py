@@ -12,7 +12,7 @@ One attempt of one row:
    until the next backoff step;
 4. when every channel row of a handoff is final, the handoff gets its outcome
    (`complete`, `partial_failure`, `total_failure`) and, unless complete, an `email`
-   row carrying the context packet and what failed.
+   row carrying the context packet and what failed (steps 3 and 4: `outcomes`).
 
 All state is in the store, so a process can stop at any point: rows still pending
 are delivered by the next dispatcher, and CRM leads are created with the row's
@@ -31,7 +31,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -43,33 +43,18 @@ from frontdesk.handoff.channels.crm import CrmChannel
 from frontdesk.handoff.channels.email import EmailChannel
 from frontdesk.handoff.channels.slack import SlackChannel
 from frontdesk.handoff.channels.webhook import WebhookChannel
+from frontdesk.handoff.outcomes import FINAL, DispatchStats, finish_attempt
 from frontdesk.handoff.packets import as_utc, crm_lead_key
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
+from frontdesk.store.handoffs import LeadRepository, OutboxRepository
 from frontdesk.store.models import OutboxItem
-from frontdesk.store.repositories import HandoffRepository, LeadRepository, OutboxRepository
 
 log = logging.getLogger(__name__)
-
-FINAL = frozenset({"delivered", "failed"})
-OUTCOMES = ("complete", "partial_failure", "total_failure")
-FALLBACK_CHANNEL = "email"
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass
-class DispatchStats:
-    """What a dispatcher did since it started (for the CLI, logs and the benchmark)."""
-
-    attempts: int = 0
-    delivered: int = 0
-    retried: int = 0
-    failed: int = 0
-    fallbacks: int = 0
-    by_channel: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -224,7 +209,7 @@ class Dispatcher:
         now = self.clock()
         with self._writes, transaction(self.runtime.sessions) as session:
             outbox = OutboxRepository(session)
-            if self._crm_in_flight(outbox, item_id, now):
+            if outbox.crm_in_flight(item_id, now):
                 return None  # Slack waits for the CRM record it links (next pass)
             if not outbox.claim(item_id, now, now + self.lease):
                 return None  # another dispatcher has it, or it is no longer due
@@ -235,7 +220,7 @@ class Dispatcher:
                 # The site file was removed: nothing can be delivered for it any more.
                 number = outbox.start_attempt(row).attempt
                 gone = DeliveryError("unknown site", permanent=True)
-                self._finish(session, row, gone, (), number)
+                finish_attempt(session, row, gone, (), number, now=self.clock(), stats=self.stats)
                 return None
             delays = tuple(site.config.handoff.retry_delays_s)
             if row.attempts > len(delays) and outbox.has_unfinished(row):
@@ -245,7 +230,16 @@ class Dispatcher:
                 lost = DeliveryError(
                     f"no outcome after {row.attempts} attempts (interrupted)", permanent=True
                 )
-                self._finish(session, row, lost, delays, row.attempts, record=False)
+                finish_attempt(
+                    session,
+                    row,
+                    lost,
+                    delays,
+                    row.attempts,
+                    now=self.clock(),
+                    stats=self.stats,
+                    record=False,
+                )
                 return None
             number = outbox.start_attempt(row).attempt
             extras: dict[str, Any] = {}
@@ -264,23 +258,6 @@ class Dispatcher:
             )
             return _Claimed(delivery, delays)
 
-    @staticmethod
-    def _crm_in_flight(outbox: OutboxRepository, item_id: int, now: datetime) -> bool:
-        """A Slack row whose handoff's CRM row another dispatcher is delivering right now
-        (its attempt started and its lease runs): one dispatcher sends CRM before Slack in
-        each pass so the message links the record; across dispatchers Slack waits for it.
-        A dispatcher that died mid-attempt holds nobody up past its lease."""
-        row = outbox.get(item_id)
-        if row is None or row.channel != "slack" or row.handoff_id is None:
-            return False
-        return any(
-            other.channel == "crm"
-            and other.status not in FINAL
-            and as_utc(other.next_attempt_at) > now
-            and outbox.has_unfinished(other)
-            for other in outbox.for_handoff(row.handoff_id)
-        )
-
     def _crm_record_id(self, session: Session, row: OutboxItem) -> str | None:
         session_id = (row.payload or {}).get("session_id")
         if not session_id:
@@ -293,104 +270,15 @@ class Dispatcher:
             row = OutboxRepository(session).get(item_id)
             if row is None or row.status in FINAL:
                 return  # deleted with its site, or settled by someone else
-            self._finish(session, row, outcome, claimed.delays, claimed.number)
-
-    def _finish(
-        self,
-        session: Session,
-        row: OutboxItem,
-        outcome: Delivered | DeliveryError,
-        delays: tuple[float, ...],
-        attempt: int,
-        *,
-        record: bool = True,
-    ) -> None:
-        """Attempt number `attempt` of `row` ended with `outcome` (`record`: write it on
-        its `HandoffAttempt`); move the row on."""
-        now = self.clock()
-        outbox = OutboxRepository(session)
-        stats = self.stats
-        stats.attempts += 1
-        stats.by_channel[row.channel] = stats.by_channel.get(row.channel, 0) + 1
-        if isinstance(outcome, Delivered):
-            outbox.finish_attempt(row, attempt, "delivered", outcome.reference or None)
-            row.status, row.delivered_at, row.last_error = "delivered", now, None
-            stats.delivered += 1
-        elif attempt != row.attempts:
-            # Our lease ran out and a newer attempt owns the row now: only note our failure.
-            outbox.finish_attempt(row, attempt, "failed", str(outcome) or "failed")
-            return
-        else:
-            error = str(outcome) or type(outcome).__name__
-            if not outcome.permanent and attempt <= len(delays):
-                delay = delays[attempt - 1]
-                outbox.finish_attempt(row, attempt, "failed", f"{error} (retry in {delay:g}s)")
-                row.next_attempt_at, row.last_error = now + timedelta(seconds=delay), error
-                stats.retried += 1
-                log.warning(
-                    "handoff_delivery_attempt_failed",
-                    extra={"channel": row.channel, "attempt": attempt, "error": error},
-                )
-            else:
-                if record:
-                    outbox.finish_attempt(row, attempt, "failed", f"{error} (giving up)")
-                row.status, row.last_error = "failed", error
-                stats.failed += 1
-                level = logging.CRITICAL if row.channel == FALLBACK_CHANNEL else logging.ERROR
-                log.log(
-                    level,
-                    "fallback_email_failure"
-                    if row.channel == FALLBACK_CHANNEL
-                    else "handoff_channel_failed",
-                    extra={
-                        "channel": row.channel,
-                        "attempt_count": row.attempts,
-                        "error": error,
-                        "handoff": row.handoff_id,
-                    },
-                )
-        session.flush()
-        if row.handoff_id is not None and row.status in FINAL:
-            self._settle(session, row.handoff_id, now)
-
-    def _settle(self, session: Session, handoff_id: str, now: datetime) -> None:
-        """Give a handoff its outcome once its channels are final; queue the fallback."""
-        handoffs, outbox = HandoffRepository(session), OutboxRepository(session)
-        # Locked first: two dispatchers finishing this handoff's last two channels at once
-        # would each read the other's row as pending and neither would settle it. The
-        # second waits for the first to commit, then reads both rows final.
-        handoff = handoffs.get(handoff_id, for_update=True)
-        rows = outbox.for_handoff(handoff_id)
-        if handoff is None or not rows:
-            return
-        channel_rows = [r for r in rows if r.channel != FALLBACK_CHANNEL]
-        if any(r.status not in FINAL for r in channel_rows):
-            return
-        failed = {r.channel: r.last_error or "failed" for r in channel_rows if r.status == "failed"}
-        if not failed:
-            handoff.status, handoff.completed_at = "complete", now
-            return
-        handoff.status = "total_failure" if len(failed) == len(channel_rows) else "partial_failure"
-        fallback = next((r for r in rows if r.channel == FALLBACK_CHANNEL), None)
-        if fallback is None:
-            prefix = channel_rows[0].idempotency_key.rsplit(":", 1)[0]
-            outbox.enqueue_once(
-                handoff_id=handoff_id,
-                site_id=handoff.site_id,
-                channel=FALLBACK_CHANNEL,
-                idempotency_key=f"{prefix}:{FALLBACK_CHANNEL}",
-                payload={**(handoff.packet or {}), "failed_channels": failed},
-                next_attempt_at=now,
+            finish_attempt(
+                session,
+                row,
+                outcome,
+                claimed.delays,
+                claimed.number,
+                now=self.clock(),
+                stats=self.stats,
             )
-            self.stats.fallbacks += 1
-            log.log(
-                logging.CRITICAL if handoff.status == "total_failure" else logging.WARNING,
-                "handoff_%s",
-                handoff.status,
-                extra={"handoff": handoff_id, "failed_channels": sorted(failed)},
-            )
-        elif fallback.status in FINAL:
-            handoff.completed_at = now
 
     def _release(self, item_ids: set[int]) -> None:
         """On shutdown, make claimed rows due again at once instead of after the lease."""

@@ -23,13 +23,9 @@ from frontdesk.handoff.packets import (
 )
 from frontdesk.leads.packet import ContextPacketGenerationError
 from frontdesk.sites.schema import SiteConfig
+from frontdesk.store.handoffs import HandoffRepository, LeadRepository, OutboxRepository
 from frontdesk.store.models import Handoff, Lead, OutboxItem
-from frontdesk.store.repositories import (
-    AnalyticsEventRepository,
-    HandoffRepository,
-    LeadRepository,
-    OutboxRepository,
-)
+from frontdesk.store.repositories import AnalyticsEventRepository
 from frontdesk.store.widget import WidgetSessionRepository
 
 log = logging.getLogger(__name__)

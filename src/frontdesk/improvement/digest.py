@@ -18,10 +18,9 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
 
-import aiosmtplib
-
 from frontdesk.improvement.clusters import REASON_LABELS, GapCluster
 from frontdesk.improvement.gaps import gap_report
+from frontdesk.mail import MailError, send_mail
 from frontdesk.runtime import Runtime
 from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
@@ -152,17 +151,9 @@ async def deliver(settings: Settings, message: EmailMessage) -> None:
     if not settings.smtp_host:
         raise DigestError("FRONTDESK_SMTP_HOST is not configured")
     try:
-        await aiosmtplib.send(
-            message,
-            hostname=settings.smtp_host,
-            port=settings.smtp_port,
-            username=settings.smtp_username or None,
-            password=settings.smtp_password or None,
-            start_tls=True if settings.smtp_starttls else None,
-            timeout=settings.smtp_timeout_s,
-        )
-    except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
-        raise DigestError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
+        await send_mail(settings, message)
+    except MailError as exc:
+        raise DigestError(str(exc)) from exc
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, HttpUrl, field_validator
 
 from frontdesk.leads.hours import OpeningRange
-from frontdesk.sites.common import WEEKDAYS, Language, Strict, day_ranges, weekday_keys
+from frontdesk.sites.common import Language, Strict, week_of
 
 
 class AppointmentType(Strict):
@@ -48,21 +48,6 @@ class AppointmentType(Strict):
     def allowed(self) -> tuple[tuple[OpeningRange, ...], ...] | None:
         """Monday-first ranges this type may use (None: all opening hours)."""
         return None if self.hours is None else week_of(self.hours, "hours")
-
-
-def week_of(value: dict[str, list[str]], where: str) -> tuple[tuple[OpeningRange, ...], ...]:
-    week: list[tuple[OpeningRange, ...]] = [() for _ in range(7)]
-    seen: dict[int, str] = {}
-    for key, values in value.items():
-        for index in weekday_keys(key):
-            if index in seen:
-                raise ValueError(
-                    f"{WEEKDAYS[index]} is named by both {seen[index]!r} and {key!r}: "
-                    "give each day its ranges once"
-                )
-            seen[index] = key
-            week[index] = day_ranges(f"{where}.{key}", values)
-    return tuple(week)
 
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

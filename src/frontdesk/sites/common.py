@@ -44,3 +44,23 @@ def day_ranges(where: str, values: list[str]) -> tuple[OpeningRange, ...]:
         return tuple(parse_range(value) for value in values)
     except ValueError as error:
         raise ValueError(f"{where}: {error}") from None
+
+
+def week_of(value: dict[str, list[str]], where: str) -> tuple[tuple[OpeningRange, ...], ...]:
+    """Monday-first ranges of a week written by day keys (`{"mon-fri": [...], "sat":
+    [...]}`); ValueError when a key or its ranges are wrong, or a day is named twice."""
+    week: list[tuple[OpeningRange, ...]] = [() for _ in range(7)]
+    seen: dict[int, str] = {}
+    for key, values in value.items():
+        days = weekday_keys(key)
+        for index in days:
+            if index in seen:
+                raise ValueError(
+                    f"{WEEKDAYS[index]} is named by both {seen[index]!r} and {key!r}: "
+                    "give each day its ranges once"
+                )
+            seen[index] = key
+        ranges = day_ranges(f"{where}.{key}", values)
+        for index in days:
+            week[index] = ranges
+    return tuple(week)

@@ -21,7 +21,7 @@ from frontdesk.leads.hours import (
     clock_text,
     holiday_region,
 )
-from frontdesk.sites.common import WEEKDAYS, Strict, Weekday, day_ranges, weekday_keys
+from frontdesk.sites.common import WEEKDAYS, Strict, Weekday, day_ranges, week_of
 
 
 def _overlaps(ranges: tuple[OpeningRange, ...]) -> list[tuple[OpeningRange, OpeningRange]]:
@@ -81,11 +81,7 @@ class BusinessHoursConfig(Strict):
             )
             days = {WEEKDAYS.index(day) for day in self.days or WEEKDAYS[:5]}
             return tuple((opening,) if index in days else () for index in range(7))
-        week: list[tuple[OpeningRange, ...]] = [() for _ in range(7)]
-        for key, values in self.weekly.items():
-            for index in weekday_keys(key):
-                week[index] = day_ranges(f"weekly.{key}", values)
-        return tuple(week)
+        return week_of(self.weekly, "weekly")
 
     def warnings(self) -> list[str]:
         """Hours that load but look wrong: overnight ranges and overlapping ranges."""
@@ -112,16 +108,7 @@ class BusinessHoursConfig(Strict):
     def _day_keys(cls, value: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
         if value is None:
             return None
-        seen: dict[int, str] = {}
-        for key, values in value.items():
-            for index in weekday_keys(key):
-                if index in seen:
-                    raise ValueError(
-                        f"{WEEKDAYS[index]} is named by both {seen[index]!r} and {key!r}: "
-                        "give each day its ranges once"
-                    )
-                seen[index] = key
-            day_ranges(f"weekly.{key}", values)
+        week_of(value, "weekly")
         return value
 
     @field_validator("holidays")

@@ -24,6 +24,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """Datetimes read back from SQLite are naive UTC; make every one aware."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
 def new_id() -> str:
     return str(uuid.uuid4())
 

@@ -1,4 +1,6 @@
-"""Repositories: the only code that reads or writes the app store's tables."""
+"""Repositories: the only code that reads or writes the app store's tables (sites,
+conversations, visitors, analytics events, traces; leads, handoffs and the outbox are in
+`handoffs`)."""
 
 from __future__ import annotations
 
@@ -16,11 +18,7 @@ from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.models import (
     AnalyticsEvent,
     Conversation,
-    Handoff,
-    HandoffAttempt,
-    Lead,
     Message,
-    OutboxItem,
     Site,
     Trace,
     Visitor,
@@ -179,184 +177,6 @@ class ConversationRepository:
                 Conversation.site_id == site_id, Conversation.last_activity_at < cutoff
             )
         ).all()
-
-
-class LeadRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def create_once(self, idempotency_key: str, **fields: Any) -> tuple[Lead, bool]:
-        """Create the lead unless one with this key exists; returns (lead, created)."""
-        existing = self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
-        if existing is not None:
-            return existing, False
-        lead = Lead(idempotency_key=idempotency_key, **fields)
-        self.session.add(lead)
-        self.session.flush()
-        return lead, True
-
-    def by_key(self, idempotency_key: str) -> Lead | None:
-        return self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
-
-    def list(self, site_id: str, limit: int = 100) -> Sequence[Lead]:
-        return self.session.scalars(
-            select(Lead)
-            .where(Lead.site_id == site_id)
-            .order_by(Lead.created_at.desc())
-            .limit(limit)
-        ).all()
-
-
-class HandoffRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def create(self, **fields: Any) -> Handoff:
-        handoff = Handoff(**fields)
-        self.session.add(handoff)
-        self.session.flush()
-        return handoff
-
-    def list(self, site_id: str, limit: int = 100) -> Sequence[Handoff]:
-        return self.session.scalars(
-            select(Handoff)
-            .where(Handoff.site_id == site_id)
-            .order_by(Handoff.created_at.desc())
-            .limit(limit)
-        ).all()
-
-    def attempts(self, handoff_id: str) -> Sequence[HandoffAttempt]:
-        return self.session.scalars(
-            select(HandoffAttempt)
-            .where(HandoffAttempt.handoff_id == handoff_id)
-            .order_by(HandoffAttempt.id)
-        ).all()
-
-    def get(self, handoff_id: str, *, for_update: bool = False) -> Handoff | None:
-        """The handoff; `for_update` locks its row until the transaction ends (PostgreSQL;
-        SQLite writes one transaction at a time anyway)."""
-        return self.session.get(Handoff, handoff_id, with_for_update=for_update or None)
-
-
-class OutboxRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def enqueue(self, **fields: Any) -> OutboxItem:
-        item = OutboxItem(**fields)
-        self.session.add(item)
-        self.session.flush()
-        return item
-
-    def due(self, now: datetime, limit: int = 50) -> Sequence[OutboxItem]:
-        return self.session.scalars(
-            select(OutboxItem)
-            .where(OutboxItem.status == "pending", OutboxItem.next_attempt_at <= now)
-            .order_by(OutboxItem.id)
-            .limit(limit)
-        ).all()
-
-    def enqueue_once(self, **fields: Any) -> tuple[OutboxItem, bool]:
-        """Enqueue unless a row with this idempotency key exists; returns (row, created)."""
-        key = fields["idempotency_key"]
-        existing = self.session.scalar(select(OutboxItem).where(OutboxItem.idempotency_key == key))
-        if existing is not None:
-            return existing, False
-        return self.enqueue(**fields), True
-
-    def get(self, item_id: int) -> OutboxItem | None:
-        return self.session.get(OutboxItem, item_id)
-
-    def claim(self, item_id: int, now: datetime, lease_until: datetime) -> bool:
-        """Take a due row for one delivery attempt (atomic across processes).
-
-        The lease is `next_attempt_at`: a worker that dies mid-attempt leaves the row
-        pending, and it becomes due again when the lease runs out.
-        """
-        result = self.session.execute(
-            update(OutboxItem)
-            .where(
-                OutboxItem.id == item_id,
-                OutboxItem.status == "pending",
-                OutboxItem.next_attempt_at <= now,
-            )
-            .values(next_attempt_at=lease_until)
-        )
-        return int(getattr(result, "rowcount", 0) or 0) == 1
-
-    def for_handoff(self, handoff_id: str) -> Sequence[OutboxItem]:
-        return self.session.scalars(
-            select(OutboxItem).where(OutboxItem.handoff_id == handoff_id).order_by(OutboxItem.id)
-        ).all()
-
-    def next_due_at(self) -> datetime | None:
-        return self.session.scalar(
-            select(func.min(OutboxItem.next_attempt_at)).where(OutboxItem.status == "pending")
-        )
-
-    def start_attempt(self, item: OutboxItem) -> HandoffAttempt:
-        """Number and record an attempt as it starts (status `sending`), in the claim's
-        transaction. An earlier attempt still `sending` never got an outcome (its process
-        died or stopped mid-attempt): it becomes `interrupted`, so the record shows it."""
-        self.interrupt_unfinished(item)
-        return self.record_attempt(item, "sending")
-
-    def has_unfinished(self, item: OutboxItem) -> bool:
-        """Whether an attempt of `item` started and never got an outcome."""
-        return (
-            self.session.scalar(
-                select(HandoffAttempt.id)
-                .where(HandoffAttempt.outbox_id == item.id, HandoffAttempt.status == "sending")
-                .limit(1)
-            )
-            is not None
-        )
-
-    def interrupt_unfinished(
-        self,
-        item: OutboxItem,
-        reason: str = "no outcome recorded: the dispatcher stopped during this attempt",
-    ) -> int:
-        """Attempts of `item` still `sending` become `interrupted`; returns how many."""
-        lost = self.session.scalars(
-            select(HandoffAttempt).where(
-                HandoffAttempt.outbox_id == item.id, HandoffAttempt.status == "sending"
-            )
-        ).all()
-        for attempt in lost:
-            attempt.status, attempt.error = "interrupted", reason
-        return len(lost)
-
-    def finish_attempt(
-        self, item: OutboxItem, number: int, status: str, error: str | None = None
-    ) -> HandoffAttempt:
-        """The outcome of attempt `number` (started by `start_attempt`)."""
-        attempt = self.session.scalar(
-            select(HandoffAttempt).where(
-                HandoffAttempt.outbox_id == item.id, HandoffAttempt.attempt == number
-            )
-        )
-        if attempt is None:  # started before attempts were recorded at claim time
-            return self.record_attempt(item, status, error)
-        attempt.status, attempt.error = status, error
-        self.session.flush()
-        return attempt
-
-    def record_attempt(
-        self, item: OutboxItem, status: str, error: str | None = None
-    ) -> HandoffAttempt:
-        item.attempts += 1
-        attempt = HandoffAttempt(
-            outbox_id=item.id,
-            handoff_id=item.handoff_id,
-            channel=item.channel,
-            attempt=item.attempts,
-            status=status,
-            error=error,
-        )
-        self.session.add(attempt)
-        self.session.flush()
-        return attempt
 
 
 class VisitorRepository:

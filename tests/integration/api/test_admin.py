@@ -12,13 +12,8 @@ from api_support import ADMIN_KEY, Api, MakeApi, admin_headers, demo_headers
 from frontdesk.api import ingestion
 from frontdesk.api.security import hash_admin_key
 from frontdesk.store.db import transaction
-from frontdesk.store.repositories import (
-    ConversationRepository,
-    HandoffRepository,
-    LeadRepository,
-    StoredTurn,
-    TraceRepository,
-)
+from frontdesk.store.handoffs import HandoffRepository, LeadRepository
+from frontdesk.store.repositories import ConversationRepository, StoredTurn, TraceRepository
 
 pytestmark = pytest.mark.integration
 

@@ -22,13 +22,15 @@ from frontdesk.console.passwords import hash_password  # noqa: E402
 from frontdesk.runtime import Runtime  # noqa: E402
 from frontdesk.settings import Settings  # noqa: E402
 from frontdesk.store.db import transaction  # noqa: E402
+from frontdesk.store.handoffs import (  # noqa: E402
+    HandoffRepository,
+    LeadRepository,
+    OutboxRepository,
+)
 from frontdesk.store.models import utcnow  # noqa: E402
 from frontdesk.store.operators import OperatorRepository  # noqa: E402
 from frontdesk.store.repositories import (  # noqa: E402
     ConversationRepository,
-    HandoffRepository,
-    LeadRepository,
-    OutboxRepository,
     StoredTurn,
     TraceRepository,
 )

@@ -15,7 +15,7 @@ from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.crm import CrmChannel
 from frontdesk.handoff.packets import handoff_packet
 from frontdesk.store.db import transaction
-from frontdesk.store.repositories import HandoffRepository
+from frontdesk.store.handoffs import HandoffRepository
 
 pytestmark = pytest.mark.integration
 

@@ -16,12 +16,11 @@ import pytest
 
 from frontdesk.console.inbox_pages import load_transcript
 from frontdesk.console.templating import templates
-from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.conversation.service import ChatService
 from frontdesk.conversation.texts import TEXTS
-from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
+from tests.support.site_chat import chat_service, ingested_site, site_turn
 
 pytestmark = pytest.mark.integration
 
@@ -44,15 +43,7 @@ business_hours:
 def radwerk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shop's seven pages ingested once for this module."""
     root = tmp_path_factory.mktemp("radwerk")
-    sites = root / "sites"
-    sites.mkdir()
-    shutil.copytree(FIXTURE, sites / "kb")
-    (sites / "radwerk.yaml").write_text(SITE, encoding="utf-8")
-    runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
-    site = runtime.site("radwerk")
-    report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    assert len(report.ingested) == 7
-    runtime.close()
+    ingested_site(root, SITE, FIXTURE).close()
     return root
 
 
@@ -61,19 +52,12 @@ async def service(radwerk: Path, tmp_path: Path) -> AsyncIterator[ChatService]:
     data = tmp_path / "data"
     shutil.copytree(radwerk / "data", data)
     runtime = build_runtime(Settings(data_dir=data, sites_dir=radwerk / "sites"))
-    chat = ChatService(runtime)
-    yield chat
-    await chat.close()
-    runtime.close()
+    async for chat in chat_service(runtime):
+        yield chat
 
 
 async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
-    site = service.runtime.site("radwerk")
-    await service.ask(site, session, message, VisitorContext())
-    graph = await service.graph()
-    config = {"configurable": {"thread_id": thread_id("radwerk", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
+    return await site_turn(service, "radwerk", session, message)
 
 
 def reply(key: str, language: str = "de", **values: str) -> str:

@@ -6,7 +6,6 @@ Through the real graph: real SQLite, the default multilingual embedder, the loca
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,12 +13,9 @@ from typing import Any
 
 import pytest
 
-from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.conversation.service import ChatService
 from frontdesk.conversation.texts import say
-from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.runtime import build_runtime
-from frontdesk.settings import Settings
+from tests.support.site_chat import chat_service, ingested_site, site_turn
 
 pytestmark = pytest.mark.integration
 
@@ -40,28 +36,12 @@ business_hours:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
-    root = tmp_path
-    sites = root / "sites"
-    sites.mkdir()
-    shutil.copytree(FIXTURE, sites / "kb")
-    (sites / "hartley.yaml").write_text(SITE, encoding="utf-8")
-    runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
-    site = runtime.site("hartley")
-    report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    assert len(report.ingested) == 6
-    chat = ChatService(runtime)
-    yield chat
-    await chat.close()
-    runtime.close()
+    async for chat in chat_service(ingested_site(tmp_path, SITE, FIXTURE)):
+        yield chat
 
 
 async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
-    site = service.runtime.site("hartley")
-    await service.ask(site, session, message, VisitorContext())
-    graph = await service.graph()
-    config = {"configurable": {"thread_id": thread_id("hartley", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
+    return await site_turn(service, "hartley", session, message)
 
 
 async def test_no_hours_are_made_up_from_an_faq_heading(service: ChatService) -> None:
@@ -81,3 +61,38 @@ async def test_what_the_site_offers_is_still_answered_from_its_pages(
     assert values["routing"] == "answered", values["answer"]
     assert "water heater" in values["answer"].lower()
     assert values["citations"]
+
+
+def _honest_not_found(values: dict[str, Any]) -> None:
+    answer = values["answer"]
+    assert values["citations"] == [], answer
+    assert "[1]" not in answer, answer
+    assert values["routing"] in ("cannot_answer", "low_confidence", "followup"), answer
+
+
+async def test_a_service_the_site_does_not_name_is_not_answered_with_another(
+    service: ChatService,
+) -> None:
+    # The services page repairs leaks and water heaters; a roof is named nowhere: the
+    # leaks are no answer to it.
+    values = await ask(service, str(uuid.uuid4()), "Do you repair roofs?")
+    _honest_not_found(values)
+    assert say("offer.human", "en") in values["answer"] or values["routing"] == "followup"
+
+
+async def test_a_question_about_the_business_is_not_refused_as_off_topic(
+    service: ChatService,
+) -> None:
+    # Nothing on the site about parking; the question is still about the business.
+    values = await ask(service, str(uuid.uuid4()), "Do you have a car park?")
+    _honest_not_found(values)
+    assert values["route"] == "ANSWER", values["answer"]
+
+
+async def test_a_request_to_an_assistant_is_still_refused_as_off_topic(
+    service: ChatService,
+) -> None:
+    # Put in the second person too, but an everyday request to an assistant, not a
+    # question about the business.
+    values = await ask(service, str(uuid.uuid4()), "Can you add 5 and 89?")
+    assert values["routing"] == "irrelevant", values["answer"]

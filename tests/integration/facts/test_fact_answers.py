@@ -5,7 +5,6 @@ state, cited to the page, in the visitor's language."""
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -14,11 +13,9 @@ from typing import Any
 
 import pytest
 
-from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
+from frontdesk.conversation.service import ChatService
 from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.runtime import build_runtime
-from frontdesk.settings import Settings
+from tests.support.site_chat import chat_service, ingested_site, site_turn
 
 pytestmark = pytest.mark.integration
 
@@ -42,34 +39,17 @@ business_hours:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
-    chat = radwerk(tmp_path)
-    yield chat
-    await chat.close()
-    chat.runtime.close()
+    async for chat in chat_service(ingested_site(tmp_path, SITE, FIXTURE)):
+        yield chat
 
 
 def radwerk(root: Path, extra: dict[str, str] | None = None) -> ChatService:
     """The shop's pages (with `extra` pages) ingested, and a chat service over them."""
-    sites = root / "sites"
-    sites.mkdir()
-    shutil.copytree(FIXTURE, sites / "kb")
-    for name, page in (extra or {}).items():
-        (sites / "kb" / name).write_text(page, encoding="utf-8")
-    (sites / "radwerk.yaml").write_text(SITE, encoding="utf-8")
-    runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
-    site = runtime.site("radwerk")
-    report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    assert len(report.ingested) == 7 + len(extra or {})
-    return ChatService(runtime)
+    return ChatService(ingested_site(root, SITE, FIXTURE, extra))
 
 
 async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
-    site = service.runtime.site("radwerk")
-    await service.ask(site, session, message, VisitorContext())
-    graph = await service.graph()
-    config = {"configurable": {"thread_id": thread_id("radwerk", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
+    return await site_turn(service, "radwerk", session, message)
 
 
 def cited_urls(values: dict[str, Any]) -> set[str]:

@@ -6,7 +6,6 @@ was not clearly a question about the hours."""
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,11 +13,8 @@ from typing import Any
 
 import pytest
 
-from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
-from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.runtime import build_runtime
-from frontdesk.settings import Settings
+from frontdesk.conversation.service import ChatService
+from tests.support.site_chat import chat_service, ingested_site, site_turn
 
 pytestmark = pytest.mark.integration
 
@@ -48,27 +44,12 @@ business_hours:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
-    sites = tmp_path / "sites"
-    sites.mkdir()
-    shutil.copytree(PAGES, sites / "kb")
-    (sites / "fisio.yaml").write_text(SITE, encoding="utf-8")
-    runtime = build_runtime(Settings(data_dir=tmp_path / "data", sites_dir=sites))
-    KnowledgeBase(runtime.engine).ingest_path(
-        runtime.site("fisio").config, sites / "kb", progress=False
-    )
-    chat = ChatService(runtime)
-    yield chat
-    await chat.close()
-    runtime.close()
+    async for chat in chat_service(ingested_site(tmp_path, SITE, PAGES)):
+        yield chat
 
 
 async def ask(service: ChatService, session: str, message: str) -> dict[str, Any]:
-    site = service.runtime.site("fisio")
-    await service.ask(site, session, message, VisitorContext())
-    graph = await service.graph()
-    config = {"configurable": {"thread_id": thread_id("fisio", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
+    return await site_turn(service, "fisio", session, message)
 
 
 async def test_saturday_asked_on_its_own_after_the_hours(service: ChatService) -> None:

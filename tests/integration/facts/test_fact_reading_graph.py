@@ -6,7 +6,6 @@ questions visitors ask in a few words in any language."""
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,11 +13,8 @@ from typing import Any
 
 import pytest
 
-from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.service import ChatService, thread_id
-from frontdesk.knowledge.service import KnowledgeBase
-from frontdesk.runtime import build_runtime
-from frontdesk.settings import Settings
+from frontdesk.conversation.service import ChatService
+from tests.support.site_chat import chat_service, ingested_site, site_turn
 
 pytestmark = pytest.mark.integration
 
@@ -39,29 +35,12 @@ business_hours:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ChatService]:
-    root = tmp_path
-    sites = root / "sites"
-    sites.mkdir()
-    shutil.copytree(FIXTURE, sites / "kb")
-    (sites / "marram.yaml").write_text(SITE, encoding="utf-8")
-    runtime = build_runtime(Settings(data_dir=root / "data", sites_dir=sites))
-    site = runtime.site("marram")
-    report = KnowledgeBase(runtime.engine).ingest_path(site.config, sites / "kb", progress=False)
-    assert len(report.ingested) == 3
-    chat = ChatService(runtime)
-    yield chat
-    await chat.close()
-    runtime.close()
+    async for chat in chat_service(ingested_site(tmp_path, SITE, FIXTURE)):
+        yield chat
 
 
 async def ask(service: ChatService, message: str, session: str = "") -> dict[str, Any]:
-    session = session or str(uuid.uuid4())
-    site = service.runtime.site("marram")
-    await service.ask(site, session, message, VisitorContext())
-    graph = await service.graph()
-    config = {"configurable": {"thread_id": thread_id("marram", session)}}
-    values: dict[str, Any] = (await graph.aget_state(config)).values
-    return values
+    return await site_turn(service, "marram", session or str(uuid.uuid4()), message)
 
 
 def text(values: dict[str, Any]) -> str:

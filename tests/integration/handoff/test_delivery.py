@@ -23,8 +23,8 @@ from frontdesk.handoff.outbox import record_lead_capture
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
+from frontdesk.store.handoffs import HandoffRepository, OutboxRepository
 from frontdesk.store.models import AnalyticsEvent, Handoff, HandoffAttempt, Lead, OutboxItem
-from frontdesk.store.repositories import HandoffRepository, OutboxRepository
 from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ from frontdesk.handoff.outbox import record_lead_capture
 from frontdesk.runtime import Runtime
 from frontdesk.settings import Settings, get_settings
 from frontdesk.store.db import transaction
-from frontdesk.store.repositories import LeadRepository
+from frontdesk.store.handoffs import LeadRepository
 
 pytestmark = pytest.mark.integration
 

@@ -19,8 +19,8 @@ from frontdesk.handoff.channels.webhook import sign, signing_key, verify_webhook
 from frontdesk.handoff.dispatcher import Dispatcher, start_dispatcher
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
+from frontdesk.store.handoffs import HandoffRepository, OutboxRepository
 from frontdesk.store.models import HandoffAttempt, OutboxItem
-from frontdesk.store.repositories import HandoffRepository, OutboxRepository
 from tests.support.loopback import HttpReceiver, SmtpReceiver
 
 pytestmark = pytest.mark.integration

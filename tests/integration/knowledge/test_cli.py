@@ -12,7 +12,8 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from frontdesk.cli.eval import RETRIEVAL_JSON_KEYS, eval_retrieval
+from frontdesk.cli.eval import eval_retrieval
+from frontdesk.cli.eval_corpus import RETRIEVAL_JSON_KEYS
 from frontdesk.cli.kb import kb_app
 
 pytestmark = pytest.mark.integration

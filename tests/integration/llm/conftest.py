@@ -18,6 +18,7 @@ from frontdesk.demo_setup import ingest_sources
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
 from tests.conftest import remove_unless_shared, shared_once
+from tests.support.llama import LlamaServer, start_server
 
 
 def write_site(folder: Path, engine: dict[str, Any] | None = None, top_k: int = 7) -> Path:
@@ -79,3 +80,11 @@ def complete(events: list[TurnEvent]) -> CompleteEvent:
     final = events[-1]
     assert isinstance(final, CompleteEvent), final
     return final
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """One SmolLM2 server for the run: loading the model once serves every test of the tier."""
+    server = start_server(tmp_path_factory.mktemp("llama") / "server.log")
+    yield server
+    server.stop()

@@ -12,7 +12,8 @@ from frontdesk.conversation.graph import compile_graph, mermaid
 
 pytestmark = pytest.mark.unit
 
-DOC = Path(__file__).resolve().parents[3] / "docs" / "conversation.md"
+REPO = Path(__file__).resolve().parents[3]
+DOC = REPO / "docs" / "architecture.md"
 
 SEED_NODES = {
     "abuse_gate",
@@ -65,8 +66,20 @@ def test_every_seed_step_is_a_langgraph_node() -> None:
 
 def test_the_docs_diagram_is_the_generated_one() -> None:
     found = re.search(r"## Diagram\n.*?```mermaid\n(.*?)```", DOC.read_text("utf-8"), re.S)
-    assert found, "docs/conversation.md has no ## Diagram mermaid block"
+    assert found, "docs/architecture.md has no ## Diagram mermaid block"
     assert found.group(1) == mermaid(), (
         "the committed diagram is stale: regenerate it with "
-        "`frontdesk graph` and paste it under ## Diagram in docs/conversation.md"
+        "`frontdesk graph` and paste it under ## Diagram in docs/architecture.md"
     )
+
+
+def test_the_architecture_page_names_every_top_level_package() -> None:
+    package = REPO / "src" / "frontdesk"
+    names = {
+        f"`{path.name}/`" if path.is_dir() else f"`{path.name}`"
+        for path in package.iterdir()
+        if not path.name.startswith("_")
+        and (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists()))
+    }
+    page = DOC.read_text("utf-8")
+    assert [name for name in sorted(names) if name not in page] == []

@@ -37,6 +37,14 @@ pytestmark = pytest.mark.unit
         (RouteInput("LEARN", nonsense=True), "REDIRECT", "nonsense"),
         # off-topic needs both signals: what the site's own pages answer is on-topic
         (RouteInput("OFFTOPIC", site_supported=True), "ANSWER", "site_supported"),
+        # a question to the business the site does not answer: looked up, then "not found"
+        (
+            RouteInput("OFFTOPIC", asks_question=True, asks_the_business=True),
+            "ANSWER",
+            "asks_the_business",
+        ),
+        (RouteInput("OFFTOPIC", asks_the_business=True), "REDIRECT", "offtopic"),
+        (RouteInput("OTHER", asks_question=True, asks_the_business=True), "REDIRECT", "other"),
         # small talk stays small talk; a question the site's pages answer is answered
         (RouteInput("OTHER", site_supported=True), "REDIRECT", "other"),
         (RouteInput("OTHER", asks_question=True), "REDIRECT", "other"),

@@ -5,7 +5,8 @@ from __future__ import annotations
 from frontdesk.facts.answer import best_service, exceptions_on, hours_reply, price_reply
 from frontdesk.facts.calendar import hours_lines, time_ranges
 from frontdesk.facts.dates import dates_named
-from frontdesk.facts.extract import facts_from_html, facts_from_line
+from frontdesk.facts.extract import facts_from_html
+from frontdesk.facts.lines import facts_from_line
 from frontdesk.facts.model import SiteFacts
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.facts.extract import LISTED, facts_from_html, facts_from_line, list_items
+from frontdesk.facts.extract import facts_from_html
+from frontdesk.facts.lines import LISTED, facts_from_line, list_items
 from frontdesk.facts.meaning import confirmed
 from frontdesk.knowledge.embeddings import make_embedder
 

@@ -9,7 +9,8 @@ import pytest
 from test_payloads import TRIGGERED, site
 
 from frontdesk.handoff.channels.slack import slack_message
-from frontdesk.handoff.packets import email_body, handoff_packet
+from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.rendering import email_body
 
 pytestmark = pytest.mark.unit
 

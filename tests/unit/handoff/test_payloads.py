@@ -12,14 +12,8 @@ from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.email import fallback_message
 from frontdesk.handoff.channels.slack import live_chat_url, slack_header, slack_message
 from frontdesk.handoff.channels.webhook import sign, verify_webhook, webhook_body
-from frontdesk.handoff.packets import (
-    crm_lead_payload,
-    email_body,
-    email_subject,
-    follow_up_due,
-    handoff_packet,
-    visitor_fields,
-)
+from frontdesk.handoff.packets import follow_up_due, handoff_packet, visitor_fields
+from frontdesk.handoff.rendering import crm_lead_payload, email_body, email_subject
 from frontdesk.leads.hours import BusinessHours
 from frontdesk.sites.schema import SiteConfig
 

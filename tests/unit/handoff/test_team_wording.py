@@ -9,7 +9,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import ValidationError
 
-from frontdesk.handoff.packets import email_body, email_subject, handoff_packet
+from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.rendering import email_body, email_subject
 from frontdesk.handoff.wording import messages_words, team_texts
 from frontdesk.sites.schema import SUPPORTED_LANGUAGES, SiteConfig
 

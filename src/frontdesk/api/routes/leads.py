@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep
 from frontdesk.api.routes.admin_common import ADMIN_ERRORS
 from frontdesk.api.schemas import LeadOut
-from frontdesk.store.repositories import LeadRepository
+from frontdesk.store.handoffs import LeadRepository
 
 router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
 

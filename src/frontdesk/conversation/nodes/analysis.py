@@ -37,6 +37,7 @@ from frontdesk.conversation.state import (
 from frontdesk.conversation.substates import InterestSignals, Qualification
 from frontdesk.conversation.vocabulary import ContactReply
 from frontdesk.engines.base import Act, IntentResult
+from frontdesk.engines.local.answering.parts import addresses_the_business
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
     mentions_plans,
@@ -47,6 +48,7 @@ from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
 from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
 from frontdesk.knowledge.embeddings import Embedder
+from frontdesk.knowledge.everyday import reads_as_everyday
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 from frontdesk.sites.handoff import ContactWay
 
@@ -273,6 +275,21 @@ def _site_strongly_supported(state: ChatState) -> bool:
     return bool(support and (support.get("strong") or support.get("fact")))
 
 
+def _asks_the_business(state: ChatState) -> bool:
+    """A question to the business in the second person ("Do you have a car park?") that
+    the site's embedding model reads nearer a question any business is asked than any
+    everyday request ("can you add 5 and 89" is put to an assistant, not a business). A
+    model without both readings never tells, so such a message is refused as before."""
+    support = state.get("site_support")
+    if not support or not addresses_the_business(state["input"]):
+        return False
+    nearest, bar = support.get("everyday"), support.get("everyday_bar")
+    business = support.get("business")
+    if nearest is None or bar is None or business is None:
+        return False
+    return not reads_as_everyday(nearest, bar) and business > nearest
+
+
 @timed
 async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Deterministic: the route is a function of intent, qualification, interest, booking
@@ -306,6 +323,7 @@ async def intent_router(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             act=intent.act,
             site_supported=_site_supported(state),
             site_strongly_supported=_site_strongly_supported(state),
+            asks_the_business=_asks_the_business(state),
             contact_reply=pending_contact_reply(state, ctx.site.handoff.contact, intent.intent),
             **follow_up_context(state, ctx.site.qualification.forms),
             **appointment_flags(

@@ -16,7 +16,7 @@ from frontdesk.conversation.outcomes import strongly_supported_by_site, supporte
 from frontdesk.conversation.state import ChatState, collected_values
 from frontdesk.conversation.substates import SiteSupport, VisitorProfile, retrieval_dump
 from frontdesk.engines.local.answering.parts import question_parts
-from frontdesk.facts.answer import KIND_MARGINS, asked_kind, kinds_found
+from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND, asked_kind, kinds_found
 from frontdesk.facts.meaning import kind_scores
 from frontdesk.facts.model import FactKind
 from frontdesk.knowledge.models import RetrievalResult
@@ -136,8 +136,8 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
     # A question for one of the business's own facts stands for the site's support, but
     # not a message that reads as an everyday request ("what day is the next holiday",
     # "help with credit card points"): like any other, that needs both signals at once.
-    fact = (
-        None
+    fact, business = (
+        (None, None)
         if reads_everyday
         else await _asked_fact(state["input"], state.get("language") or "en", result, ctx)
     )
@@ -157,25 +157,29 @@ async def site_support_check(state: ChatState, runtime: Runtime[TurnContext]) ->
         everyday=None if everyday is None else round(everyday.nearest, 4),
         everyday_bar=None if everyday is None else round(everyday.bar, 4),
         fact=fact,
+        business=None if business is None else round(business, 4),
     )
     return {"site_support": support}
 
 
 async def _asked_fact(
     question: str, language: str, result: RetrievalResult, ctx: TurnContext
-) -> str | None:
+) -> tuple[str | None, float | None]:
     """The kind of fact the message asks for, read by the site's embedding model with the
     turn's search as a second opinion (as `match_facts` reads it): its hours, address,
-    phone… are the business's own, whatever the classifier heard."""
+    phone… are the business's own, whatever the classifier heard. With it, the cosine of
+    the message with its nearest question any business is asked (`kinds.yaml`, small
+    talk aside), which an everyday request does not come as near as its own kind."""
     embedder = ctx.facts_embedder
     margins = KIND_MARGINS.get(embedder.name) if embedder is not None else None
     if embedder is None or margins is None:
-        return None
+        return None, None
     found: frozenset[FactKind] = frozenset()
     if ctx.facts is not None and result.status == "ok":
         found = kinds_found(await ctx.facts(), [chunk.content for chunk in result.chunks])
     scores = await asyncio.to_thread(kind_scores, embedder, question, language)
-    return asked_kind(scores, margins, found)
+    business = max((v for kind, v in scores.items() if kind != SMALL_TALK_KIND), default=None)
+    return asked_kind(scores, margins, found), business
 
 
 def _word_support(question: str, result: RetrievalResult) -> float:

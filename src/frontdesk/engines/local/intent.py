@@ -175,7 +175,7 @@ class IntentClassifier:
             else matrix
         )
         # Acts are a few hundred rows among thousands: weighted by their rarity, held-out
-        # acts were recognised 129 of 184 times instead of 109 (docs/evaluation.md).
+        # acts were recognised 129 of 184 times instead of 109.
         acts = _linear_svm(act_matrix, [e.act or NO_ACT for e in act_rows], balanced=True)
         vocabulary = frozenset(
             word for e in examples if not e.nonsense for word in _WORDS.findall(_normalize(e.text))

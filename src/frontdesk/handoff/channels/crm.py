@@ -15,14 +15,10 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import (
-    LEAD_UNVERIFIED_COLUMNS,
-    UNVERIFIED,
-    crm_lead_key,
-    crm_lead_payload,
-)
+from frontdesk.handoff.packets import LEAD_UNVERIFIED_COLUMNS, UNVERIFIED, crm_lead_key
+from frontdesk.handoff.rendering import crm_lead_payload
 from frontdesk.store.db import transaction
-from frontdesk.store.repositories import LeadRepository
+from frontdesk.store.handoffs import LeadRepository
 
 LEVEL_RANK = {"cold": 0, "warm": 1, "hot": 2}
 

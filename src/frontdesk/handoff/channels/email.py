@@ -10,10 +10,9 @@ from __future__ import annotations
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-import aiosmtplib
-
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import email_body, email_subject
+from frontdesk.handoff.rendering import email_body, email_subject
+from frontdesk.mail import MailError, send_mail
 from frontdesk.settings import Settings
 
 
@@ -63,15 +62,7 @@ class EmailChannel:
             raise DeliveryError("FRONTDESK_SMTP_HOST is not configured", permanent=True)
         message = fallback_message(delivery, settings.smtp_from, recipient, settings.public_url)
         try:
-            await aiosmtplib.send(
-                message,
-                hostname=settings.smtp_host,
-                port=settings.smtp_port,
-                username=settings.smtp_username or None,
-                password=settings.smtp_password or None,
-                start_tls=True if settings.smtp_starttls else None,  # None: if offered
-                timeout=settings.smtp_timeout_s,
-            )
-        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
-            raise DeliveryError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
+            await send_mail(settings, message)
+        except MailError as exc:
+            raise DeliveryError(str(exc)) from exc
         return Delivered(reference=recipient)

@@ -30,8 +30,8 @@ import httpx
 
 from frontdesk.guard.visitor_text import ELLIPSIS, shorten
 from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
-from frontdesk.handoff.packets import (
-    UNVERIFIED,
+from frontdesk.handoff.packets import UNVERIFIED
+from frontdesk.handoff.rendering import (
     appointment_line,
     team_language,
     team_summary_lines,

@@ -10,12 +10,20 @@ from local_answering_kb import SSO, passage
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, LocalSuggester
 from frontdesk.engines.local.answering.parts import (
+    addresses_the_business,
     asks_for_examples,
+    asks_whether,
     is_customer_story,
     names_missing,
     question_parts,
+    without_second_person,
 )
-from frontdesk.engines.local.answering.phrases import PARTS_UNKNOWN, voices_grievance
+from frontdesk.engines.local.answering.phrases import (
+    NOT_FOUND,
+    PARTS_UNKNOWN,
+    phrase,
+    voices_grievance,
+)
 from frontdesk.engines.local.answering.text import in_other_script, is_question, proper_names
 from frontdesk.knowledge.models import RetrievedChunk
 
@@ -185,3 +193,55 @@ def test_names_in_an_ordinary_sentence_still_count() -> None:
     # Title Case is not shouting: three names in a short question.
     assert proper_names("Are you SOC 2 Type II certified?") == {"SOC", "Type", "II"}
     assert names_missing("Do you integrate with Odoo?", "en", "We integrate with HubSpot.")
+
+
+@pytest.mark.parametrize(
+    ("question", "whether"),
+    [
+        ("Do you have a kids' menu?", True),
+        ("Вы ремонтируете грузовики?", True),
+        ("¿Hacéis depilación?", True),
+        ("Verleiht ihr auch Fahrräder?", True),
+        ("Where are you?", False),
+        ("Wie viel kostet ein Schlauch?", False),
+        ("¿Dónde estáis?", False),
+        ("Thanks, bye.", False),
+    ],
+)
+def test_a_yes_or_no_question_has_no_question_word(question: str, whether: bool) -> None:
+    assert asks_whether(question) is whether
+
+
+@pytest.mark.parametrize(
+    ("question", "addressed"),
+    [
+        ("Do you have a car park?", True),
+        ("Vervangen jullie ook een meterkast?", True),
+        ("Вы ремонтируете грузовики?", True),
+        ("Avez-vous une terrasse ?", True),
+        ("Puis-je payer par carte ?", False),
+        ("Quais são os preços?", False),
+        ("Fährt die U-Bahn bis zum Laden?", False),
+        ("Is it going to rain tomorrow?", False),
+        ("You are great.", False),
+    ],
+)
+def test_a_question_to_the_business_is_in_the_second_person(question: str, addressed: bool) -> None:
+    assert addresses_the_business(question) is addressed
+    assert "jullie" not in without_second_person("Komen jullie ook in Zeist?")
+
+
+BIKE_SHOP = passage(
+    12,
+    ("Repairs",),
+    "We repair city bikes, racing bikes and cargo bikes. A puncture is fixed while you wait.",
+)
+
+
+async def test_a_yes_or_no_question_about_something_no_passage_names_is_not_found() -> None:
+    # "scooters" is in no passage: the bikes the shop repairs are no answer to it.
+    answer = await compose(ask("Do you repair scooters?", (BIKE_SHOP,)))
+    assert answer == phrase(NOT_FOUND, "en"), answer
+    # What the passages name is still answered, and so is a question that asks how.
+    assert "[1]" in await compose(ask("Do you repair cargo bikes?", (BIKE_SHOP,)))
+    assert "[1]" in await compose(ask("How fast do you repair a puncture?", (BIKE_SHOP,)))

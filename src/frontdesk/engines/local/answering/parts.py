@@ -111,3 +111,53 @@ def names_missing(question: str, language: str, passages: str) -> bool:
     if len(questions) < 2:
         return lacks(question)
     return all(lacks(part) for part in questions)
+
+
+# The question words of the eight languages: a question with none of them asks whether
+# (“Do you have a kids' menu?”, “Verleiht ihr auch Fahrräder?”), not what, where or how.
+# Words that are also conjunctions ("que", "che", "como") are left out.
+_ASKS_WHICH = re.compile(
+    r"(?<!\w)(?:what|how|why|when|where|which|who|whom|whose|whats|hows|wheres|whos|"
+    r"как\w*|что|почему|где|когда|сколько|зачем|куда|откуда|кто|чей|"
+    r"comment|pourquoi|quand|où|quel\w*|combien|quoi|"
+    r"wie|was|warum|wann|wo|wohin|woher|welche\w*|wer|wieso|weshalb|"
+    r"cómo|qué|por qué|cuándo|cuando|dónde|donde|cuál\w*|cuánt\w*|quién\w*|"
+    r"perché|quando|dove|qual\w*|quant\w*|chi|cosa|"
+    r"porque|onde|quais|quem|"
+    r"hoe|waarom|wanneer|waar|welke?|wie|wat|hoeveel)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def asks_whether(question: str) -> bool:
+    """Pure: a yes-or-no question ("Do you repair trucks?", "¿Hacéis depilación?"): a
+    question with no question word in it."""
+    return is_question(question) and _ASKS_WHICH.search(question) is None
+
+
+# The second person of the eight languages (pronouns and possessives): "Do you have a car
+# park?", "Vervangen jullie ook…?" ask the business about itself. Not Spanish "os" (the
+# Portuguese article), nor the "U" of "U-Bahn".
+_SECOND_PERSON = re.compile(
+    r"(?<!\w)(?:you|your|yours|"
+    r"вы|вас|вам|вами|ваш\w*|"
+    r"vous|votre|vos|"
+    r"ihr|euch|euer|eure\w*|sie|ihnen|"
+    r"usted|ustedes|vosotr[oa]s|vuestr\w*|"
+    r"voi|vostr\w*|"
+    r"você|vocês|voc[eê]|voss[oa]s?|"
+    r"jullie|jij|jou|jouw|u|uw)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def addresses_the_business(question: str) -> bool:
+    """Pure: a question put to the business in the second person ("Do you have a car
+    park?", "Vervangen jullie ook een meterkast?")."""
+    return is_question(question) and _SECOND_PERSON.search(question) is not None
+
+
+def without_second_person(question: str) -> str:
+    """The question without its second-person words ("Komen jullie ook in Zeist?" asks
+    about Zeist; "jullie" is in no page of the business)."""
+    return _SECOND_PERSON.sub(" ", question)

@@ -55,6 +55,9 @@ MIN_MATCH = 0.3  # below: nothing in the passages answers the question
 PASSAGE_SUPPORT = 0.4
 SUPPORTED_MIN_MATCH = 0.15
 WEAK_MATCH = 0.5  # below: answer with the hedged lead-in
+# A weakly matched yes-or-no question with this share of its words in no passage asks
+# about something the passages do not name (`writer.py`).
+UNKNOWN_SHARE = 0.5
 MAX_PARTS = 6  # parts of one message answered one by one
 VARIANT_CREDIT = 0.8  # "deliver" asked, "delivery" written: stems that differ in their ending
 OFF_SECTION = 0.6  # a unit outside the passage's section on the question's subject
@@ -217,6 +220,19 @@ def passage_support(terms: frozenset[str], chunk: RetrievedChunk, language: str)
         return 0.0
     present = chunk_terms(chunk, language)
     return sum(1 for term in terms if shares({term}, present)) / len(terms)
+
+
+def words_missing(
+    question: str, language: str, chunks: Sequence[RetrievedChunk], indices: frozenset[int]
+) -> frozenset[str]:
+    """The question's content terms that none of the passages has in any form (title,
+    headings and text; a longer or shorter form or a compound counts)."""
+    present: frozenset[str] = frozenset().union(
+        *(chunk_terms(chunks[i], language) for i in indices)
+    )
+    return frozenset(
+        term for term in question_terms(question, language) if not shares({term}, present)
+    )
 
 
 def supporting_passages(

@@ -44,9 +44,11 @@ from frontdesk.engines.local.answering.meaning import (
 from frontdesk.engines.local.answering.parts import (
     QuestionPart,
     asks_for_examples,
+    asks_whether,
     is_customer_story,
     names_the_story,
     question_parts,
+    without_second_person,
 )
 from frontdesk.engines.local.answering.phrases import (
     INTERNAL,
@@ -62,6 +64,7 @@ from frontdesk.engines.local.answering.quoting import (
     FIGURE,
     MAX_PARTS,
     MIN_MATCH,
+    UNKNOWN_SHARE,
     WEAK_MATCH,
     Pick,
     by_relevance,
@@ -73,6 +76,7 @@ from frontdesk.engines.local.answering.quoting import (
     stream_pieces,
     supporting_passages,
     unknown_line,
+    words_missing,
 )
 from frontdesk.engines.local.answering.rewrite import refers_back
 from frontdesk.engines.local.answering.text import (
@@ -205,6 +209,8 @@ class LocalAnswerWriter:
             picks = [under_its_question(pick, chunks[pick.index]) for pick in across]
         if not picks:
             picks = select_picks(candidates, self.max_units, self.max_chars, supported)
+            if not foreign and own and _asks_about_the_unnamed(request, chunks, indices, picks):
+                picks = []
         if not picks and candidates and meaning is not None and meaning.own_language:
             # The words find nothing: a sentence may still say it in other words. Only
             # then, so every answer the words find stays as it was (`meaning.py`).
@@ -302,3 +308,23 @@ class LocalAnswerWriter:
         if best is None:
             return deflection
         return f"{deflection}\n\n{render(phrase(LEAD_IN, request.language), [best])}"
+
+
+def _asks_about_the_unnamed(
+    request: AnswerRequest,
+    chunks: Sequence[RetrievedChunk],
+    indices: frozenset[int],
+    picks: Sequence[Pick],
+) -> bool:
+    """ "Do you repair trucks?" on a garage's site that never says "truck": a yes-or-no
+    question matched only weakly by the words, with half its own words in none of the
+    passages, asks about something they do not name, and the nearest passage (the cars
+    the garage repairs) is no answer to it. (A sentence that says it in other words may
+    still be found by meaning, at the site's own bar.)"""
+    if not picks or max(pick.lexical for pick in picks) >= WEAK_MATCH:
+        return False
+    if not asks_whether(request.question):
+        return False
+    asked = without_second_person(request.question)
+    missing = words_missing(asked, request.language, chunks, indices)
+    return len(missing) >= UNKNOWN_SHARE * len(question_terms(asked, request.language))

@@ -4,7 +4,7 @@ Revision ID: 0015
 Revises: 0014
 
 The hybrid search's third list ranks chunks by BM25 over their heading paths alone
-(docs/knowledge.md, "A heading field in the lexical indexes"). Existing chunks get the
+(benchmarks/RESULTS.md, "A heading field in the lexical indexes"). Existing chunks get the
 field from what is stored: a chunk's lexical text is its stemmed heading path followed by
 its stemmed passage, so the heading field is the first terms of that text
 (`lexical.heading_terms`) — the same terms a fresh ingest writes, with no re-embedding

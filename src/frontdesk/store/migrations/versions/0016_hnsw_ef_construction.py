@@ -5,7 +5,7 @@ Revises: 0015
 
 Every `ix_knowledge_chunks_hnsw_<dim>` index (revision 0004's 384-dimension one, and any
 `PostgresKnowledgeIndex._ensure_dim_index` created for another dimension) gets
-`ef_construction = 128` as its option (docs/knowledge.md).
+`ef_construction = 128` as its option (benchmarks/RESULTS.md, "PostgreSQL HNSW").
 pgvector reads the option from the index at every insert and every vacuum repair
 (`HnswGetEfConstruction` in `HnswInsertTupleOnDisk` and `hnswvacuum.c`), so rows written
 from now on are linked with the broader list; the graph already built is left as it is

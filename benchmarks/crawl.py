@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import SiteSync
 from frontdesk.knowledge.web.crawl import Crawler
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource

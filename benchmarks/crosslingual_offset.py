@@ -8,7 +8,7 @@ demo also has in Russian (`ru-*.md`, the same content translated), searched once
 English pages and once over the Russian ones, with no threshold. Per question the best
 cosine of a chunk of its gold page on each site; the offset is the median of the paired
 differences (the same question and content, only the page's language differs). The
-everyday probes of `knowledge/topic.py` are searched over both sites too: unrelated text
+everyday probes of `knowledge/search/topic.py` are searched over both sites too: unrelated text
 should shift by about as much, or an offset would lift off-topic questions above the bars.
 """
 
@@ -28,8 +28,9 @@ DEMO = REPO / "src" / "frontdesk" / "demo"
 
 def main() -> None:
     from frontdesk.knowledge.models import Document
-    from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
-    from frontdesk.knowledge.topic import PROBES
+    from frontdesk.knowledge.search.topic import PROBES
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.store.db import make_engine
     from frontdesk.store.migrate import upgrade

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.multilingual import E5Embedder, _engine
+from frontdesk.knowledge.embedding.multilingual import E5Embedder, _engine
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.chunker import chunk_document
-from frontdesk.knowledge.embeddings import make_embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.embedding.multilingual import E5Embedder
 from frontdesk.knowledge.evaluate import read_corpus
-from frontdesk.knowledge.ingest import EMBED_BATCH, IngestOptions, effective_options
-from frontdesk.knowledge.multilingual import E5Embedder
+from frontdesk.knowledge.ingest.chunker import chunk_document
+from frontdesk.knowledge.ingest.ingestor import EMBED_BATCH, IngestOptions, effective_options
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

@@ -83,11 +83,11 @@ class HeadingBm25:
 
 def run(task: Task, kb: Any, engine: Any) -> dict[str, tuple[float, float]]:
     from frontdesk.knowledge.evaluate import read_corpus
-    from frontdesk.knowledge.lexical import query_terms, terms
-    from frontdesk.knowledge.search import query_language
-    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.knowledge.search.query import query_language
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.sites.schema import SUPPORTED_LANGUAGES
+    from frontdesk.text.lexical import query_terms, terms
 
     name, docs, queries, lang = task
     language = lang if lang in SUPPORTED_LANGUAGES else "en"

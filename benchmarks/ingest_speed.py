@@ -19,11 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from frontdesk.knowledge.chunker import chunk_document
 from frontdesk.knowledge.evaluate import read_corpus
-from frontdesk.knowledge.ingest import EMBED_BATCH, effective_options
+from frontdesk.knowledge.ingest.chunker import chunk_document
+from frontdesk.knowledge.ingest.ingestor import EMBED_BATCH, effective_options
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade

@@ -215,7 +215,7 @@ class Bench:
             read_corpus,
             read_queries,
         )
-        from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
+        from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
         from frontdesk.sites.knowledge import KnowledgeConfig
         from frontdesk.sites.schema import SUPPORTED_LANGUAGES
 

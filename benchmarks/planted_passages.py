@@ -102,7 +102,7 @@ def measure_passages(passages: list[Passage]) -> None:
 
 
 def measure_datasets(root: Path) -> None:
-    from frontdesk.knowledge.instructions import withhold_instructions
+    from frontdesk.knowledge.injection.instructions import withhold_instructions
 
     corpora = ("retrieval/stackfaq", "retrieval/covid_faq", "sites/nih_health_en")
     corpora += ("sites/rutube_support_ru",)

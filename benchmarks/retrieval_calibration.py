@@ -21,8 +21,9 @@ from pathlib import Path
 
 from frontdesk.knowledge.calibrate import plot_histogram, recommend_threshold
 from frontdesk.knowledge.evaluate import read_corpus, read_queries
-from frontdesk.knowledge.search import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade

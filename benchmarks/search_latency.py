@@ -71,16 +71,16 @@ from search_site import (
     write_title_vectors,
 )
 
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, HashingEmbedder
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, HashingEmbedder
 from frontdesk.knowledge.index.base import upsert_document
-from frontdesk.knowledge.index.postgres import HNSW_EF_CONSTRUCTION
+from frontdesk.knowledge.index.postgres_hnsw import HNSW_EF_CONSTRUCTION
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
-from frontdesk.knowledge.lexical import heading_terms, lexical_text, query_terms, text_language
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search import Retriever
-from frontdesk.knowledge.titles import default_title_weight
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.knowledge.search.titles import default_title_weight
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from frontdesk.text.lexical import heading_terms, lexical_text, query_terms, text_language
 
 
 def bulk_write(index: SqliteKnowledgeIndex, corpus: Corpus, docs: int) -> None:

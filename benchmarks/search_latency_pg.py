@@ -57,13 +57,14 @@ from search_site import (
 )
 from sqlalchemy import Engine, text
 
-from frontdesk.knowledge.embeddings import HashingEmbedder
-from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex, ef_search_for
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
+from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
+from frontdesk.knowledge.index.postgres_hnsw import ef_search_for
 from frontdesk.knowledge.index.postgres_sql import tsvector_literal, vector_literal
-from frontdesk.knowledge.lexical import text_language
-from frontdesk.knowledge.search import Retriever
+from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from frontdesk.text.lexical import text_language
 
 CACHE_FORMAT = 1
 HNSW = "ix_knowledge_chunks_hnsw_384"  # revision 0004's index for 384 dimensions

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.lexical import lexical_text
 from frontdesk.knowledge.models import Chunk, Document, content_hash
-from frontdesk.knowledge.search import SearchOptions
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.text.lexical import lexical_text
 
 SITE = "bench-site"
 DIM = 384
@@ -155,7 +155,7 @@ class Corpus:
 
 def write_title_vectors(index: Any, corpus: Any, chunks: int) -> None:
     """Each page's title vector in the embedding cache, where an ingest puts it
-    (`knowledge/titles.py`). The corpus has no model, so a page's title is given its first
+    (`knowledge/search/titles.py`). The corpus has no model, so a page's title is given its first
     chunk's vector: a vector near the page's topic, as a title's is."""
     pages = chunks // PER_DOC
     for start in range(0, pages, 2_000):

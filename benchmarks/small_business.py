@@ -34,7 +34,7 @@ Scored:
   understand", "not found", and — except for a question marked `greeting: true` — its
   introduction "Hi! I'm the assistant of …");
 - reply language, for every question: the product's own language detector
-  (`frontdesk.engines.local.language.detect_language`) on the answer with citation marks,
+  (`frontdesk.text.language.detect_language`) on the answer with citation marks,
   addresses, numbers and times removed. A quoted passage in the page's language after a
   lead-in in the visitor's is allowed (the lead-in, up to the first colon or line
   break, is then what is checked). A reply of fewer than three words once numbers are
@@ -376,7 +376,7 @@ def found(patterns: tuple[str, ...], text: str) -> list[str]:
 
 
 def reply_language_ok(answer: str, expected: str) -> bool:
-    from frontdesk.engines.local.language import detect_language
+    from frontdesk.text.language import detect_language
 
     text = _NOISE.sub(" ", _MARK.sub(" ", answer))
     words = _WORD.findall(text)

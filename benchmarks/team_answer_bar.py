@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from frontdesk.knowledge.embeddings import make_embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "retrieval" / "stackfaq"
 

@@ -37,10 +37,10 @@ from frontdesk.conversation.payload import CompleteEvent, VisitorContext
 from frontdesk.conversation.service import ChatService
 from frontdesk.demo_setup import ingest_sources
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
-from frontdesk.knowledge.lexical import lexical_text
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.runtime import build_runtime
 from frontdesk.settings import DEMO_DIR, Settings
+from frontdesk.text.lexical import lexical_text
 
 QUESTIONS = [
     "Do you support SAML single sign-on?",

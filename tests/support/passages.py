@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
-from frontdesk.knowledge.chunker import chunk_document
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
-from frontdesk.knowledge.loaders import parse_markdown
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.chunker import chunk_document
+from frontdesk.knowledge.ingest.loaders import parse_markdown
 from frontdesk.knowledge.models import Chunk, RetrievedChunk
+from frontdesk.text.embedding import Embedder
 
 
 @dataclass

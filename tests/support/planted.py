@@ -1,6 +1,6 @@
 """The planted and benign passages of tests/fixtures/planted, loaded the way ingestion
 loads them: through the file loaders (or the crawler's extractor for HTML), then the
-withholding of `knowledge/instructions.py`. Shared by the unit tests and
+withholding of `knowledge/injection/instructions.py`. Shared by the unit tests and
 benchmarks/planted_passages.py (which also runs on older code, so only long-standing
 functions are called here)."""
 
@@ -13,8 +13,8 @@ from typing import Literal
 
 import yaml
 
-from frontdesk.knowledge.instructions import withhold_instructions
-from frontdesk.knowledge.loaders import load_bytes
+from frontdesk.knowledge.ingest.loaders import load_bytes
+from frontdesk.knowledge.injection.instructions import withhold_instructions
 from frontdesk.knowledge.models import Document
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "planted" / "passages.yaml"

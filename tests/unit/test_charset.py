@@ -6,7 +6,7 @@ import pytest
 
 from frontdesk.api.schemas import TurnRequest
 from frontdesk.guard.charset import clean_text
-from frontdesk.knowledge.loaders import load_bytes
+from frontdesk.knowledge.ingest.loaders import load_bytes
 
 pytestmark = pytest.mark.unit
 

@@ -159,7 +159,7 @@ def test_the_console_has_its_own_words_for_every_label_other_packages_define() -
     from frontdesk.console.templating import CONTACT_TAG_TEXT
     from frontdesk.handoff.packets import CONTACT_TAGS
     from frontdesk.improvement.clusters import REASON_LABELS as GAP_LABELS
-    from frontdesk.knowledge.instructions import REASON_LABELS as WITHHELD_LABELS
+    from frontdesk.knowledge.injection.instructions import REASON_LABELS as WITHHELD_LABELS
 
     assert GAP_REASONS == GAP_LABELS
     assert WITHHELD_REASONS == WITHHELD_LABELS

@@ -25,7 +25,7 @@ def open_knowledge_base(runtime: Runtime) -> Any:
     if existing is not None:
         return existing
     try:
-        from frontdesk.knowledge.query_cache import query_cache_for
+        from frontdesk.knowledge.search.query_cache import query_cache_for
         from frontdesk.knowledge.service import KnowledgeBase
     except ImportError as exc:
         raise IngestionUnavailable(f"knowledge ingestion is not available ({exc})") from exc

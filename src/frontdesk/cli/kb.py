@@ -13,7 +13,8 @@ from rich.table import Table
 from frontdesk.cli.common import SitesDirOption, console, err_console, fail, settings_for
 from frontdesk.cli.crawl import crawl_command
 from frontdesk.knowledge.models import IngestReport
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.registry import LoadedSite, SiteConfigError, load_site
 
 kb_app = typer.Typer(
@@ -280,8 +281,9 @@ def calibrate(
         write_knowledge_value,
         write_threshold,
     )
-    from frontdesk.knowledge.lexical import text_language
-    from frontdesk.knowledge.search import PASSAGE_LANGUAGE_CHARS, SearchOptions, query_language
+    from frontdesk.knowledge.search.query import SearchOptions, query_language
+    from frontdesk.knowledge.search.retriever import PASSAGE_LANGUAGE_CHARS
+    from frontdesk.text.lexical import text_language
 
     site, kb = _open(site_id, sites_dir)
     try:

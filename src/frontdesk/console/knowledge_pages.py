@@ -107,7 +107,7 @@ def withheld_rows(documents: list[Any], t: Messages | None = None) -> list[dict[
     """Every passage kept out of the index, with its page and why (in the operator's
     language), for the team to fix the page: planted instructions, requests for secrets,
     hidden text."""
-    from frontdesk.knowledge.instructions import reason_label
+    from frontdesk.knowledge.injection.instructions import reason_label
 
     def why(reason: str) -> str:
         if t is not None and reason in WITHHELD_REASONS:
@@ -129,7 +129,7 @@ def withheld_rows(documents: list[Any], t: Messages | None = None) -> list[dict[
 
 
 def _threshold(site: ConsoleSite) -> float | None:
-    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.knowledge.site import SiteKnowledge
 
     return SiteKnowledge.of(site.site.config).relevance_threshold()
 

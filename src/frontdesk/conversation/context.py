@@ -10,27 +10,28 @@ from typing import Any
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.conversation.substates import VisitorProfile
-from frontdesk.engines.base import Act, Engines
+from frontdesk.engines.base import Engines
 from frontdesk.facts.model import SiteFacts
-from frontdesk.knowledge.embeddings import Embedder, Matrix
-from frontdesk.knowledge.everyday import EverydaySimilarity
 from frontdesk.knowledge.models import RetrievalResult
-from frontdesk.knowledge.topic import TopicProfile
+from frontdesk.knowledge.search.acts import Act
+from frontdesk.knowledge.search.everyday import EverydaySimilarity
+from frontdesk.knowledge.search.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig
+from frontdesk.text.embedding import Embedder, Matrix
 
 Retriever = Callable[[str, str], Awaitable[RetrievalResult]]
 """(query, language) → RetrievalResult over the site's own knowledge base."""
 
 ProfileLoader = Callable[[], Awaitable[TopicProfile]]
-"""The site's topic profile (`knowledge/topic.py`): its own bar for on-topic support."""
+"""The site's topic profile (`knowledge/search/topic.py`): its own bar for on-topic support."""
 
 EverydayLoader = Callable[[str], Awaitable[EverydaySimilarity | None]]
-"""A message → its similarity to the nearest everyday request (`knowledge/everyday.py`),
+"""A message → its similarity to the nearest everyday request (`knowledge/search/everyday.py`),
 with the bar; None when the site's embedding model has no everyday requests."""
 
 ActReader = Callable[[str], Awaitable[Act | None]]
 """A short message → the conversation act the site's embedding model reads in it
-(`knowledge/acts.py`), or None."""
+(`knowledge/search/acts.py`), or None."""
 
 Enricher = Callable[[VisitorContext], Awaitable[VisitorProfile]]
 """Visitor enrichment (priority pipeline); returns profile fields."""

@@ -119,12 +119,12 @@ def supported_by_site(
     everyday: bool = False,
 ) -> bool:
     """The turn's search found the site's content: above the relevance threshold (status
-    ok) and either at the site's own bar (`knowledge/topic.py`) or sharing most of the
+    ok) and either at the site's own bar (`knowledge/search/topic.py`) or sharing most of the
     question's words with a passage that scores at least `word_bar` (above the bulk of
     everyday requests) — the second signal covers languages and slang the embedding model
     reads poorly, where every score is high and the bar with them.
 
-    A message that reads as a known everyday request (`everyday`, `knowledge/everyday.py`:
+    A message that reads as a known everyday request (`everyday`, `knowledge/search/everyday.py`:
     "I want to book vacation days" on a site with a page about sick leave) needs both
     signals at once (`strongly_supported_by_site`): a passage merely near the request's
     topic is no answer to it."""

@@ -19,7 +19,7 @@ from frontdesk.conversation.vocabulary import (
     Route,
     RouteReason,
 )
-from frontdesk.engines.base import Act
+from frontdesk.knowledge.search.acts import Act
 
 ACT_REASONS: frozenset[str] = frozenset(typing.get_args(Act))
 

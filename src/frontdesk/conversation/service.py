@@ -46,7 +46,7 @@ from frontdesk.engines.base import Engines
 from frontdesk.engines.factory import SiteEngines
 from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
-from frontdesk.knowledge.query_cache import query_cache_for
+from frontdesk.knowledge.search.query_cache import query_cache_for
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime

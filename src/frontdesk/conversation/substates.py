@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from frontdesk.conversation.vocabulary import BookingStatus, ContactStatus
-from frontdesk.engines.base import Act
 from frontdesk.engines.base import Intent as IntentLabel
 from frontdesk.facts.model import FactKind
 from frontdesk.knowledge.models import RetrievalResult, RetrievalStatus, RetrievedChunk
+from frontdesk.knowledge.search.acts import Act
 
 # Visitor-supplied values (enrichment fields, answers to configured form fields): their
 # keys are the site's own, so these stay open dicts. Their reducers clean every string

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from frontdesk.engines.base import Act
+from frontdesk.knowledge.search.acts import Act
 from frontdesk.store.live import Owner
 
 # The four ways the graph takes a turn.

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from frontdesk.conversation.register import Tone
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.knowledge.search.acts import Act
 
 if TYPE_CHECKING:
-    from frontdesk.knowledge.embeddings import Embedder, Matrix
+    from frontdesk.text.embedding import Embedder, Matrix
 
 Intent = Literal[
     "LEARN", "CONTEXT", "SUPPORT", "OFFTOPIC", "OTHER", "BOOKING", "STOP_BOOKING", "HACK"
@@ -29,20 +30,6 @@ INTENTS: tuple[Intent, ...] = (
     "BOOKING",
     "STOP_BOOKING",
     "HACK",
-)
-# What a message is on its own, whatever the business: each act has its own short reply
-# (`conversation/texts.yaml`, `act.*`). A message that also asks or states something is
-# no act: it is answered.
-Act = Literal["greeting", "how_are_you", "thanks", "goodbye", "yes", "no", "email", "phone"]
-ACTS: tuple[Act, ...] = (
-    "greeting",
-    "how_are_you",
-    "thanks",
-    "goodbye",
-    "yes",
-    "no",
-    "email",
-    "phone",
 )
 Level = Literal["not_detected", "partially_confirmed", "confirmed"]
 
@@ -118,7 +105,7 @@ class Evaluation:
 class SiteMeaning:
     """How a writer without a language model reads meaning on this site: the embedder the
     site's knowledge base was built with, and the cosine a sentence must reach to say what
-    the question asks — the site's own support bar (`knowledge/topic.py`), measured
+    the question asks — the site's own support bar (`knowledge/search/topic.py`), measured
     against everyday requests with the same model, so no one model's number is fixed.
 
     Passages in another language than the visitor's are always read by meaning (their

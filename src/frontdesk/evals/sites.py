@@ -279,7 +279,7 @@ def load_documents(
 ) -> list[Document]:
     """The site's pages: every gold page of the chosen items, plus sampled others."""
     from frontdesk.knowledge.evaluate import read_corpus
-    from frontdesk.knowledge.loaders import load_directory
+    from frontdesk.knowledge.ingest.loaders import load_directory
 
     folder = site.path(root)
     if (folder / "kb").is_dir():

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from frontdesk.engines.local.answering.phrases import quotes_foreign_page
-from frontdesk.engines.local.answering.text import ALL_STOPWORDS
-from frontdesk.engines.local.language import language_confidences
 from frontdesk.evals.metrics import f1, ratio, rounded
+from frontdesk.text.language import language_confidences
+from frontdesk.text.stopwords import ALL_STOPWORDS
 
 GROUNDED_SHARE = 0.6
 _TOKEN = re.compile(r"\w+(?:[.,]\d+)*", re.UNICODE)

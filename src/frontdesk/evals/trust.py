@@ -53,7 +53,7 @@ class ReportError(RuntimeError):
 # -- the site's pages ---------------------------------------------------------------------
 def read_passages(engine: Engine, index_key: str, config: SiteConfig) -> list[SourcePassage]:
     """Every stored passage of the site (its serving index), in each page's language."""
-    from frontdesk.engines.local.language import detect_language
+    from frontdesk.text.language import detect_language
 
     with engine.connect() as conn:
         rows = conn.execute(

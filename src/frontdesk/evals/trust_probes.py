@@ -153,7 +153,7 @@ OFF_TOPIC: dict[str, tuple[Probe, ...]] = {
 
 def site_terms(passages: Sequence[SourcePassage], language: str, limit: int = 6) -> list[str]:
     """The most frequent title words of the site's pages in `language`, most frequent first."""
-    from frontdesk.knowledge.topic import title_terms
+    from frontdesk.knowledge.search.topic import title_terms
 
     titles = list(dict.fromkeys(p.title for p in passages if p.language == language))
     cyrillic = language in ("ru", "uk", "bg")

@@ -24,7 +24,8 @@ from rich.console import Console
 from sqlalchemy import Engine
 
 from frontdesk.knowledge.models import Document, RetrievalResult
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.settings import Settings
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.sites.schema import SiteConfig

@@ -178,7 +178,7 @@ def _br_lines(element: Any) -> list[str]:
 
 def page_facts(html: str, url: str, text: str) -> tuple[SiteFact, ...]:
     """The facts of a whole HTML page, read in the language of its main text."""
-    from frontdesk.knowledge.lexical import text_language
+    from frontdesk.text.lexical import text_language
 
     return tuple(facts_from_html(html, url, text_language(text)))
 

@@ -16,7 +16,7 @@ from frontdesk.facts.lines import LISTED
 from frontdesk.facts.model import SiteFact
 
 if TYPE_CHECKING:  # the knowledge package imports this module while it loads
-    from frontdesk.knowledge.embeddings import Embedder, Matrix
+    from frontdesk.text.embedding import Embedder, Matrix
 
 _cache: dict[tuple[str, str], tuple[list[str], Matrix]] = {}
 _lock = threading.Lock()

@@ -2,7 +2,7 @@
 confusables data, TR39): "АСМЕ" typed in Cyrillic reads as the Latin "ACME".
 
 Used where a text must not pass for another: planted instructions in the knowledge base
-(`knowledge/planted.py`) and operator display names (`live/names.py`).
+(`knowledge/injection/planted.py`) and operator display names (`live/names.py`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from frontdesk.improvement.clusters import (
     gap_clusters,
     gap_reasons,
 )
-from frontdesk.knowledge.embeddings import make_embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.models import content_hash
 from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig

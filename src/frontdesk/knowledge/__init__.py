@@ -11,7 +11,8 @@ from frontdesk.knowledge.models import (
     RetrievalResult,
     RetrievedChunk,
 )
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 
 __all__ = [
     "Chunk",

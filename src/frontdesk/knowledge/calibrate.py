@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from frontdesk.knowledge.evaluate import is_answerable
-from frontdesk.knowledge.language_pairs import measured_offset
+from frontdesk.knowledge.search.language_pairs import measured_offset
 
 FPR_TARGET = 0.05
 FNR_TARGET = 0.10

@@ -168,7 +168,8 @@ def evaluate_retrieval(
     progress: bool = False,
 ) -> RetrievalReport:
     """Index `corpus` into a throwaway SQLite site and run `queries` through `search`."""
-    from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
     from frontdesk.store.db import make_engine
     from frontdesk.store.migrate import upgrade

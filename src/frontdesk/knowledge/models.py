@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from frontdesk.facts.model import SiteFact
-from frontdesk.knowledge.instructions import WithheldPassage
+from frontdesk.knowledge.injection.instructions import WithheldPassage
 
 DocumentKind = Literal["markdown", "text", "html", "pdf"]
 RetrievalStatus = Literal["ok", "no_result", "error"]
@@ -32,7 +32,7 @@ class Document:
     source: str
     url: str = ""
     # Passages kept out of the index (hidden text, instructions to the assistant, requests
-    # for secrets: `knowledge/hidden.py`, `instructions.py`), shown to the team, never to
+    # for secrets: `knowledge/injection/hidden.py`, `instructions.py`), shown to the team, never to
     # visitors.
     withheld: tuple[WithheldPassage, ...] = ()
     # (heading text, fragment id) of a web page's headings: a passage under a heading

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,122 +31,28 @@ from sqlalchemy import Engine
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
-from frontdesk.knowledge.acts import load_acts
-from frontdesk.knowledge.embeddings import Embedder, Matrix, make_embedder
-from frontdesk.knowledge.everyday import EverydaySimilarity, load_everyday
-from frontdesk.knowledge.generations import Generation, GenerationStore, MemoryGenerationStore
+from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
-from frontdesk.knowledge.ingest import IngestOptions, Ingestor
-from frontdesk.knowledge.language_pairs import DEFAULT_CROSS_LANGUAGE_OFFSETS
+from frontdesk.knowledge.index.generations import Generation, GenerationStore, MemoryGenerationStore
+from frontdesk.knowledge.ingest.ingestor import Ingestor
+from frontdesk.knowledge.ingest.reembed import ReembedReport, switch_generation
 from frontdesk.knowledge.models import Document, IngestReport, RetrievalResult, content_hash
-from frontdesk.knowledge.query_cache import QueryCache, query_cache_for
-from frontdesk.knowledge.reembed import ReembedReport, rebuild
-from frontdesk.knowledge.search import (
-    DEFAULT_HEADING_WEIGHT,
-    DEFAULT_RESULT_CACHE_SIZE,
-    Reranker,
-    Retriever,
-    SearchOptions,
-)
-from frontdesk.knowledge.titles import default_title_weight
-from frontdesk.knowledge.topic import TopicProfile, build_profile
-from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.knowledge.search.acts import load_acts
+from frontdesk.knowledge.search.everyday import EverydaySimilarity, load_everyday
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.search.query_cache import QueryCache, query_cache_for
+from frontdesk.knowledge.search.retriever import DEFAULT_RESULT_CACHE_SIZE, Reranker, Retriever
+from frontdesk.knowledge.search.topic import TopicProfile, build_profile
+from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, PROACTIVE_MARGIN, SiteKnowledge
+from frontdesk.text.embedding import Embedder, Matrix
 
 if TYPE_CHECKING:
-    from frontdesk.engines.base import Act
+    from frontdesk.knowledge.search.acts import Act
     from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 _Write = Callable[[Ingestor, str], IngestReport]
-
-# Used when a site has no calibrated threshold. Calibrate per site with
-# `frontdesk kb calibrate`; see docs/knowledge.md for how this value was chosen.
-DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {
-    "local:multilingual-e5-small": 0.79,
-    "local:all-MiniLM-L6-v2": 0.35,
-}
-PROACTIVE_MARGIN = 0.10
-# e5's cosines span a third of MiniLM's range (0.75–0.93 vs 0.1–0.8): a smaller margin.
-PROACTIVE_MARGINS: dict[str, float] = {"local:multilingual-e5-small": 0.05}
-
-
-@dataclass(frozen=True)
-class SiteKnowledge:
-    """What the knowledge base needs to know about a site."""
-
-    site_id: str
-    config: KnowledgeConfig
-    language: str = "en"
-
-    @classmethod
-    def of(cls, site: SiteConfig | SiteKnowledge) -> SiteKnowledge:
-        if isinstance(site, SiteKnowledge):
-            return site
-        return cls(site_id=site.id, config=site.knowledge, language=site.default_language)
-
-    def relevance_threshold(self) -> float | None:
-        if self.config.relevance_threshold is not None:
-            return self.config.relevance_threshold
-        return DEFAULT_RELEVANCE_THRESHOLDS.get(self.config.embedding)
-
-    def cross_language_offset(self) -> float:
-        """What a passage in another language than the question adds to its cosine: the
-        site's calibrated offset, else its model's (`language_pairs.py`)."""
-        if self.config.cross_language_offset is not None:
-            return self.config.cross_language_offset
-        return DEFAULT_CROSS_LANGUAGE_OFFSETS.get(self.config.embedding, 0.0)
-
-    def title_weight(self) -> float:
-        """The page title's share of the dense rank: the site's, else its model's default."""
-        if self.config.title_weight is not None:
-            return self.config.title_weight
-        return default_title_weight(self.config.embedding)
-
-    def proactive_threshold(self) -> float | None:
-        if self.config.proactive_threshold is not None:
-            return self.config.proactive_threshold
-        threshold = self.relevance_threshold()
-        margin = PROACTIVE_MARGINS.get(self.config.embedding, PROACTIVE_MARGIN)
-        return None if threshold is None else min(1.0, threshold + margin)
-
-    def search_options(self, top_k: int | None = None) -> SearchOptions:
-        return SearchOptions(
-            top_k=top_k or self.config.top_k,
-            relevance_threshold=self.relevance_threshold(),
-            proactive_threshold=self.proactive_threshold(),
-            language=self.language,
-            heading_weight=(
-                DEFAULT_HEADING_WEIGHT
-                if self.config.heading_weight is None
-                else self.config.heading_weight
-            ),
-            title_weight=self.title_weight(),
-            cross_language_offset=self.cross_language_offset(),
-        )
-
-    def with_model(self, model: str) -> SiteKnowledge:
-        """The site searched with another model (its serving generation's, during a
-        re-embed): the site's threshold and offset were set for its configured model, so
-        that model's defaults apply."""
-        config = self.config.model_copy(
-            update={
-                "embedding": model,
-                "relevance_threshold": None,
-                "proactive_threshold": None,
-                "cross_language_offset": None,
-            }
-        )
-        return replace(self, config=config)
-
-    def ingest_options(self, *, progress: bool = True) -> IngestOptions:
-        return IngestOptions(
-            chunk_size=self.config.chunk_size,
-            chunk_overlap=self.config.chunk_overlap,
-            language=self.language,
-            progress=progress,
-            title_vectors=self.title_weight() > 0,
-        )
 
 
 class KnowledgeBase:
@@ -345,38 +251,14 @@ class KnowledgeBase:
     def _reembed(
         self, knowledge: SiteKnowledge, claimed: Generation, progress: bool
     ) -> ReembedReport:
-        assert claimed.pending_key is not None and claimed.pending_model is not None
-        report = ReembedReport(knowledge.site_id, claimed.embedding_model, claimed.pending_model)
-        log.info(
-            "reembed_started site=%s from=%s to=%s",
+        return switch_generation(
+            self.index,
+            self._engine,
+            self.generations,
             knowledge.site_id,
-            claimed.embedding_model,
-            claimed.pending_model,
+            claimed,
+            lambda: self.ingestor(knowledge, progress=progress),
         )
-        try:
-            ingestor = self.ingestor(knowledge, progress=progress)
-            rebuild(
-                self.index, self._engine, claimed.index_key, claimed.pending_key, ingestor, report
-            )
-            if report.ingest.failed:
-                raise RuntimeError(f"documents failed: {sorted(report.ingest.failed)[:5]}")
-            report.switched = self.generations.switch(claimed)
-        except Exception:
-            log.exception("reembed_failed site=%s (the old index keeps answering)", claimed.site_id)
-            self.generations.release(claimed)
-            return report
-        if report.switched:
-            old = [doc.doc_id for doc in self.index.list_documents(claimed.index_key)]
-            self.index.remove_documents(claimed.index_key, old)
-        log.info(
-            "reembed_finished site=%s model=%s switched=%s documents=%d chunks=%d",
-            claimed.site_id,
-            claimed.pending_model,
-            report.switched,
-            len(report.ingest.ingested) + len(report.ingest.updated),
-            report.ingest.chunks_total,
-        )
-        return report
 
     # -- ingest ----------------------------------------------------------------------
     def ingest_path(
@@ -439,7 +321,7 @@ class KnowledgeBase:
     def everyday_similarity(
         self, site: SiteConfig | SiteKnowledge, text: str
     ) -> EverydaySimilarity | None:
-        """How close `text` is to a known everyday request (`knowledge/everyday.py`), read
+        """How close `text` is to a known everyday request (`knowledge/search/everyday.py`), read
         by the model of the generation that answers now; None when that model has none."""
         _, knowledge = self._serving(SiteKnowledge.of(site))
         requests = load_everyday(knowledge.config.embedding)
@@ -450,7 +332,7 @@ class KnowledgeBase:
 
     def read_act(self, site: SiteConfig | SiteKnowledge, text: str) -> Act | None:
         """The conversation act `text` is, read by the model of the generation that answers
-        now against its shipped acts (`knowledge/acts.py`); None when it is none of them or
+        now against its shipped acts (`knowledge/search/acts.py`); None when it is none of them or
         that model has no shipped acts."""
         _, knowledge = self._serving(SiteKnowledge.of(site))
         examples = load_acts(knowledge.config.embedding)

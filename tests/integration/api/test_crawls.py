@@ -15,7 +15,8 @@ from live_server import LiveServer
 from scripted_backend import ScriptedBackend
 
 from frontdesk.api.app import create_app
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.hostile_site import HostileSite
 

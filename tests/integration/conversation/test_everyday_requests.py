@@ -1,4 +1,4 @@
-"""An everyday request near a site's topic (`knowledge/everyday.py`): a home-care
+"""An everyday request near a site's topic (`knowledge/search/everyday.py`): a home-care
 agency whose pages cover its carers' holiday and sick leave, through the real graph — real
 SQLite, the default embedding model (multilingual-e5-small), the local engine, no threshold
 calibrated. A visitor's own holiday request to a personal assistant ("did my vacation get

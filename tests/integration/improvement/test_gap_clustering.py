@@ -12,7 +12,7 @@ import pytest
 from gap_paraphrases import TOPICS
 
 from frontdesk.improvement.clusters import cluster_distance, cluster_labels, purity
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
 
 pytestmark = pytest.mark.integration
 

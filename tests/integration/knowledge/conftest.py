@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade

@@ -15,13 +15,15 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embeddings import Embedder, make_embedder
-from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync
 from frontdesk.knowledge.web.sync import CrawlSummary
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
+from frontdesk.text.embedding import Embedder
 from tests.support.website import LoopbackWebsite, page_marker, page_path
 
 pytestmark = pytest.mark.integration
@@ -206,7 +208,7 @@ def test_a_site_crawled_before_titles_counted_gets_them_from_its_next_crawl(
     engine: Engine, website: LoopbackWebsite
 ) -> None:
     """A crawl never re-ingests an unchanged page, so a site crawled before page titles
-    ranked its searches (`knowledge/titles.py`) gets its titles from the next crawl's
+    ranked its searches (`knowledge/search/titles.py`) gets its titles from the next crawl's
     title pass: every page title is embedded once, and no passage again."""
     kb = KnowledgeBase(engine)
     site = SiteKnowledge("acme", KnowledgeConfig(embedding="hash:256", title_weight=0.5))

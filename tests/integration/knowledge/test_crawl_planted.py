@@ -9,9 +9,10 @@ import asyncio
 
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embeddings import make_embedder
-from frontdesk.knowledge.ingest import Ingestor
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.ingestor import Ingestor
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import SiteSync
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from tests.support.website import LoopbackWebsite, page_path

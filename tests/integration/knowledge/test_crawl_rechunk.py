@@ -14,10 +14,11 @@ import asyncio
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge import ingest
-from frontdesk.knowledge.embeddings import make_embedder
-from frontdesk.knowledge.ingest import Ingestor
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest import ingestor as ingest
+from frontdesk.knowledge.ingest.ingestor import Ingestor
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.knowledge.web import SiteSync, extract
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from tests.integration.knowledge.test_crawl_planted import PLANTED_PAGE

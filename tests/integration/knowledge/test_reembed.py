@@ -9,11 +9,13 @@ from collections.abc import Iterator, Sequence
 import pytest
 from sqlalchemy import Engine, text
 
-from frontdesk.knowledge import embeddings
-from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
+from frontdesk.knowledge.embedding import embedders as embeddings
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.text.embedding import Matrix
 
 pytestmark = pytest.mark.integration
 

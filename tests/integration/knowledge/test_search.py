@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.index.base import FusedHit
 from frontdesk.knowledge.index.lexicon import fts_table
 from frontdesk.knowledge.index.sqlite import REVISION_RECHECK_S, SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.search import Retriever, SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
+from frontdesk.text.embedding import Matrix
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, event
 
-from frontdesk.knowledge.ingest import PACED_REST_MIN_S
+from frontdesk.knowledge.ingest.pace import PACED_REST_MIN_S
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.web import SiteSync
 from frontdesk.sites.knowledge import WebSource

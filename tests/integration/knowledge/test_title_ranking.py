@@ -1,4 +1,4 @@
-"""Page titles in the dense ranking (`knowledge/titles.py`) on a real SQLite index with
+"""Page titles in the dense ranking (`knowledge/search/titles.py`) on a real SQLite index with
 the default model: the dense list is ordered by passage + 0.5 × title cosine, every hit
 keeps its passage cosine, and titles are embedded at ingest, not at search time."""
 
@@ -9,11 +9,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from frontdesk.knowledge.embeddings import make_embedder
-from frontdesk.knowledge.ingest import Ingestor
+from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.ingest.ingestor import Ingestor
 from frontdesk.knowledge.models import content_hash
-from frontdesk.knowledge.search import SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from tests.support.pages import page
 

@@ -8,8 +8,9 @@ from collections.abc import Callable
 import pytest
 
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.service import DEFAULT_RELEVANCE_THRESHOLDS, KnowledgeBase, SiteKnowledge
-from frontdesk.knowledge.topic import PROBES
+from frontdesk.knowledge.search.topic import PROBES
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import DEFAULT_RELEVANCE_THRESHOLDS, SiteKnowledge
 
 pytestmark = pytest.mark.integration
 

@@ -165,7 +165,8 @@ def test_two_workers_run_a_schedule_once(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_a_site_crawled_into_postgres_and_pgvector_resyncs_unchanged(pgvector_url: str) -> None:
     from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
-    from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.knowledge.web import SiteSync
     from frontdesk.sites.knowledge import KnowledgeConfig
     from tests.support.website import LoopbackWebsite, page_marker, page_path

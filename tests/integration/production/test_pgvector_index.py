@@ -23,8 +23,10 @@ from frontdesk.knowledge.evaluate import read_corpus, read_queries
 from frontdesk.knowledge.index import postgres
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.models import Chunk, Document
-from frontdesk.knowledge.search import Retriever, SearchOptions
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.query import SearchOptions
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
@@ -192,7 +194,7 @@ def _headed_documents() -> list[Document]:
 def test_heading_lists_agree_with_sqlite(pgvector_url: str, tmp_path: Path) -> None:
     """The heading field ranks the same chunks in the same order on both backends, alone
     and as the third list of the hybrid search."""
-    from frontdesk.knowledge.lexical import query_terms
+    from frontdesk.text.lexical import query_terms
 
     with both_backends(pgvector_url, tmp_path, "headed") as (lite, pg):
         for kb in (lite, pg):
@@ -457,7 +459,7 @@ def test_titles_rank_the_dense_list_alike_on_both_backends(
     in PostgreSQL's embedding cache after the ingest."""
     from dataclasses import replace
 
-    from frontdesk.knowledge.embeddings import make_embedder
+    from frontdesk.knowledge.embedding.embedders import make_embedder
     from frontdesk.knowledge.models import content_hash
 
     hashing = make_embedder("hash:256")

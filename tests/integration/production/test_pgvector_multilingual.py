@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade

@@ -18,22 +18,24 @@ from sqlalchemy import Engine
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.enrichment import Enricher, RedisEnrichmentCache, TtlCache
 from frontdesk.guard.redis import redis_client, redis_sync_client
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, Embedder, Matrix, make_embedder
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
 from frontdesk.knowledge.index.sqlite import SqliteKnowledgeIndex
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.query_cache import (
+from frontdesk.knowledge.search.query_cache import (
     InMemoryQueryCache,
     LayeredQueryCache,
     RedisQueryCache,
 )
-from frontdesk.knowledge.search import Retriever
-from frontdesk.knowledge.service import KnowledgeBase, SiteKnowledge
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.runtime import Runtime
 from frontdesk.settings import get_settings
 from frontdesk.sites.knowledge import KnowledgeConfig
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import make_engine
 from frontdesk.store.migrate import upgrade
+from frontdesk.text.embedding import Embedder, Matrix
 from tests.support.loopback import HttpReceiver
 from tests.support.ports import free_port
 

@@ -1,5 +1,5 @@
 """The answer node gives the local writer the site's embedder and bar (the site's own
-support bar, `knowledge/topic.py`): passages in another language are always read by
+support bar, `knowledge/search/topic.py`): passages in another language are always read by
 meaning, those in the visitor's only when the site lets it."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.answer import _site_meaning
 from frontdesk.engines.base import SiteMeaning
 from frontdesk.knowledge.models import RetrievalResult
-from frontdesk.knowledge.topic import TopicProfile
+from frontdesk.knowledge.search.topic import TopicProfile
 from frontdesk.settings import DEMO_DIR
 from frontdesk.sites.schema import SiteConfig
 

@@ -137,8 +137,8 @@ async def test_the_local_job_names_an_address_alone(classifier: IntentClassifier
 
 
 def test_the_shipped_acts_of_the_default_embedding_model() -> None:
-    from frontdesk.knowledge.acts import load_acts
-    from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING
+    from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING
+    from frontdesk.knowledge.search.acts import load_acts
 
     examples = load_acts(DEFAULT_EMBEDDING)
     assert examples is not None

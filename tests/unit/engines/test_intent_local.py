@@ -27,7 +27,7 @@ from frontdesk.engines.local.intent_rules import (
     injection_cues,
     looks_like_nonsense,
 )
-from frontdesk.engines.local.language import detect_language
+from frontdesk.text.language import detect_language
 
 pytestmark = pytest.mark.unit
 

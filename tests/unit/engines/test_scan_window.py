@@ -54,7 +54,7 @@ async def test_long_messages_are_read_off_the_event_loop() -> None:
 
 
 def test_a_pasted_search_query_is_searched_by_its_start_and_end() -> None:
-    from frontdesk.knowledge.search import MAX_QUERY_CHARS, bounded_query
+    from frontdesk.knowledge.search.query import MAX_QUERY_CHARS, bounded_query
 
     assert bounded_query("  Do you support SSO?  ") == "Do you support SSO?"
     query = bounded_query("How do I export data? " + FILLER + " in CSV")

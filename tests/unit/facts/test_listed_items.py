@@ -9,7 +9,7 @@ import pytest
 from frontdesk.facts.extract import facts_from_html
 from frontdesk.facts.lines import LISTED, facts_from_line, list_items
 from frontdesk.facts.meaning import confirmed
-from frontdesk.knowledge.embeddings import make_embedder
+from frontdesk.knowledge.embedding.embedders import make_embedder
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from frontdesk.knowledge.chunker import (
+from frontdesk.knowledge.ingest.chunker import (
     chunk_document,
     count_tokens,
     parse_sections,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.knowledge.index.postgres import MAX_EF_SEARCH, ef_search_for
+from frontdesk.knowledge.index.postgres_hnsw import MAX_EF_SEARCH, ef_search_for
 
 
 @pytest.mark.parametrize(

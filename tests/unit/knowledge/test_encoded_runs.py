@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from frontdesk.knowledge.ingest import embedding_text, is_encoded_run
+from frontdesk.knowledge.ingest.encoded import embedding_text, is_encoded_run
 from frontdesk.knowledge.models import Chunk
 
 pytestmark = pytest.mark.unit

@@ -1,4 +1,4 @@
-"""Everyday requests as the site's model reads them (`knowledge/everyday.py`): the shipped
+"""Everyday requests as the site's model reads them (`knowledge/search/everyday.py`): the shipped
 vectors, their bar, and the build's split of shipped and calibration rows."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from frontdesk.knowledge.data.build_everyday import split_rows
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING
-from frontdesk.knowledge.everyday import (
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING
+from frontdesk.knowledge.search.everyday import (
     EverydayRequests,
     EverydaySimilarity,
     artifact_path,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.knowledge.instructions import instruction_reason, withhold_instructions
+from frontdesk.knowledge.injection.instructions import instruction_reason, withhold_instructions
 
 pytestmark = pytest.mark.unit
 

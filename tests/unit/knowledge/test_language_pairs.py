@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.conversation.outcomes import supported_by_site
-from frontdesk.knowledge.language_pairs import (
+from frontdesk.knowledge.search.language_pairs import (
     DEFAULT_CROSS_LANGUAGE_OFFSETS,
     MAX_OFFSET,
     MIN_PAIRS,
     measured_offset,
     relevance,
 )
-from frontdesk.knowledge.service import SiteKnowledge
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
 pytestmark = pytest.mark.unit

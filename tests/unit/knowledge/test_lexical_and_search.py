@@ -12,15 +12,15 @@ from frontdesk.knowledge.evaluate import (
     percentile,
 )
 from frontdesk.knowledge.index.base import Hit
-from frontdesk.knowledge.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 from frontdesk.knowledge.models import RetrievedChunk
-from frontdesk.knowledge.search import (
+from frontdesk.knowledge.search.query import (
     SearchOptions,
     fusion_weights,
     is_case_study,
     query_language,
-    rrf_fuse,
 )
+from frontdesk.knowledge.search.retriever import rrf_fuse
+from frontdesk.text.lexical import STEMMER_LANGUAGES, lexical_text, query_terms, terms
 
 pytestmark = pytest.mark.unit
 
@@ -145,8 +145,8 @@ def test_heading_terms_are_the_stemmed_heading_path(
 ) -> None:
     """The heading field taken from the lexical body is the path stemmed on its own, in
     the document's language (what a migration can rebuild without the language)."""
-    from frontdesk.knowledge.lexical import heading_terms
     from frontdesk.knowledge.models import Chunk
+    from frontdesk.text.lexical import heading_terms
 
     chunk = Chunk("c", "d", 0, content, path)
     body = lexical_text(chunk.indexed_text, language)
@@ -171,8 +171,8 @@ def test_a_third_list_adds_its_weighted_reciprocal_rank() -> None:
 def test_a_sites_heading_weight_reaches_its_search_options() -> None:
     from pydantic import ValidationError
 
-    from frontdesk.knowledge.search import DEFAULT_HEADING_WEIGHT
-    from frontdesk.knowledge.service import SiteKnowledge
+    from frontdesk.knowledge.search.query import DEFAULT_HEADING_WEIGHT
+    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.sites.knowledge import KnowledgeConfig
 
     default = SiteKnowledge("s", KnowledgeConfig()).search_options()
@@ -232,7 +232,7 @@ def test_lexical_gets_an_equal_vote_when_the_model_does_not_know_the_language() 
     ],
 )
 def test_a_shouted_message_is_searched_in_lower_case(message: str, read_as: str) -> None:
-    from frontdesk.knowledge.search import unshouted
+    from frontdesk.knowledge.search.query import unshouted
 
     assert unshouted(message) == read_as
 
@@ -240,7 +240,7 @@ def test_a_shouted_message_is_searched_in_lower_case(message: str, read_as: str)
 def test_the_retriever_embeds_a_shouted_question_as_written_normally() -> None:
     import numpy as np
 
-    from frontdesk.knowledge.search import Retriever
+    from frontdesk.knowledge.search.retriever import Retriever
 
     class RecordingEmbedder:  # what the (cased) model is asked to read
         name = "recording"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from frontdesk.knowledge.loaders import (
+from frontdesk.knowledge.ingest.loaders import (
     LoaderError,
     load_bytes,
     load_directory,

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.knowledge.hidden import style_hides, visible_html, visible_markdown
-from frontdesk.knowledge.instructions import (
+from frontdesk.knowledge.injection.hidden import style_hides, visible_html, visible_markdown
+from frontdesk.knowledge.injection.instructions import (
     AFTER_NOTE,
     REASON_LABELS,
     TAINTED_CONTACT,
     withhold_instructions,
 )
-from frontdesk.knowledge.planted import (
+from frontdesk.knowledge.injection.planted import (
     ADDRESSED_TO_ASSISTANT,
     SECRET_REQUEST,
     fold,

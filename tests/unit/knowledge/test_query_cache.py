@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from frontdesk.guard.redis import RedisOutage
-from frontdesk.knowledge.embeddings import HashingEmbedder, Matrix
-from frontdesk.knowledge.query_cache import (
+from frontdesk.knowledge.embedding.embedders import HashingEmbedder
+from frontdesk.knowledge.search.query_cache import (
     InMemoryQueryCache,
     LayeredQueryCache,
     RedisQueryCache,
 )
-from frontdesk.knowledge.search import Retriever
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.text.embedding import Matrix
 
 pytestmark = pytest.mark.unit
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.knowledge.chunker import chunk_document
+from frontdesk.knowledge.ingest.chunker import chunk_document
+from frontdesk.knowledge.ingest.reembed import _StoredPiece, text_from_chunks
 from frontdesk.knowledge.models import Document
-from frontdesk.knowledge.reembed import _StoredPiece, text_from_chunks
 
 pytestmark = pytest.mark.unit
 

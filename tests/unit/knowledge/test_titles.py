@@ -1,10 +1,10 @@
-"""Page titles in the dense ranking (`knowledge/titles.py`): the pure parts."""
+"""Page titles in the dense ranking (`knowledge/search/titles.py`): the pure parts."""
 
 from __future__ import annotations
 
 from frontdesk.knowledge.index.base import Hit
 from frontdesk.knowledge.models import content_hash
-from frontdesk.knowledge.titles import (
+from frontdesk.knowledge.search.titles import (
     blend_by_title,
     default_title_weight,
     page_title,

@@ -1,10 +1,10 @@
-"""A site's own bar for on-topic support (`knowledge/topic.py`), from plain values."""
+"""A site's own bar for on-topic support (`knowledge/search/topic.py`), from plain values."""
 
 from __future__ import annotations
 
 import pytest
 
-from frontdesk.knowledge.topic import (
+from frontdesk.knowledge.search.topic import (
     MIN_PROBES_FOR_SPREAD,
     MIN_RELEVANCE,
     PROBES,

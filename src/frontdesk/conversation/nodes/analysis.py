@@ -36,7 +36,7 @@ from frontdesk.conversation.state import (
 )
 from frontdesk.conversation.substates import InterestSignals, Qualification
 from frontdesk.conversation.vocabulary import ContactReply
-from frontdesk.engines.base import Act, IntentResult
+from frontdesk.engines.base import IntentResult
 from frontdesk.engines.local.answering.parts import addresses_the_business
 from frontdesk.engines.local.answering.phrases import (
     asks_pricing,
@@ -47,10 +47,11 @@ from frontdesk.engines.local.answering.text import is_question
 from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND
 from frontdesk.facts.meaning import kind_scores
 from frontdesk.guard.abuse import counts_toward_block
-from frontdesk.knowledge.embeddings import Embedder
-from frontdesk.knowledge.everyday import reads_as_everyday
+from frontdesk.knowledge.search.acts import Act
+from frontdesk.knowledge.search.everyday import reads_as_everyday
 from frontdesk.leads.qualification import QualificationDelta, apply_delta, is_hot_lead
 from frontdesk.sites.handoff import ContactWay
+from frontdesk.text.embedding import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +73,8 @@ async def reply_language(
     E-mail addresses and phone numbers are no words of any language: a message that is
     only one keeps the conversation's language (the previous turn's, else the site's)."""
     from frontdesk.engines.local.acts import without_contacts
-    from frontdesk.engines.local.language import detect_language as detect
     from frontdesk.engines.local.scan import read
+    from frontdesk.text.language import detect_language as detect
 
     fallback = previous or default
     text = without_contacts(text)

@@ -40,8 +40,8 @@ from frontdesk.improvement.team_answers import (
     question_part,
     team_language,
 )
-from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.models import RetrievalResult
+from frontdesk.text.embedding import Embedder
 
 log = logging.getLogger(__name__)
 DEFAULT_THRESHOLD = 0.35
@@ -88,7 +88,7 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
         return {"graded_chunks": [], "team_match": team_match}
     verdicts = await runtime.context.engines.grader.grade(state["input"], result.chunks)
     # A passage that scores above every everyday request on this site is about the
-    # question here, whatever fixed cosine the grader was tuned with (`knowledge/topic.py`).
+    # question here, whatever fixed cosine the grader was tuned with (`knowledge/search/topic.py`).
     bar = await _support_bar(runtime)
     kept = [
         chunk

@@ -38,9 +38,9 @@ from frontdesk.facts.dates import dates_named, relative_days_named
 from frontdesk.facts.kinds import question_texts
 from frontdesk.facts.meaning import kind_scores, service_scores
 from frontdesk.facts.model import FactKind, SiteFact, SiteFacts
-from frontdesk.knowledge.language_pairs import relevance
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
-from frontdesk.knowledge.service import SiteKnowledge
+from frontdesk.knowledge.search.language_pairs import relevance
+from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.leads.hours import public_holiday_named
 from frontdesk.sites.hours import BusinessHoursConfig
 

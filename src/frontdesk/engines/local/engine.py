@@ -87,7 +87,7 @@ def _engines(cache_dir: Path | None) -> Engines:
 
 async def warm_up(engines: Engines) -> None:
     """Pay first-use costs (model load, regex compile) before the first visitor does."""
-    from frontdesk.engines.local.language import detect_language
+    from frontdesk.text.language import detect_language
 
     await engines.intent.classify("hello", [])
     # lingua loads its language models lazily: ~2 s on the first long message otherwise.

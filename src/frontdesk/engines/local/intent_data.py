@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from frontdesk.engines.base import ACTS, INTENTS, Act, Intent  # one vocabulary for every engine
+from frontdesk.engines.base import INTENTS, Intent  # one vocabulary for every engine
+from frontdesk.knowledge.search.acts import ACTS, Act
 
 __all__ = ["ACTS", "DATA_FILE", "INTENTS", "Act", "Intent", "IntentExample"]
 

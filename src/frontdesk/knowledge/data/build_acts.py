@@ -1,4 +1,4 @@
-"""Build `acts-<model>.npz`: conversation-act vectors and their bar (`knowledge/acts.py`).
+"""Build `acts-<model>.npz`: conversation-act vectors and their bar (`knowledge/search/acts.py`).
 
     python -m frontdesk.knowledge.data.build_acts [--model local:multilingual-e5-small]
 
@@ -26,8 +26,8 @@ from frontdesk.engines.local.intent_data import (
     load_examples,
     shared_datasets_dir,
 )
-from frontdesk.knowledge.acts import artifact_path
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.search.acts import artifact_path
 
 QUANTILE = 0.99
 STRIDE = 8

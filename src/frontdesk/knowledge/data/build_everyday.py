@@ -1,4 +1,5 @@
-"""Build `everyday-<model>.npz`: everyday-request vectors and their bar (`knowledge/everyday.py`).
+"""Build `everyday-<model>.npz`: everyday-request vectors and their bar
+(`knowledge/search/everyday.py`).
 
     python -m frontdesk.knowledge.data.build_everyday [--model local:multilingual-e5-small]
 
@@ -30,8 +31,8 @@ from frontdesk.engines.local.intent_data import (
     load_examples,
     shared_datasets_dir,
 )
-from frontdesk.knowledge.embeddings import DEFAULT_EMBEDDING, make_embedder
-from frontdesk.knowledge.everyday import artifact_path
+from frontdesk.knowledge.embedding.embedders import DEFAULT_EMBEDDING, make_embedder
+from frontdesk.knowledge.search.everyday import artifact_path
 
 PER_INTENT = 10
 CALIBRATE = 6

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import Connection, Engine, bindparam, text
 
-from frontdesk.knowledge.instructions import WithheldPassage
+from frontdesk.knowledge.injection.instructions import WithheldPassage
 from frontdesk.knowledge.models import Chunk, Document
 
 Vector = NDArray[np.float32]

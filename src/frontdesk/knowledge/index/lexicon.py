@@ -1,6 +1,6 @@
 """The embedded lexical index: SQLite FTS5 tables per site, ranked by FTS5's bm25().
 
-Rows are the chunks' pre-stemmed text (`frontdesk.knowledge.lexical`, each document
+Rows are the chunks' pre-stemmed text (`frontdesk.text.lexical`, each document
 stemmed in its own language), written in the same transaction as the chunk rows, with
 rowid = `knowledge_chunks.id`. A write costs only its own postings: nothing is rebuilt.
 

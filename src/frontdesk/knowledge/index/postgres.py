@@ -1,7 +1,7 @@
 """The production index: PostgreSQL with a tsvector column and pgvector HNSW.
 
 - Lexical: `knowledge_chunks.lexical` is a tsvector of the chunk's pre-stemmed terms
-  (`frontdesk.knowledge.lexical`: the Snowball stemmer of the site's language — the same
+  (`frontdesk.text.lexical`: the Snowball stemmer of the site's language — the same
   stemmers PostgreSQL's language text-search configurations use), written as a tsvector
   literal with positions so that indexed text and queries are stemmed exactly once and
   the same way as on SQLite. GIN-indexed; ranked by Okapi BM25 computed in SQL from the
@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Engine, bindparam, text
@@ -35,15 +35,16 @@ from frontdesk.knowledge.index.base import (
     FusedHit,
     Hit,
     StoredChunk,
-    StoredDocument,
     Vector,
-    read_cached_vectors,
-    read_documents,
     read_revision,
     upsert_document,
     utc_now,
     vector_blob,
-    write_cached_vectors,
+)
+from frontdesk.knowledge.index.postgres_hnsw import (
+    DEFAULT_EF_SEARCH,
+    HNSW_EF_CONSTRUCTION,
+    ef_search_for,
 )
 from frontdesk.knowledge.index.postgres_lexicon import PgLexicon
 from frontdesk.knowledge.index.postgres_sql import (
@@ -54,33 +55,11 @@ from frontdesk.knowledge.index.postgres_sql import (
     tsvector_literal,
     vector_literal,
 )
-from frontdesk.knowledge.lexical import heading_terms
+from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.text.lexical import heading_terms
 
-DEFAULT_EF_SEARCH = 40  # the floor under the search list's length
-# The HNSW graph's build list (pgvector's default is 64). 128 lifts recall@10 (top 10 of
-# a hybrid search's 50 candidates, ef_search 50) in 500-chunk clouds of near-ties from
-# 0.948 to 0.990 at 100k chunks and from 0.886 to 0.977 at 300k, for a bulk build
-# 1.2-1.3x longer (docs/knowledge.md). pgvector reads it from the index's
-# options at every insert, so revision 0016 sets it on existing indexes too.
-HNSW_EF_CONSTRUCTION = 128
-MAX_EF_SEARCH = 1000  # pgvector's upper bound for hnsw.ef_search
-# How much broader than its LIMIT a search's list is, by the rows in the graph (all
-# sites share one graph a dimension). Recall@10 of a hybrid search's 50 candidates on
-# graphs built at 128 (docs/knowledge.md): 0.990 at 100k with a list of
-# 50; at 300k 0.977 with 50, 0.999 with 100; at 1M 0.918 with 50, 0.975 with 100, 0.995
-# with 200. Each step costs a few ms of CPU, paid only where the graph needs it.
-LIST_BREADTH: tuple[tuple[int, int], ...] = ((600_000, 4), (200_000, 2))
 GRAPH_ROWS_TTL_S = 60.0  # the graph's size is a catalog estimate; re-read once a minute
-
-
-def ef_search_for(limit: int, floor: int, graph_rows: int = 0) -> int:
-    """The HNSW candidate list for a search asking for `limit` rows: at least `limit`
-    (pgvector's advice: a list shorter than the LIMIT cannot hold the best rows), wider
-    on a large graph (`LIST_BREADTH`), at least the configured `floor`, at most pgvector's
-    bound."""
-    breadth = next((times for rows, times in LIST_BREADTH if graph_rows >= rows), 1)
-    return max(1, min(MAX_EF_SEARCH, max(limit * breadth, floor)))
 
 
 def has_pgvector(engine: Engine) -> bool:
@@ -95,7 +74,7 @@ def has_pgvector(engine: Engine) -> bool:
     return found is not None
 
 
-class PostgresKnowledgeIndex:
+class PostgresKnowledgeIndex(SharedRows):
     """`KnowledgeIndex` on PostgreSQL + pgvector; one per engine, kept for the process."""
 
     def __init__(self, engine: Engine, *, ef_search: int = DEFAULT_EF_SEARCH) -> None:
@@ -111,10 +90,6 @@ class PostgresKnowledgeIndex:
         self.headings = PgLexicon(column="heading", length="heading_length")
 
     # -- documents -------------------------------------------------------------------
-    def list_documents(self, site_id: str) -> list[StoredDocument]:
-        with self.engine.connect() as conn:
-            return read_documents(conn, site_id)
-
     def _ensure_dim_index(self, conn: Any, dim: int) -> None:
         if dim in self._dims:
             return
@@ -227,14 +202,6 @@ class PostgresKnowledgeIndex:
                 {"site": site_id, "docs": list(doc_ids)},
             )
         return int(result.rowcount)
-
-    def chunk_count(self, site_id: str) -> int:
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                text("SELECT count(*) FROM knowledge_chunks WHERE site_id = :site"),
-                {"site": site_id},
-            ).scalar_one()
-        return int(value)
 
     # -- search ----------------------------------------------------------------------
     def graph_rows(self, conn: Any, dim: int) -> int:
@@ -422,10 +389,3 @@ class PostgresKnowledgeIndex:
             row[0]: StoredChunk(*row[:7], heading_path=tuple(json.loads(row[7])))  # type: ignore[misc]
             for row in rows
         }
-
-    # -- embedding cache -------------------------------------------------------------
-    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
-        return read_cached_vectors(self.engine, model, hashes)
-
-    def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        write_cached_vectors(self.engine, model, vectors)

@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,22 +32,19 @@ from frontdesk.knowledge.index.base import (
     FusedHit,
     Hit,
     StoredChunk,
-    StoredDocument,
     Vector,
     as_vector,
-    read_cached_vectors,
-    read_documents,
     read_revision,
     rrf_fuse,
     upsert_document,
     utc_now,
     vector_blob,
-    write_cached_vectors,
 )
 from frontdesk.knowledge.index.lexicon import Lexicon, heading_table
+from frontdesk.knowledge.index.shared import SharedRows
 from frontdesk.knowledge.index.vectors import VectorStore
-from frontdesk.knowledge.lexical import heading_terms
 from frontdesk.knowledge.models import Chunk, Document
+from frontdesk.text.lexical import heading_terms
 
 REVISION_RECHECK_S = 0.25
 log = logging.getLogger(__name__)
@@ -72,7 +69,7 @@ def _expanding(sql: str, name: str) -> TextClause:
     return text(sql).bindparams(bindparam(name, expanding=True))
 
 
-class SqliteKnowledgeIndex:
+class SqliteKnowledgeIndex(SharedRows):
     """`KnowledgeIndex` on SQLite; create one per engine and keep it for the process."""
 
     def __init__(self, engine: Engine, *, vectors: VectorStore | None = None) -> None:
@@ -88,10 +85,6 @@ class SqliteKnowledgeIndex:
         self._lock = threading.Lock()
 
     # -- documents -------------------------------------------------------------------
-    def list_documents(self, site_id: str) -> list[StoredDocument]:
-        with self.engine.connect() as conn:
-            return read_documents(conn, site_id)
-
     @contextmanager
     def _writing(self, site_id: str) -> Iterator[Connection]:
         """A transaction that bumps the site's revision; once it ends, this process's
@@ -206,14 +199,6 @@ class SqliteKnowledgeIndex:
                 batch = list(doc_ids[start : start + IN_BATCH])
                 removed += conn.execute(statement, {"site": site_id, "docs": batch}).rowcount
         return removed
-
-    def chunk_count(self, site_id: str) -> int:
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                text("SELECT count(*) FROM knowledge_chunks WHERE site_id = :site"),
-                {"site": site_id},
-            ).scalar_one()
-        return int(value)
 
     # -- search ----------------------------------------------------------------------
     def revision(self, site_id: str) -> int:
@@ -386,10 +371,3 @@ class SqliteKnowledgeIndex:
                 ).scalars()
             )
         return sum(len(self.vectors.build(site_id, model).ids) for model in models)
-
-    # -- embedding cache -------------------------------------------------------------
-    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vector]:
-        return read_cached_vectors(self.engine, model, hashes)
-
-    def cache_vectors(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        write_cached_vectors(self.engine, model, vectors)

@@ -24,10 +24,8 @@ is derived from it and can be deleted at any time (the next search rebuilds it).
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -50,10 +48,10 @@ from frontdesk.knowledge.index.vector_base import (
     log_floor,
     max_seq,
     new_graph,
-    open_generation,
     top,
     updated_graph,
 )
+from frontdesk.knowledge.index.vector_files import BaseFiles
 
 log = logging.getLogger(__name__)
 ANN_MIN_ROWS = 20_000  # below this an exact scan of the mapped matrix is faster
@@ -77,6 +75,7 @@ class VectorStore:
     ) -> None:
         self.engine = engine
         self.folder = folder  # None: an in-memory database, bases stay in RAM
+        self.files = BaseFiles(engine, folder)
         self.ann_min_rows = ann_min_rows
         self.compaction_rows = compaction_rows
         self.background = background
@@ -191,7 +190,7 @@ class VectorStore:
                     continue
                 with self.engine.connect() as conn:
                     floor = log_floor(conn, site_id)
-                    fresh = self._newer_base(site_id, model, live.base, floor)
+                    fresh = self.files.newer_base(site_id, model, live.base, floor)
                     if fresh is not None:  # another process compacted: map its base
                         live = applied(conn, site_id, model, Live(fresh, fresh.seq))
                     elif live.base.seq < floor or live.applied_seq < floor:
@@ -244,10 +243,10 @@ class VectorStore:
         """The newest usable base (built from SQLite when there is none) and its delta."""
         with self._connection(conn) as conn_:
             floor = log_floor(conn_, site_id)
-            base = self._read_base(site_id, model, floor)
+            base = self.files.read_base(site_id, model, floor)
             if base is None:
-                with self._file_lock(site_id, model):
-                    base = self._read_base(site_id, model, floor)  # another process built it
+                with self.files.lock(site_id, model):
+                    base = self.files.read_base(site_id, model, floor)  # another process built it
                     if base is None:
                         base = self._build(site_id, model, ann=False)
             live = applied(conn_, site_id, model, Live(base=base, applied_seq=base.seq))
@@ -263,68 +262,11 @@ class VectorStore:
         with self.engine.connect() as fresh:
             yield fresh
 
-    # -- files -------------------------------------------------------------------------
-    def _dir(self, site_id: str, model: str) -> Path | None:
-        if self.folder is None:
-            return None
-        return self.folder / digest(site_id) / digest(model)
-
-    @contextmanager
-    def _file_lock(self, site_id: str, model: str, *, wait: bool = True) -> Iterator[bool]:
-        folder = self._dir(site_id, model)
-        if folder is None:
-            yield True
-            return
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / ".lock", "a+b") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-    def _manifest(self, site_id: str, model: str) -> dict[str, Any] | None:
-        folder = self._dir(site_id, model)
-        if folder is None:
-            return None
-        try:
-            manifest: dict[str, Any] = json.loads((folder / "manifest.json").read_text())
-        except (OSError, ValueError):
-            return None
-        return manifest
-
-    def _newer_base(self, site_id: str, model: str, current: Base, floor: int) -> Base | None:
-        manifest = self._manifest(site_id, model)
-        if manifest is None or int(manifest["generation"]) <= current.generation:
-            return None
-        return self._read_base(site_id, model, floor)
-
-    def _read_base(self, site_id: str, model: str, floor: int) -> Base | None:
-        """The base the manifest names, mapped; None when there is none usable. A
-        generation replaced (and its files deleted) while being opened is retried."""
-        folder = self._dir(site_id, model)
-        for _attempt in range(3):
-            manifest = self._manifest(site_id, model)
-            if manifest is None or folder is None or int(manifest["seq"]) < floor:
-                return None
-            try:
-                return open_generation(folder, manifest)
-            except (OSError, ValueError) as exc:
-                if self._manifest(site_id, model) != manifest:
-                    continue  # a newer generation was published meanwhile
-                log.warning("vector_base_unreadable site=%s model=%s error=%s", site_id, model, exc)
-                return None
-        return None
-
     # -- building ----------------------------------------------------------------------
     def build(self, site_id: str, model: str) -> Base:
         """Rebuild the base of (site, model) from SQLite, graph included (the rebuild path:
         `frontdesk kb reindex`, benchmarks, or after deleting the vector folder)."""
-        with self._file_lock(site_id, model):
+        with self.files.lock(site_id, model):
             large = len(self._ids(site_id, model)) >= self.ann_min_rows
             base = self._build(site_id, model, ann=large, threads=0)  # asked for: all cores
         with self._lock:
@@ -361,7 +303,7 @@ class VectorStore:
         id_array = np.array(ids, dtype=np.int64)
         matrix = np.vstack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
         log.info("vector_base_built site=%s model=%s rows=%d", site_id, model, len(ids))
-        return self._publish(
+        return self.files.publish(
             site_id,
             model,
             seq,
@@ -369,72 +311,6 @@ class VectorStore:
             matrix,
             new_graph(id_array, matrix, threads=threads) if ann else None,
         )
-
-    def _publish(
-        self, site_id: str, model: str, seq: int, ids: Ids, matrix: Vector, ann: Any | None
-    ) -> Base:
-        """Write a generation under temporary names, then name it in the manifest."""
-        folder = self._dir(site_id, model)
-        previous = self._manifest(site_id, model)
-        generation = int(previous["generation"]) + 1 if previous else 1
-        if folder is None:
-            return Base(generation, seq, ids, np.ascontiguousarray(matrix, dtype=np.float32), ann)
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = folder / f"gen-{generation}"
-        for suffix, array in ((".ids.npy", ids), (".f32.npy", matrix.astype(np.float32))):
-            with open(f"{stem}{suffix}.tmp", "wb") as handle:
-                np.save(handle, array)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(f"{stem}{suffix}.tmp", f"{stem}{suffix}")
-        if ann is not None:
-            ann.save(f"{stem}.usearch.tmp")
-            os.replace(f"{stem}.usearch.tmp", f"{stem}.usearch")
-        manifest = {
-            "generation": generation,
-            "seq": seq,
-            "rows": len(ids),
-            "dim": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
-            "ann": ann is not None,
-            "site": site_id,
-            "model": model,
-        }
-        (folder / "manifest.tmp").write_text(json.dumps(manifest))
-        os.replace(folder / "manifest.tmp", folder / "manifest.json")
-        for old in folder.glob("gen-*"):
-            if not old.name.startswith(f"gen-{generation}."):
-                old.unlink(missing_ok=True)  # mapped copies stay valid until unmapped
-        self._prune_log(site_id)
-        base = self._read_base(site_id, model, 0)
-        if base is None:
-            raise RuntimeError(f"vector base {stem} was written but cannot be read")
-        return base
-
-    def _prune_log(self, site_id: str) -> None:
-        """Drop log rows every model's base already holds; raise the floor to match."""
-        if self.folder is None:
-            return
-        seqs = []
-        for manifest_path in (self.folder / digest(site_id)).glob("*/manifest.json"):
-            try:
-                seqs.append(int(json.loads(manifest_path.read_text())["seq"]))
-            except (OSError, ValueError, KeyError):
-                return
-        if not seqs:
-            return
-        floor = min(seqs)
-        with self.engine.begin() as conn:
-            conn.execute(
-                text(
-                    "UPDATE knowledge_sites SET log_floor = :floor"
-                    " WHERE site_id = :site AND log_floor < :floor"
-                ),
-                {"floor": floor, "site": site_id},
-            )
-            conn.execute(
-                text("DELETE FROM knowledge_changes WHERE site_id = :site AND seq <= :floor"),
-                {"floor": floor, "site": site_id},
-            )
 
     # -- compaction --------------------------------------------------------------------
     def _compact_later(self, site_id: str, model: str, *, daemon: bool = True) -> None:
@@ -458,7 +334,7 @@ class VectorStore:
 
     def _compact(self, site_id: str, model: str) -> None:
         try:
-            with self._file_lock(site_id, model, wait=False) as locked:
+            with self.files.lock(site_id, model, wait=False) as locked:
                 if not locked:
                     return  # another process is compacting this base
                 base = self.compact(site_id, model)
@@ -475,7 +351,9 @@ class VectorStore:
         started, started_cpu = time.monotonic(), time.thread_time()
         with self.engine.connect() as conn:
             floor = log_floor(conn, site_id)
-            base = self._read_base(site_id, model, floor) or self._live_base(site_id, model, floor)
+            base = self.files.read_base(site_id, model, floor) or self._live_base(
+                site_id, model, floor
+            )
             if base is None:
                 return self._build(site_id, model, ann=False)
             live = applied(conn, site_id, model, Live(base=base, applied_seq=base.seq))
@@ -489,10 +367,10 @@ class VectorStore:
         graph = None
         if len(ids) >= self.ann_min_rows:
             if base.ann is not None and self.folder is not None:
-                graph = updated_graph(self._dir(site_id, model), base, live)
+                graph = updated_graph(self.files.folder_of(site_id, model), base, live)
             else:
                 graph = new_graph(ids, matrix)
-        base = self._publish(site_id, model, live.applied_seq, ids, matrix, graph)
+        base = self.files.publish(site_id, model, live.applied_seq, ids, matrix, graph)
         log.info(
             "vector_base_compacted site=%s model=%s rows=%d added=%d removed=%d s=%.2f cpu_s=%.2f",
             site_id,

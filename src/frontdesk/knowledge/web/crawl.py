@@ -15,7 +15,7 @@ from typing import Literal
 
 import httpx
 
-from frontdesk.knowledge.loaders import LoaderError
+from frontdesk.knowledge.ingest.loaders import LoaderError
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.web.extract import UnsupportedContent, extract_page
 from frontdesk.knowledge.web.fetch import Fetcher, FetchResult, HostGate

@@ -17,8 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from frontdesk.guard.charset import clean_text
-from frontdesk.knowledge.hidden import drop_hidden
-from frontdesk.knowledge.loaders import (
+from frontdesk.knowledge.ingest.loaders import (
     LoaderError,
     hidden_passages,
     parse_html,
@@ -26,6 +25,7 @@ from frontdesk.knowledge.loaders import (
     parse_pdf,
     parse_text,
 )
+from frontdesk.knowledge.injection.hidden import drop_hidden
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.web.urls import normalise_url
 

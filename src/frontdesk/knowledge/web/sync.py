@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from sqlalchemy import Engine
 
-from frontdesk.knowledge.ingest import Ingestor, chunked_by_current_chunker
+from frontdesk.knowledge.ingest.ingestor import Ingestor, chunked_by_current_chunker
 from frontdesk.knowledge.models import IngestReport
 from frontdesk.knowledge.web.crawl import (
     CrawlAborted,

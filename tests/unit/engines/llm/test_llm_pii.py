@@ -68,7 +68,7 @@ def test_stream_restorer_handles_split_placeholders() -> None:
 
 
 def test_queries_to_an_embedding_provider_are_scrubbed() -> None:
-    from frontdesk.knowledge.embeddings import LangChainEmbedder
+    from frontdesk.knowledge.embedding.embedders import LangChainEmbedder
 
     sent: list[str] = []
 

@@ -13,7 +13,7 @@ the site's own embedder (`SiteMeaning`) and lets the cosine in:
   centre are the question they answer;
 - a unit *says what the question asks* when its cosine reaches the site's support bar —
   the everyday probes' mean plus `SUPPORT_SPREAD` deviations on this site, with this
-  model (`knowledge/topic.py`), so no fixed number of one model decides; such a unit
+  model (`knowledge/search/topic.py`), so no fixed number of one model decides; such a unit
   counts as a match (`MIN_MATCH`, still under the hedged lead-in) and as the visitor's
   own (`Pick.own`);
 - every candidate is ranked by its lexical score plus how far its cosine clears the bar.
@@ -27,7 +27,7 @@ units are always chosen by meaning (`read_across`): every unit of the best-ranke
 passage is compared with the question, and those clearing the support bar, nearly as
 close as the closest, are quoted. Unit vectors go through the site's embedding cache:
 a page's sentences and rows are embedded once (at answer time, or at ingest with
-`IngestOptions.unit_vectors`, `unit_texts`), then an answer embeds only the question.
+`IngestOptions(unit_texts=unit_texts)`), then an answer embeds only the question.
 
 `choose_candidates`, `embedded_text`, `unit_texts`, `blend`, `choose_across` and
 `under_its_question` are pure; `read_meaning` and `read_across` read vectors.
@@ -44,7 +44,7 @@ from frontdesk.engines.base import SiteMeaning
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
 from frontdesk.engines.local.answering.units import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
-from frontdesk.knowledge.search import unshouted
+from frontdesk.knowledge.search.query import unshouted
 
 LEXICAL_CANDIDATES = 8  # the lexically best units embedded
 LEAD_UNITS = 2  # and the first units of every passage (an FAQ's answer opens its page)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from frontdesk.engines.local.answering.text import is_question, proper_names, term_set
 from frontdesk.knowledge.models import RetrievedChunk
-from frontdesk.knowledge.search import is_case_study
+from frontdesk.knowledge.search.query import is_case_study
 
 # Words that open a new question inside a sentence (after a comma, ";" or "and").
 _CLAUSE_OPENERS = (

@@ -32,7 +32,6 @@ from frontdesk.engines.local.answering.phrases import (
     phrase,
 )
 from frontdesk.engines.local.answering.text import (
-    ALL_STOPWORDS,
     CODE,
     cited_indices,
     guess_language,
@@ -43,6 +42,7 @@ from frontdesk.engines.local.answering.text import (
 )
 from frontdesk.engines.local.answering.units import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.text.stopwords import ALL_STOPWORDS
 
 MAX_HEADING_WORDS = 10
 SIMILAR = 0.6

@@ -42,8 +42,8 @@ from frontdesk.engines.local.answering.text import (
     words,
 )
 from frontdesk.engines.local.answering.units import passage_units, split_claims
-from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.models import RetrievedChunk
+from frontdesk.text.embedding import Embedder
 
 MAX_CLAIMS = 10
 MAX_SENTENCES = 16  # sentences of a passage compared with a doubtful claim

@@ -16,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    # JSON list of {"excerpt", "reason"} (knowledge/instructions.py), for the team's eyes.
+    # JSON list of {"excerpt", "reason"} (knowledge/injection/instructions.py), for the team's eyes.
     with op.batch_alter_table("knowledge_documents") as batch:
         batch.add_column(sa.Column("withheld", sa.Text(), nullable=False, server_default="[]"))
 

@@ -16,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    # One row per site (knowledge/generations.py): the index key and embedding model that
+    # One row per site (knowledge/index/generations.py): the index key and embedding model that
     # answer searches, and the re-embed that will replace them (claimed by one process).
     op.create_table(
         "knowledge_generations",

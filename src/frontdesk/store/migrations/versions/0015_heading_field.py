@@ -28,7 +28,7 @@ from alembic import op
 
 from frontdesk.knowledge.index.lexicon import create_statements, fts_table, heading_table
 from frontdesk.knowledge.index.postgres_sql import tsvector_literal
-from frontdesk.knowledge.lexical import heading_terms
+from frontdesk.text.lexical import heading_terms
 
 revision: str = "0015"
 down_revision: str | None = "0014"

@@ -24,7 +24,7 @@ down_revision: str | None = "0015"
 branch_labels = None
 depends_on = None
 
-# Frozen here: a later change of `postgres.HNSW_EF_CONSTRUCTION` is a new revision.
+# Frozen here: a later change of `postgres_hnsw.HNSW_EF_CONSTRUCTION` is a new revision.
 EF_CONSTRUCTION = 128
 PREVIOUS = 64  # revision 0004's, and pgvector's default
 

@@ -16,15 +16,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:  # engines.base imports the knowledge package
-    from frontdesk.engines.base import Act
+# The acts, one vocabulary for every engine and the conversation. What a message is on its
+# own, whatever the business: each act has its own short reply
+# (`conversation/texts.yaml`, `act.*`). A message that also asks or states something is
+# no act: it is answered.
+Act = Literal["greeting", "how_are_you", "thanks", "goodbye", "yes", "no", "email", "phone"]
+ACTS: tuple[Act, ...] = (
+    "greeting",
+    "how_are_you",
+    "thanks",
+    "goodbye",
+    "yes",
+    "no",
+    "email",
+    "phone",
+)
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def artifact_path(model: str) -> Path:
@@ -57,8 +70,6 @@ class ActExamples:
 
 
 def as_act(label: str) -> Act:
-    from frontdesk.engines.base import ACTS
-
     for act in ACTS:
         if act == label:
             return act

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,64 +23,28 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from frontdesk.facts.extract import FACTS_VERSION, document_facts
 from frontdesk.facts.meaning import confirmed
 from frontdesk.facts.store import FactStore
-from frontdesk.knowledge.chunker import TokenCounter, chunk_document
-from frontdesk.knowledge.embeddings import Embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, Vector
-from frontdesk.knowledge.instructions import reason_label, withhold_instructions
-from frontdesk.knowledge.lexical import lexical_text, text_language
-from frontdesk.knowledge.loaders import LoaderError, load_bytes, load_path
+from frontdesk.knowledge.ingest.chunker import TokenCounter, chunk_document
+from frontdesk.knowledge.ingest.encoded import embedding_text
+from frontdesk.knowledge.ingest.loaders import LoaderError, load_bytes, load_path
+from frontdesk.knowledge.ingest.pace import WritePace
+from frontdesk.knowledge.injection.instructions import reason_label, withhold_instructions
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
-from frontdesk.knowledge.titles import page_title, title_texts
+from frontdesk.knowledge.search.titles import page_title, title_texts
+from frontdesk.text.embedding import Embedder
+from frontdesk.text.lexical import lexical_text, text_language
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
 # 5: sentences addressed to an AI or asking for a secret are withheld too (planted.py).
 # 3: tokens are counted with the embedding model's tokenizer, chunks fit its window.
 # 4: machine-encoded runs are left out of what the embedding model reads.
+# (title, heading path, content) -> the texts of a passage's quotable units.
+UnitTexts = Callable[[str, Sequence[str], str], list[str]]
 log = logging.getLogger(__name__)
 CHUNKER_VERSION = "5"
 # Lexical rows are stemmed in each document's detected language (was: the site's).
 LEXICAL_VERSION = "lexical-per-document-language"
 EMBED_BATCH = 64
-ENCODED_RUN_CHARS = 64
-PACED_REST_MIN_S = 0.01
-_WORD = re.compile(r"\S+")
-_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
-_DATA_URI = re.compile(r"data:[\w/.+-]*;base64,")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]+=*")
-
-
-def is_encoded_run(word: str) -> bool:
-    """Whether a space-free run of text is machine encoding, not language: percent-encoded
-    (a bookmarklet, a tracking URL) or base64 (an inline image, a key, a certificate's
-    lines). Addresses with ids in them are kept for their words; scripts written without
-    spaces (Chinese, Japanese, Thai) are never caught, both patterns being ASCII."""
-    if len(word) < ENCODED_RUN_CHARS:
-        return False
-    escapes = len(_PERCENT_ESCAPE.findall(word))
-    if escapes >= 8 and 3 * escapes >= 0.2 * len(word):
-        return True
-    if _DATA_URI.search(word):
-        return True
-    return bool(_BASE64.fullmatch(word)) and _switches_case_often(word)
-
-
-def _switches_case_often(run: str) -> bool:
-    """Base64 changes between capitals, small letters and digits at ~60 % of neighbouring
-    characters; words, paths and file names (Janssen-Prep-and-Admin-Summary.pdf) at a few."""
-    kinds = ["d" if c.isdigit() else "u" if c.isupper() else "l" for c in run if c.isalnum()]
-    switches = sum(a != b for a, b in pairwise(kinds))
-    return switches >= 0.3 * max(len(kinds) - 1, 1)
-
-
-def embedding_text(chunk: Chunk) -> str:
-    """What the embedding model reads of a chunk: its indexed text without encoded runs.
-    An embedding of encoding is noise close to every short question (one 1,707-character
-    bookmarklet on a help page became the nearest passage of most everyday requests and
-    raised the site's support bar); the visitor still sees the whole passage, and the
-    lexical index still holds it."""
-    text = chunk.indexed_text
-    kept = _WORD.sub(lambda word: "" if is_encoded_run(word[0]) else word[0], text)
-    return text if kept == text else re.sub(r"\n{3,}", "\n\n", kept).strip()
 
 
 @dataclass(frozen=True)
@@ -95,11 +57,12 @@ class IngestOptions:
     # it (`titles.py`).
     title_vectors: bool = False
     # Embed every sentence, list item and table row too (into the embedding cache), for
-    # the local writer that chooses them by meaning (`engines/local/answering/meaning.py`).
-    # Off: it costs about 1.4 times the chunks' own embedding (benchmarks/ingest_speed.py),
-    # while an answer needs the units of one page, embedded once and then cached
-    # (`KnowledgeBase.passage_vectors`).
-    unit_vectors: bool = False
+    # the local writer that chooses them by meaning: the writer's own `unit_texts`
+    # (`engines/local/answering/meaning.py`; passed in, the knowledge package does not
+    # know the engines). Off: it costs about 1.4 times the chunks' own embedding
+    # (benchmarks/ingest_speed.py), while an answer needs the units of one page, embedded
+    # once and then cached (`KnowledgeBase.passage_vectors`).
+    unit_texts: UnitTexts | None = None
 
 
 def effective_options(options: IngestOptions, embedder: Embedder) -> IngestOptions:
@@ -133,7 +96,7 @@ def fingerprint(document: Document, options: IngestOptions, embedding_model: str
                 # Titles embedded too: a site indexed without them is processed once more
                 # (chunk vectors from the cache), so that its titles get embedded.
                 *(["titles"] if options.title_vectors else []),
-                *(["units"] if options.unit_vectors else []),
+                *(["units"] if options.unit_texts is not None else []),
                 # A new way of reading facts reads every document again (chunk vectors
                 # from the cache); a page whose header or footer facts changed too.
                 FACTS_VERSION,
@@ -148,30 +111,6 @@ def chunked_by_current_chunker(stored_fingerprint: str) -> bool:
     """Whether a stored document was cut by this chunker version (fingerprints from before
     the version was readable have none, and count as older)."""
     return stored_fingerprint.startswith(f"{CHUNKER_VERSION}:")
-
-
-class WritePace:
-    """Spaces a background writer's writes: after each, it rests as long as the write
-    took, and at least `PACED_REST_MIN_S`, so it holds the database at most half the time.
-
-    SQLite lets one connection write at a time, and one that finds the database locked
-    retries after growing sleeps (1, 2, 5, 10, 15, 20, 25 ms…), with no queue: against a
-    sync writing its pages back to back, a visitor's turn found the lock taken again at
-    each retry and waited tens of milliseconds to save its conversation. PostgreSQL lets
-    both write at once, but there the sync's session keeps the search indexes up to date
-    (an HNSW insert per passage) at the database server's normal priority, beside the
-    turns' queries; resting halves what it can take."""
-
-    def __init__(
-        self,
-        min_rest_s: float = PACED_REST_MIN_S,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.min_rest_s = min_rest_s
-        self._sleep = sleep
-
-    def rest_after(self, write_s: float) -> None:
-        self._sleep(max(self.min_rest_s, write_s))
 
 
 @dataclass
@@ -275,8 +214,9 @@ class Ingestor:
         vectors = self._embed([chunk for item in pending for chunk in item.chunks], report)
         if self.options.title_vectors:
             self._embed_titles([chunk for item in pending for chunk in item.chunks])
-        if self.options.unit_vectors:
-            self._embed_units([chunk for item in pending for chunk in item.chunks], report)
+        if self.options.unit_texts is not None:
+            units = self.options.unit_texts
+            self._embed_units([chunk for item in pending for chunk in item.chunks], units, report)
         pace = WritePace() if paced else None
         for item in pending:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
@@ -358,11 +298,11 @@ class Ingestor:
             stored = self.index.list_documents(site_id)
             self._embed_title_texts(title_texts([doc.title.strip() for doc in stored]))
 
-    def _embed_units(self, chunks: Sequence[Chunk], report: IngestReport) -> None:
+    def _embed_units(
+        self, chunks: Sequence[Chunk], unit_texts: UnitTexts, report: IngestReport
+    ) -> None:
         """Every quotable unit of the chunks into the embedding cache, as the local writer
         embeds it, so that choosing sentences by meaning embeds only the question."""
-        from frontdesk.engines.local.answering.meaning import unit_texts
-
         texts = [
             text
             for chunk in chunks

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from frontdesk.knowledge.e5_weights import E5Tokenizer, E5Weights
+from frontdesk.knowledge.embedding.e5_weights import E5Tokenizer, E5Weights
 
 log = logging.getLogger(__name__)
 

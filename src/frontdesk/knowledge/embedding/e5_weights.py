@@ -6,7 +6,7 @@ normalisation map, and a directory of tensors — 4-bit Q4_0 blocks for the word
 and the encoder's matrices (a float16 scale and 32 nibbles per block, weight = (q - 8) ×
 scale), float32 for everything else. This module reads that file (memory-mapped) and
 tokenizes exactly as the package's C engine does, so another runtime can run the very same
-weights (`frontdesk.knowledge.e5_onnx`). Token counts agree with the engine's
+weights (`frontdesk.knowledge.embedding.e5_onnx`). Token counts agree with the engine's
 `token_count` on every text we compared (stackfaq, rutube, xSID).
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from frontdesk.knowledge.embeddings import EmbeddingError
+from frontdesk.text.embedding import EmbeddingError
 
 _MAGIC = b"E5S1"
 _META = "\u2581"  # SentencePiece's word-start marker

@@ -95,8 +95,8 @@ def query_terms(text: str, language: str = "en", max_terms: int = 32) -> list[st
 
 def text_language(text: str, default: str = "en") -> str:
     """The stemming language of a document or a question: detected among the stemmer
-    languages (lingua, see `engines.local.language`), `default` when it can't tell."""
-    from frontdesk.engines.local.language import detect_language
+    languages (lingua, see `language.py`), `default` when it can't tell."""
+    from frontdesk.text.language import detect_language
 
     fallback = default if default in STEMMER_LANGUAGES else "en"
     detected = detect_language(text[:_DETECT_CHARS], fallback)

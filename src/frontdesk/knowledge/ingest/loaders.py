@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 
 from frontdesk.guard.charset import clean_text
-from frontdesk.knowledge.hidden import HiddenPassage, visible_html, visible_markdown
-from frontdesk.knowledge.instructions import WithheldPassage
+from frontdesk.knowledge.injection.hidden import HiddenPassage, visible_html, visible_markdown
+from frontdesk.knowledge.injection.instructions import WithheldPassage
 from frontdesk.knowledge.models import Document, DocumentKind
 
 SUFFIX_KINDS: dict[str, DocumentKind] = {

@@ -12,6 +12,8 @@ import re
 import threading
 from typing import TYPE_CHECKING
 
+from frontdesk.text.stopwords import STOPWORDS
+
 if TYPE_CHECKING:
     from lingua import LanguageDetector
 
@@ -105,8 +107,6 @@ CHAT_PHRASE_WORDS = 3
 def function_word_vote(words: list[str]) -> str | None:
     """The one language whose function words the message uses most, with at least
     `FUNCTION_WORDS` of them and more than any other language; None when none does."""
-    from frontdesk.engines.local.answering.text import STOPWORDS
-
     votes = {lang: sum(word in STOPWORDS[lang] for word in words) for lang in SUPPORTED}
     ranked = sorted(votes.values(), reverse=True)
     if ranked[0] < FUNCTION_WORDS or ranked[0] == ranked[1]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from frontdesk.knowledge.index.base import Hit, KnowledgeIndex, StoredChunk, Vector
 from frontdesk.knowledge.models import content_hash
-from frontdesk.knowledge.query_cache import LruCache
+from frontdesk.knowledge.search.query_cache import LruCache
 
 # Measured for the default model only (docs/knowledge.md); other models rank by the
 # passage alone unless a site sets `knowledge.title_weight`.

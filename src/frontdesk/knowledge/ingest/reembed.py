@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
@@ -20,8 +21,13 @@ from typing import get_args
 from sqlalchemy import Engine, text
 
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
-from frontdesk.knowledge.ingest import Ingestor
-from frontdesk.knowledge.loaders import LoaderError, load_file
+from frontdesk.knowledge.index.generations import (
+    Generation,
+    GenerationStore,
+    MemoryGenerationStore,
+)
+from frontdesk.knowledge.ingest.ingestor import Ingestor
+from frontdesk.knowledge.ingest.loaders import LoaderError, load_file
 from frontdesk.knowledge.models import Document, DocumentKind, IngestReport
 
 log = logging.getLogger(__name__)
@@ -159,3 +165,46 @@ def rebuild(
         index.remove_documents(new_key, leftovers)
     documents = recover_documents(index.list_documents(old_key), engine, old_key, report)
     ingestor.ingest_documents(new_key, documents, report.ingest)
+
+
+def switch_generation(
+    index: KnowledgeIndex,
+    engine: Engine | None,
+    generations: GenerationStore | MemoryGenerationStore,
+    site_id: str,
+    claimed: Generation,
+    make_ingestor: Callable[[], Ingestor],
+) -> ReembedReport:
+    """Build the claimed pending generation with an ingestor for the new model, switch
+    searches to it and drop the old one; on failure release the claim (the old generation
+    keeps answering)."""
+    assert claimed.pending_key is not None and claimed.pending_model is not None
+    report = ReembedReport(site_id, claimed.embedding_model, claimed.pending_model)
+    log.info(
+        "reembed_started site=%s from=%s to=%s",
+        site_id,
+        claimed.embedding_model,
+        claimed.pending_model,
+    )
+    try:
+        ingestor = make_ingestor()
+        rebuild(index, engine, claimed.index_key, claimed.pending_key, ingestor, report)
+        if report.ingest.failed:
+            raise RuntimeError(f"documents failed: {sorted(report.ingest.failed)[:5]}")
+        report.switched = generations.switch(claimed)
+    except Exception:
+        log.exception("reembed_failed site=%s (the old index keeps answering)", claimed.site_id)
+        generations.release(claimed)
+        return report
+    if report.switched:
+        old = [doc.doc_id for doc in index.list_documents(claimed.index_key)]
+        index.remove_documents(claimed.index_key, old)
+    log.info(
+        "reembed_finished site=%s model=%s switched=%s documents=%d chunks=%d",
+        claimed.site_id,
+        claimed.pending_model,
+        report.switched,
+        len(report.ingest.ingested) + len(report.ingest.updated),
+        report.ingest.chunks_total,
+    )
+    return report

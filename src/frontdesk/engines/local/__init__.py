@@ -1,0 +1,1 @@
+"""The local engine: intent, routes and answers without an LLM."""

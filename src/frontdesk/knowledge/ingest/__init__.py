@@ -1,0 +1,1 @@
+"""Ingestion: loading files and pages, chunking, embedding and writing them to the index."""

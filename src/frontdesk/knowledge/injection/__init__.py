@@ -1,0 +1,1 @@
+"""Planted and hidden instructions found in a site's pages, withheld from answers."""

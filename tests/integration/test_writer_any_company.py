@@ -15,7 +15,8 @@ import pytest
 from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, LocalSuggester, cited_indices
 from frontdesk.engines.local.answering.phrases import LEAD_IN, WEAK_LEAD_IN
-from frontdesk.engines.local.answering.text import split_claims, strip_citations
+from frontdesk.engines.local.answering.text import strip_citations
+from frontdesk.engines.local.answering.units import split_claims
 from frontdesk.knowledge.models import RetrievedChunk
 from tests.support.passages import PassageIndex, index_pages
 

@@ -18,7 +18,7 @@ from frontdesk.api.deps import ConsoleSiteDep, RuntimeDep
 from frontdesk.console.export import transcript_document, transcript_markdown
 from frontdesk.console.i18n import N_
 from frontdesk.console.templating import render
-from frontdesk.conversation.payload import Route, Routing
+from frontdesk.conversation.vocabulary import TURN_ROUTES, Routing
 from frontdesk.runtime import Runtime
 from frontdesk.store.inbox import (
     PAGE_SIZE,
@@ -31,7 +31,7 @@ from frontdesk.store.inbox import (
 router = APIRouter(prefix="/console/sites/{site}", include_in_schema=False)
 
 # The inbox filters by the routes the assistant takes (HUMAN, a person's reply, is none).
-ROUTES = tuple(route for route in get_args(Route) if route != "HUMAN")
+ROUTES = tuple(route for route in TURN_ROUTES if route != "HUMAN")
 ROUTINGS = get_args(Routing)
 LEAD_LEVELS = ("cold", "warm", "hot")
 # Labels are translated where shown (inbox.html).

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from frontdesk.conversation.payload import VisitorContext
+from frontdesk.conversation.substates import VisitorProfile
 from frontdesk.engines.base import Engines
 from frontdesk.facts.model import SiteFacts
 from frontdesk.knowledge.models import RetrievalResult
@@ -32,7 +33,7 @@ ActReader = Callable[[str], Awaitable[Act | None]]
 """A short message → the conversation act the site's embedding model reads in it
 (`knowledge/search/acts.py`), or None."""
 
-Enricher = Callable[[VisitorContext], Awaitable[dict[str, Any]]]
+Enricher = Callable[[VisitorContext], Awaitable[VisitorProfile]]
 """Visitor enrichment (priority pipeline); returns profile fields."""
 
 FactsLoader = Callable[[], Awaitable[SiteFacts]]
@@ -45,7 +46,7 @@ OperatorsOnline = Callable[[], Awaitable[int]]
 """Live takeover: how many of the site's operators are online to take a conversation over."""
 
 
-async def _no_enrichment(_: VisitorContext) -> dict[str, Any]:
+async def _no_enrichment(_: VisitorContext) -> VisitorProfile:
     return {}
 
 

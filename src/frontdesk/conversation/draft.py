@@ -11,17 +11,21 @@ back or offer a person, the draft ends empty and the operator is told nothing fi
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.analysis import reply_language
 from frontdesk.conversation.nodes.answer import answer_writer, grade_docs, retry_retrieval
 from frontdesk.conversation.nodes.background import retrieval_awaiter
 from frontdesk.conversation.nodes.facts import fact_answer_writer, match_facts
 from frontdesk.conversation.nodes.team import team_answer_writer
 from frontdesk.conversation.state import ChatState
+from frontdesk.sites.schema import SiteConfig
 
 
 def build_draft_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
@@ -50,3 +54,48 @@ def build_draft_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
 
 def compile_draft_graph() -> Any:
     return build_draft_graph().compile(name="frontdesk-draft")
+
+
+class DraftSource(TypedDict):
+    title: str
+    url: str
+
+
+class DraftReply(TypedDict):
+    """A suggested answer for an operator (empty `draft`: nothing fits), its language and
+    the pages it rests on."""
+
+    draft: str
+    language: str
+    sources: list[DraftSource]
+
+
+@cache
+def _draft_graph() -> Any:
+    return compile_draft_graph()  # no checkpointer: one for the process
+
+
+async def draft_reply(
+    conversation: Mapping[str, Any], question: str, site: SiteConfig, ctx: TurnContext
+) -> DraftReply:
+    """The draft for `question` in a conversation whose state is `conversation`: in its
+    language, from the site's facts or its pages. An empty `draft`: nothing fits."""
+    language = await reply_language(
+        question, conversation.get("language"), list(site.languages), site.default_language
+    )
+    drafted = await _draft_graph().ainvoke(
+        {
+            "input": question,
+            "messages": list(conversation.get("messages") or []),
+            "language": language,
+            "retries": 0,
+        },
+        context=ctx,
+    )
+    citations = drafted.get("citations") or []
+    found = bool(citations) or bool(drafted.get("fact_reply"))
+    return {
+        "draft": str(drafted.get("answer") or "").strip() if found else "",
+        "language": language,
+        "sources": [{"title": c["title"], "url": c["url"]} for c in citations],
+    }

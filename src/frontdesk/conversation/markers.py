@@ -32,12 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from frontdesk.conversation.state import (
-    DialogSupervision,
-    FormCollection,
-    merge_dialog_supervision,
-    merge_form_collection,
-)
+from frontdesk.conversation.reducers import merge_dialog_supervision, merge_form_collection
+from frontdesk.conversation.state import ChatUpdate
+from frontdesk.conversation.substates import DialogSupervision, FormCollection
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.schema import ProfilingForm
 
@@ -270,7 +267,7 @@ def replay_history(
     *,
     forms: Sequence[ProfilingForm] = (),
     booking_url: str = "",
-) -> dict[str, Any]:
+) -> ChatUpdate:
     """Rebuild the marker-driven state from a transcript, as the evaluator does.
 
     `messages` are (role, content) pairs, role "user" or "assistant", oldest first and

@@ -6,16 +6,12 @@ with the visitor's contact. The graph's routers (`routes.py`) and nodes call the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast, get_args
 
-from frontdesk.conversation.payload import Routing  # the widget renders by this vocabulary
-from frontdesk.conversation.route_table import (
-    ACT_REASONS,
-    ContactReply,
-    HandoffReason,
-    RedirectReason,
-)
-from frontdesk.conversation.state import ChatState, TeamMatch
+from frontdesk.conversation.route_table import ACT_REASONS
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.substates import TeamMatch
+from frontdesk.conversation.vocabulary import ContactReply, HandoffReason, RedirectReason, Routing
 from frontdesk.improvement.team_answers import is_team_document, team_language
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
 
@@ -243,8 +239,42 @@ LiveHandoff = Literal["ring", "after_hours", "no_operator"]
 
 
 # Turns after which the visitor waits for a person: they said yes to one, or answered the
-# question how the team can reach them (`ChatService` then rings the operators online).
+# question how the team can reach them (`after_kept_turn` then rings the operators online).
 LIVE_RING_REASONS = frozenset({"handoff_accepted", "contact_given", "contact_declined"})
+
+
+def after_kept_turn(route_reason: str | None) -> Literal["ring_operators", "done"]:
+    """What follows an answered turn once it is kept (`conversation/turn_ending.py`): the
+    operators online are rung when the visitor waits for a person. The handoff itself is
+    delivered as always, so nothing depends on someone joining."""
+    return "ring_operators" if route_reason in LIVE_RING_REASONS else "done"
+
+
+# Why `propose_handoff` runs: a handoff route's own reason, or on the answer path a person
+# offered beside a high-stakes answer, instead of one, or after a stall.
+ProposalReason = Literal[HandoffReason, ContactReply, "stall_accepted", "handoff_accepted"]
+PROPOSAL_REASONS: frozenset[str] = frozenset(get_args(ProposalReason))
+
+
+def proposal_reason(state: ChatState) -> ProposalReason:
+    """Why this turn proposes a person. On the ANSWER path: a high-stakes question gets a
+    person offered beside the procedure, or the full escalation when the documentation
+    had none; any other answer only reaches here through a stall."""
+    reason = state.get("route_reason")
+    if state.get("route") == "HANDOFF":
+        if reason not in PROPOSAL_REASONS:
+            raise ValueError(f"unknown handoff reason {reason!r}")
+        return cast(ProposalReason, reason)
+    if reason == "high_stakes":
+        answered = bool(state.get("citations")) and state.get("routing") != "cannot_answer"
+        return "high_stakes_offer" if answered else "high_stakes_question"
+    return "stall"
+
+
+def waits_for_yes(reason: ProposalReason) -> bool:
+    """Only an offer waits for the visitor's yes before it reaches the team: a stall, or a
+    person offered beside an answer (which keeps its citations and routing)."""
+    return reason in ("stall", "high_stakes_offer")
 
 
 def live_handoff_route(*, in_hours: bool, operators_online: int) -> LiveHandoff:

@@ -11,20 +11,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-# HUMAN: a person owns the conversation; the message was relayed to them, no bot answer.
-Route = Literal["ANSWER", "REDIRECT", "BOOKING", "HANDOFF", "BLOCKED", "HUMAN"]
-Routing = Literal[
-    "answered",
-    "partially_answered",
-    "followup",
-    "low_confidence",
-    "cannot_answer",
-    "high_stakes",
-    "out_of_scope",
-    "irrelevant",
-    "nonsense",
-]
-LeadLevel = Literal["hot", "warm", "cold"]
+from frontdesk.conversation.vocabulary import LeadLevel, Routing, TurnRoute
+
+# The vocabulary the widget renders by (`conversation/vocabulary.py`); HUMAN: a person owns
+# the conversation, the message was relayed to them, no bot answer.
+Route = TurnRoute
 
 
 class Citation(BaseModel):

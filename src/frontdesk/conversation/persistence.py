@@ -22,22 +22,19 @@ from typing import Any, Literal
 from sqlalchemy.orm import Session, sessionmaker
 
 from frontdesk.conversation.payload import TurnResult
-from frontdesk.conversation.spool import Spool, spooled_state
+from frontdesk.conversation.spool import Spool, SpoolRecord, spooled_state
 from frontdesk.conversation.spooled_sessions import SpooledKey, spooled_keys
-from frontdesk.handoff.outbox import (
-    complete_handoff,
-    enqueue_handoff,
-    handoff_channels,
-    record_lead_capture,
+from frontdesk.conversation.state import TurnValues
+from frontdesk.conversation.turn_effects import (
+    append_trace,
+    turn_decision,
+    turn_labels,
+    turn_side_effects,
 )
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.health import store_writes
-from frontdesk.store.repositories import (
-    ConversationRepository,
-    StoredTurn,
-    TraceRepository,
-)
+from frontdesk.store.repositories import StoredTurn
 from frontdesk.store.turn_log import TurnLogRepository
 
 log = logging.getLogger(__name__)
@@ -51,7 +48,7 @@ class TurnRecord:
     session_id: str
     message: str
     result: TurnResult
-    values: dict[str, Any]
+    values: TurnValues
     timings_ms: dict[str, float] = field(default_factory=dict)
     latency_ms: float = 0.0
     engine: str = "local"
@@ -92,7 +89,6 @@ __all__ = [
     "StoreUnavailableError",
     "TurnRecord",
     "TurnWriter",
-    "handoff_channels",
 ]
 
 
@@ -167,7 +163,7 @@ class TurnWriter:
         reply = StoredTurn(
             user_text=record.message,
             assistant_text=result.answer,
-            **_labels(result),
+            **turn_labels(result),
             language=result.language,
             details={
                 "citations": [c.model_dump() for c in result.citations],
@@ -197,7 +193,7 @@ class TurnWriter:
         partial: str,
         fallback: str,
         opened: OpenedTurn | None = None,
-        values: dict[str, Any] | None = None,
+        values: TurnValues | None = None,
     ) -> Kept:
         """A turn that failed midway; a handoff it had already proposed is still kept."""
         reply = StoredTurn(
@@ -207,7 +203,8 @@ class TurnWriter:
             routing="cannot_answer",
             details={"error": True},
         )
-        lead = str(((values or {}).get("handoff") or {}).get("lead_level") or "cold")
+        handoff = (values or {}).get("handoff")
+        lead = str((handoff.get("lead_level") if handoff else None) or "cold")
         return self._finish(site, session_id, message, opened, reply, values or {}, lead, None)
 
     def write_blocked(
@@ -255,7 +252,7 @@ class TurnWriter:
         message: str,
         opened: OpenedTurn | None,
         reply: StoredTurn,
-        values: dict[str, Any],
+        values: TurnValues,
         lead_level: str,
         record: TurnRecord | None,
     ) -> Kept:
@@ -272,8 +269,8 @@ class TurnWriter:
                     turn = log_repo.open_turn(site.id, session_id, message, key, reply.language)
                 log_repo.add_reply(site.id, session_id, turn, reply)
                 if record is not None:
-                    self._trace(session, record, turn)
-                self.side_effects(session, site, session_id, turn, message, values, lead_level)
+                    append_trace(session, record, turn)
+                turn_side_effects(session, site, session_id, turn, message, values, lead_level)
         except Exception as exc:
             if not isinstance(exc, StoreBacklogError):
                 store_writes.failed(exc)
@@ -313,7 +310,7 @@ class TurnWriter:
             return None
         return spooled_keys.get(self.spool.folder, site_id, session_id)
 
-    def _spool(self, record: dict[str, Any], cause: BaseException) -> None:
+    def _spool(self, record: SpoolRecord, cause: BaseException) -> None:
         if self.spool is None:
             raise StoreUnavailableError(f"the store cannot write: {cause}") from cause
         key = self._spooled_key(record["site_id"], record["session_id"])
@@ -331,144 +328,3 @@ class TurnWriter:
             )
             raise StoreUnavailableError(f"neither store nor spool can write: {exc}") from exc
         log.warning("kept %s %s in the spool", record["kind"], record["turn_key"])
-
-    def _trace(self, session: Session, record: TurnRecord, turn: int) -> None:
-        result = record.result
-        retrieval = record.values.get("retrieval") or {}
-        TraceRepository(session).append(
-            site_id=record.site.id,
-            session_id=record.session_id,
-            turn=turn,
-            **_labels(result),
-            engine=record.engine,
-            model=record.model,
-            prompt_version=record.prompt_version,
-            tokens_in=record.tokens_in,
-            tokens_out=record.tokens_out,
-            cost_usd=record.cost_usd,
-            latency_ms=round(record.latency_ms, 3),
-            nodes=[
-                *({"node": name, "ms": ms} for name, ms in record.timings_ms.items()),
-                *record.llm_calls,
-            ],
-            retrieval=[
-                {
-                    "chunk_id": c.get("chunk_id"),
-                    "doc_id": c.get("doc_id"),
-                    "score": c.get("score"),
-                }
-                for c in retrieval.get("chunks") or []
-            ],
-            citations=[c.model_dump() for c in result.citations],
-        )
-
-    def side_effects(
-        self,
-        session: Session,
-        site: SiteConfig,
-        session_id: str,
-        turn: int,
-        message: str,
-        values: dict[str, Any],
-        lead_level: str,
-    ) -> None:
-        """The handoff with its outbox rows and the captured lead, in the turn's
-        transaction (also when a spooled turn is replayed)."""
-        handoff = values.get("handoff")
-        if handoff and handoff.get("notify"):
-            # The visitor's answer to a contact question completes the handoff that asked.
-            completes = handoff.get("completes_turn") is not None
-            write = complete_handoff if completes else enqueue_handoff
-            write(
-                session,
-                site=site,
-                session_id=session_id,
-                turn=turn,
-                handoff={"lead_level": lead_level, **handoff},
-                values=values,
-                message=message,
-                language=str(values.get("language") or site.default_language),
-            )
-        capture = values.get("lead_capture")
-        if capture:
-            record_lead_capture(
-                session,
-                site=site,
-                session_id=session_id,
-                capture=capture,
-                level=lead_level,
-                form=(values.get("form_collection") or {}).get("collected_values"),
-                profile=values.get("visitor_profile"),
-            )
-
-    def history(self, site_id: str, session_id: str) -> list[dict[str, Any]]:
-        with self.sessions() as session:
-            return [
-                {
-                    "turn": m.turn,
-                    "role": m.role,
-                    "content": m.content,
-                    "route": m.route,
-                    "routing": m.routing,
-                    # The widget restores an answer with its source pills.
-                    "citations": (m.details or {}).get("citations") or [],
-                    "created_at": m.created_at.isoformat(),
-                }
-                for m in ConversationRepository(session).messages(site_id, session_id)
-            ]
-
-    def export(self, site_id: str, session_id: str) -> dict[str, Any]:
-        with self.sessions() as session:
-            traces = TraceRepository(session).for_session(site_id, session_id)
-            return {
-                "site_id": site_id,
-                "session_id": session_id,
-                "messages": self.history(site_id, session_id),
-                "traces": [
-                    {
-                        "turn": t.turn,
-                        "route": t.route,
-                        "routing": t.routing,
-                        "intent": t.intent,
-                        "latency_ms": t.latency_ms,
-                        "engine": t.engine,
-                        "model": t.model,
-                        "prompt_version": t.prompt_version,
-                        "tokens_in": t.tokens_in,
-                        "tokens_out": t.tokens_out,
-                        "cost_usd": t.cost_usd,
-                        "nodes": t.nodes,
-                        "citations": t.citations,
-                    }
-                    for t in traces
-                ],
-            }
-
-    def erase(self, site_id: str, session_id: str) -> bool:
-        with transaction(self.sessions) as session:
-            removed = ConversationRepository(session).delete(site_id, session_id)
-            traces = TraceRepository(session).delete_session(site_id, session_id)
-            return removed or traces > 0
-
-
-def turn_decision(values: dict[str, Any]) -> dict[str, Any]:
-    """Pure: why the turn went where it went, for the team. The intent label only names the
-    kind of message; whether it is about this business is the site's content's call
-    (`site_support`, when it was asked), and a conversation act is named as such."""
-    decision: dict[str, Any] = {"reason": values.get("route_reason")}
-    act = (values.get("intent") or {}).get("act")
-    if act:
-        decision["act"] = act
-    support = values.get("site_support")
-    if support:
-        decision["site_support"] = {
-            "supported": bool(support.get("supported")),
-            "score": support.get("score"),
-            "threshold": support.get("threshold"),
-        }
-    return decision
-
-
-def _labels(result: TurnResult) -> dict[str, Any]:
-    """How the turn was routed, as both the message and its trace record it."""
-    return {"route": result.route, "routing": result.routing, "intent": result.intent}

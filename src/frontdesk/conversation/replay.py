@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from frontdesk.conversation.persistence import TurnWriter
-from frontdesk.conversation.spool import Spool, run_replays
+from frontdesk.conversation.spool import Spool, SpoolRecord, run_replays
 from frontdesk.conversation.spooled_sessions import SESSION_RECORD, SpooledKey, store_claim
+from frontdesk.conversation.turn_effects import turn_side_effects
 from frontdesk.runtime import Runtime
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
@@ -34,7 +34,7 @@ def replay(writer: TurnWriter, spool: Spool, sites: dict[str, SiteConfig]) -> in
     written = 0
     with spool.take() as files:
         for path, records in files:
-            latest: dict[str, dict[str, Any]] = {}
+            latest: dict[str, SpoolRecord] = {}
             for rec in records:  # a turn record supersedes its message record
                 if rec["turn_key"] not in latest or rec["kind"] == "turn":
                     latest[rec["turn_key"]] = rec
@@ -51,12 +51,12 @@ def replay(writer: TurnWriter, spool: Spool, sites: dict[str, SiteConfig]) -> in
     return written
 
 
-def _claim(rec: dict[str, Any]) -> SpooledKey | None:
+def _claim(rec: SpoolRecord) -> SpooledKey | None:
     claim = rec.get("claim")
     return SpooledKey.from_record(rec["site_id"], rec["session_id"], claim) if claim else None
 
 
-def _replay_session_key(writer: TurnWriter, rec: dict[str, Any]) -> None:
+def _replay_session_key(writer: TurnWriter, rec: SpoolRecord) -> None:
     """A session key issued while the store could not write (its hash, never a secret)."""
     key = _claim(rec)
     if key is not None:
@@ -64,7 +64,7 @@ def _replay_session_key(writer: TurnWriter, rec: dict[str, Any]) -> None:
             store_claim(session, key)
 
 
-def _replay_one(writer: TurnWriter, site: SiteConfig, rec: dict[str, Any]) -> bool:
+def _replay_one(writer: TurnWriter, site: SiteConfig, rec: SpoolRecord) -> bool:
     key, session_id = rec["turn_key"], rec["session_id"]
     with transaction(writer.sessions) as session:
         claim = _claim(rec)
@@ -87,7 +87,7 @@ def _replay_one(writer: TurnWriter, site: SiteConfig, rec: dict[str, Any]) -> bo
         if rec["kind"] == "turn":
             reply = StoredTurn(user_text=rec["message"], **rec["reply"])
             log_repo.add_reply(site.id, session_id, turn, reply)
-            writer.side_effects(
+            turn_side_effects(
                 session,
                 site,
                 session_id,

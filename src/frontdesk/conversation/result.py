@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from frontdesk.conversation.payload import (
     CallToAction,
     Citation,
@@ -12,10 +10,11 @@ from frontdesk.conversation.payload import (
     Source,
     TurnResult,
 )
+from frontdesk.conversation.state import ChatUpdate, TurnValues
 from frontdesk.leads.qualification import QualificationState, lead_level
 
 
-def build_result(values: dict[str, Any], session_id: str) -> TurnResult:
+def build_result(values: TurnValues, session_id: str) -> TurnResult:
     low_confidence = bool(values.get("low_confidence")) and values.get("routing") == (
         "low_confidence"
     )
@@ -68,7 +67,7 @@ def build_result(values: dict[str, Any], session_id: str) -> TurnResult:
 
 
 # Fields that describe one turn only: reset at the start of every turn so nothing leaks.
-TURN_RESET: dict[str, Any] = {
+TURN_RESET: ChatUpdate = {
     "block": None,
     "route": None,
     "route_reason": None,

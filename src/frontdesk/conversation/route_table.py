@@ -8,50 +8,33 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Literal
 
 from frontdesk.appointments.changes import AppointmentChange
-from frontdesk.conversation.state import BookingStatus, Route
+from frontdesk.conversation.vocabulary import (
+    AnswerReason,
+    BookingReason,
+    BookingStatus,
+    ContactReply,
+    RedirectReason,
+    Route,
+    RouteReason,
+)
 from frontdesk.knowledge.search.acts import Act
-
-RedirectReason = Literal[
-    "hack",
-    "offtopic",
-    "other",
-    "nonsense",
-    "stop_booking",
-    "support",
-    # conversation acts, each with its own reply (`texts.yaml`, `act.*`)
-    "greeting",
-    "how_are_you",
-    "thanks",
-    "goodbye",
-    "yes",
-    "no",
-    "email",
-    "phone",
-]
-
 
 ACT_REASONS: frozenset[str] = frozenset(typing.get_args(Act))
 
 
-HandoffReason = Literal[
-    "explicit_request",
-    "hot_lead",
-    "stall",
-    "high_stakes",
-    "high_stakes_offer",
-    "high_stakes_question",
-    "llm_failure",
-]
-
-
-# The visitor's answer to "how can our team reach you?" (`contact_reply`).
-ContactReply = Literal["contact_given", "contact_declined", "contact_ask_again", "contact_open"]
-
-
-ANSWERABLE_INTENTS = frozenset({"LEARN", "CONTEXT", "SUPPORT"})
+# The intents the answer path takes, each its reason.
+ANSWERABLE_INTENTS: dict[str, AnswerReason] = {
+    "LEARN": "learn",
+    "CONTEXT": "context",
+    "SUPPORT": "support",
+}
+APPOINTMENT_CHANGE_REASONS: dict[AppointmentChange, BookingReason] = {
+    "cancel": "appointment_cancel",
+    "move": "appointment_move",
+    "ask": "appointment_ask",
+}
 
 
 # The classifier's business-independent "not about any company" label: before a message
@@ -148,9 +131,15 @@ class RouteInput:
 @dataclass(frozen=True)
 class RouteDecision:
     route: Route
-    reason: str
+    reason: RouteReason
     hack: bool = False  # increments hack_count
     booking_status: BookingStatus | None = None  # a change of the booking flow, if any
+
+
+# A writer that failed (provider error, first-token timeout, dropped stream) is not the
+# turn's failure: a person is offered (`routes.after_answer_writer`), with whatever text
+# had already reached the visitor.
+WRITER_FAILURE = RouteDecision("HANDOFF", "llm_failure")
 
 
 def decide_route(inp: RouteInput) -> RouteDecision:
@@ -177,7 +166,7 @@ def decide_route(inp: RouteInput) -> RouteDecision:
     if inp.appointment_change is not None:
         # Before high stakes: cancelling or moving one's own appointment is done, not
         # escalated, whatever the label ("I need to cancel my appointment" reads as support).
-        return RouteDecision("BOOKING", f"appointment_{inp.appointment_change}")
+        return RouteDecision("BOOKING", APPOINTMENT_CHANGE_REASONS[inp.appointment_change])
     if inp.appointment_reply and not inp.high_stakes:
         # A slot picked, the name and e-mail asked for, or another time named.
         return RouteDecision("BOOKING", "appointment_reply", booking_status=_start(inp))
@@ -228,7 +217,7 @@ def decide_route(inp: RouteInput) -> RouteDecision:
             return RouteDecision("ANSWER", "site_supported")
         if not offered and inp.states_topic and inp.site_strongly_supported:
             return RouteDecision("ANSWER", "site_supported")
-        reason = "stop_booking" if offered else "other"
+        reason: RedirectReason = "stop_booking" if offered else "other"
         return RouteDecision("REDIRECT", reason)
     if (
         inp.intent == "CONTEXT"
@@ -238,7 +227,7 @@ def decide_route(inp: RouteInput) -> RouteDecision:
         # A visitor describing their needs with strong interest gets the demo offer.
         return RouteDecision("BOOKING", "interest_threshold", booking_status="collecting")
     if inp.intent in ANSWERABLE_INTENTS:
-        return RouteDecision("ANSWER", inp.intent.lower())
+        return RouteDecision("ANSWER", ANSWERABLE_INTENTS[inp.intent])
     if inp.intent == "BOOKING":
         # A request labelled BOOKING that names no demo or sales and asks no question
         # ("I'd like to use encryption when sending mail", "send me the list of documents
@@ -296,7 +285,8 @@ def _conversation_act(inp: RouteInput) -> RouteDecision:
         return RouteDecision("BOOKING", "booking_requested", booking_status="collecting")
     if inp.act == "no" and inp.demo_proposed_last_turn:
         return RouteDecision("REDIRECT", "stop_booking")
-    return RouteDecision("REDIRECT", str(inp.act))
+    assert inp.act is not None  # `is_conversation_act`
+    return RouteDecision("REDIRECT", inp.act)
 
 
 def _start(inp: RouteInput) -> BookingStatus:

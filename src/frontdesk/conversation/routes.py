@@ -13,7 +13,7 @@ documentation has none), `after_answer_writer` (the writer failed) and
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from frontdesk.conversation.outcomes import team_answer_of
 from frontdesk.conversation.route_table import (
@@ -24,13 +24,11 @@ from frontdesk.conversation.route_table import (
     RouteInput,
     is_conversation_act,
 )
-from frontdesk.conversation.state import ChatState, Route
+from frontdesk.conversation.state import ChatState, booking_of, intent_of, qualification_flags
+from frontdesk.conversation.vocabulary import ROUTES, Block, LiveOwner, Route
 from frontdesk.engines.local.answering.text import guess_language, is_question, question_terms
 
-BLOCK_KINDS = frozenset({"hack", "spam", "length"})
-
-
-ROUTES: frozenset[str] = frozenset({"ANSWER", "REDIRECT", "BOOKING", "HANDOFF"})
+BLOCK_KINDS: frozenset[str] = frozenset(get_args(Block))
 
 
 # Nothing relevant found: one more search with an expanded query, then a clarifying question.
@@ -47,7 +45,7 @@ def _route(state: ChatState) -> Route:
     return route  # type: ignore[return-value]
 
 
-LIVE_OWNERS = frozenset({"bot", "waiting", "human", "closed"})
+LIVE_OWNERS: frozenset[str] = frozenset(get_args(LiveOwner))
 
 
 def after_abuse_gate(state: ChatState) -> Literal["detect_language", "human_relay", "__end__"]:
@@ -69,7 +67,7 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
     """An everyday request, or small talk asked as a question or stating a topic, waits
     for the site's content before it is refused; everything else is routed at once
     (keyboard mash and "thanks" need no search)."""
-    intent = state.get("intent") or {}
+    intent = intent_of(state)
     label = intent.get("label")
     if label is None:
         raise ValueError("no intent before routing")
@@ -77,7 +75,7 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
         return "intent_router"
     if label in SUPPORT_CHECKED_INTENTS:
         return "site_support_check"
-    text = state.get("input") or ""
+    text = state["input"]
     if (
         label in QUESTION_SUPPORT_CHECKED_INTENTS
         and (is_question(text) or states_a_topic(text))
@@ -90,8 +88,8 @@ def after_skill_selector(state: ChatState) -> Literal["site_support_check", "int
 def _act_alone(state: ChatState) -> bool:
     """A conversation act and nothing more (`is_conversation_act`): its reply needs no
     search, so the router decides at once."""
-    intent = state.get("intent") or {}
-    text = state.get("input") or ""
+    intent = intent_of(state)
+    text = state["input"]
     act = intent.get("act")
     if act is None:
         return False
@@ -114,13 +112,10 @@ def _decided_before_content(state: ChatState) -> bool:
     """The router decides this turn before the site's content has a say (a person asked
     for, a high-stakes matter, a booking being collected): its search is not waited for,
     so the fast path still cancels it."""
-    intent = state.get("intent") or {}
-    qualification = state.get("qualification") or {}
-    booking = state.get("booking") or {}
     return (
-        bool(qualification.get("explicit_human_request"))
-        or bool(intent.get("high_stakes"))
-        or booking.get("status") == "collecting"
+        bool(qualification_flags(state).get("explicit_human_request"))
+        or bool(intent_of(state).get("high_stakes"))
+        or booking_of(state).get("status") == "collecting"
     )
 
 

@@ -1,16 +1,13 @@
 """`ChatService`: runs turns through the graph — abuse gate first, persistence last.
 
 Persistence brackets the answer: the visitor's message is kept (store, else spool) before
-the first token goes out, and the finished turn after the graph. A lead (a handoff or a
-captured e-mail) that neither the store nor the spool could keep is mailed to the fallback
-address directly; the answer is held back until then. A lead kept outside the store ends
-its answer with a note saying so (`conversation/leads_in_outage.py`).
+the first token goes out (`conversation/graph_run.py`), and the finished turn after the
+graph (`conversation/turn_ending.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import time
@@ -19,20 +16,16 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
 
-from frontdesk.conversation.checkpoints import (
-    Checkpointer,
-    is_checkpoint_write_failure,
-    open_checkpointer,
-)
+from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext
+from frontdesk.conversation.exchange import exchange_messages
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
-from frontdesk.conversation.leads_in_outage import lead_kept_note, mail_owed_lead, owed_handoff
-from frontdesk.conversation.nodes.common import TEAM_MEMBER
-from frontdesk.conversation.outcomes import LIVE_RING_REASONS, live_handoff_route
+from frontdesk.conversation.graph_run import GraphRun
 from frontdesk.conversation.payload import (
     CompleteEvent,
     ErrorEvent,
@@ -42,15 +35,13 @@ from frontdesk.conversation.payload import (
     TurnResult,
     VisitorContext,
 )
-from frontdesk.conversation.persistence import (
-    OpenedTurn,
-    StoreUnavailableError,
-    TurnRecord,
-    TurnWriter,
-)
-from frontdesk.conversation.result import TURN_RESET, build_result
+from frontdesk.conversation.persistence import StoreUnavailableError, TurnWriter
+from frontdesk.conversation.result import TURN_RESET
 from frontdesk.conversation.spool import Spool
-from frontdesk.conversation.texts import say
+from frontdesk.conversation.state import ChatUpdate
+from frontdesk.conversation.transcripts import Transcripts
+from frontdesk.conversation.turn_ending import TurnEnding
+from frontdesk.conversation.vocabulary import LiveOwner
 from frontdesk.engines.base import Engines
 from frontdesk.engines.factory import SiteEngines
 from frontdesk.engines.llm.accounting import UsageMeter
@@ -63,9 +54,11 @@ from frontdesk.sites.registry import LoadedSite
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.takeover.desk import TakeoverDesk
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from frontdesk.appointments.desk import AppointmentDesk
+    from frontdesk.conversation.draft import DraftReply
 
-BLOCK_ROUTING = {"hack": "out_of_scope", "spam": "irrelevant", "length": "out_of_scope"}
+log = logging.getLogger(__name__)
 
 
 def thread_id(site_id: str, session_id: str) -> str:
@@ -95,13 +88,13 @@ class ChatService:
         )
         self.checkpoint_path = checkpoint_path or settings.data_dir / "checkpoints.db"
         self.writer = TurnWriter(runtime.sessions, Spool(settings.spool_path))
+        self.transcripts = Transcripts(runtime.sessions)
         self.enricher = Enricher(runtime.sessions, cache=enrichment_cache_for(settings))
         # Optional OpenTelemetry spans per stored turn, Langfuse callbacks per model call.
         self.exporter = build_exporter(settings)
         self.trace_callbacks = langfuse_callbacks(settings)
         self._graph: Any = None
-        self._draft_graph: Any = None
-        self._desks: dict[str, Any] = {}
+        self._desks: dict[str, AppointmentDesk] = {}
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
         # The wall clock of a turn (opening hours, handoff times); tests set a fixed one.
@@ -195,7 +188,7 @@ class ChatService:
             visitor=visitor,
         )
 
-    def appointment_desk(self, config: SiteConfig) -> Any:
+    def appointment_desk(self, config: SiteConfig) -> AppointmentDesk | None:
         """The site's appointment desk (one per site and file version), or None."""
         if config.calendar is None:
             return None
@@ -227,14 +220,41 @@ class ChatService:
     async def stream_turn(
         self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
     ) -> AsyncIterator[TurnEvent]:
+        run = await self._start_turn(site, session_id, message, visitor)
+        ending = TurnEnding(self, site, session_id, message, run)
+        try:
+            async for token in run.token_events():
+                yield token
+            await run.finished()
+            if run.values.get("block"):
+                yield await ending.blocked()
+            elif run.values.get("relayed"):
+                yield await ending.relayed()
+            else:
+                async for event in ending.answered():
+                    yield event
+        except StoreUnavailableError as exc:
+            yield ending.unkept(exc)
+        except Exception:
+            log.exception("turn failed", extra={"site": site.config.id, "session": session_id})
+            yield await ending.failed()
+        finally:
+            run.cancel()
+            cancelled = run.ctx.cancel_pending()
+            if cancelled:
+                log.debug("cancelled background work: %s", ", ".join(cancelled))
+
+    async def _start_turn(
+        self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
+    ) -> GraphRun:
+        """The graph started on the visitor's message, and the message being kept."""
         started = time.perf_counter()
         graph = await self.graph()
-        meter = UsageMeter()  # every model call of this turn reports here (accounting)
-        engines = self.engines_for(site)
+        meter = UsageMeter()
         # The local engine calls no model: no meter, so no handler for LangGraph to call
         # around every node.
-        metered = [] if engines.name == "local" else [meter]
-        config: dict[str, Any] = {
+        metered = [] if self.engines_for(site).name == "local" else [meter]
+        config: RunnableConfig = {
             "configurable": {"thread_id": thread_id(site.config.id, session_id)},
             "callbacks": [*metered, *self.trace_callbacks],
         }
@@ -243,241 +263,34 @@ class ChatService:
         ctx.operators_online = self._operators_online(site)
         ctx.session_id = session_id
         ctx.appointments = self.appointment_desk(site.config)
-        # Who owns the conversation (bot, or a person who joined): the graph's router
-        # decides from it whether the bot answers at all.
-        try:
-            owner = await asyncio.to_thread(self.live.owner_now, site.config.id, session_id)
-        except Exception as exc:  # the store is down: the turn still runs (and spools)
-            log.warning("conversation owner unknown (%s); the assistant answers", exc)
-            owner = "bot"
         # The abuse gate is the graph's first step (`nodes/gate.py`): the checkpoint is read
         # once per turn, by LangGraph.
-        turn_input = {
+        turn_input: ChatUpdate = {
             **TURN_RESET,
             "messages": [HumanMessage(content=message)],
             "input": message,
-            "live_owner": owner,
+            "live_owner": await self._owner(site, session_id),
         }
-        streamed: list[str] = []
-        values: dict[str, Any] = {}
-        # The graph runs as a task that puts reply tokens (LangGraph's "custom" stream,
-        # `nodes/common.emit`) on this queue and closes it with None; the queue tells
-        # the SSE layer whether the next token is already here (`TokenEvent.more`).
-        tokens: asyncio.Queue[str | None] = asyncio.Queue()
-
-        async def run_graph() -> None:
-            nonlocal values
-            try:
-                # One checkpoint per turn (at exit) instead of one per superstep: a turn
-                # that fails midway is retried whole, so intermediate checkpoints buy nothing.
-                async for mode, chunk in graph.astream(
-                    turn_input,
-                    config,
-                    context=ctx,
-                    stream_mode=["custom", "values"],
-                    durability="exit",
-                ):
-                    if mode == "custom":
-                        tokens.put_nowait(chunk["token"])
-                    else:
-                        values = chunk  # the last one is the state after finalize
-            finally:
-                tokens.put_nowait(None)
-
-        # The visitor's message is written while the graph starts, and awaited before the
-        # first token: nothing is answered that is not kept.
-        opening = asyncio.ensure_future(
-            asyncio.to_thread(
-                self.writer.open_turn,
-                site.config,
-                session_id,
-                message,
-                uuid.uuid4().hex,
-                visitor.page_url,
-                visitor.referrer,
-            )
-        )
-        opening.add_done_callback(lambda done: done.cancelled() or done.exception())
-        opened: OpenedTurn | None = None
-        # Neither the store nor the spool took the message: the answer is held back until
-        # the turn's lead, if it carries one, has been mailed to the team (else: an error).
-        unkept = False
-        run = asyncio.ensure_future(run_graph())
-        try:
-            while (token := await tokens.get()) is not None:
-                if not streamed:
-                    opened, unkept = await _kept_message(opening)
-                    ctx.timings_ms["first_token"] = round((time.perf_counter() - started) * 1000, 3)
-                streamed.append(token)
-                if not unkept:
-                    yield TokenEvent(content=token, more=not tokens.empty())
-            if not streamed:
-                opened, unkept = await _kept_message(opening)
-            try:
-                await run  # the graph's own failure, if any, is raised here
-            except Exception as exc:
-                answered = bool(values.get("answer")) and not values.get("block")
-                if not (answered and is_checkpoint_write_failure(exc)):
-                    raise
-                # The answer is out and only saving the checkpoint at exit failed (its
-                # database is full or gone): the turn is kept in the store or the spool like
-                # any other; the next turn starts from the previous checkpoint.
-                log.error("turn checkpoint not saved (%s); the turn is kept without it", exc)
-            if values.get("block"):
-                yield await self._blocked(site, session_id, message, values, opened)
-                return
-            if values.get("relayed"):
-                yield await self._relayed(site, session_id, message, values, opened)
-                return
-            result = build_result(values, session_id)
-            if not result.turn and opened and opened.turn:  # the state before finalize
-                result = result.model_copy(update={"turn": opened.turn})  # (checkpoint lost)
-            record = TurnRecord(
-                site=site.config,
-                session_id=session_id,
-                message=message,
-                result=result,
-                values=values,
-                timings_ms=dict(ctx.timings_ms),
-                latency_ms=(time.perf_counter() - started) * 1000,
-                engine=ctx.engines.name,
-                model=meter.usage.model,
-                prompt_version=ctx.engines.prompt_version,
-                tokens_in=meter.usage.tokens_in,
-                tokens_out=meter.usage.tokens_out,
-                cost_usd=meter.usage.cost_usd,
-                llm_calls=meter.usage.as_nodes(),
-            )
-            # Kept in the spool or mailed, a lead is noted but nobody can join the chat.
-            note = lead_kept_note(values, site.config) if owed_handoff(values) else ""
-            record.spooled_note = note
-            try:
-                kept: str = await asyncio.to_thread(self.writer.write, record, opened)
-            except StoreUnavailableError:
-                if not await self._mail_lead(site, session_id, message, values, opened):
-                    raise
-                kept = "mail"
-            if kept == "store":
-                self.exporter.export(record)  # only stored turns are exported
-            if unkept:  # held back until the turn was kept
-                yield TokenEvent(content="".join(streamed), more=kept != "store")
-            if kept != "store" and note:
-                yield TokenEvent(content="\n\n" + note, more=False)
-                result = result.model_copy(update={"answer": f"{result.answer}\n\n{note}"})
-            if values.get("route_reason") in LIVE_RING_REASONS:
-                # The visitor said yes to a person, or answered how the team can reach them:
-                # ring the operators online (business hours), else the visitor hears it
-                # goes the asynchronous way. The handoff itself is delivered as always, so
-                # nothing depends on someone joining.
-                try:
-                    await self.live.offer_person(site.config, session_id, policy=live_handoff_route)
-                except Exception:
-                    log.exception("ringing operators failed", extra={"site": site.config.id})
-            yield CompleteEvent(result=result)
-        except StoreUnavailableError as exc:
-            # Nothing could keep this turn: say so instead of acknowledging it.
-            log.error("turn not kept (%s)", exc, extra={"site": site.config.id})
-            text = say(
-                "error.fallback",
-                values.get("language") or site.config.default_language,
-                tone=site.config.tone,
-            )
-            yield ErrorEvent(code="store_unavailable", message=text)
-        except Exception:
-            log.exception("turn failed", extra={"site": site.config.id, "session": session_id})
-            text = say(
-                "error.fallback",
-                values.get("language") or site.config.default_language,
-                tone=site.config.tone,
-            )
-            if opened is None:  # the graph failed before the message was awaited
-                with contextlib.suppress(StoreUnavailableError):
-                    opened = await opening
-            try:
-                await asyncio.to_thread(
-                    self.writer.write_failure,
-                    site.config,
-                    session_id,
-                    message,
-                    "".join(streamed),
-                    text,
-                    opened,
-                    values,
-                )
-            except StoreUnavailableError:
-                await self._mail_lead(site, session_id, message, values, opened)
-            yield ErrorEvent(code="turn_failed", message=text)
-        finally:
-            run.cancel()  # the visitor went away mid-turn: stop the graph too (no-op if done)
-            cancelled = ctx.cancel_pending()
-            if cancelled:
-                log.debug("cancelled background work: %s", ", ".join(cancelled))
-
-    async def _mail_lead(
-        self,
-        site: LoadedSite,
-        session_id: str,
-        message: str,
-        values: dict[str, Any],
-        opened: OpenedTurn | None,
-    ) -> bool:
-        """The last path for a lead neither the store nor the spool could keep."""
-        return await mail_owed_lead(
-            self.runtime.settings,
+        open_turn = partial(
+            asyncio.to_thread,
+            self.writer.open_turn,
             site.config,
-            session_id=session_id,
-            turn=opened.turn if opened and opened.turn else 0,
-            key=opened.key if opened else uuid.uuid4().hex,
-            message=message,
-            values=values,
+            session_id,
+            message,
+            uuid.uuid4().hex,
+            visitor.page_url,
+            visitor.referrer,
         )
+        return GraphRun(graph, turn_input, config, ctx, meter, open_turn, started)
 
-    async def _blocked(
-        self,
-        site: LoadedSite,
-        session_id: str,
-        message: str,
-        values: dict[str, Any],
-        opened: OpenedTurn | None = None,
-    ) -> TurnEvent:
-        """A blocked turn cost no model or retrieval call, but is remembered."""
-        kind = values["block"]
-        result = TurnResult(
-            answer=values.get("answer") or "",
-            routing=BLOCK_ROUTING[kind],  # type: ignore[arg-type]
-            route="BLOCKED",
-            intent="HACK" if kind == "hack" else "OTHER",
-            language=values.get("language") or site.config.default_language,
-            session_id=session_id,
-            turn=int(values.get("turn_number") or 0),
-        )
-        await asyncio.to_thread(
-            self.writer.write_blocked, site.config, session_id, message, result, kind, opened
-        )
-        return CompleteEvent(result=result)
-
-    async def _relayed(
-        self,
-        site: LoadedSite,
-        session_id: str,
-        message: str,
-        values: dict[str, Any],
-        opened: OpenedTurn | None,
-    ) -> TurnEvent:
-        """A message a person will answer: kept in the transcript, no bot reply."""
-        result = TurnResult(
-            answer="",
-            routing="answered",
-            route="HUMAN",
-            intent="OTHER",
-            language=values.get("language") or site.config.default_language,
-            session_id=session_id,
-            turn=int(values.get("turn_number") or 0),
-        )
-        await asyncio.to_thread(
-            self.writer.write_relayed, site.config, session_id, message, result, opened
-        )
-        return RelayedEvent(result=result, event_id=int(values["relayed"]))
+    async def _owner(self, site: LoadedSite, session_id: str) -> LiveOwner:
+        """Who owns the conversation (bot, or a person who joined): the graph's router
+        decides from it whether the bot answers at all."""
+        try:
+            return await asyncio.to_thread(self.live.owner_now, site.config.id, session_id)
+        except Exception as exc:  # the store is down: the turn still runs (and spools)
+            log.warning("conversation owner unknown (%s); the assistant answers", exc)
+            return "bot"
 
     async def remember_exchange(
         self, site: LoadedSite, session_id: str, exchange: list[Any]
@@ -494,41 +307,18 @@ class ChatService:
         await graph.aupdate_state(config, {"messages": messages}, as_node=FINISHED_TURN_NODE)
         return len(messages)
 
-    async def draft_reply(self, site: LoadedSite, session_id: str, question: str) -> dict[str, Any]:
+    async def draft_reply(self, site: LoadedSite, session_id: str, question: str) -> DraftReply:
         """A suggested answer for an operator to edit, read as the assistant reads its
         answers (`conversation/draft.py`): with the conversation's history, in its
         language, from the site's facts or its pages. Nothing is stored or sent. An empty
         `draft`: nothing the site states fits the question."""
-        from frontdesk.conversation.draft import compile_draft_graph
-        from frontdesk.conversation.nodes.analysis import reply_language
+        from frontdesk.conversation.draft import draft_reply
 
         graph = await self.graph()
         config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
         conversation = (await graph.aget_state(config)).values
-        language = await reply_language(
-            question,
-            conversation.get("language"),
-            list(site.config.languages),
-            site.config.default_language,
-        )
-        if self._draft_graph is None:
-            self._draft_graph = compile_draft_graph()
-        drafted = await self._draft_graph.ainvoke(
-            {
-                "input": question,
-                "messages": list(conversation.get("messages") or []),
-                "language": language,
-                "retries": 0,
-            },
-            context=self.context(site, VisitorContext()),
-        )
-        citations = drafted.get("citations") or []
-        found = bool(citations) or bool(drafted.get("fact_reply"))
-        return {
-            "draft": str(drafted.get("answer") or "").strip() if found else "",
-            "language": language,
-            "sources": [{"title": c["title"], "url": c["url"]} for c in citations],
-        }
+        ctx = self.context(site, VisitorContext())
+        return await draft_reply(conversation, question, site.config, ctx)
 
     async def ask(
         self, site: LoadedSite, session_id: str, message: str, visitor: VisitorContext
@@ -545,13 +335,13 @@ class ChatService:
 
     # -- sessions ----------------------------------------------------------------------
     async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.writer.history, site.config.id, session_id)
+        return await asyncio.to_thread(self.transcripts.history, site.config.id, session_id)
 
     async def export(self, site: LoadedSite, session_id: str) -> dict[str, Any]:
         graph = await self.graph()
         config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
         state = (await graph.aget_state(config)).values
-        exported = await asyncio.to_thread(self.writer.export, site.config.id, session_id)
+        exported = await asyncio.to_thread(self.transcripts.export, site.config.id, session_id)
         exported["state"] = {
             key: state.get(key)
             for key in (
@@ -573,62 +363,9 @@ class ChatService:
         had_state = bool((await graph.aget_state({"configurable": {"thread_id": tid}})).values)
         assert self._checkpointer is not None
         await self._checkpointer.saver.adelete_thread(tid)
-        erased = await asyncio.to_thread(self.writer.erase, site.config.id, session_id)
+        erased = await asyncio.to_thread(self.transcripts.erase, site.config.id, session_id)
         live = await self.live.erase(site.config.id, session_id)
         return erased or had_state or live > 0
-
-
-TEAM_JOINED = "(a person from the team joined the chat)"
-
-
-def exchange_messages(exchange: list[Any]) -> list[AnyMessage]:
-    """The live log's messages as the bot's window reads them: the visitor's run of
-    messages, then the person's reply (the window pairs a visitor message with the
-    answer after it, so a person who spoke first is paired with a marker). Each reply
-    keeps who wrote it, so the bot can tell the team's words from its own."""
-    messages: list[AnyMessage] = []
-    visitor: list[str] = []
-    team: list[str] = []
-    member = ""
-
-    def flush() -> None:
-        if team:
-            messages.append(HumanMessage(content="\n".join(visitor) or TEAM_JOINED))
-            messages.append(
-                AIMessage(
-                    content="\n".join(team),
-                    name="operator",
-                    additional_kwargs={TEAM_MEMBER: member or "team"},
-                )
-            )
-        elif visitor:
-            messages.append(HumanMessage(content="\n".join(visitor)))
-        visitor.clear()
-        team.clear()
-
-    for event in exchange:
-        body = event.body or {}
-        text = str(body.get("text") or "")
-        if event.kind == "visitor_message":
-            if team:
-                flush()
-            visitor.append(text)
-        elif event.kind == "operator_message":
-            name = str(body.get("name") or event.author_name or "")
-            if team and name != member:
-                flush()
-            member = name
-            team.append(text)
-    flush()
-    return messages
-
-
-async def _kept_message(opening: asyncio.Future[OpenedTurn]) -> tuple[OpenedTurn | None, bool]:
-    """The visitor's kept message, or (None, True) when neither store nor spool took it."""
-    try:
-        return await opening, False
-    except StoreUnavailableError:
-        return None, True
 
 
 class TurnFailedError(RuntimeError):

@@ -30,7 +30,9 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict, cast
+
+from frontdesk.conversation.state import TurnValues
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +48,59 @@ SPOOLED_STATE_KEYS = (
 )
 
 
+class SpooledReply(TypedDict):
+    """The assistant's reply of a spooled turn, as `StoredTurn` takes it back."""
+
+    assistant_text: str
+    route: str | None
+    routing: str | None
+    intent: str | None
+    language: str | None
+    details: dict[str, object] | None
+
+
+class SpooledIdentity(TypedDict):
+    """`VerifiedIdentity.as_dict`: a visitor the site vouched for."""
+
+    user_id: str
+    email: str | None
+    name: str | None
+    verified: bool
+
+
+class SpooledClaim(TypedDict):
+    """A session key issued while the store could not write (its hash, never a secret)."""
+
+    secret_hash: str
+    created_at: str
+    identity: SpooledIdentity | None
+
+
+class SpoolRecord(TypedDict, total=False):
+    """One line of the spool: a visitor's message, a finished turn, or a session's key."""
+
+    kind: Literal["message", "turn", "session"]
+    turn_key: str
+    site_id: str
+    session_id: str
+    message: str
+    page: str
+    referrer: str
+    turn: int | None
+    reply: SpooledReply
+    lead_level: str
+    state: TurnValues  # `spooled_state`: what a replayed handoff or lead capture reads
+    claim: SpooledClaim  # the session its key won, when the key waits in the spool too
+    at: str
+
+
 class Spool:
     """Append-only JSON-lines files in `folder`, one per writing process."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: SpoolRecord) -> None:
         """Write one record durably (fsynced); raises OSError when it cannot."""
         line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
         created = not self.folder.exists()
@@ -85,7 +133,7 @@ class Spool:
         return sum(1 for _ in self.folder.glob("*.jsonl"))
 
     @contextlib.contextmanager
-    def take(self) -> Iterator[list[tuple[Path, list[dict[str, Any]]]]]:
+    def take(self) -> Iterator[list[tuple[Path, list[SpoolRecord]]]]:
         """The spooled files this replayer owns now, with their records; a file whose
         records were all written (the block exits without error) is deleted."""
         taken: list[tuple[Path, int]] = []
@@ -114,8 +162,8 @@ class Spool:
                 os.close(fd)
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    records = []
+def _records(path: Path) -> list[SpoolRecord]:
+    records: list[SpoolRecord] = []
     for number, line in enumerate(path.read_bytes().splitlines(), 1):
         if not line.strip():
             continue
@@ -135,9 +183,10 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def spooled_state(values: dict[str, Any]) -> dict[str, Any]:
+def spooled_state(values: TurnValues) -> TurnValues:
     """The part of the graph state a replayed handoff or lead capture needs."""
-    return {key: values[key] for key in SPOOLED_STATE_KEYS if values.get(key) is not None}
+    kept = {key: values.get(key) for key in SPOOLED_STATE_KEYS}
+    return cast(TurnValues, {key: value for key, value in kept.items() if value is not None})
 
 
 async def run_replays(replay: Any, every_s: float, stop: asyncio.Event | None = None) -> None:

@@ -22,11 +22,11 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Final, cast
 
 from sqlalchemy.orm import Session
 
-from frontdesk.conversation.spool import Spool
+from frontdesk.conversation.spool import Spool, SpooledClaim, SpooledIdentity
 from frontdesk.store.models import utcnow
 from frontdesk.store.repositories import ConversationRepository
 from frontdesk.store.widget import (
@@ -40,7 +40,7 @@ from frontdesk.store.widget import (
 
 log = logging.getLogger(__name__)
 
-SESSION_RECORD = "session"
+SESSION_RECORD: Final = "session"
 MAX_KEPT = 10_000  # keys this process remembers while the store is down
 
 
@@ -57,15 +57,15 @@ class SpooledKey:
     def live(self, ttl: timedelta) -> bool:
         return as_utc(self.created_at) + ttl > utcnow()
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> SpooledClaim:
         return {
             "secret_hash": self.secret_hash,
             "created_at": self.created_at.isoformat(),
-            "identity": self.identity.as_dict() if self.identity else None,
+            "identity": cast(SpooledIdentity, self.identity.as_dict()) if self.identity else None,
         }
 
     @classmethod
-    def from_record(cls, site_id: str, session_id: str, claim: dict[str, Any]) -> SpooledKey:
+    def from_record(cls, site_id: str, session_id: str, claim: SpooledClaim) -> SpooledKey:
         who = claim.get("identity") or None
         return cls(
             site_id=site_id,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from frontdesk.conversation.vocabulary import ROUTES
 from frontdesk.evals import metrics as m
 from frontdesk.evals.runner import Outcome, SearchOutcome
 from frontdesk.evals.text_scores import (
@@ -210,7 +211,7 @@ def graph_suite(
             for o in followups
         ]
         metrics["followup_hit@5"] = m.rounded(m.hit_at_k(ranks, 5))
-    route_labels = ("ANSWER", "REDIRECT", "BOOKING", "HANDOFF")
+    route_labels = ROUTES
     confusion = m.classification_report(
         [o.item.expected_output.route or "" for o in routed],
         [o.route or "" for o in routed],

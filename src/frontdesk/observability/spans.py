@@ -56,8 +56,9 @@ def _attributes(pairs: dict[str, Any]) -> dict[str, AttributeValue]:
 
 def turn_attributes(record: TurnRecord, *, content: bool = False) -> dict[str, AttributeValue]:
     result = record.result
-    chunks = [c for c in (record.values.get("retrieval") or {}).get("chunks") or [] if c]
-    handoff = record.values.get("handoff") or {}
+    retrieval = record.values.get("retrieval")
+    chunks = [c for c in (retrieval.get("chunks") or []) if c] if retrieval else []
+    handoff = record.values.get("handoff")
     pairs: dict[str, Any] = {
         "frontdesk.site": record.site.id,
         "session.id": record.session_id,
@@ -83,7 +84,7 @@ def turn_attributes(record: TurnRecord, *, content: bool = False) -> dict[str, A
         "frontdesk.citations.count": len(result.citations),
         "frontdesk.citations.doc_ids": [c.doc_id for c in result.citations],
         "frontdesk.lead.level": result.lead.level,
-        "frontdesk.handoff": bool(handoff.get("notify")),
+        "frontdesk.handoff": bool(handoff and handoff.get("notify")),
         "frontdesk.low_confidence": result.low_confidence,
     }
     if content:

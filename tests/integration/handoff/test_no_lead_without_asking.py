@@ -175,7 +175,7 @@ def chat_reason(chat: ChatService, session: str) -> str:
 
 
 def check(chat: ChatService, session: str, questions: list[str], name: str) -> None:
-    transcript = chat.writer.history("demo", session)
+    transcript = chat.transcripts.history("demo", session)
     said = [m["content"] for m in transcript if m["role"] == "assistant"]
     asked = any(question in reply for reply in said for question in questions)
     for what, contact in team_side(chat, session):

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 
 from frontdesk.conversation.payload import VisitorContext
-from frontdesk.conversation.state import merge_visitor_profile
+from frontdesk.conversation.reducers import merge_visitor_profile
 from frontdesk.enrichment import Enricher, EnrichmentCache, RedisEnrichmentCache, TtlCache
 from frontdesk.guard.redis import redis_client
 from frontdesk.handoff.dispatcher import Dispatcher

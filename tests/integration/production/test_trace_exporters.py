@@ -235,7 +235,7 @@ async def test_a_collector_that_is_down_never_touches_the_turn(service: ChatServ
         shutdown_s = time.perf_counter() - started
 
     assert (done.result.turn, again.result.turn) == (1, 2)
-    stored = service.writer.export("demo", session_id)
+    stored = service.transcripts.export("demo", session_id)
     assert [t["turn"] for t in stored["traces"]] == [1, 2]
     assert max(writer.export_s) < 0.1  # queued, not sent, on the turn's path
     assert shutdown_s < 10

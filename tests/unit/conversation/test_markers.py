@@ -19,7 +19,7 @@ from frontdesk.conversation.markers import (
     strip_markers,
     turns_since,
 )
-from frontdesk.conversation.state import merge_dialog_supervision
+from frontdesk.conversation.reducers import merge_dialog_supervision
 from frontdesk.sites.schema import FormField, FormGroup, ProfilingForm
 
 pytestmark = pytest.mark.unit

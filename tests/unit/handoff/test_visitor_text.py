@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.conversation.state import merge_form_collection, merge_visitor_profile
+from frontdesk.conversation.reducers import merge_form_collection, merge_visitor_profile
 from frontdesk.guard.visitor_text import clean_field, clean_fields, clean_text, clean_tree
 
 pytestmark = pytest.mark.unit

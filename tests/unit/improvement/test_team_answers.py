@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from frontdesk.conversation.outcomes import preferred_team_answer
-from frontdesk.conversation.state import TeamMatch
+from frontdesk.conversation.substates import TeamMatch
 from frontdesk.improvement.team_answers import (
     MAX_ANSWER_CHARS,
     MAX_DOCUMENT_TOKENS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from frontdesk.engines.local.answering.text import passage_units
+from frontdesk.engines.local.answering.units import passage_units
 from frontdesk.knowledge.web.extract import extract_page
 
 pytestmark = pytest.mark.unit

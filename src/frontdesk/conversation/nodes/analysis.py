@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from typing import cast
 
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.contact import contact_in, declines_contact
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.nodes.appointments import appointment_flags
+from frontdesk.conversation.nodes.appointment_flags import appointment_flags
 from frontdesk.conversation.nodes.common import (
     Update,
     history_turns,
@@ -20,11 +21,10 @@ from frontdesk.conversation.nodes.common import (
 )
 from frontdesk.conversation.nodes.skills import follow_up_context
 from frontdesk.conversation.outcomes import contact_reply
-from frontdesk.conversation.route_table import ContactReply, RouteInput, decide_route
+from frontdesk.conversation.route_table import RouteInput, decide_route
 from frontdesk.conversation.routes import states_a_topic
 from frontdesk.conversation.state import (
     ChatState,
-    InterestSignals,
     booking_of,
     intent_of,
     interest_of,
@@ -34,6 +34,8 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
+from frontdesk.conversation.substates import InterestSignals, Qualification
+from frontdesk.conversation.vocabulary import ContactReply
 from frontdesk.engines.base import IntentResult
 from frontdesk.engines.local.answering.parts import addresses_the_business
 from frontdesk.engines.local.answering.phrases import (
@@ -231,7 +233,7 @@ async def signals_detector(state: ChatState, runtime: Runtime[TurnContext]) -> U
                     "turn": turn,
                 },
             )
-        update["qualification"] = applied.state.model_dump(mode="json")
+        update["qualification"] = cast(Qualification, applied.state.model_dump(mode="json"))
     if found.email:
         update["visitor_profile"] = {"email": found.email}
     return update

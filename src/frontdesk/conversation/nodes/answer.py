@@ -23,15 +23,14 @@ from frontdesk.conversation.nodes.common import (
     site_say,
     timed,
 )
-from frontdesk.conversation.state import (
-    ChatState,
+from frontdesk.conversation.route_table import WRITER_FAILURE
+from frontdesk.conversation.state import ChatState, booking_of, interest_of, skills_of, turn_of
+from frontdesk.conversation.substates import (
     Evaluation,
     TeamMatch,
     Verification,
-    booking_of,
-    interest_of,
-    skills_of,
-    turn_of,
+    chunk_dump,
+    retrieval_dump,
 )
 from frontdesk.engines.base import AnswerRequest, SiteMeaning, WriterUnavailableError
 from frontdesk.engines.local.answering.parts import names_missing
@@ -107,7 +106,7 @@ async def grade_docs(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
         for chunk in kept
     ]
     return {
-        "graded_chunks": [chunk.model_dump(mode="json") for chunk in kept],
+        "graded_chunks": [chunk_dump(chunk) for chunk in kept],
         "team_match": team_match,
     }
 
@@ -184,7 +183,7 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     ctx.timings_ms["retry_search"] = ctx.timings_ms.get("retry_search", 0.0) + waited
     return {
         "search_query": query,
-        "retrieval": result.model_dump(mode="json"),
+        "retrieval": retrieval_dump(result),
         "retries": int(state.get("retries", 0)) + 1,
     }
 
@@ -193,9 +192,8 @@ async def retry_retrieval(state: ChatState, runtime: Runtime[TurnContext]) -> Up
 async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """The grounded answer, streamed with citations renumbered as the visitor sees them.
 
-    A writer that fails (provider errors, first-token timeout, dropped stream) is not the
-    turn's failure: the update says so and `routes.after_answer_writer` offers a person
-    (writer failure), with whatever text had already reached the visitor."""
+    A writer that fails is not the turn's failure: the update says so, with the route the
+    table gives a writer failure (`route_table.WRITER_FAILURE`)."""
     try:
         return await _write_answer(state, runtime)
     except WriterUnavailableError as exc:
@@ -207,8 +205,8 @@ async def answer_writer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             "answer": _CITATION_MARK.sub("", exc.partial).strip(),
             "citations": [],
             "writer_failed": True,
-            "route": "HANDOFF",
-            "route_reason": "llm_failure",
+            "route": WRITER_FAILURE.route,
+            "route_reason": WRITER_FAILURE.reason,
         }
 
 
@@ -249,7 +247,7 @@ async def _write_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
             answer, ordered, language=request.language, translates=ctx.engines.writer.translates
         ),
         # Later checks read [n] against this order, the one the visitor sees.
-        "graded_chunks": [chunk.model_dump(mode="json") for chunk in ordered],
+        "graded_chunks": [chunk_dump(chunk) for chunk in ordered],
         "low_confidence": low_confidence,
     }
 

@@ -2,126 +2,34 @@
 the name and e-mail asked for, the booking made in the team's calendar and the
 invitation sent; cancel and move in the same conversation.
 
-Which step a turn takes is `outcomes.appointment_step`; `appointment_flags` gives the
-intent router what it needs (pure). A calendar that fails is said so, and the wish
-becomes a lead with the time asked for (the e-mail flow takes over from there).
+Which step a turn takes is `outcomes.appointment_step`; `appointment_flags`
+(`nodes/appointment_flags.py`) gives the intent router what it needs. A calendar that
+fails is said so, and the wish becomes a lead with the time asked for (the e-mail flow
+takes over from there).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
 from frontdesk.appointments.calendar import CalendarError, Changed, NotFound, SlotTaken
-from frontdesk.appointments.changes import (
-    AppointmentChange,
-    appointment_change,
-    names_another_thing,
-)
 from frontdesk.appointments.contact import (
     Contact,
     ContactQuestion,
-    contact_name,
-    names_a_phone,
     picked_offer,
     read_contact,
 )
 from frontdesk.appointments.phones import without_phone
-from frontdesk.appointments.wishes import mentions_time, names_any, time_wish
+from frontdesk.appointments.wishes import mentions_time, time_wish
 from frontdesk.conversation import outcomes
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.nodes.appointment_flags import named_type
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say
-from frontdesk.conversation.state import (
-    AppointmentState,
-    Booking,
-    ChatState,
-    LeadCapture,
-    booking_of,
-    visitor_email,
-)
-from frontdesk.engines.local.signals import extract_email
+from frontdesk.conversation.state import ChatState, booking_of, visitor_email
+from frontdesk.conversation.substates import AppointmentState, Booking, LeadCapture
 from frontdesk.sites.calendar import AppointmentType
-from frontdesk.sites.schema import SiteConfig
-
-ASKING_INTENTS = frozenset({"LEARN", "SUPPORT"})
-
-
-def _type_names(site: SiteConfig) -> dict[str, AppointmentType]:
-    assert site.calendar is not None
-    return {
-        name: kind
-        for kind in site.calendar.appointment_types
-        for name in sorted(kind.name.values(), key=len, reverse=True)
-    }
-
-
-def named_type(text: str, site: SiteConfig) -> AppointmentType | None:
-    names = _type_names(site)
-    found = names_any(text, list(names))
-    return names[found] if found else None
-
-
-def change_asked(text: str, site: SiteConfig, intent: str) -> AppointmentChange | None:
-    """What a visitor whose appointment stands asks about it (`appointments.changes`). A
-    decline the intent model hears without a verb of cancelling ("I can't make it") and
-    that names nothing else gets the appointment and how to cancel it, not a cancellation
-    and not "I won't book anything"."""
-    names = list(_type_names(site))
-    change = appointment_change(text, names)
-    if change is None and intent == "STOP_BOOKING" and not names_another_thing(text, names):
-        return "ask"
-    return change
-
-
-class AppointmentFlags(TypedDict, total=False):
-    """`RouteInput`'s appointment fields."""
-
-    appointment_wish: bool
-    appointment_reply: bool
-    appointment_change: AppointmentChange | None
-
-
-def appointment_flags(
-    state: ChatState, site: SiteConfig, *, intent: str, language: str, now: Any, signals: set[str]
-) -> AppointmentFlags:
-    """`RouteInput`'s appointment fields for this message (none without a calendar)."""
-    if site.calendar is None:
-        return {}
-    text = state["input"]
-    appointment = booking_of(state).get("appointment") or {}
-    phase = appointment.get("phase")
-    zone = site.business_hours.hours().zone
-    names_type = named_type(text, site) is not None
-    timed = mentions_time(text, language, now, zone)
-    asks = text.rstrip().endswith(("?", "？"))
-    pricing = "pricing_interest" in signals
-    wish = (
-        phase != "failed"
-        and not pricing
-        and (
-            (names_type and (timed or not asks))
-            or (intent == "BOOKING" and (timed or "demo_interest" in signals or not asks))
-            or (phase == "booked" and timed and intent not in ASKING_INTENTS)
-        )
-    )
-    offered = appointment.get("offered") or []
-    picked = picked_offer(text, offered) is not None
-    reply = phase in ("offered", "contact") and (
-        picked or extract_email(text) is not None or (timed and intent not in ASKING_INTENTS)
-    )
-    if phase == "contact" and intent not in ASKING_INTENTS and contact_name(text, offered):
-        reply = True  # "Ada Lovelace": the name asked for
-    if phase == "contact" and site.calendar.ask_phone and names_a_phone(text, offered):
-        reply = True  # "+49 30 1234567" (or a try at it): the number asked for
-    return {
-        "appointment_wish": bool(wish),
-        "appointment_reply": bool(reply or (phase == "booked" and picked)),
-        # A time clicked to move to is that move, whatever the words of its label.
-        "appointment_change": (
-            change_asked(text, site, intent) if phase == "booked" and not picked else None
-        ),
-    }
 
 
 async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> Update:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, history_turns, language_of, timed
 from frontdesk.conversation.outcomes import strongly_supported_by_site, supported_by_site
-from frontdesk.conversation.state import ChatState, SiteSupport, collected_values
+from frontdesk.conversation.state import ChatState, collected_values
+from frontdesk.conversation.substates import SiteSupport, VisitorProfile, retrieval_dump
 from frontdesk.engines.local.answering.parts import question_parts
 from frontdesk.facts.answer import KIND_MARGINS, SMALL_TALK_KIND, asked_kind, kinds_found
 from frontdesk.facts.meaning import kind_scores
@@ -24,7 +25,14 @@ PART_PASSAGES = 2  # passages each question of a several-question message adds
 MAX_PASSAGES = 12
 
 
-async def _rewrite_and_search(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+class SearchFound(TypedDict):
+    """The background search's result, awaited by `retrieval_awaiter`."""
+
+    search_query: str
+    retrieval: RetrievalResult
+
+
+async def _rewrite_and_search(state: ChatState, runtime: Runtime[TurnContext]) -> SearchFound:
     ctx = runtime.context
     language = language_of(state, runtime)
     history = history_turns(state["messages"], ctx.context_window_turns)
@@ -76,7 +84,7 @@ async def enricher_task_starter(state: ChatState, runtime: Runtime[TurnContext])
     return {}
 
 
-async def _profile(state: ChatState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+async def _profile(state: ChatState, runtime: Runtime[TurnContext]) -> VisitorProfile:
     # The local engine's profile is what the visitor told us in forms; an LLM engine
     # may infer more. Either way it is background work awaited only when answering.
     return {key: value for key, value in collected_values(state).items() if value}
@@ -106,7 +114,7 @@ async def retrieval_awaiter(state: ChatState, runtime: Runtime[TurnContext]) -> 
     if found is None:  # never started (e.g. a replayed state): search now
         found = await _rewrite_and_search(state, runtime)
     result: RetrievalResult = found["retrieval"]
-    return {"search_query": found["search_query"], "retrieval": result.model_dump(mode="json")}
+    return {"search_query": found["search_query"], "retrieval": retrieval_dump(result)}
 
 
 @timed

@@ -4,8 +4,8 @@ the answer streams, and the citation list built from the final text."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from frontdesk.conversation.substates import CitationDump
 from frontdesk.engines.local.answering.text import passage_language
 from frontdesk.knowledge.models import RetrievedChunk
 
@@ -62,11 +62,11 @@ class CitationRenumberer:
 
 def citations_of(
     answer: str, chunks: list[RetrievedChunk], *, language: str = "", translates: bool = False
-) -> list[dict[str, Any]]:
+) -> list[CitationDump]:
     """The passages `[n]` cites. With the reply's `language`: each says the language its
     passage is written in, and whether the writer translated it (an LLM writer wording the
     reply in the visitor's language) or quoted it as written (`translated` false)."""
-    cited: list[dict[str, Any]] = []
+    cited: list[CitationDump] = []
     for number in sorted({int(n) for n in CITATION.findall(answer)}):
         if 1 <= number <= len(chunks):
             chunk = chunks[number - 1]

@@ -6,19 +6,20 @@ import functools
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import ChatState, ChatUpdate
+from frontdesk.conversation.substates import ChunkDump
 from frontdesk.conversation.texts import say
 from frontdesk.engines.base import Turn
 from frontdesk.knowledge.models import RetrievedChunk
 
-Update = dict[str, Any]
+Update = ChatUpdate  # what a node writes: a partial of the state
 # Where a message of the bot's window written by a person of the team keeps their name.
 TEAM_MEMBER = "team_member"
 _WORDS = re.compile(r"\w+")
@@ -133,7 +134,7 @@ def language_of(state: ChatState, runtime: Runtime[TurnContext]) -> str:
     return state.get("language") or runtime.context.site.default_language
 
 
-def chunks_from(items: Sequence[dict[str, Any]]) -> list[RetrievedChunk]:
+def chunks_from(items: Sequence[ChunkDump]) -> list[RetrievedChunk]:
     return [RetrievedChunk.model_validate(item) for item in items]
 
 

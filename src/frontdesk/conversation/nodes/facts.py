@@ -15,7 +15,8 @@ from langgraph.runtime import Runtime
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import citations_of
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
-from frontdesk.conversation.state import ChatState, Evaluation, FactReply, Verification
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.substates import Evaluation, FactReply, Verification, chunk_dump
 from frontdesk.facts.answer import (
     KIND_MARGINS,
     DateAsked,
@@ -181,7 +182,7 @@ async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
     return {
         "answer": answer,
         "citations": citations_of(answer, sources),
-        "graded_chunks": [chunk.model_dump(mode="json") for chunk in sources],
+        "graded_chunks": [chunk_dump(chunk) for chunk in sources],
         "low_confidence": False,
         "verification": Verification(claims=[], factuality_score=1.0),
         "evaluation": Evaluation(

@@ -31,10 +31,7 @@ from frontdesk.conversation.nodes.reach import (
 )
 from frontdesk.conversation.nodes.skills import next_profiling_question
 from frontdesk.conversation.state import (
-    Booking,
     ChatState,
-    Handoff,
-    Progress,
     booking_of,
     collected_values,
     dialog_of,
@@ -44,7 +41,9 @@ from frontdesk.conversation.state import (
     turn_of,
     visitor_email,
 )
+from frontdesk.conversation.substates import Booking, Handoff, Progress, SkillSelection
 from frontdesk.conversation.texts import TEXTS, say
+from frontdesk.conversation.vocabulary import ContactReply
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.leads.hours import NeverOpensError, is_business_hours, next_opening
 from frontdesk.leads.qualification import (
@@ -182,7 +181,7 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
         text = f"{thanks}\n\n{PROFILING_MARKER} {following[1]}"
     else:
         text = site_say(runtime, "profiling.done", language)
-        selection = dict(state.get("skill_selection") or {})
+        selection = state.get("skill_selection") or SkillSelection()
         update["skill_selection"] = {**selection, "skills": ["propose_demo"]}
     emit_words("booking_handler", text)
     update["answer"] = text
@@ -203,48 +202,29 @@ def _content_gating_email(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     }
 
 
-def handoff_reason(state: ChatState) -> str:
-    """Why this turn proposes a person. On the ANSWER path: a high-stakes question gets a
-    person offered beside the procedure, or the full escalation when the documentation
-    had none; any other answer only reaches here through a stall."""
-    if state.get("route") == "HANDOFF":
-        return str(state.get("route_reason"))
-    if state.get("route_reason") == "high_stakes":
-        answered = bool(state.get("citations")) and state.get("routing") != "cannot_answer"
-        return "high_stakes_offer" if answered else "high_stakes_question"
-    return "stall"
-
-
 # The reason a handoff record carries (the variants of one reason share it).
 _RECORD_REASON = {"high_stakes_offer": "high_stakes", "high_stakes_question": "high_stakes"}
-
-
-# Reasons whose proposal is added to an answer, which keeps its citations and routing.
-_BESIDE_ANSWER = frozenset({"stall", "high_stakes_offer"})
 
 
 @timed
 async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     """Stage 3 proposal: a reply suited to the reason, plus the handoff request."""
     language = language_of(state, runtime)
-    reason = handoff_reason(state)
+    reason = outcomes.proposal_reason(state)
     if reason == "stall_accepted":
         return _stall_accepted(state, runtime)
     if reason == "handoff_accepted":
         return await _handoff_accepted(state, runtime)
-    if reason in typing.get_args(route_table.ContactReply):
+    if reason in typing.get_args(ContactReply):
         when, in_hours = follow_up_commitment(runtime, language)
         # A state from before the question was kept: the answer is a handoff of its own.
         fallback = _handoff(state, runtime, "explicit_request", "accepted", in_hours)
         return contact_answer(state, runtime, reason, when=when, fallback=fallback)
-    if reason not in typing.get_args(route_table.HandoffReason):
-        raise ValueError(f"unknown handoff reason {reason!r}")
     when, in_hours = follow_up_commitment(runtime, language)
     if reason != "stall":
         # A same-day promise (hot lead, explicit request) uses the earlier cutoff.
         in_hours = business_hours_now(runtime, same_day=True)
-    # Only an offer waits for the visitor's yes: a stall, or a person beside an answer.
-    offer_only = reason in ("stall", "high_stakes_offer")
+    offer_only = outcomes.waits_for_yes(reason)
     step: outcomes.HandoffContact = "deliver"
     if not offer_only:
         step = outcomes.handoff_contact_step(
@@ -272,15 +252,17 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
             stage3_proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
         )
     )
-    progress_update = proposed._asdict()
+    progress_update: Progress = {
+        "stage": proposed.stage,
+        "turn_counter": proposed.turn_counter,
+        "stage3_proposals_issued": proposed.stage3_proposals_issued,
+    }
     if reason == "stall":
         progress_update["stall_offer_turn"] = turn_of(state)
     else:  # a "yes" or an email next turn accepts the proposal (`_handoff_accepted`)
-        progress_update.update(
-            handoff_offer_turn=turn_of(state),
-            handoff_offer_reason=_RECORD_REASON.get(reason, reason),
-            handoff_offer_notified=not offer_only,
-        )
+        progress_update["handoff_offer_turn"] = turn_of(state)
+        progress_update["handoff_offer_reason"] = _RECORD_REASON.get(reason, reason)
+        progress_update["handoff_offer_notified"] = not offer_only
     handoff = _handoff(
         state,
         runtime,
@@ -298,7 +280,7 @@ async def propose_handoff(state: ChatState, runtime: Runtime[TurnContext]) -> Up
         # A stall only becomes a lead when the visitor accepts and leaves an email.
         "handoff": handoff,
     }
-    if reason not in _BESIDE_ANSWER:
+    if not offer_only:
         update["routing"] = outcomes.handoff_routing(reason)  # type: ignore[arg-type]
         update["citations"] = []
     return update

@@ -7,15 +7,8 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, chunks_from, language_of, timed
-from frontdesk.conversation.state import (
-    CallToAction,
-    ChatState,
-    Progress,
-    booking_of,
-    progress_of,
-    skills_of,
-    turn_of,
-)
+from frontdesk.conversation.state import ChatState, booking_of, progress_of, skills_of, turn_of
+from frontdesk.conversation.substates import CallToAction, Progress
 from frontdesk.leads.qualification import stall_check as check_stall
 
 YES_NO: dict[str, tuple[str, str]] = {

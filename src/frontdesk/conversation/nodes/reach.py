@@ -16,14 +16,13 @@ from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say
 from frontdesk.conversation.state import (
     ChatState,
-    Handoff,
-    Progress,
     progress_of,
     qualification_of,
     turn_of,
     visitor_email,
     visitor_phone,
 )
+from frontdesk.conversation.substates import Handoff, Progress
 from frontdesk.leads.hours import is_business_hours
 from frontdesk.leads.qualification import lead_level
 

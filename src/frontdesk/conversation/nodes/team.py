@@ -15,7 +15,8 @@ from frontdesk.conversation.nodes.common import (
     site_say,
     timed,
 )
-from frontdesk.conversation.state import ChatState, Evaluation, Verification
+from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.substates import Evaluation, Verification, chunk_dump
 from frontdesk.improvement.team_answers import answer_part
 
 
@@ -29,7 +30,7 @@ async def team_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
     return {
         "answer": answer,
         "citations": citations_of(answer, [chosen]),
-        "graded_chunks": [chosen.model_dump(mode="json")],
+        "graded_chunks": [chunk_dump(chosen)],
         "low_confidence": False,
         "verification": Verification(claims=[], factuality_score=1.0),
         "evaluation": Evaluation(

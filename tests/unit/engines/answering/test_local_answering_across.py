@@ -20,12 +20,12 @@ from frontdesk.engines.local.answering.phrases import (
 )
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick, ends_with, joins, shares
 from frontdesk.engines.local.answering.text import (
-    Unit,
     passage_language,
     proper_names,
     question_terms,
     term_set,
 )
+from frontdesk.engines.local.answering.units import Unit
 from frontdesk.engines.local.answering.verifier import extract_claims
 
 pytestmark = pytest.mark.unit

@@ -21,7 +21,7 @@ from frontdesk.engines.local.answering.meaning import (
 )
 from frontdesk.engines.local.answering.phrases import NOT_FOUND, WEAK_LEAD_IN, phrase
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
-from frontdesk.engines.local.answering.text import Unit
+from frontdesk.engines.local.answering.units import Unit
 from frontdesk.text.embedding import Matrix
 
 pytestmark = pytest.mark.unit

@@ -7,7 +7,7 @@ from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering import LocalAnswerWriter, LocalClaimVerifier
 from frontdesk.engines.local.answering.phrases import FOREIGN_LEAD_IN, NOT_FOUND, PARTS_UNKNOWN
 from frontdesk.engines.local.answering.quoting import with_citation
-from frontdesk.engines.local.answering.text import split_claims
+from frontdesk.engines.local.answering.units import split_claims
 
 pytestmark = pytest.mark.unit
 

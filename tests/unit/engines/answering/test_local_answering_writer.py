@@ -25,7 +25,7 @@ from frontdesk.engines.local.answering.phrases import (
     foreign_lead_in,
     phrase,
 )
-from frontdesk.engines.local.answering.text import split_claims
+from frontdesk.engines.local.answering.units import split_claims
 from frontdesk.knowledge.models import RetrievedChunk
 
 pytestmark = pytest.mark.unit
@@ -200,7 +200,7 @@ async def test_elliptical_follow_up_to_a_pricing_question_is_deflected() -> None
 
 
 def test_table_cut_mid_row_by_the_chunker_becomes_rows_not_one_long_sentence() -> None:
-    from frontdesk.engines.local.answering.text import passage_units
+    from frontdesk.engines.local.answering.units import passage_units
 
     tail = (
         "(retained 1 year) | No | No | Yes | | Uptime commitment | 99.5% target | "

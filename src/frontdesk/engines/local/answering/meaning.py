@@ -42,7 +42,7 @@ import numpy as np
 
 from frontdesk.engines.base import SiteMeaning
 from frontdesk.engines.local.answering.quoting import MIN_MATCH, Pick
-from frontdesk.engines.local.answering.text import passage_units
+from frontdesk.engines.local.answering.units import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.knowledge.search.query import unshouted
 

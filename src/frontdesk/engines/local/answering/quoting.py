@@ -29,16 +29,15 @@ from frontdesk.engines.base import AnswerRequest
 from frontdesk.engines.local.answering.parts import QuestionPart
 from frontdesk.engines.local.answering.phrases import PARTS_UNKNOWN, phrase
 from frontdesk.engines.local.answering.text import (
-    Unit,
     chunk_terms,
     codes,
     heading_terms,
     in_other_script,
-    passage_units,
     question_terms,
     term_set,
     words,
 )
+from frontdesk.engines.local.answering.units import Unit, passage_units
 from frontdesk.knowledge.models import RetrievedChunk
 
 _TERMINAL = re.compile(r"([.!?…]+[\"'»”)]*)$")

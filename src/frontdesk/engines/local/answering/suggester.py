@@ -36,11 +36,11 @@ from frontdesk.engines.local.answering.text import (
     cited_indices,
     guess_language,
     in_other_script,
-    passage_units,
     plain,
     term_set,
     words,
 )
+from frontdesk.engines.local.answering.units import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.text.stopwords import ALL_STOPWORDS
 

@@ -35,14 +35,13 @@ from frontdesk.engines.local.answering.text import (
     cited_indices,
     coverage,
     guess_language,
-    passage_units,
     plain,
-    split_claims,
     split_sentences,
     strip_citations,
     term_set,
     words,
 )
+from frontdesk.engines.local.answering.units import passage_units, split_claims
 from frontdesk.knowledge.models import RetrievedChunk
 from frontdesk.text.embedding import Embedder
 

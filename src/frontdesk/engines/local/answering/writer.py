@@ -84,11 +84,11 @@ from frontdesk.engines.local.answering.rewrite import refers_back
 from frontdesk.engines.local.answering.text import (
     cited_indices,
     passage_language,
-    passage_units,
     proper_names,
     question_terms,
     term_set,
 )
+from frontdesk.engines.local.answering.units import passage_units
 from frontdesk.knowledge.models import RetrievedChunk
 
 __all__ = ["LocalAnswerWriter", "cited_indices", "stream_pieces"]

@@ -19,7 +19,7 @@ TurnRoute = Literal[Route, "BLOCKED", "HUMAN"]
 ROUTES: tuple[Route, ...] = get_args(Route)
 TURN_ROUTES: tuple[TurnRoute, ...] = get_args(TurnRoute)
 
-# The routing value of a turn (seed 003): how well it was answered, and why not.
+# The routing value of a turn: how well it was answered, and why not.
 Routing = Literal[
     "answered",
     "partially_answered",

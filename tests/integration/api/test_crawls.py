@@ -24,7 +24,10 @@ pytestmark = pytest.mark.integration
 
 
 def test_admin_api_syncs_the_demo_website(api: Api) -> None:
-    server_app = create_app(api.runtime.settings, api.runtime, ScriptedBackend())
+    # The page server only serves /demo-site/: it follows no site files, or its follower
+    # would serve acme's file again in place of the knowledge settings this test gives it.
+    quiet = api.runtime.settings.model_copy(update={"sites_follow_s": 0})
+    server_app = create_app(quiet, replace(api.runtime, settings=quiet), ScriptedBackend())
     server = LiveServer(server_app)
     start_url = f"{server.url}/demo-site/"
     knowledge = KnowledgeConfig.model_validate(

@@ -49,11 +49,12 @@ def start_server(log_path: Path) -> LlamaServer:
             pytest.fail(message)
         pytest.skip(message)
     port = free_port()
-    # Both cores for generation: the test waits on the server, so nothing else needs them.
+    # One generating thread: with two, each layer waits for the core the test process
+    # (streaming, checking) is using, and a run took minutes instead of seconds.
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-        "--n_threads", "2", "--n_threads_batch", "2",
+        "--n_threads", "1", "--n_threads_batch", "2",
     ]  # fmt: skip
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # no spinning on a shared machine
     with log_path.open("wb") as log:

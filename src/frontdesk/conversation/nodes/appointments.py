@@ -10,7 +10,7 @@ takes over from there).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from langgraph.runtime import Runtime
 
@@ -31,12 +31,15 @@ from frontdesk.conversation.state import ChatState, booking_of, visitor_email
 from frontdesk.conversation.substates import AppointmentState, Booking, LeadCapture
 from frontdesk.sites.calendar import AppointmentType
 
+if TYPE_CHECKING:
+    from frontdesk.appointments.desk import AppointmentDesk, SlotOffer
+
 
 async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ctx = runtime.context
     desk = ctx.appointments
     booking: Booking = {**booking_of(state)}
-    appointment: dict[str, Any] = dict(booking.get("appointment") or {})
+    appointment = (booking.get("appointment") or AppointmentState()).copy()
     # A reply such as "Ada Lovelace, ada@example.org" says little about its language:
     # the appointment goes on in the language it was asked for in.
     language = appointment.get("language") or language_of(state, runtime)
@@ -45,7 +48,11 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
     picked = picked_offer(text, offered)
     ask_phone = ctx.site.calendar is not None and ctx.site.calendar.ask_phone
     contact = read_contact(
-        text, offered, appointment, ask_phone=ask_phone, email_known=visitor_email(state) or ""
+        text,
+        offered,
+        _known_contact(appointment),
+        ask_phone=ask_phone,
+        email_known=visitor_email(state) or "",
     )
     zone = ctx.site.business_hours.hours().zone
     # A phone number's digits are no time of day ("030 1234567" is not 10:30).
@@ -69,9 +76,9 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
         elif step == "ask_contact":
             if ask_phone and contact.name and contact.email:
                 # Name and e-mail given, the number missing: the next reply may be it alone.
-                appointment.update({k: v for k, v in _parts(contact).items() if v})
+                appointment.update(_given(contact))
             if picked is not None:
-                appointment.update(phase="contact", chosen=picked)
+                appointment.update({"phase": "contact", "chosen": picked})
                 key = "appointment.ask_contact_phone" if ask_phone else "appointment.ask_contact"
                 answer = site_say(runtime, key, language, slot=picked["label"])
             else:
@@ -87,7 +94,7 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
             answer = await _move(state, runtime, appointment, kind, picked, update)
         elif step == "cancel":
             answer = await _cancel(runtime, appointment, booking, language)
-            appointment = {}
+            appointment = AppointmentState()
         else:
             answer = site_say(
                 runtime,
@@ -100,7 +107,7 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
         answer = _unavailable(
             runtime, appointment, booking, kind, text, contact.email, update, language
         )
-    booking["appointment"] = cast(AppointmentState, appointment)
+    booking["appointment"] = appointment
     emit_words("booking_handler", answer)
     update.update({"answer": answer, "booking": booking})
     return update
@@ -115,23 +122,40 @@ _CONTACT_QUESTIONS: dict[tuple[ContactQuestion, bool], str] = {
 }
 
 
-def _parts(contact: Contact) -> dict[str, str]:
-    return {"name": contact.name, "email": contact.email, "phone": contact.phone}
+def _known_contact(appointment: AppointmentState) -> dict[str, str]:
+    """The contact parts earlier replies gave (`read_contact`'s `known`)."""
+    return {
+        "name": appointment.get("name", ""),
+        "email": appointment.get("email", ""),
+        "phone": appointment.get("phone", ""),
+    }
 
 
-def _kind(desk: Any, kind_id: str | None) -> AppointmentType:
+def _given(contact: Contact) -> AppointmentState:
+    """The parts of the contact the reply gave (an empty part is left out)."""
+    given = AppointmentState()
+    if contact.name:
+        given["name"] = contact.name
+    if contact.email:
+        given["email"] = contact.email
+    if contact.phone:
+        given["phone"] = contact.phone
+    return given
+
+
+def _kind(desk: AppointmentDesk, kind_id: str | None) -> AppointmentType:
     kinds: list[AppointmentType] = desk.kinds
     return next((k for k in kinds if k.id == kind_id), kinds[0])
 
 
-def _labels(offers: list[Any]) -> str:
+def _labels(offers: list[SlotOffer]) -> str:
     return ", ".join(offer.label for offer in offers)
 
 
 async def _offer(
     state: ChatState,
     runtime: Runtime[TurnContext],
-    appointment: dict[str, Any],
+    appointment: AppointmentState,
     kind: AppointmentType,
     update: Update,
 ) -> str:
@@ -142,15 +166,17 @@ async def _offer(
     offers, met = await ctx.appointments.offer(kind, wish, ctx.now, language)
     name = kind.name_in(language)
     if not offers:
-        appointment.update(phase="failed", kind=kind.id, wish=state["input"][:200])
+        appointment.update({"phase": "failed", "kind": kind.id, "wish": state["input"][:200]})
         return site_say(runtime, "appointment.none", language, kind=name)
     if appointment.get("phase") != "booked":
         appointment["phase"] = "offered"
     appointment.update(
-        kind=kind.id,
-        offered=[offer.__dict__ for offer in offers],
-        wish=state["input"][:200],
-        language=language,
+        {
+            "kind": kind.id,
+            "offered": [offer.__dict__ for offer in offers],
+            "wish": state["input"][:200],
+            "language": language,
+        }
     )
     update["suggested_answers"] = [offer.label for offer in offers]
     key = "appointment.offer" if met else "appointment.offer_instead"
@@ -160,7 +186,7 @@ async def _offer(
 async def _book(
     state: ChatState,
     runtime: Runtime[TurnContext],
-    appointment: dict[str, Any],
+    appointment: AppointmentState,
     booking: Booking,
     kind: AppointmentType,
     chosen: dict[str, str],
@@ -187,7 +213,14 @@ async def _book(
         return await _taken(state, runtime, appointment, kind, offer, update)
     label = offer.label
     appointment.update(
-        phase="booked", uid=booked.uid, start=offer.start, label=label, name=name, email=email
+        {
+            "phase": "booked",
+            "uid": booked.uid,
+            "start": offer.start,
+            "label": label,
+            "name": name,
+            "email": email,
+        }
     )
     if phone:
         appointment["phone"] = phone
@@ -218,9 +251,9 @@ async def _book(
 async def _taken(
     state: ChatState,
     runtime: Runtime[TurnContext],
-    appointment: dict[str, Any],
+    appointment: AppointmentState,
     kind: AppointmentType,
-    lost: Any,
+    lost: SlotOffer,
     update: Update,
 ) -> str:
     """Somebody else was faster: the next free slots, the lost one left out."""
@@ -229,7 +262,7 @@ async def _taken(
     offers, _ = await ctx.appointments.offer(
         kind, None, ctx.now, language, skip=frozenset({lost.start})
     )
-    appointment.update(offered=[o.__dict__ for o in offers])
+    appointment["offered"] = [o.__dict__ for o in offers]
     if appointment.get("phase") != "booked":
         appointment["phase"] = "offered"
     appointment.pop("chosen", None)
@@ -240,7 +273,7 @@ async def _taken(
 async def _move(
     state: ChatState,
     runtime: Runtime[TurnContext],
-    appointment: dict[str, Any],
+    appointment: AppointmentState,
     kind: AppointmentType,
     picked: dict[str, str],
     update: Update,
@@ -255,16 +288,17 @@ async def _move(
     except SlotTaken:
         return await _taken(state, runtime, appointment, kind, offer, update)
     except NotFound:
-        appointment.clear()
+        # Gone from the calendar (cancelled from the invitation's link): start afresh.
+        cast("dict[str, object]", appointment).clear()
         return await _offer(state, runtime, appointment, kind, update)
     except Changed:
         # Moved from the invitation's link meanwhile: say where it is now.
         current = await ctx.appointments.get(appointment.get("uid", ""))
         label = slot_label(current.start, ctx.site, language)
-        appointment.update(start=current.start.isoformat(), label=label)
+        appointment.update({"start": current.start.isoformat(), "label": label})
         appointment.pop("offered", None)
         return site_say(runtime, "appointment.moved", language, slot=label)
-    appointment.update(start=offer.start, label=offer.label)
+    appointment.update({"start": offer.start, "label": offer.label})
     appointment.pop("offered", None)
     answer = site_say(runtime, "appointment.moved", language, slot=offer.label)
     if await ctx.appointments.send(moved, "REQUEST"):
@@ -274,7 +308,7 @@ async def _move(
 
 
 async def _cancel(
-    runtime: Runtime[TurnContext], appointment: dict[str, Any], booking: Booking, language: str
+    runtime: Runtime[TurnContext], appointment: AppointmentState, booking: Booking, language: str
 ) -> str:
     desk = runtime.context.appointments
     try:
@@ -289,7 +323,7 @@ async def _cancel(
 
 def _unavailable(
     runtime: Runtime[TurnContext],
-    appointment: dict[str, Any],
+    appointment: AppointmentState,
     booking: Booking,
     kind: AppointmentType,
     text: str,
@@ -300,7 +334,7 @@ def _unavailable(
     """The calendar failed: say so, and keep the wish as a lead with the time asked for."""
     chosen = appointment.get("chosen") or {}
     wish = chosen.get("label") or appointment.get("wish") or text[:200]
-    appointment.update(phase="failed", kind=kind.id, wish=wish)
+    appointment.update({"phase": "failed", "kind": kind.id, "wish": wish})
     booking.update({"status": "collecting", "asked_email": True})
     update["lead_capture"] = LeadCapture(
         capture_context="appointment_request",

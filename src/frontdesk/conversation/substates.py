@@ -6,13 +6,15 @@ readable by any LangGraph version, typed for the code that reads them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from frontdesk.conversation.vocabulary import BookingStatus, ContactStatus
 from frontdesk.engines.base import Intent as IntentLabel
-from frontdesk.facts.model import FactKind
+from frontdesk.facts.model import FactKind, FactOrigin, PageRegion
 from frontdesk.knowledge.models import RetrievalResult, RetrievalStatus, RetrievedChunk
 from frontdesk.knowledge.search.acts import Act
+from frontdesk.leads.qualification import ConfidenceLevel, Dimension, SignalType
 
 # Visitor-supplied values (enrichment fields, answers to configured form fields): their
 # keys are the site's own, so these stay open dicts. Their reducers clean every string
@@ -29,16 +31,48 @@ class TeamRecall(TypedDict):
     text: str
 
 
+class SiteFactDump(TypedDict):
+    """`facts.model.SiteFact` as a dict (`dataclasses.asdict`)."""
+
+    kind: FactKind
+    value: str
+    origin: FactOrigin
+    position: int
+    region: PageRegion
+    label: str
+    weekday: int | None
+    # (opens, closes) pairs: tuples as written, lists once the checkpoint stored them.
+    ranges: Sequence[Sequence[str]]
+    note: str
+    amount: str
+    currency: str
+    doc_id: str
+    url: str
+    title: str
+    author: str
+    corrected_at: str
+    corrects: str
+
+
+class DateDump(TypedDict):
+    """`facts.answer.DateAsked` as a dict, its day an ISO date."""
+
+    offset: int
+    day: str
+    holiday: str
+    closed: bool
+
+
 class FactReply(TypedDict):
     """The site's facts that answer this turn's question (`nodes/facts.py`): their kind,
-    the weekdays asked about, and the facts (`SiteFact` as a dict)."""
+    the weekdays asked about, and the facts."""
 
     kind: FactKind
     days: list[int]
-    facts: list[dict[str, Any]]
-    # Dates named relative to today ("heute", "tomorrow"), as `facts.answer.DateAsked`
-    # dicts (ISO date, holiday name, closure) on the site's wall clock.
-    dates: NotRequired[list[dict[str, Any]]]
+    facts: list[SiteFactDump]
+    # Dates named relative to today ("heute", "tomorrow") on the site's wall clock, with
+    # what the site file says of them (a public holiday's name, a closure).
+    dates: NotRequired[list[DateDump]]
     # [month, day] of each date or month the question names that the page states an
     # exception for (day 0: the whole month).
     on: NotRequired[list[list[int]]]
@@ -61,19 +95,29 @@ class InterestSignals(TypedDict, total=False):
     history: list[str]
 
 
+class SignalDump(TypedDict):
+    """`leads.qualification.SignalEntry` as JSON: one entry of the signal log."""
+
+    dimension: Dimension
+    level: Literal["partially_confirmed", "confirmed"]
+    signal_type: SignalType
+    evidence: str
+    turn_index: int
+
+
 class Qualification(TypedDict, total=False):
     """`QualificationState` as JSON; read it back with `qualification_of`."""
 
-    problem_fit: str
-    authority_fit: str
-    company_fit: str
-    timing_fit: str
+    problem_fit: ConfidenceLevel
+    authority_fit: ConfidenceLevel
+    company_fit: ConfidenceLevel
+    timing_fit: ConfidenceLevel
     is_negative_persona: bool
     is_no_fit: bool
     is_consultant: bool
     referral_mentioned: bool
     explicit_human_request: bool
-    signals_observed: list[dict[str, Any]]
+    signals_observed: list[SignalDump]
 
 
 class DialogSupervision(TypedDict, total=False):

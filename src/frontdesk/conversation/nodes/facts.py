@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import cast
 
 from langgraph.runtime import Runtime
 
@@ -16,7 +16,14 @@ from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.citations import citations_of
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
 from frontdesk.conversation.state import ChatState
-from frontdesk.conversation.substates import Evaluation, FactReply, Verification, chunk_dump
+from frontdesk.conversation.substates import (
+    DateDump,
+    Evaluation,
+    FactReply,
+    SiteFactDump,
+    Verification,
+    chunk_dump,
+)
 from frontdesk.facts.answer import (
     KIND_MARGINS,
     DateAsked,
@@ -45,8 +52,42 @@ from frontdesk.leads.hours import public_holiday_named
 from frontdesk.sites.hours import BusinessHoursConfig
 
 
-def _fact_load(data: dict[str, Any]) -> SiteFact:
-    return SiteFact(**{**data, "ranges": tuple(tuple(pair) for pair in data.get("ranges") or ())})
+def _fact_dump(fact: SiteFact) -> SiteFactDump:
+    return cast(SiteFactDump, asdict(fact))
+
+
+def _fact_load(data: SiteFactDump) -> SiteFact:
+    return SiteFact(
+        kind=data["kind"],
+        value=data["value"],
+        origin=data["origin"],
+        position=data["position"],
+        region=data["region"],
+        label=data["label"],
+        weekday=data["weekday"],
+        ranges=tuple((opens, closes) for opens, closes in data["ranges"] or ()),
+        note=data["note"],
+        amount=data["amount"],
+        currency=data["currency"],
+        doc_id=data["doc_id"],
+        url=data["url"],
+        title=data["title"],
+        author=data["author"],
+        corrected_at=data["corrected_at"],
+        corrects=data["corrects"],
+    )
+
+
+def _date_dump(asked: DateAsked) -> DateDump:
+    return DateDump(
+        offset=asked.offset, day=asked.day.isoformat(), holiday=asked.holiday, closed=asked.closed
+    )
+
+
+def _date_load(data: DateDump) -> DateAsked:
+    return DateAsked(
+        data["offset"], date.fromisoformat(data["day"]), data["holiday"], data["closed"]
+    )
 
 
 def _match(
@@ -90,10 +131,10 @@ def _match(
         if service is None:
             return None  # no priced service named: the pages may still answer
         chosen = (service,)
-    reply = FactReply(kind=asked.kind, days=list(asked.days), facts=[asdict(f) for f in chosen])
+    reply = FactReply(kind=asked.kind, days=list(asked.days), facts=[_fact_dump(f) for f in chosen])
     if asked.offsets:
         reply["dates"] = [
-            {**asdict(item), "day": item.day.isoformat()}
+            _date_dump(item)
             for item in dates_asked(asked.offsets, ctx.site.business_hours, ctx.now, language)
         ]
     elif asked.kind == "hours":
@@ -164,10 +205,7 @@ async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
     kind = reply["kind"]
     on = [(month, day or None) for month, day in reply.get("on") or []]
     if kind == "hours" and reply.get("dates"):
-        asked = [
-            DateAsked(**{**item, "day": date.fromisoformat(item["day"])})
-            for item in reply.get("dates") or []
-        ]
+        asked = [_date_load(item) for item in reply.get("dates") or []]
         lead, lines = dated_reply(facts, asked, language, say)
     elif kind == "hours" and on:
         lead, lines = exception_reply(facts, on, language, say)

@@ -6,7 +6,7 @@ form values accumulating; visitor-supplied strings are cleaned on the way in.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, get_args
 
 from frontdesk.conversation.substates import (
     DialogSupervision,
@@ -30,33 +30,41 @@ def merge_visitor_profile(
     return merged
 
 
+# Supervision flags that stay True once set; qualification flags that do the same.
+EverFlag = Literal[
+    "ever_asked_profiling", "ever_proposed_demo", "ever_asked_email", "ever_captured_email"
+]
+StickyFlag = Literal["is_negative_persona", "is_no_fit", "is_consultant", "referral_mentioned"]
+EVER_FLAGS: tuple[EverFlag, ...] = get_args(EverFlag)
+STICKY_FLAGS: tuple[StickyFlag, ...] = get_args(StickyFlag)
+
+
 def merge_dialog_supervision(
     current: DialogSupervision | None, update: DialogSupervision | None
 ) -> DialogSupervision:
     """`ever_*` flags are cumulative (once True, always True); other keys are the latest turn."""
-    merged: dict[str, Any] = dict(current or {})
-    for key, value in (update or {}).items():
-        if key.startswith("ever_"):
-            merged[key] = bool(merged.get(key)) or bool(value)
-        else:
-            merged[key] = value
-    return merged  # type: ignore[return-value]
+    old = current or DialogSupervision()
+    new = update or DialogSupervision()
+    merged: DialogSupervision = {**old, **new}
+    for flag in EVER_FLAGS:
+        if flag in new:
+            merged[flag] = bool(old.get(flag)) or bool(new[flag])
+    return merged
 
 
 def merge_form_collection(
     current: FormCollection | None, update: FormCollection | None
 ) -> FormCollection:
     """Collected values accumulate; `last_turn` keeps the highest turn seen."""
-    upd = update or {}
-    merged: dict[str, Any] = {**(current or {})}
-    merged.update({k: v for k, v in upd.items() if k not in ("collected_values", "last_turn")})
-    values = {
-        **merged.get("collected_values", {}),
-        **clean_fields(upd.get("collected_values") or {}),
+    old = current or FormCollection()
+    new = update or FormCollection()
+    merged: FormCollection = {**old, **new}
+    merged["collected_values"] = {
+        **old.get("collected_values", {}),
+        **clean_fields(new.get("collected_values") or {}),
     }
-    merged["collected_values"] = values
-    merged["last_turn"] = max(int(merged.get("last_turn", -1)), upd.get("last_turn", -1))
-    return merged  # type: ignore[return-value]
+    merged["last_turn"] = max(int(old.get("last_turn", -1)), new.get("last_turn", -1))
+    return merged
 
 
 def merge_qualification(
@@ -67,21 +75,21 @@ def merge_qualification(
     The node computes the authoritative new state with `leads.qualification.apply_delta`;
     this reducer is the safety net that keeps a stale or parallel write from downgrading.
     """
-    merged: dict[str, Any] = dict(current or {})
-    for key, value in (update or {}).items():
-        if key in DIMENSIONS:
-            old = merged.get(key, "not_detected")
-            if CONFIDENCE_RANK[value] >= CONFIDENCE_RANK[old]:  # type: ignore[index]
-                merged[key] = value
-        elif key == "signals_observed":
-            merged[key] = list(value)  # type: ignore[call-overload]
-        elif key == "explicit_human_request":
-            merged[key] = bool(value)  # latest turn only
-        elif isinstance(value, bool):
-            merged[key] = bool(merged.get(key)) or value
-        else:
-            merged[key] = value
-    return merged  # type: ignore[return-value]
+    old = current or Qualification()
+    new = update or Qualification()
+    merged: Qualification = {**old, **new}
+    for dimension in DIMENSIONS:
+        kept = old.get(dimension, "not_detected")
+        if dimension in new and CONFIDENCE_RANK[new[dimension]] < CONFIDENCE_RANK[kept]:
+            merged[dimension] = kept
+    if "signals_observed" in new:
+        merged["signals_observed"] = list(new["signals_observed"])
+    if "explicit_human_request" in new:
+        merged["explicit_human_request"] = bool(new["explicit_human_request"])  # latest turn only
+    for flag in STICKY_FLAGS:
+        if flag in new:
+            merged[flag] = bool(old.get(flag)) or new[flag]
+    return merged
 
 
 def append_items(current: list[str] | None, update: list[str] | None) -> list[str]:

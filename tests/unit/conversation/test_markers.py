@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_type_hints
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -19,7 +19,8 @@ from frontdesk.conversation.markers import (
     strip_markers,
     turns_since,
 )
-from frontdesk.conversation.reducers import merge_dialog_supervision
+from frontdesk.conversation.reducers import EVER_FLAGS, STICKY_FLAGS, merge_dialog_supervision
+from frontdesk.conversation.substates import DialogSupervision, Qualification
 from frontdesk.sites.schema import FormField, FormGroup, ProfilingForm
 
 pytestmark = pytest.mark.unit
@@ -134,6 +135,15 @@ def test_latest_flags_reset_but_ever_flags_stay() -> None:
     assert state["demo_was_proposed_last_turn"] is False
     assert state["ever_proposed_demo"] is True
     assert state["demo_proposed_turn"] == 0
+
+
+def test_the_reducers_name_every_cumulative_key() -> None:
+    """The reducers keep `ever_*` supervision keys and the qualification's flags (but the
+    latest turn's human request) once set: a key added to a sub-state is among them."""
+    ever = {key for key in DialogSupervision.__annotations__ if key.startswith("ever_")}
+    assert set(EVER_FLAGS) == ever
+    flags = {key for key, kind in get_type_hints(Qualification).items() if kind is bool}
+    assert set(STICKY_FLAGS) == flags - {"explicit_human_request"}
 
 
 def test_turn_alignment_matches_seed_002() -> None:

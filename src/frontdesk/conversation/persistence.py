@@ -17,7 +17,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -31,6 +31,7 @@ from frontdesk.conversation.turn_effects import (
     turn_labels,
     turn_side_effects,
 )
+from frontdesk.engines.base import ModelCall
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.db import transaction
 from frontdesk.store.health import store_writes
@@ -58,7 +59,7 @@ class TurnRecord:
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
-    llm_calls: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: list[ModelCall] = field(default_factory=list)
     # Wall-clock end of the turn (the record is built as the graph finishes); exported
     # spans are laid out backwards from it (observability/tracing.py).
     ended_ns: int = field(default_factory=time.time_ns)
@@ -85,6 +86,7 @@ class StoreBacklogError(RuntimeError):
 
 
 __all__ = [
+    "ModelCall",
     "OpenedTurn",
     "StoreUnavailableError",
     "TurnRecord",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from frontdesk.conversation.register import Tone
 from frontdesk.knowledge.models import RetrievedChunk
@@ -222,6 +222,18 @@ class SuggesterJob(Protocol):
         """Three questions the visitor may ask next, answerable from the knowledge base,
         worded in the site's register."""
         ...
+
+
+class ModelCall(TypedDict):
+    """One model call of a turn, as its trace lists it among the nodes
+    (`engines.llm.accounting.TurnUsage.as_nodes`)."""
+
+    node: str  # "llm:" and the job that made the call ("llm:answer_writer")
+    ms: float
+    model: str  # provider:model
+    tokens_in: int
+    tokens_out: int
+    ok: bool
 
 
 @dataclass(frozen=True)

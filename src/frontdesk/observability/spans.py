@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from frontdesk.conversation.persistence import TurnRecord
+    from frontdesk.conversation.persistence import ModelCall, TurnRecord
 
 AttributeValue = str | bool | int | float | Sequence[str] | Sequence[float]
 
@@ -131,7 +131,7 @@ def turn_spans(record: TurnRecord, *, content: bool = False) -> list[SpanPlan]:
 
 
 def _llm_span(
-    call: dict[str, Any],
+    call: ModelCall,
     by_name: dict[str, int],
     cursors: dict[int, int],
     plans: list[SpanPlan],

@@ -17,6 +17,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 
+from frontdesk.engines.base import ModelCall
+
 # (input, output) USD per 1M tokens; matched on the longest prefix of the model name.
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4.1-nano": (0.10, 0.40),
@@ -81,7 +83,7 @@ class TurnUsage:
         names = [c.model for c in self.calls]
         return max(set(names), key=names.count) if names else None
 
-    def as_nodes(self) -> list[dict[str, Any]]:
+    def as_nodes(self) -> list[ModelCall]:
         return [
             {
                 "node": f"llm:{c.job}",

@@ -10,33 +10,41 @@ conversation over needs the store).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
+from frontdesk.conversation.state import TurnValues
+from frontdesk.conversation.substates import Handoff, LeadCapture
 from frontdesk.conversation.texts import say
 from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
 
 
-def owed_handoff(values: Mapping[str, Any]) -> dict[str, Any] | None:
+class CapturedLead(TypedDict):
+    """A captured e-mail as the handoff it owes the team (nothing was proposed)."""
+
+    reason: str
+    notify: bool
+
+
+def owed_handoff(values: TurnValues) -> Handoff | CapturedLead | None:
     """The handoff this turn's state owes the team (a captured e-mail is one too)."""
     handoff = values.get("handoff")
     if handoff and handoff.get("notify"):
-        return dict(handoff)
+        return handoff.copy()
     capture = values.get("lead_capture")
     if capture:
-        return {"reason": f"lead_capture:{capture.get('capture_context')}", "notify": True}
+        return CapturedLead(reason=f"lead_capture:{capture.get('capture_context')}", notify=True)
     return None
 
 
-def visitor_email(values: Mapping[str, Any]) -> str | None:
+def visitor_email(values: TurnValues) -> str | None:
     email = (values.get("visitor_profile") or {}).get("email") or (
-        values.get("lead_capture") or {}
+        values.get("lead_capture") or LeadCapture()
     ).get("email")
     return str(email) if email else None
 
 
-def lead_kept_note(values: Mapping[str, Any], site: SiteConfig) -> str:
+def lead_kept_note(values: TurnValues, site: SiteConfig) -> str:
     """What the visitor is told when their lead is kept outside the store."""
     language = str(values.get("language") or site.default_language)
     email = visitor_email(values)
@@ -53,7 +61,7 @@ async def mail_owed_lead(
     turn: int,
     key: str,
     message: str,
-    values: Mapping[str, Any],
+    values: TurnValues,
 ) -> bool:
     """The last path for a lead neither the store nor the spool could keep: mailed to the
     fallback address. True when the mail server took it (False: nothing was owed, or

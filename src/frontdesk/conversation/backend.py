@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Protocol
 
 from frontdesk.conversation.payload import TurnEvent, TurnResult, VisitorContext
+from frontdesk.conversation.transcripts import HistoryMessage, SessionExport
 from frontdesk.sites.registry import LoadedSite
 
 
@@ -26,7 +27,7 @@ class ChatBackend(Protocol):
         """The same turn, non-streaming."""
         ...
 
-    async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]:
+    async def history(self, site: LoadedSite, session_id: str) -> list[HistoryMessage]:
         """The stored messages of a session, oldest first (empty when unknown)."""
         ...
 
@@ -34,6 +35,6 @@ class ChatBackend(Protocol):
         """Erase everything stored for a session (GDPR). True when anything existed."""
         ...
 
-    async def export(self, site: LoadedSite, session_id: str) -> dict[str, Any]:
+    async def export(self, site: LoadedSite, session_id: str) -> SessionExport:
         """Everything stored for a session, as JSON-ready data."""
         ...

@@ -38,8 +38,13 @@ from frontdesk.conversation.payload import (
 from frontdesk.conversation.persistence import StoreUnavailableError, TurnWriter
 from frontdesk.conversation.result import TURN_RESET
 from frontdesk.conversation.spool import Spool
-from frontdesk.conversation.state import ChatUpdate
-from frontdesk.conversation.transcripts import Transcripts
+from frontdesk.conversation.state import ChatUpdate, TurnValues
+from frontdesk.conversation.transcripts import (
+    HistoryMessage,
+    SessionExport,
+    Transcripts,
+    exported_state,
+)
 from frontdesk.conversation.turn_ending import TurnEnding
 from frontdesk.conversation.vocabulary import LiveOwner
 from frontdesk.engines.base import Engines
@@ -334,27 +339,15 @@ class ChatService:
         raise TurnFailedError("no result")
 
     # -- sessions ----------------------------------------------------------------------
-    async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]:
+    async def history(self, site: LoadedSite, session_id: str) -> list[HistoryMessage]:
         return await asyncio.to_thread(self.transcripts.history, site.config.id, session_id)
 
-    async def export(self, site: LoadedSite, session_id: str) -> dict[str, Any]:
+    async def export(self, site: LoadedSite, session_id: str) -> SessionExport:
         graph = await self.graph()
         config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
-        state = (await graph.aget_state(config)).values
+        state: TurnValues = (await graph.aget_state(config)).values
         exported = await asyncio.to_thread(self.transcripts.export, site.config.id, session_id)
-        exported["state"] = {
-            key: state.get(key)
-            for key in (
-                "language",
-                "turn_number",
-                "qualification",
-                "visitor_profile",
-                "interest_signals",
-                "booking",
-                "form_collection",
-            )
-            if key in state
-        }
+        exported["state"] = exported_state(state)
         return exported
 
     async def erase(self, site: LoadedSite, session_id: str) -> bool:

@@ -2,12 +2,113 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from frontdesk.conversation.state import TurnValues
+from frontdesk.conversation.substates import (
+    Booking,
+    FormCollection,
+    InterestSignals,
+    Qualification,
+    VisitorProfile,
+)
+from frontdesk.engines.base import ModelCall
 from frontdesk.store.db import transaction
 from frontdesk.store.repositories import ConversationRepository, TraceRepository
+
+
+class StoredCitation(TypedDict):
+    """A citation as the store keeps it (`payload.Citation.model_dump()`)."""
+
+    index: int
+    doc_id: str
+    title: str
+    url: str
+    excerpt: str
+    # Kept since citations name their passage's language; older rows have neither.
+    language: NotRequired[str]
+    translated: NotRequired[bool]
+
+
+class HistoryMessage(TypedDict):
+    """One stored message of a session, as the widget restores it."""
+
+    turn: int
+    role: str  # user | assistant
+    content: str
+    route: str | None
+    routing: str | None
+    citations: list[StoredCitation]
+    created_at: str  # ISO 8601
+
+
+class NodeTiming(TypedDict):
+    """A graph node's time in a turn, as its trace lists it."""
+
+    node: str
+    ms: float
+
+
+class TraceRow(TypedDict):
+    """One turn's trace in a session's export."""
+
+    turn: int
+    route: str | None
+    routing: str | None
+    intent: str | None
+    latency_ms: float
+    engine: str | None
+    model: str | None
+    prompt_version: str | None
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    nodes: list[NodeTiming | ModelCall]  # the graph's nodes, then the model calls
+    citations: list[StoredCitation]
+
+
+class ExportedState(TypedDict, total=False):
+    """What the conversation remembers of the visitor (its checkpoint), as exported."""
+
+    language: str
+    turn_number: int
+    qualification: Qualification
+    visitor_profile: VisitorProfile
+    interest_signals: InterestSignals
+    booking: Booking
+    form_collection: FormCollection
+
+
+class SessionExport(TypedDict):
+    """Everything stored for a session, as JSON-ready data."""
+
+    site_id: str
+    session_id: str
+    messages: list[HistoryMessage]
+    traces: list[TraceRow]
+    state: NotRequired[ExportedState]  # the chat service's (`ChatService.export`)
+
+
+def exported_state(values: TurnValues) -> ExportedState:
+    """The parts of a conversation's state a session's export shows."""
+    state = ExportedState()
+    if "language" in values:
+        state["language"] = values["language"]
+    if "turn_number" in values:
+        state["turn_number"] = values["turn_number"]
+    if "qualification" in values:
+        state["qualification"] = values["qualification"]
+    if "visitor_profile" in values:
+        state["visitor_profile"] = values["visitor_profile"]
+    if "interest_signals" in values:
+        state["interest_signals"] = values["interest_signals"]
+    if "booking" in values:
+        state["booking"] = values["booking"]
+    if "form_collection" in values:
+        state["form_collection"] = values["form_collection"]
+    return state
 
 
 class Transcripts:
@@ -16,7 +117,7 @@ class Transcripts:
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
 
-    def history(self, site_id: str, session_id: str) -> list[dict[str, Any]]:
+    def history(self, site_id: str, session_id: str) -> list[HistoryMessage]:
         with self.sessions() as session:
             return [
                 {
@@ -32,7 +133,7 @@ class Transcripts:
                 for m in ConversationRepository(session).messages(site_id, session_id)
             ]
 
-    def export(self, site_id: str, session_id: str) -> dict[str, Any]:
+    def export(self, site_id: str, session_id: str) -> SessionExport:
         with self.sessions() as session:
             traces = TraceRepository(session).for_session(site_id, session_id)
             return {

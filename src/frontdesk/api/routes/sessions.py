@@ -122,11 +122,11 @@ async def session_history(
     desk: OpenTakeoverDeskDep,
     grant: VisitorSessionDep,
 ) -> SessionHistory:
-    messages = await backend.history(site, str(session_id))
-    if not messages:
+    stored = await backend.history(site, str(session_id))
+    if not stored:
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
     votes = await run_in_threadpool(feedback_by_turn, runtime, site.config.id, str(session_id))
-    messages = with_feedback(messages, votes)
+    messages = with_feedback([dict(message) for message in stored], votes)
     live = None
     if desk is not None:
         messages, live = await with_live_log(desk, site.config.id, str(session_id), messages)
@@ -213,7 +213,7 @@ async def export_session(
 ) -> dict[str, Any]:
     if not await backend.history(site, str(session_id)):
         raise ApiError(404, "session_not_found", "No conversation is stored for this session.")
-    exported = await backend.export(site, str(session_id))
+    exported: dict[str, Any] = dict(await backend.export(site, str(session_id)))
     votes = await run_in_threadpool(feedback_by_turn, runtime, site.config.id, str(session_id))
     exported["feedback"] = [votes[turn] for turn in sorted(votes)]
     if desk is not None:

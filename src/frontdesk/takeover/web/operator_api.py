@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Annotated, Any, Protocol
 from uuid import UUID
 
@@ -50,7 +50,9 @@ class ChatHistory(Protocol):
     """What the operator API reads of the chat service (a `ChatBackend`); remembering an
     exchange and drafting a reply are optional, asked for by name."""
 
-    async def history(self, site: LoadedSite, session_id: str) -> list[dict[str, Any]]: ...
+    async def history(
+        self, site: LoadedSite, session_id: str
+    ) -> Sequence[Mapping[str, object]]: ...
 
 
 class JoinIn(BaseModel):

@@ -125,12 +125,13 @@ class ThreadedSqliteSaver(SqliteSaver):
         self,
         config: RunnableConfig | None,
         *,
-        filter: dict[str, Any] | None = None,
+        filter: Mapping[str, object] | None = None,  # metadata key → value
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
+        metadata = None if filter is None else dict(filter)
         found = await asyncio.to_thread(
-            lambda: list(self.list(config, filter=filter, before=before, limit=limit))
+            lambda: list(self.list(config, filter=metadata, before=before, limit=limit))
         )
         for item in found:
             yield item

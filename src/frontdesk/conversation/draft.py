@@ -11,7 +11,6 @@ back or offer a person, the draft ends empty and the operator is told nothing fi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import cache
 from typing import Any, TypedDict
 
@@ -24,7 +23,7 @@ from frontdesk.conversation.nodes.answer import answer_writer, grade_docs, retry
 from frontdesk.conversation.nodes.background import retrieval_awaiter
 from frontdesk.conversation.nodes.facts import fact_answer_writer, match_facts
 from frontdesk.conversation.nodes.team import team_answer_writer
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import ChatState, TurnValues
 from frontdesk.sites.schema import SiteConfig
 
 
@@ -76,7 +75,7 @@ def _draft_graph() -> Any:
 
 
 async def draft_reply(
-    conversation: Mapping[str, Any], question: str, site: SiteConfig, ctx: TurnContext
+    conversation: TurnValues, question: str, site: SiteConfig, ctx: TurnContext
 ) -> DraftReply:
     """The draft for `question` in a conversation whose state is `conversation`: in its
     language, from the site's facts or its pages. An empty `draft`: nothing fits."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final, Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from frontdesk.conversation.reducers import merge_dialog_supervision, merge_form_collection
@@ -92,7 +92,7 @@ def dialog_state_update(
     *,
     turn_number: int,
     user_message: str = "",
-    previous: Mapping[str, Any] | None = None,
+    previous: DialogSupervision | None = None,
     forms: Sequence[ProfilingForm] = (),
 ) -> DialogSupervision:
     """The dialog_state_extractor: the `dialog_supervision` update for one turn.
@@ -113,7 +113,7 @@ def dialog_state_update(
     """
     if turn_number < 0:
         raise ValueError(f"turn_number must be >= 0, got {turn_number}")
-    before = previous or {}
+    before = previous or DialogSupervision()
     markers = parse_markers(reply)
     email = extract_email(user_message) if user_message else None
     asked = int(before.get("profiling_questions_asked", 0))
@@ -159,7 +159,13 @@ def dialog_state_update(
     return update
 
 
-def turns_since(supervision: Mapping[str, Any], key: str, turn_number: int) -> int | None:
+# The supervision keys that keep the turn of a marker.
+MarkerTurn = Literal[
+    "profiling_ask_turn", "demo_proposed_turn", "content_gating_ask_turn", "email_captured_turn"
+]
+
+
+def turns_since(supervision: DialogSupervision, key: MarkerTurn, turn_number: int) -> int | None:
     """Turns elapsed since the marker recorded under `key` (e.g. `content_gating_ask_turn`);
     1 on the turn right after the reply that carried it, None if it never appeared."""
     marked = supervision.get(key)
@@ -185,8 +191,8 @@ def _normalized(text: str) -> str:
 
 
 def pending_profiling_field(
-    dialog_supervision: Mapping[str, Any] | None,
-    form_collection: Mapping[str, Any] | None,
+    dialog_supervision: DialogSupervision | None,
+    form_collection: FormCollection | None,
     turn_number: int,
     forms: Sequence[ProfilingForm] = (),
 ) -> str | None:
@@ -197,11 +203,11 @@ def pending_profiling_field(
     `form_collection.last_extraction_turn == turn_number` instead, and the pending field
     is then the first configured field not collected yet (field-order matching).
     """
-    by_turn = (dialog_supervision or {}).get("profiling_field_by_turn") or {}
+    by_turn = (dialog_supervision or DialogSupervision()).get("profiling_field_by_turn") or {}
     asked = by_turn.get(str(turn_number - 1))
     if asked is not None:
         return str(asked)
-    collection = form_collection or {}
+    collection = form_collection or FormCollection()
     if int(collection.get("last_extraction_turn", -1)) != turn_number:
         return None
     collected = collection.get("collected_values") or {}
@@ -212,8 +218,8 @@ def form_field_update(
     user_message: str,
     *,
     turn_number: int,
-    dialog_supervision: Mapping[str, Any] | None,
-    form_collection: Mapping[str, Any] | None,
+    dialog_supervision: DialogSupervision | None,
+    form_collection: FormCollection | None,
     booking_url: str,
     email: str | None = None,
     forms: Sequence[ProfilingForm] = (),
@@ -226,8 +232,8 @@ def form_field_update(
     booking URL gets every collected field and the conversation's email (`email`, else
     the supervision's `captured_email`, else one in this message) as query parameters.
     """
-    supervision = dialog_supervision or {}
-    collection = form_collection or {}
+    supervision = dialog_supervision or DialogSupervision()
+    collection = form_collection or FormCollection()
     collected = {str(k): str(v) for k, v in (collection.get("collected_values") or {}).items()}
     pending = pending_profiling_field(supervision, collection, turn_number, forms)
     answer = _SPACES.sub(" ", user_message).strip()

@@ -4,7 +4,8 @@ a reply to the slots or the contact question, a change to a booked one.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from datetime import datetime
+from typing import TypedDict
 
 from frontdesk.appointments.changes import (
     AppointmentChange,
@@ -57,7 +58,13 @@ class AppointmentFlags(TypedDict, total=False):
 
 
 def appointment_flags(
-    state: ChatState, site: SiteConfig, *, intent: str, language: str, now: Any, signals: set[str]
+    state: ChatState,
+    site: SiteConfig,
+    *,
+    intent: str,
+    language: str,
+    now: datetime,
+    signals: set[str],
 ) -> AppointmentFlags:
     """`RouteInput`'s appointment fields for this message (none without a calendar)."""
     if site.calendar is None:

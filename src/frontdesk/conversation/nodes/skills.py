@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
@@ -72,7 +72,7 @@ BOOKING_TOPIC = re.compile(
 
 
 def next_profiling_question(
-    forms: Sequence[ProfilingForm], collected: Mapping[str, Any], language: str
+    forms: Sequence[ProfilingForm], collected: Mapping[str, str], language: str
 ) -> tuple[str, str] | None:
     """(field id, question) of the first configured field without a value, or None."""
     for form in forms:
@@ -93,7 +93,7 @@ def skill_ending(
     *,
     enabled: Sequence[str],
     forms: Sequence[ProfilingForm],
-    collected: Mapping[str, Any],
+    collected: Mapping[str, str],
     language: str,
     site_name: str,
     texts: Overrides | None = None,

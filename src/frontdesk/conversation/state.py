@@ -22,6 +22,7 @@ from frontdesk.conversation.reducers import (
     merge_visitor_profile,
 )
 from frontdesk.conversation.substates import (
+    AppointmentState,
     Booking,
     CallToAction,
     ChunkDump,
@@ -181,8 +182,17 @@ def booking_of(state: ChatState) -> Booking:
     return state.get("booking") or Booking()
 
 
+def appointment_of(state: ChatState) -> AppointmentState:
+    """The appointment being booked or booked (empty: none)."""
+    return booking_of(state).get("appointment") or AppointmentState()
+
+
+def skill_selection_of(state: ChatState) -> SkillSelection:
+    return state.get("skill_selection") or SkillSelection()
+
+
 def skills_of(state: ChatState) -> tuple[str, ...]:
-    return tuple((state.get("skill_selection") or SkillSelection()).get("skills", ()))
+    return tuple(skill_selection_of(state).get("skills", ()))
 
 
 def visitor_email(state: ChatState) -> str | None:

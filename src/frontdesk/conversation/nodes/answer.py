@@ -24,7 +24,14 @@ from frontdesk.conversation.nodes.common import (
     timed,
 )
 from frontdesk.conversation.route_table import WRITER_FAILURE
-from frontdesk.conversation.state import ChatState, booking_of, interest_of, skills_of, turn_of
+from frontdesk.conversation.state import (
+    ChatState,
+    booking_of,
+    interest_of,
+    skill_selection_of,
+    skills_of,
+    turn_of,
+)
 from frontdesk.conversation.substates import (
     Evaluation,
     TeamMatch,
@@ -64,8 +71,7 @@ async def skill_applier(state: ChatState, runtime: Runtime[TurnContext]) -> Upda
         cta_min_turn=ctx.site.skills.cta_min_turn,
         booking_status=booking_of(state).get("status", "idle"),
     )
-    selection = state.get("skill_selection") or {}
-    return {"skill_selection": {**selection, "skills": list(choice.skills)}}
+    return {"skill_selection": {**skill_selection_of(state), "skills": list(choice.skills)}}
 
 
 def _threshold(runtime: Runtime[TurnContext]) -> float:

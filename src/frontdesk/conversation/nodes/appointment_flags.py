@@ -14,7 +14,7 @@ from frontdesk.appointments.changes import (
 )
 from frontdesk.appointments.contact import contact_name, names_a_phone, picked_offer
 from frontdesk.appointments.wishes import mentions_time, names_any
-from frontdesk.conversation.state import ChatState, booking_of
+from frontdesk.conversation.state import ChatState, appointment_of
 from frontdesk.engines.local.signals import extract_email
 from frontdesk.sites.calendar import AppointmentType
 from frontdesk.sites.schema import SiteConfig
@@ -70,7 +70,7 @@ def appointment_flags(
     if site.calendar is None:
         return {}
     text = state["input"]
-    appointment = booking_of(state).get("appointment") or {}
+    appointment = appointment_of(state)
     phase = appointment.get("phase")
     zone = site.business_hours.hours().zone
     names_type = named_type(text, site) is not None

@@ -27,7 +27,7 @@ from frontdesk.conversation import outcomes
 from frontdesk.conversation.context import TurnContext
 from frontdesk.conversation.nodes.appointment_flags import named_type
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say
-from frontdesk.conversation.state import ChatState, booking_of, visitor_email
+from frontdesk.conversation.state import ChatState, appointment_of, booking_of, visitor_email
 from frontdesk.conversation.substates import AppointmentState, Booking, LeadCapture
 from frontdesk.sites.calendar import AppointmentType
 
@@ -39,7 +39,7 @@ async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> U
     ctx = runtime.context
     desk = ctx.appointments
     booking: Booking = {**booking_of(state)}
-    appointment = (booking.get("appointment") or AppointmentState()).copy()
+    appointment = appointment_of(state).copy()
     # A reply such as "Ada Lovelace, ada@example.org" says little about its language:
     # the appointment goes on in the language it was asked for in.
     language = appointment.get("language") or language_of(state, runtime)

@@ -32,16 +32,18 @@ from frontdesk.conversation.nodes.reach import (
 from frontdesk.conversation.nodes.skills import next_profiling_question
 from frontdesk.conversation.state import (
     ChatState,
+    appointment_of,
     booking_of,
     collected_values,
     dialog_of,
     forms_of,
     progress_of,
     qualification_of,
+    skill_selection_of,
     turn_of,
     visitor_email,
 )
-from frontdesk.conversation.substates import Booking, Handoff, Progress, SkillSelection
+from frontdesk.conversation.substates import Booking, Handoff, Progress
 from frontdesk.conversation.texts import TEXTS, say
 from frontdesk.conversation.vocabulary import ContactReply
 from frontdesk.engines.local.signals import extract_email
@@ -124,7 +126,7 @@ async def booking_handler(state: ChatState, runtime: Runtime[TurnContext]) -> Up
     flow = outcomes.booking_flow(
         reason,
         has_calendar=runtime.context.appointments is not None,
-        phase=(booking_of(state).get("appointment") or {}).get("phase"),
+        phase=appointment_of(state).get("phase"),
     )
     if flow == "profiling":
         return _profiling_answer(state, runtime)
@@ -181,8 +183,7 @@ def _profiling_answer(state: ChatState, runtime: Runtime[TurnContext]) -> Update
         text = f"{thanks}\n\n{PROFILING_MARKER} {following[1]}"
     else:
         text = site_say(runtime, "profiling.done", language)
-        selection = state.get("skill_selection") or SkillSelection()
-        update["skill_selection"] = {**selection, "skills": ["propose_demo"]}
+        update["skill_selection"] = {**skill_selection_of(state), "skills": ["propose_demo"]}
     emit_words("booking_handler", text)
     update["answer"] = text
     return update

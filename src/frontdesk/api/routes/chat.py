@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse, Response
@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.deps import ChatDep, GuardDep, IpHashDep, MetricsDep, RuntimeDep, SiteKeyHeader
 from frontdesk.api.errors import STORE_RETRY_AFTER_S, ApiError
 from frontdesk.api.identity import verify_identity
-from frontdesk.api.schemas import ErrorResponse, TurnRequest
+from frontdesk.api.schemas import Responses, TurnRequest, error_responses
 from frontdesk.api.security import SECRET_HEADER, SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
 from frontdesk.api.turns import Admission, TurnGuard
@@ -34,21 +34,17 @@ log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/v1", tags=["chat"])
 
-TURN_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-    413: {"model": ErrorResponse, "description": "Request body too large."},
-    403: {
-        "model": ErrorResponse,
-        "description": "Origin not allowed for this site, or an existing session without its "
+TURN_ERRORS: Responses = error_responses(
+    {
+        401: "Missing or unknown site key.",
+        413: "Request body too large.",
+        403: "Origin not allowed for this site, or an existing session without its "
         "secret (`session_secret_invalid`) or of another signed-in visitor.",
-    },
-    410: {"model": ErrorResponse, "description": "The session expired (`session_expired`)."},
-    422: {"model": ErrorResponse, "description": "Invalid body (blank message, bad session id)."},
-    429: {
-        "model": ErrorResponse,
-        "description": "Rate limited (`Retry-After`) or the session is busy with another turn.",
-    },
-}
+        410: "The session expired (`session_expired`).",
+        422: "Invalid body (blank message, bad session id).",
+        429: "Rate limited (`Retry-After`) or the session is busy with another turn.",
+    }
+)
 
 
 def _visitor(request: Request, body: TurnRequest, ip_hash: str) -> VisitorContext:

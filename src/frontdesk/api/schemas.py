@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
@@ -27,6 +28,18 @@ class ErrorDetail(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorDetail
+
+
+Responses = dict[int | str, dict[str, Any]]
+"""A route's documented `responses` (FastAPI's type for them)."""
+
+
+def error_responses(descriptions: Mapping[int, str]) -> Responses:
+    """Documented error statuses, each with an `ErrorResponse` body and what it means."""
+    return {
+        status: {"model": ErrorResponse, "description": description}
+        for status, description in descriptions.items()
+    }
 
 
 class IdentityClaim(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
@@ -34,7 +35,7 @@ from frontdesk.console import (
     trust_pages,
     web_sources,
 )
-from frontdesk.console.i18n import ROLE_NAMES, Messages
+from frontdesk.console.i18n import N_, ROLE_NAMES, Messages
 from frontdesk.console.templating import STATIC, page_messages, render
 
 
@@ -66,15 +67,17 @@ async def _sign_in(request: Request, _exc: Exception) -> Response:
     return RedirectResponse(login, status_code=303)
 
 
-async def _not_found(request: Request, _exc: Exception) -> Response:
-    user, t = await _reader(request)
-    return _error(
-        request,
-        user,
-        404,
-        t.gettext("Not found"),
-        t.gettext("There is nothing here, or it is not yours to see."),
-    )
+def _error_page(
+    status: int, heading: str, message: str
+) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """An exception handler that answers with the error page: `heading` and `message`
+    (marked with `N_`) in the reader's language."""
+
+    async def handler(request: Request, _exc: Exception) -> Response:
+        user, t = await _reader(request)
+        return _error(request, user, status, t.gettext(heading), t.gettext(message))
+
+    return handler
 
 
 async def _forbidden(request: Request, exc: Exception) -> Response:
@@ -87,17 +90,6 @@ async def _forbidden(request: Request, exc: Exception) -> Response:
         403,
         t.gettext("Not allowed"),
         t.gettext("This needs the %(role)s role on this site.", role=role),
-    )
-
-
-async def _csrf(request: Request, _exc: Exception) -> Response:
-    user, t = await _reader(request)
-    return _error(
-        request,
-        user,
-        403,
-        t.gettext("Form expired"),
-        t.gettext("The form was missing its security token. Reload the page."),
     )
 
 
@@ -121,6 +113,16 @@ def install_console(app: FastAPI) -> None:
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")
     app.add_exception_handler(SignInRequired, _sign_in)
-    app.add_exception_handler(ConsoleNotFound, _not_found)
+    app.add_exception_handler(
+        ConsoleNotFound,
+        _error_page(404, N_("Not found"), N_("There is nothing here, or it is not yours to see.")),
+    )
     app.add_exception_handler(ConsoleForbidden, _forbidden)
-    app.add_exception_handler(CsrfRejected, _csrf)
+    app.add_exception_handler(
+        CsrfRejected,
+        _error_page(
+            403,
+            N_("Form expired"),
+            N_("The form was missing its security token. Reload the page."),
+        ),
+    )

@@ -32,6 +32,7 @@ from frontdesk.console.i18n import supported
 from frontdesk.console.oidc import OidcConfig
 from frontdesk.console.passwords import verify_password
 from frontdesk.console.templating import page_messages, render
+from frontdesk.console.writes import in_transaction
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.operators import OperatorRepository
@@ -187,11 +188,7 @@ def _throttled(request: Request, wait: int, next_url: str) -> Response:
 async def logout(request: Request, runtime: RuntimeDep, user: ConsoleUserDep) -> Response:
     token = request.cookies.get(SESSION_COOKIE) or ""
 
-    def close() -> None:
-        with transaction(runtime.sessions) as session:
-            OperatorRepository(session).close_session(token)
-
-    await run_in_threadpool(close)
+    await in_transaction(runtime, lambda session: OperatorRepository(session).close_session(token))
     response = RedirectResponse("/console/login", status_code=303)
     clear_session_cookie(response)
     return response
@@ -214,9 +211,7 @@ async def choose_language(
         )
         return Response(refusal, status_code=422, media_type="text/plain")
 
-    def store() -> None:
-        with transaction(runtime.sessions) as session:
-            OperatorRepository(session).set_language(user.operator_id, chosen)
-
-    await run_in_threadpool(store)
+    await in_transaction(
+        runtime, lambda session: OperatorRepository(session).set_language(user.operator_id, chosen)
+    )
     return RedirectResponse(safe_next(next), status_code=303)

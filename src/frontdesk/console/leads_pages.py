@@ -7,13 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.console_access import ConsoleNotFound
 from frontdesk.api.deps import ConsoleSiteDep, CsrfDep, RuntimeDep
 from frontdesk.console.templating import render
+from frontdesk.console.writes import in_transaction
 from frontdesk.runtime import Runtime
-from frontdesk.store.db import transaction
 from frontdesk.store.desk import LEAD_STATUSES, DeskRepository, HandoffDeliveries
 from frontdesk.store.models import Lead
 
@@ -59,11 +60,10 @@ async def set_status(
     if status not in LEAD_STATUSES:
         raise ConsoleNotFound(status)
 
-    def change() -> bool:
-        with transaction(runtime.sessions) as session:
-            return DeskRepository(session).set_lead_status(site.id, lead_id, status) is not None
-
-    if not await run_in_threadpool(change):
+    changed = await in_transaction(
+        runtime, lambda session: DeskRepository(session).set_lead_status(site.id, lead_id, status)
+    )
+    if changed is None:
         raise ConsoleNotFound(lead_id)
     return RedirectResponse(f"/console/sites/{site.id}/leads#lead-{lead_id}", status_code=303)
 
@@ -91,12 +91,11 @@ async def retry_delivery(
 ) -> Response:
     site.require("agent")
 
-    def retry() -> str | None:
-        with transaction(runtime.sessions) as session:
-            item = DeskRepository(session).retry_delivery(site.id, outbox_id)
-            return None if item is None else str(item.handoff_id or "")
+    def retry(session: Session) -> str | None:
+        item = DeskRepository(session).retry_delivery(site.id, outbox_id)
+        return None if item is None else str(item.handoff_id or "")
 
-    handoff_id = await run_in_threadpool(retry)
+    handoff_id = await in_transaction(runtime, retry)
     if handoff_id is None:
         raise ConsoleNotFound(str(outbox_id))
     if request.headers.get("HX-Request") == "true" and handoff_id:

@@ -26,6 +26,7 @@ from frontdesk.console.site_settings_form import (
     blank_form,
 )
 from frontdesk.console.templating import page_messages, render
+from frontdesk.console.writes import in_transaction
 from frontdesk.facts.agreement import hours_disagreements
 from frontdesk.facts.model import SiteFacts
 from frontdesk.leads.hours import (
@@ -310,14 +311,12 @@ async def invite(
         notice = page_messages(request, site.user).gettext("Choose a role.")
         return await _page(request, runtime, site, status=422, notice=notice)
 
-    def create() -> str:
-        with transaction(runtime.sessions) as session:
-            _row, token = OperatorRepository(session).invite(
-                site.id, role, INVITE_LIFETIME, email.strip() or None
-            )
-            return token
-
-    token = await run_in_threadpool(create)
+    _row, token = await in_transaction(
+        runtime,
+        lambda session: OperatorRepository(session).invite(
+            site.id, role, INVITE_LIFETIME, email.strip() or None
+        ),
+    )
     # From the configured address, never the request's Host header: a forged Host must
     # not turn the link an owner copies into one that hands the token to another server.
     link = f"{runtime.settings.public_base_url}/console/invite/{token}"
@@ -328,11 +327,9 @@ async def invite(
 async def remove_member(runtime: RuntimeDep, site: ConsoleSiteDep, operator_id: str) -> Response:
     site.require("owner")
 
-    def revoke() -> None:
-        with transaction(runtime.sessions) as session:
-            OperatorRepository(session).revoke(operator_id, site.id)
-
-    await run_in_threadpool(revoke)
+    await in_transaction(
+        runtime, lambda session: OperatorRepository(session).revoke(operator_id, site.id)
+    )
     return RedirectResponse(f"/console/sites/{site.id}/settings#team", status_code=303)
 
 
@@ -342,14 +339,12 @@ async def create_token(
 ) -> Response:
     site.require("owner")
 
-    def create() -> str:
-        with transaction(runtime.sessions) as session:
-            _row, token = AdminTokenRepository(session).create(
-                site.id, label.strip() or f"console ({site.user.email})"
-            )
-            return token
-
-    token = await run_in_threadpool(create)
+    _row, token = await in_transaction(
+        runtime,
+        lambda session: AdminTokenRepository(session).create(
+            site.id, label.strip() or f"console ({site.user.email})"
+        ),
+    )
     return await _page(request, runtime, site, new_token=token)
 
 
@@ -357,9 +352,7 @@ async def create_token(
 async def revoke_token(runtime: RuntimeDep, site: ConsoleSiteDep, token_id: str) -> Response:
     site.require("owner")
 
-    def revoke() -> None:
-        with transaction(runtime.sessions) as session:
-            AdminTokenRepository(session).revoke(site.id, token_id)
-
-    await run_in_threadpool(revoke)
+    await in_transaction(
+        runtime, lambda session: AdminTokenRepository(session).revoke(site.id, token_id)
+    )
     return RedirectResponse(f"/console/sites/{site.id}/settings#tokens", status_code=303)

@@ -17,13 +17,12 @@ normalised scale (`recommend_for_pairs`), so one threshold fits both.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from frontdesk.knowledge.evaluate import is_answerable
+from frontdesk.knowledge.evaluate import is_answerable, jsonl_items
 from frontdesk.knowledge.search.language_pairs import measured_offset
 
 FPR_TARGET = 0.05
@@ -59,13 +58,7 @@ class Calibration:
 def read_calibration_queries(path: Path) -> list[tuple[str, bool]]:
     """JSONL with `query` and `answerable` (or `is_impossible` / `gold_doc_ids`)."""
     queries: list[tuple[str, bool]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+    for number, item in jsonl_items(path):
         if not isinstance(item, dict) or not str(item.get("query", "")).strip():
             raise ValueError(f"{path}:{number}: expected an object with a 'query'")
         if "answerable" not in item and "is_impossible" not in item and "gold_doc_ids" not in item:

@@ -100,7 +100,9 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+def jsonl_items(path: Path) -> Iterator[tuple[int, Any]]:
+    """Each non-blank line of a JSONL file, parsed, with its line number (a line that is
+    not JSON raises a ValueError naming it)."""
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -109,9 +111,14 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 item = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(item, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object")
-            yield item
+            yield number, item
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    for number, item in jsonl_items(path):
+        if not isinstance(item, dict):
+            raise ValueError(f"{path}:{number}: expected a JSON object")
+        yield item
 
 
 def read_corpus(path: Path) -> list[Document]:

@@ -12,8 +12,8 @@ import secrets
 from collections.abc import Sequence
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import AdminToken, utcnow
 
 TOKEN_PREFIX = "fdt_"
@@ -27,17 +27,12 @@ def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
-class AdminTokenRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class AdminTokenRepository(Repository):
     def create(self, site_id: str, label: str = "") -> tuple[AdminToken, str]:
         """A new token for `site_id`: the stored row and the token (never stored)."""
         token = new_token()
         row = AdminToken(site_id=site_id, token_hash=hash_token(token), label=label[:200])
-        self.session.add(row)
-        self.session.flush()
-        return row, token
+        return self._insert(row), token
 
     def site_of(self, token: str) -> str | None:
         """The site a live (unrevoked) token belongs to, or None."""

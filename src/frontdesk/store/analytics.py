@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Conversation, Handoff, Lead, Message, Trace
 from frontdesk.store.widget import AnswerFeedback
 
@@ -41,10 +41,7 @@ def _as_date(value: object) -> date:
     return date.fromisoformat(str(value)[:10])
 
 
-class AnalyticsRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class AnalyticsRepository(Repository):
     def site(self, site_id: str, first_day: date, last_day: date) -> SiteAnalytics:
         start = datetime.combine(first_day, time.min, tzinfo=UTC)
         end = datetime.combine(last_day + timedelta(days=1), time.min, tzinfo=UTC)

@@ -5,11 +5,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+_Row = TypeVar("_Row")
+
+
+class Repository:
+    """The rows of one kind, read and written in the caller's session (its transaction)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def _insert(self, row: _Row) -> _Row:
+        """`row`, added and flushed: its generated id and defaults are set."""
+        self.session.add(row)
+        self.session.flush()
+        return row
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Handoff, HandoffAttempt, Lead, OutboxItem, utcnow
 
 LEAD_STATUSES = ("new", "contacted", "won", "lost")
@@ -30,10 +30,7 @@ class HandoffDeliveries:
         return [a for a in self.attempts if a.outbox_id == outbox_id]
 
 
-class DeskRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class DeskRepository(Repository):
     def leads(self, site_id: str, status: str | None = None, limit: int = 200) -> Sequence[Lead]:
         query = select(Lead).where(Lead.site_id == site_id)
         if status:

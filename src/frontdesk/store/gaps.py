@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Conversation, Message, Trace
 from frontdesk.store.widget import AnswerFeedback
 
@@ -37,10 +37,7 @@ class StoredGapTurn:
     retrieval: list[dict[str, Any]] = field(default_factory=list)
 
 
-class GapRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class GapRepository(Repository):
     def turns(
         self, site_id: str, start: datetime, end: datetime, limit: int = MAX_GAP_TURNS
     ) -> list[StoredGapTurn]:

@@ -8,24 +8,18 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Handoff, HandoffAttempt, Lead, OutboxItem, as_utc
 
 
-class LeadRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class LeadRepository(Repository):
     def create_once(self, idempotency_key: str, **fields: Any) -> tuple[Lead, bool]:
         """Create the lead unless one with this key exists; returns (lead, created)."""
         existing = self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
         if existing is not None:
             return existing, False
-        lead = Lead(idempotency_key=idempotency_key, **fields)
-        self.session.add(lead)
-        self.session.flush()
-        return lead, True
+        return self._insert(Lead(idempotency_key=idempotency_key, **fields)), True
 
     def by_key(self, idempotency_key: str) -> Lead | None:
         return self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
@@ -39,15 +33,9 @@ class LeadRepository:
         ).all()
 
 
-class HandoffRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class HandoffRepository(Repository):
     def create(self, **fields: Any) -> Handoff:
-        handoff = Handoff(**fields)
-        self.session.add(handoff)
-        self.session.flush()
-        return handoff
+        return self._insert(Handoff(**fields))
 
     def list(self, site_id: str, limit: int = 100) -> Sequence[Handoff]:
         return self.session.scalars(
@@ -70,15 +58,9 @@ class HandoffRepository:
         return self.session.get(Handoff, handoff_id, with_for_update=for_update or None)
 
 
-class OutboxRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class OutboxRepository(Repository):
     def enqueue(self, **fields: Any) -> OutboxItem:
-        item = OutboxItem(**fields)
-        self.session.add(item)
-        self.session.flush()
-        return item
+        return self._insert(OutboxItem(**fields))
 
     def due(self, now: datetime, limit: int = 50) -> Sequence[OutboxItem]:
         return self.session.scalars(
@@ -197,14 +179,13 @@ class OutboxRepository:
         self, item: OutboxItem, status: str, error: str | None = None
     ) -> HandoffAttempt:
         item.attempts += 1
-        attempt = HandoffAttempt(
-            outbox_id=item.id,
-            handoff_id=item.handoff_id,
-            channel=item.channel,
-            attempt=item.attempts,
-            status=status,
-            error=error,
+        return self._insert(
+            HandoffAttempt(
+                outbox_id=item.id,
+                handoff_id=item.handoff_id,
+                channel=item.channel,
+                attempt=item.attempts,
+                status=status,
+                error=error,
+            )
         )
-        self.session.add(attempt)
-        self.session.flush()
-        return attempt

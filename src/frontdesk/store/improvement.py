@@ -9,8 +9,9 @@ from typing import Any
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Base, new_id, utcnow
 
 
@@ -66,10 +67,7 @@ def snapshot(answer: TeamAnswer) -> dict[str, Any]:
     return {"status": answer.status, "versions": list(answer.versions or [])}
 
 
-class TeamAnswerRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class TeamAnswerRepository(Repository):
     def get(self, site_id: str, answer_id: str) -> TeamAnswer | None:
         return self.session.scalar(
             select(TeamAnswer).where(TeamAnswer.site_id == site_id, TeamAnswer.id == answer_id)
@@ -112,8 +110,7 @@ class TeamAnswerRepository:
             created_at=now,
             updated_at=now,
         )
-        self.session.add(answer)
-        self.session.flush()
+        self._insert(answer)
         self._log(answer, "created", who, None)
         return answer
 
@@ -146,10 +143,7 @@ class TeamAnswerRepository:
         ).all()
 
 
-class DigestRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class DigestRepository(Repository):
     def last(self, site_id: str) -> DigestRun | None:
         return self.session.scalar(
             select(DigestRun)

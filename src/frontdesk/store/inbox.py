@@ -14,8 +14,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, exists, func, or_, select
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import (
     Conversation,
     Handoff,
@@ -174,10 +174,7 @@ def _conditions(site_id: str, filters: InboxFilters) -> list[ColumnElement[bool]
     return found
 
 
-class InboxRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class InboxRepository(Repository):
     def conversations(
         self,
         site_id: str,

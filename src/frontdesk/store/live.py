@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from sqlalchemy import JSON, DateTime, Index, Integer, String, delete, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Base, utcnow
 
 Owner = Literal["bot", "waiting", "human", "closed"]
@@ -76,10 +77,7 @@ class LiveSlack(Base):
     kind: Mapped[str] = mapped_column(String(16))
 
 
-class LiveRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class LiveRepository(Repository):
     # -- events ----------------------------------------------------------------------
     def append(
         self,
@@ -93,19 +91,19 @@ class LiveRepository:
         author_name: str | None = None,
         at: datetime | None = None,
     ) -> LiveEvent:
-        event = LiveEvent(
-            site_id=site_id,
-            session_id=session_id,
-            kind=kind,
-            author_kind=author_kind,
-            author_id=author_id,
-            author_name=author_name,
-            body=body,
-            created_at=at or utcnow(),
+        # The insert sets the event's id: the SSE event id.
+        return self._insert(
+            LiveEvent(
+                site_id=site_id,
+                session_id=session_id,
+                kind=kind,
+                author_kind=author_kind,
+                author_id=author_id,
+                author_name=author_name,
+                body=body,
+                created_at=at or utcnow(),
+            )
         )
-        self.session.add(event)
-        self.session.flush()  # the id is the SSE event id
-        return event
 
     def session_events(
         self,

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import CursorResult, delete, select, update
-from sqlalchemy.orm import Session
 
 from frontdesk.store.admin_tokens import hash_token
+from frontdesk.store.db import Repository
 from frontdesk.store.models import (
     Operator,
     OperatorInvite,
@@ -27,10 +27,7 @@ ROLES = ("owner", "agent", "viewer")
 ALL_SITES = None  # an invitation for every site (the first owner's)
 
 
-class OperatorRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class OperatorRepository(Repository):
     # -- operators -----------------------------------------------------------------------
     def by_email(self, email: str) -> Operator | None:
         return self.session.scalar(select(Operator).where(Operator.email == email.lower()))
@@ -134,9 +131,7 @@ class OperatorRepository:
             csrf_token=secrets.token_urlsafe(32),
             expires_at=utcnow() + lifetime,
         )
-        self.session.add(row)
-        self.session.flush()
-        return row, token
+        return self._insert(row), token
 
     def live_session(self, token: str, now: datetime | None = None) -> OperatorSession | None:
         row = self.session.scalar(
@@ -165,9 +160,7 @@ class OperatorRepository:
             role=role,
             expires_at=utcnow() + lifetime,
         )
-        self.session.add(row)
-        self.session.flush()
-        return row, token
+        return self._insert(row), token
 
     def open_invite(self, token: str, now: datetime | None = None) -> OperatorInvite | None:
         """The unused, unexpired invitation of `token`, or None."""

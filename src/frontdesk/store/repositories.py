@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, bindparam, delete, func, select, update
-from sqlalchemy.orm import Session
 
 from frontdesk.sites.schema import SiteConfig
+from frontdesk.store.db import Repository
 from frontdesk.store.models import (
     AnalyticsEvent,
     Conversation,
@@ -31,10 +31,7 @@ def config_hash(config: SiteConfig) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-class SiteRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class SiteRepository(Repository):
     def upsert(self, config: SiteConfig) -> Site:
         """Mirror a site file into the store; unchanged configs are not rewritten."""
         digest = config_hash(config)
@@ -84,10 +81,7 @@ class StoredTurn:
     details: dict[str, Any] | None = None
 
 
-class ConversationRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class ConversationRepository(Repository):
     def get(self, site_id: str, session_id: str) -> Conversation | None:
         return self.session.scalar(
             select(Conversation).where(
@@ -179,11 +173,8 @@ class ConversationRepository:
         ).all()
 
 
-class VisitorRepository:
+class VisitorRepository(Repository):
     """Returning visitors by salted IP hash (the enrichment pipeline's second source)."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
 
     def get(self, site_id: str, ip_hash: str) -> Visitor | None:
         return self.session.scalar(
@@ -202,28 +193,16 @@ class VisitorRepository:
         return visitor
 
 
-class AnalyticsEventRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class AnalyticsEventRepository(Repository):
     def add(self, site_id: str, session_id: str, name: str, **properties: Any) -> AnalyticsEvent:
-        event = AnalyticsEvent(
-            site_id=site_id, session_id=session_id, name=name, properties=properties
+        return self._insert(
+            AnalyticsEvent(site_id=site_id, session_id=session_id, name=name, properties=properties)
         )
-        self.session.add(event)
-        self.session.flush()
-        return event
 
 
-class TraceRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class TraceRepository(Repository):
     def add(self, **fields: Any) -> Trace:
-        trace = Trace(**fields)
-        self.session.add(trace)
-        self.session.flush()
-        return trace
+        return self._insert(Trace(**fields))
 
     def append(self, **fields: Any) -> None:
         """`add` without loading the row back (the per-turn write path)."""

@@ -6,15 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import SiteSettingsChange, utcnow
 
 
-class SettingsAuditRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class SettingsAuditRepository(Repository):
     def record(
         self,
         site_id: str,
@@ -25,18 +22,17 @@ class SettingsAuditRepository:
         version_before: str,
         version_after: str,
     ) -> SiteSettingsChange:
-        row = SiteSettingsChange(
-            site_id=site_id,
-            operator_id=operator_id,
-            author=author,
-            changed_at=utcnow(),
-            changes=changes,
-            version_before=version_before,
-            version_after=version_after,
+        return self._insert(
+            SiteSettingsChange(
+                site_id=site_id,
+                operator_id=operator_id,
+                author=author,
+                changed_at=utcnow(),
+                changes=changes,
+                version_before=version_before,
+                version_after=version_after,
+            )
         )
-        self.session.add(row)
-        self.session.flush()
-        return row
 
     def recent(self, site_id: str, limit: int = 50) -> Sequence[SiteSettingsChange]:
         """The site's newest changes first (never another site's)."""

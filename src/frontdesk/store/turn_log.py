@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.orm import Session
-
+from frontdesk.store.db import Repository
 from frontdesk.store.models import utcnow
 from frontdesk.store.repositories import (
     _MESSAGES,
@@ -21,10 +20,7 @@ from frontdesk.store.repositories import (
 MAX_STORED_MESSAGE = 20_000
 
 
-class TurnLogRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class TurnLogRepository(Repository):
     def open_turn(
         self,
         site_id: str,

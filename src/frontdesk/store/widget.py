@@ -26,8 +26,9 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
+from frontdesk.store.db import Repository
 from frontdesk.store.models import Base, utcnow
 
 SECRET_BYTES = 32
@@ -97,10 +98,7 @@ def as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-class WidgetSessionRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class WidgetSessionRepository(Repository):
     def keys(self, site_id: str, session_id: str) -> Sequence[WidgetSessionKey]:
         return self.session.scalars(
             select(WidgetSessionKey).where(
@@ -212,10 +210,7 @@ def key_live(key: WidgetSessionKey, ttl: timedelta, now: datetime | None = None)
     return as_utc(key.last_seen_at) + ttl > (now or datetime.now(UTC))
 
 
-class FeedbackRepository:
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
+class FeedbackRepository(Repository):
     def record(
         self, site_id: str, session_id: str, turn: int, rating: str, comment: str | None
     ) -> AnswerFeedback:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from frontdesk.leads.hours import is_business_hours
 from frontdesk.sites.schema import SiteConfig
-from frontdesk.store.live import LiveEvent, LiveRepository, Owner
+from frontdesk.store.live import LiveConversation, LiveEvent, LiveRepository, Owner
 from frontdesk.store.widget import WidgetSessionRepository
 from frontdesk.takeover.bus import site_channel
 from frontdesk.takeover.errors import OwnedByOther
@@ -65,20 +65,7 @@ class TakeoverDesk(EventJournal):
             if row.state == "human" and row.operator_id != operator.id:
                 name = row.operator_name or "Another operator"
                 raise OwnedByOther(f"{name} has already joined.")
-            event = repo.append(
-                site.id,
-                session_id,
-                "operator_joined",
-                {"name": operator.name, "company": site.name},
-                author_kind="operator",
-                author_id=operator.id,
-                author_name=operator.name,
-                at=now,
-            )
-            if row.state != "human":  # a second tab of the same operator keeps the exchange
-                row.exchange_from = event.id
-            row.state, row.operator_id, row.operator_name = "human", operator.id, operator.name
-            row.wait_until, row.updated_at = None, now
+            event = _take_over(repo, row, site, operator, now)
             return as_published(event), self._channels(site.id, session_id, event.kind)
 
         return await self._write(work)
@@ -299,18 +286,7 @@ class TakeoverDesk(EventJournal):
             row = repo.claim(site.id, session_id, now)
             channels = self._channels(site.id, session_id, "operator_joined")
             if row.state != "human":
-                joined = repo.append(
-                    site.id,
-                    session_id,
-                    "operator_joined",
-                    {"name": operator.name, "company": site.name},
-                    author_kind="operator",
-                    author_id=operator.id,
-                    author_name=operator.name,
-                    at=now,
-                )
-                row.state, row.operator_id, row.operator_name = "human", operator.id, operator.name
-                row.exchange_from, row.wait_until, row.updated_at = joined.id, None, now
+                _take_over(repo, row, site, operator, now)
             event = repo.append(
                 site.id,
                 session_id,
@@ -330,6 +306,33 @@ class TakeoverDesk(EventJournal):
             return repo.erase_session(site_id, session_id), []
 
         return await self._write(work)
+
+
+def _take_over(
+    repo: LiveRepository,
+    row: LiveConversation,
+    site: SiteConfig,
+    operator: Operator,
+    now: datetime,
+) -> LiveEvent:
+    """The operator joins: an `operator_joined` event, and the conversation is theirs. A
+    conversation a person did not own yet starts a new exchange at that event (a second
+    tab of the same operator keeps the exchange)."""
+    event = repo.append(
+        site.id,
+        row.session_id,
+        "operator_joined",
+        {"name": operator.name, "company": site.name},
+        author_kind="operator",
+        author_id=operator.id,
+        author_name=operator.name,
+        at=now,
+    )
+    if row.state != "human":
+        row.exchange_from = event.id
+    row.state, row.operator_id, row.operator_name = "human", operator.id, operator.name
+    row.wait_until, row.updated_at = None, now
+    return event
 
 
 async def expire_waits(desk: TakeoverDesk, every_s: float = 1.0) -> None:

@@ -11,19 +11,19 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import ChatDep, GuardDep, IpHashDep, MetricsDep, RuntimeDep, SiteKeyHeader
 from frontdesk.api.errors import STORE_RETRY_AFTER_S, ApiError
 from frontdesk.api.identity import verify_identity
-from frontdesk.api.schemas import ErrorResponse, TurnRequest
+from frontdesk.api.schemas import Responses, TurnRequest, error_responses
 from frontdesk.api.security import SECRET_HEADER, SESSION_HEADER, authorize_site
 from frontdesk.api.sse import DEFAULT_PING_S, TurnStreamResponse, turn_events
-from frontdesk.api.turns import Admission, TurnGuard
+from frontdesk.api.turns import Admission
 from frontdesk.api.visitor_sessions import SessionGrant, claim_for_turn, keep_session
 from frontdesk.conversation.payload import TurnResult, VisitorContext
 from frontdesk.guard.charset import clean_text
@@ -34,37 +34,17 @@ log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/v1", tags=["chat"])
 
-TURN_ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-    413: {"model": ErrorResponse, "description": "Request body too large."},
-    403: {
-        "model": ErrorResponse,
-        "description": "Origin not allowed for this site, or an existing session without its "
+TURN_ERRORS: Responses = error_responses(
+    {
+        401: "Missing or unknown site key.",
+        413: "Request body too large.",
+        403: "Origin not allowed for this site, or an existing session without its "
         "secret (`session_secret_invalid`) or of another signed-in visitor.",
-    },
-    410: {"model": ErrorResponse, "description": "The session expired (`session_expired`)."},
-    422: {"model": ErrorResponse, "description": "Invalid body (blank message, bad session id)."},
-    429: {
-        "model": ErrorResponse,
-        "description": "Rate limited (`Retry-After`) or the session is busy with another turn.",
-    },
-}
-
-
-def _visitor(request: Request, body: TurnRequest, ip_hash: str) -> VisitorContext:
-    return VisitorContext(
-        ip_hash=ip_hash,
-        user_agent=clean_text(request.headers.get("user-agent", ""))[:300],
-        page_url=clean_text(body.page_url or request.headers.get("referer", ""))[:2048],
-        referrer=clean_text(body.referrer or "")[:2048],
-        reveal=dict(body.reveal or {}),
-    )
-
-
-def _site(
-    request: Request, runtime: RuntimeDep, header_key: str | None, body: TurnRequest
-) -> LoadedSite:
-    return authorize_site(request, runtime, header_key or body.site_key)
+        410: "The session expired (`session_expired`).",
+        422: "Invalid body (blank message, bad session id).",
+        429: "Rate limited (`Retry-After`) or the session is busy with another turn.",
+    }
+)
 
 
 SecretHeader = Annotated[
@@ -73,35 +53,59 @@ SecretHeader = Annotated[
 ]
 
 
-async def _admit(
-    request: Request,
-    runtime: RuntimeDep,
-    guard: TurnGuard,
-    ip_hash: str,
-    site_key: str | None,
-    body: TurnRequest,
-    secret: str | None,
-) -> tuple[LoadedSite, SessionGrant, Admission]:
-    """Site from the key; the per-IP and per-site limits; the session (its secret checked,
-    read only); its limit and slot; only then is the session written (a new key issued),
-    so a refused request writes nothing."""
-    site = _site(request, runtime, site_key, body)
-    site_id, limits = site.config.id, site.config.rate_limits
-    identity = verify_identity(site.config, body.identity)
-    visitor = await guard.check_limits(site_id, visitor_checks(site_id, ip_hash, limits))
-    requested = str(body.session_id) if body.session_id else None
-    claim = await run_in_threadpool(
-        claim_for_turn, runtime, site.config, requested, secret or body.session_secret, identity
-    )
-    checks = session_checks(site_id, claim.session_id, limits)
-    admission = await guard.admit(site_id, claim.session_id, checks)
-    try:
-        grant = await run_in_threadpool(keep_session, runtime, site.config, claim)
-    except BaseException:
-        await admission.release()
-        raise
-    admission.decision = tightest([visitor, admission.decision])
-    return site, grant, admission
+class TurnCall:
+    """One turn request as both routes receive it: the body, the caller, the keys it
+    brings, and the guard that admits it (`admit`, in the order above)."""
+
+    def __init__(
+        self,
+        request: Request,
+        body: TurnRequest,
+        runtime: RuntimeDep,
+        guard: GuardDep,
+        ip_hash: IpHashDep,
+        site_key: SiteKeyHeader = None,
+        secret: SecretHeader = None,
+    ) -> None:
+        self.request, self.body, self.runtime, self.guard = request, body, runtime, guard
+        self.ip_hash, self.site_key, self.secret = ip_hash, site_key, secret
+
+    def visitor(self) -> VisitorContext:
+        request, body = self.request, self.body
+        return VisitorContext(
+            ip_hash=self.ip_hash,
+            user_agent=clean_text(request.headers.get("user-agent", ""))[:300],
+            page_url=clean_text(body.page_url or request.headers.get("referer", ""))[:2048],
+            referrer=clean_text(body.referrer or "")[:2048],
+            reveal=dict(body.reveal or {}),
+        )
+
+    async def admit(self) -> tuple[LoadedSite, SessionGrant, Admission]:
+        """Site from the key; the per-IP and per-site limits; the session (its secret
+        checked, read only); its limit and slot; only then is the session written (a new
+        key issued), so a refused request writes nothing."""
+        body, runtime, guard = self.body, self.runtime, self.guard
+        site = authorize_site(self.request, runtime, self.site_key or body.site_key)
+        site_id, limits = site.config.id, site.config.rate_limits
+        identity = verify_identity(site.config, body.identity)
+        visitor = await guard.check_limits(site_id, visitor_checks(site_id, self.ip_hash, limits))
+        requested = str(body.session_id) if body.session_id else None
+        secret = self.secret or body.session_secret
+        claim = await run_in_threadpool(
+            claim_for_turn, runtime, site.config, requested, secret, identity
+        )
+        checks = session_checks(site_id, claim.session_id, limits)
+        admission = await guard.admit(site_id, claim.session_id, checks)
+        try:
+            grant = await run_in_threadpool(keep_session, runtime, site.config, claim)
+        except BaseException:
+            await admission.release()
+            raise
+        admission.decision = tightest([visitor, admission.decision])
+        return site, grant, admission
+
+
+TurnCallDep = Annotated[TurnCall, Depends()]
 
 
 @router.post(
@@ -118,29 +122,17 @@ async def _admit(
         **TURN_ERRORS,
     },
 )
-async def chat(
-    request: Request,
-    body: TurnRequest,
-    runtime: RuntimeDep,
-    backend: ChatDep,
-    guard: GuardDep,
-    metrics: MetricsDep,
-    ip_hash: IpHashDep,
-    site_key: SiteKeyHeader = None,
-    secret: SecretHeader = None,
-) -> Response:
-    site, grant, admission = await _admit(request, runtime, guard, ip_hash, site_key, body, secret)
+async def chat(call: TurnCallDep, backend: ChatDep, metrics: MetricsDep) -> Response:
+    site, grant, admission = await call.admit()
     session_id = grant.session_id
     site_id = site.config.id
     try:
-        events = backend.stream_turn(
-            site, session_id, body.message, _visitor(request, body, ip_hash)
-        )
+        events = backend.stream_turn(site, session_id, call.body.message, call.visitor())
     except BaseException:
         await admission.release()
         raise
     headers = {SESSION_HEADER: session_id, **grant.headers(), **admission.decision.headers()}
-    ping_s: float = getattr(request.app.state, "sse_ping_s", DEFAULT_PING_S)
+    ping_s: float = getattr(call.request.app.state, "sse_ping_s", DEFAULT_PING_S)
     return TurnStreamResponse(
         turn_events(events, site_id=site_id, admission=admission, metrics=metrics),
         admission=admission,
@@ -162,18 +154,8 @@ async def _until_disconnect(request: Request) -> None:
     response_model=TurnResult,
     responses=TURN_ERRORS,
 )
-async def ask(
-    request: Request,
-    body: TurnRequest,
-    runtime: RuntimeDep,
-    backend: ChatDep,
-    guard: GuardDep,
-    metrics: MetricsDep,
-    ip_hash: IpHashDep,
-    site_key: SiteKeyHeader = None,
-    secret: SecretHeader = None,
-) -> Response:
-    site, grant, admission = await _admit(request, runtime, guard, ip_hash, site_key, body, secret)
+async def ask(call: TurnCallDep, backend: ChatDep, metrics: MetricsDep) -> Response:
+    site, grant, admission = await call.admit()
     session_id = grant.session_id
     site_id = site.config.id
     started = time.perf_counter()
@@ -181,9 +163,9 @@ async def ask(
     session_headers = {SESSION_HEADER: session_id, **grant.headers()}
     try:
         turn = asyncio.ensure_future(
-            backend.ask(site, session_id, body.message, _visitor(request, body, ip_hash))
+            backend.ask(site, session_id, call.body.message, call.visitor())
         )
-        watcher = asyncio.ensure_future(_until_disconnect(request))
+        watcher = asyncio.ensure_future(_until_disconnect(call.request))
         try:
             await asyncio.wait({turn, watcher}, return_when=asyncio.FIRST_COMPLETED)
         finally:

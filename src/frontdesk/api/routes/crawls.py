@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Request
+from fastapi import Body, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import AdminDep, AdminSiteDep, RuntimeDep
+from frontdesk.api.deps import AdminSiteDep, RuntimeDep
 from frontdesk.api.errors import ApiError
 from frontdesk.api.ingestion import IngestionUnavailable, open_knowledge_base
-from frontdesk.api.routes.admin_common import ADMIN_ERRORS
-from frontdesk.api.schemas import CrawlRequest, CrawlRun, CrawlRuns, ErrorResponse
+from frontdesk.api.routes.admin_common import ADMIN_ERRORS, admin_router
+from frontdesk.api.schemas import CrawlRequest, CrawlRun, CrawlRuns, error_responses
 from frontdesk.runtime import Runtime
 
-router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
+router = admin_router()
 
 
 def web_sync(request: Request, runtime: Runtime) -> Any:
@@ -40,13 +40,14 @@ def web_sync(request: Request, runtime: Runtime) -> Any:
     status_code=202,
     responses={
         **ADMIN_ERRORS,
-        409: {"model": ErrorResponse, "description": "A sync of the site is running."},
-        422: {"model": ErrorResponse, "description": "No web sources, or a bad URL."},
-        503: {
-            "model": ErrorResponse,
-            "description": "Syncs cannot start now (Redis unreachable); retry after "
-            "`Retry-After` seconds.",
-        },
+        **error_responses(
+            {
+                409: "A sync of the site is running.",
+                422: "No web sources, or a bad URL.",
+                503: "Syncs cannot start now (Redis unreachable); retry after "
+                "`Retry-After` seconds.",
+            }
+        ),
     },
 )
 async def start_crawl(

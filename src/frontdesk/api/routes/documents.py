@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Request, UploadFile
+from fastapi import File, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import AdminDep, AdminSiteDep, RuntimeDep
+from frontdesk.api.deps import AdminSiteDep, RuntimeDep
 from frontdesk.api.errors import ApiError
 from frontdesk.api.ingestion import (
     IngestionUnavailable,
@@ -16,13 +16,13 @@ from frontdesk.api.ingestion import (
     merge_reports,
     open_knowledge_base,
 )
-from frontdesk.api.routes.admin_common import ADMIN_ERRORS
-from frontdesk.api.schemas import ErrorResponse, IngestResult
+from frontdesk.api.routes.admin_common import ADMIN_ERRORS, admin_router
+from frontdesk.api.schemas import IngestResult, error_responses
 from frontdesk.guard.charset import clean_text
 
 log = logging.getLogger(__name__)
 
-router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
+router = admin_router()
 
 MAX_FILES = 50
 
@@ -33,9 +33,13 @@ MAX_FILES = 50
     response_model=IngestResult,
     responses={
         **ADMIN_ERRORS,
-        413: {"model": ErrorResponse, "description": "Upload too large."},
-        422: {"model": ErrorResponse, "description": "No files, or too many."},
-        501: {"model": ErrorResponse, "description": "Knowledge ingestion is not available."},
+        **error_responses(
+            {
+                413: "Upload too large.",
+                422: "No files, or too many.",
+                501: "Knowledge ingestion is not available.",
+            }
+        ),
     },
 )
 async def upload_documents(

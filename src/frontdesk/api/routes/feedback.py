@@ -8,7 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from frontdesk.api.deps import ChatDep, RuntimeDep, SessionId, VisitorSessionDep, WidgetSiteDep
 from frontdesk.api.errors import ApiError
 from frontdesk.api.feedback import record_feedback
-from frontdesk.api.schemas import ErrorResponse, FeedbackIn, FeedbackOut
+from frontdesk.api.schemas import FeedbackIn, FeedbackOut, error_responses
 
 router = APIRouter(prefix="/v1/sessions", tags=["feedback"])
 
@@ -17,13 +17,15 @@ router = APIRouter(prefix="/v1/sessions", tags=["feedback"])
     "/{session_id}/feedback",
     summary="Rate one answer of the session (a second vote replaces the first)",
     response_model=FeedbackOut,
-    responses={
-        401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-        403: {"model": ErrorResponse, "description": "Origin or session secret refused."},
-        404: {"model": ErrorResponse, "description": "No such session or answer."},
-        422: {"model": ErrorResponse, "description": "Invalid body."},
-        429: {"model": ErrorResponse, "description": "Rate limited."},
-    },
+    responses=error_responses(
+        {
+            401: "Missing or unknown site key.",
+            403: "Origin or session secret refused.",
+            404: "No such session or answer.",
+            422: "Invalid body.",
+            429: "Rate limited.",
+        }
+    ),
 )
 async def rate_answer(
     session_id: SessionId,

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query
-
-from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep
-from frontdesk.api.routes.admin_common import ADMIN_ERRORS
+from frontdesk.api.deps import AdminSiteDep, DbDep
+from frontdesk.api.routes.admin_common import ADMIN_ERRORS, ListLimit, admin_router
 from frontdesk.api.schemas import HandoffAttemptOut, HandoffChannelOut, HandoffOut
 from frontdesk.store.handoffs import HandoffRepository, OutboxRepository
 
-router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
+router = admin_router()
 
 
 @router.get(
@@ -20,9 +16,7 @@ router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[Admin
     response_model=list[HandoffOut],
     responses=ADMIN_ERRORS,
 )
-def list_handoffs(
-    site: AdminSiteDep, db: DbDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
-) -> list[HandoffOut]:
+def list_handoffs(site: AdminSiteDep, db: DbDep, limit: ListLimit = 100) -> list[HandoffOut]:
     handoffs, outbox = HandoffRepository(db), OutboxRepository(db)
     listed = []
     for row in handoffs.list(site.config.id, limit=limit):

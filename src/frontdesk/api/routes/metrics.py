@@ -18,7 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from frontdesk.api.deps import MetricsDep, RuntimeDep
 from frontdesk.api.errors import ApiError
-from frontdesk.api.schemas import ErrorResponse
+from frontdesk.api.schemas import error_responses
 
 router = APIRouter(tags=["health"])
 
@@ -62,16 +62,13 @@ def require_metrics_token(
     dependencies=[Depends(require_metrics_token)],
     responses={
         200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}},
-        401: {
-            "model": ErrorResponse,
-            "description": "FRONTDESK_METRICS_TOKEN is set and "
-            "the bearer token is missing or wrong.",
-        },
-        403: {
-            "model": ErrorResponse,
-            "description": "No FRONTDESK_METRICS_TOKEN and FRONTDESK_METRICS_OPEN is not "
-            "true: /metrics is off.",
-        },
+        **error_responses(
+            {
+                401: "FRONTDESK_METRICS_TOKEN is set and the bearer token is missing or wrong.",
+                403: "No FRONTDESK_METRICS_TOKEN and FRONTDESK_METRICS_OPEN is not "
+                "true: /metrics is off.",
+            }
+        ),
     },
 )
 def metrics(registry: MetricsDep) -> Response:

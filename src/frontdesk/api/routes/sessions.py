@@ -28,13 +28,16 @@ from frontdesk.api.errors import ApiError
 from frontdesk.api.feedback import feedback_by_turn, with_feedback
 from frontdesk.api.identity import verify_identity
 from frontdesk.api.schemas import (
-    ErrorResponse,
+    IdentityClaim,
+    Responses,
     SessionErased,
     SessionGrantOut,
     SessionHistory,
     SessionResume,
     SessionStart,
+    error_responses,
 )
+from frontdesk.api.turns import TurnGuard
 from frontdesk.api.visitor_sessions import (
     SessionGrant,
     authorize_session,
@@ -43,24 +46,23 @@ from frontdesk.api.visitor_sessions import (
     start_session,
 )
 from frontdesk.guard.limits import read_checks
+from frontdesk.sites.registry import LoadedSite
+from frontdesk.store.widget import VerifiedIdentity
 from frontdesk.takeover.desk import TakeoverDesk
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-    403: {
-        "model": ErrorResponse,
-        "description": "Origin not allowed, or the session's secret missing or wrong "
+ERRORS: Responses = error_responses(
+    {
+        401: "Missing or unknown site key.",
+        403: "Origin not allowed, or the session's secret missing or wrong "
         "(`session_secret_invalid`).",
-    },
-    410: {"model": ErrorResponse, "description": "The session expired."},
-    422: {"model": ErrorResponse, "description": "The session id is not a UUID."},
-    429: {"model": ErrorResponse, "description": "Rate limited, or a turn is in flight."},
-}
-NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorResponse, "description": "No such session."}
-}
+        410: "The session expired.",
+        422: "The session id is not a UUID.",
+        429: "Rate limited, or a turn is in flight.",
+    }
+)
+NOT_FOUND: Responses = error_responses({404: "No such session."})
 
 
 def _grant_out(grant: SessionGrant) -> SessionGrantOut:
@@ -70,6 +72,16 @@ def _grant_out(grant: SessionGrant) -> SessionGrantOut:
         session_secret=grant.issued.secret,
         expires_at=grant.expires_at,
     )
+
+
+async def _claimed_identity(
+    site: LoadedSite, guard: TurnGuard, ip: str, claim: IdentityClaim | None
+) -> VerifiedIdentity | None:
+    """The visitor the host page vouches for, when its signature verifies (checked after
+    the address's read limits)."""
+    site_id = site.config.id
+    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
+    return verify_identity(site.config, claim)
 
 
 @router.post(
@@ -83,9 +95,7 @@ def _grant_out(grant: SessionGrant) -> SessionGrantOut:
 async def create_session(
     body: SessionStart, site: WidgetSiteDep, runtime: RuntimeDep, guard: GuardDep, ip: IpHashDep
 ) -> SessionGrantOut:
-    site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
-    identity = verify_identity(site.config, body.identity)
+    identity = await _claimed_identity(site, guard, ip, body.identity)
     return _grant_out(await run_in_threadpool(start_session, runtime, site.config, identity))
 
 
@@ -98,9 +108,7 @@ async def create_session(
 async def resume_session(
     body: SessionResume, site: WidgetSiteDep, runtime: RuntimeDep, guard: GuardDep, ip: IpHashDep
 ) -> SessionGrantOut:
-    site_id = site.config.id
-    await guard.check_limits(site_id, read_checks(site_id, ip, site.config.rate_limits))
-    identity = verify_identity(site.config, body.identity)
+    identity = await _claimed_identity(site, guard, ip, body.identity)
     if identity is None:
         raise ApiError(
             403, "identity_not_verified", "The visitor identity is unsigned or wrongly signed."

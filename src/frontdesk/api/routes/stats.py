@@ -5,17 +5,17 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep, RuntimeDep
-from frontdesk.api.routes.admin_common import ADMIN_ERRORS
+from frontdesk.api.deps import AdminSiteDep, DbDep, RuntimeDep
+from frontdesk.api.routes.admin_common import ADMIN_ERRORS, admin_router
 from frontdesk.api.schemas import GapClusterOut, QuestionCount, SiteStats
 from frontdesk.api.stats import TurnRow, site_stats
 from frontdesk.store.models import utcnow
 from frontdesk.store.repositories import ConversationRepository
 
-router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
+router = admin_router()
 
 MAX_CONVERSATIONS = 2_000
 """Stats read the most recent conversations only, to bound the work of one request."""

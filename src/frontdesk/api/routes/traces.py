@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Path
+from fastapi import Path
 
-from frontdesk.api.deps import AdminDep, AdminSiteDep, DbDep
-from frontdesk.api.routes.admin_common import ADMIN_ERRORS
+from frontdesk.api.deps import AdminSiteDep, DbDep
+from frontdesk.api.routes.admin_common import ADMIN_ERRORS, admin_router
 from frontdesk.api.schemas import SessionTraces, TraceOut
 from frontdesk.store.repositories import TraceRepository
 
-router = APIRouter(prefix="/v1/admin/sites", tags=["admin"], dependencies=[AdminDep])
+router = admin_router()
 
 
 @router.get(

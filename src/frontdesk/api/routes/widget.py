@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from frontdesk.api.deps import RuntimeDep
 from frontdesk.api.ingestion import open_knowledge_base
-from frontdesk.api.schemas import ErrorResponse
+from frontdesk.api.schemas import error_responses
 from frontdesk.api.security import authorize_site
 from frontdesk.runtime import Runtime
 from frontdesk.sites.registry import LoadedSite
@@ -60,10 +60,9 @@ def _document_titles(request: Request, runtime: Runtime, site: LoadedSite) -> li
 @router.get(
     "/v1/widget/config",
     summary="The widget's settings for a site: greeting, suggestions, limits, proactive rules",
-    responses={
-        401: {"model": ErrorResponse, "description": "Missing or unknown site key."},
-        403: {"model": ErrorResponse, "description": "Origin not allowed for this site."},
-    },
+    responses=error_responses(
+        {401: "Missing or unknown site key.", 403: "Origin not allowed for this site."}
+    ),
 )
 async def widget_config(
     request: Request,

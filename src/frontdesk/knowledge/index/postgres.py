@@ -39,7 +39,6 @@ from frontdesk.knowledge.index.base import (
     read_revision,
     upsert_document,
     utc_now,
-    vector_blob,
 )
 from frontdesk.knowledge.index.postgres_hnsw import (
     DEFAULT_EF_SEARCH,
@@ -55,7 +54,7 @@ from frontdesk.knowledge.index.postgres_sql import (
     tsvector_literal,
     vector_literal,
 )
-from frontdesk.knowledge.index.shared import SharedRows
+from frontdesk.knowledge.index.shared import SharedRows, check_aligned, chunk_row
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.text.lexical import heading_terms
 
@@ -113,8 +112,7 @@ class PostgresKnowledgeIndex(SharedRows):
         lexical: Sequence[str],
         embedding_model: str,
     ) -> None:
-        if len(chunks) != len(vectors) or len(chunks) != len(lexical):
-            raise ValueError("chunks, vectors and lexical texts must have the same length")
+        check_aligned(chunks, vectors, lexical)
         now = utc_now()
         with self.engine.begin() as conn:
             self._bump(conn, site_id)
@@ -139,19 +137,8 @@ class PostgresKnowledgeIndex(SharedRows):
                     " :heading_length)"
                 ),
                 [
-                    {
-                        "site": site_id,
-                        "doc": document.doc_id,
-                        "chunk_id": chunk.chunk_id,
-                        "chunk_index": chunk.chunk_index,
-                        "title": chunk.title,
-                        "heading_path": json.dumps(list(chunk.heading_path), ensure_ascii=False),
-                        "content": chunk.content,
-                        "url": chunk.url,
-                        "source": chunk.source,
-                        "content_hash": chunk.content_hash,
-                        "model": embedding_model,
-                        "embedding": vector_blob(vector),
+                    chunk_row(site_id, document.doc_id, chunk, embedding_model, vector)
+                    | {
                         "vec": vector_literal(vector),
                         "dim": dim,
                         "body": body[0],

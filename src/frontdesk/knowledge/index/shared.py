@@ -3,7 +3,9 @@ its chunk count and the embedding cache, all on the same tables and in portable 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import Engine, text
 
@@ -12,8 +14,36 @@ from frontdesk.knowledge.index.base import (
     Vector,
     read_cached_vectors,
     read_documents,
+    vector_blob,
     write_cached_vectors,
 )
+from frontdesk.knowledge.models import Chunk
+
+
+def check_aligned(chunks: Sequence[Chunk], vectors: Vector, lexical: Sequence[str]) -> None:
+    """`replace_document`'s chunks, vectors and lexical texts go together, one per chunk."""
+    if len(chunks) != len(vectors) or len(chunks) != len(lexical):
+        raise ValueError("chunks, vectors and lexical texts must have the same length")
+
+
+def chunk_row(
+    site_id: str, doc_id: str, chunk: Chunk, embedding_model: str, vector: Vector
+) -> dict[str, Any]:
+    """The parameters of a `knowledge_chunks` row both backends write alike."""
+    return {
+        "site": site_id,
+        "doc": doc_id,
+        "chunk_id": chunk.chunk_id,
+        "chunk_index": chunk.chunk_index,
+        "title": chunk.title,
+        "heading_path": json.dumps(list(chunk.heading_path), ensure_ascii=False),
+        "content": chunk.content,
+        "url": chunk.url,
+        "source": chunk.source,
+        "content_hash": chunk.content_hash,
+        "model": embedding_model,
+        "embedding": vector_blob(vector),
+    }
 
 
 class SharedRows:

@@ -38,10 +38,9 @@ from frontdesk.knowledge.index.base import (
     rrf_fuse,
     upsert_document,
     utc_now,
-    vector_blob,
 )
 from frontdesk.knowledge.index.lexicon import Lexicon, heading_table
-from frontdesk.knowledge.index.shared import SharedRows
+from frontdesk.knowledge.index.shared import SharedRows, check_aligned, chunk_row
 from frontdesk.knowledge.index.vectors import VectorStore
 from frontdesk.knowledge.models import Chunk, Document
 from frontdesk.text.lexical import heading_terms
@@ -133,8 +132,7 @@ class SqliteKnowledgeIndex(SharedRows):
         lexical: Sequence[str],
         embedding_model: str,
     ) -> None:
-        if len(chunks) != len(vectors) or len(chunks) != len(lexical):
-            raise ValueError("chunks, vectors and lexical texts must have the same length")
+        check_aligned(chunks, vectors, lexical)
         now = utc_now()
         with self._writing(site_id) as conn:
             self._delete_chunks(conn, site_id, [document.doc_id])
@@ -149,20 +147,7 @@ class SqliteKnowledgeIndex(SharedRows):
                     " :heading_path, :content, :url, :source, :content_hash, :model, :embedding)"
                 ),
                 [
-                    {
-                        "site": site_id,
-                        "doc": document.doc_id,
-                        "chunk_id": chunk.chunk_id,
-                        "chunk_index": chunk.chunk_index,
-                        "title": chunk.title,
-                        "heading_path": json.dumps(list(chunk.heading_path), ensure_ascii=False),
-                        "content": chunk.content,
-                        "url": chunk.url,
-                        "source": chunk.source,
-                        "content_hash": chunk.content_hash,
-                        "model": embedding_model,
-                        "embedding": vector_blob(vector),
-                    }
+                    chunk_row(site_id, document.doc_id, chunk, embedding_model, vector)
                     for chunk, vector in zip(chunks, vectors, strict=True)
                 ],
             )

@@ -21,6 +21,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from frontdesk.knowledge.search import shipped
+
 # The acts, one vocabulary for every engine and the conversation. What a message is on its
 # own, whatever the business: each act has its own short reply
 # (`conversation/texts.yaml`, `act.*`). A message that also asks or states something is
@@ -37,13 +39,10 @@ ACTS: tuple[Act, ...] = (
     "phone",
 )
 
-DATA = Path(__file__).resolve().parent.parent / "data"
-
 
 def artifact_path(model: str) -> Path:
     """`local:multilingual-e5-small` → `data/acts-multilingual-e5-small.npz`."""
-    name = model.split(":", 1)[-1].replace("/", "-")
-    return DATA / f"acts-{name}.npz"
+    return shipped.artifact_path("acts", model)
 
 
 @dataclass(frozen=True)
@@ -58,12 +57,7 @@ class ActExamples:
     def read(self, vector: NDArray[Any]) -> Act | None:
         """The act of the nearest row when `vector` (a unit query vector) is at least
         `bar` close to it, else None."""
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.vectors.shape[1]:
-            raise ValueError(
-                f"a {query.shape[0]}-dimensional vector against {self.model}'s "
-                f"{self.vectors.shape[1]}-dimensional acts"
-            )
+        query = shipped.as_query(vector, self.vectors, self.model, "acts")
         similarities = self.vectors @ query
         nearest = int(np.argmax(similarities))
         return self.acts[nearest] if float(similarities[nearest]) >= self.bar else None
@@ -79,15 +73,12 @@ def as_act(label: str) -> Act:
 @lru_cache(maxsize=4)
 def load_acts(model: str) -> ActExamples | None:
     """The shipped acts of `model` (an embedding spec), or None when none were built."""
-    path = artifact_path(model)
-    if not path.is_file():
+    data = shipped.read_artifact("acts", model)
+    if data is None:
         return None
-    with np.load(path) as data:
-        if str(data["model"]) != model:
-            raise ValueError(f"{path} holds {data['model']}, not {model}")
-        return ActExamples(
-            model=model,
-            vectors=np.asarray(data["vectors"], dtype=np.float32),
-            acts=tuple(as_act(str(label)) for label in data["acts"]),
-            bar=float(data["bar"]),
-        )
+    return ActExamples(
+        model=model,
+        vectors=np.asarray(data["vectors"], dtype=np.float32),
+        acts=tuple(as_act(str(label)) for label in data["acts"]),
+        bar=float(data["bar"]),
+    )

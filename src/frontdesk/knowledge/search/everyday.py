@@ -34,13 +34,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+from frontdesk.knowledge.search import shipped
 
 
 def artifact_path(model: str) -> Path:
     """`local:multilingual-e5-small` → `data/everyday-multilingual-e5-small.npz`."""
-    name = model.split(":", 1)[-1].replace("/", "-")
-    return DATA / f"everyday-{name}.npz"
+    return shipped.artifact_path("everyday", model)
 
 
 @dataclass(frozen=True)
@@ -53,12 +52,7 @@ class EverydayRequests:
 
     def nearest(self, vector: NDArray[Any]) -> float:
         """Cosine of `vector` (a unit query vector) with its nearest everyday request."""
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.vectors.shape[1]:
-            raise ValueError(
-                f"a {query.shape[0]}-dimensional vector against {self.model}'s "
-                f"{self.vectors.shape[1]}-dimensional everyday requests"
-            )
+        query = shipped.as_query(vector, self.vectors, self.model, "everyday requests")
         return float(np.max(self.vectors @ query))
 
 
@@ -84,11 +78,8 @@ def reads_as_everyday(nearest: float | None, bar: float | None) -> bool:
 def load_everyday(model: str) -> EverydayRequests | None:
     """The shipped requests of `model` (an embedding spec such as
     `local:multilingual-e5-small`), or None when none were built for it."""
-    path = artifact_path(model)
-    if not path.is_file():
+    data = shipped.read_artifact("everyday", model)
+    if data is None:
         return None
-    with np.load(path) as data:
-        if str(data["model"]) != model:
-            raise ValueError(f"{path} holds {data['model']}, not {model}")
-        vectors = np.asarray(data["vectors"], dtype=np.float32)
-        return EverydayRequests(model=model, vectors=vectors, bar=float(data["bar"]))
+    vectors = np.asarray(data["vectors"], dtype=np.float32)
+    return EverydayRequests(model=model, vectors=vectors, bar=float(data["bar"]))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, Row, text
 
 from frontdesk.knowledge.index.base import parse_time
 from frontdesk.knowledge.web.crawl import KnownPage
@@ -63,20 +63,28 @@ class CrawlRun:
         }
 
 
+_RUN_COLUMNS = (
+    "SELECT id, site_id, source_url, trigger, status, summary, error, started_at, finished_at"
+    " FROM crawl_runs"
+)
+
+
 class CrawlStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    def _rows(self, sql: str, params: dict[str, Any]) -> Sequence[Row[*tuple[Any, ...]]]:
+        """The rows one read query finds."""
+        with self.engine.connect() as conn:
+            return conn.execute(text(sql), params).all()
+
     # -- pages -----------------------------------------------------------------------
     def known_pages(self, site_id: str, source_url: str) -> dict[str, KnownPage]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT url, doc_id, etag, last_modified, body_hash, links, missed"
-                    " FROM crawl_pages WHERE site_id = :site AND source_url = :source"
-                ),
-                {"site": site_id, "source": source_url},
-            ).all()
+        rows = self._rows(
+            "SELECT url, doc_id, etag, last_modified, body_hash, links, missed"
+            " FROM crawl_pages WHERE site_id = :site AND source_url = :source",
+            {"site": site_id, "source": source_url},
+        )
         return {
             row[0]: KnownPage(
                 url=row[0],
@@ -92,14 +100,11 @@ class CrawlStore:
 
     def doc_ids_elsewhere(self, site_id: str, source_url: str) -> set[str]:
         """Documents other web sources of the site hold (never removed by this one)."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT doc_id FROM crawl_pages WHERE site_id = :site"
-                    " AND source_url <> :source AND doc_id IS NOT NULL"
-                ),
-                {"site": site_id, "source": source_url},
-            ).all()
+        rows = self._rows(
+            "SELECT doc_id FROM crawl_pages WHERE site_id = :site"
+            " AND source_url <> :source AND doc_id IS NOT NULL",
+            {"site": site_id, "source": source_url},
+        )
         return {row[0] for row in rows}
 
     def save_pages(
@@ -200,27 +205,17 @@ class CrawlStore:
         self, site_id: str, *, source_url: str | None = None, limit: int = 20
     ) -> list[CrawlRun]:
         clause = " AND source_url = :source" if source_url is not None else ""
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT id, site_id, source_url, trigger, status, summary, error,"
-                    f" started_at, finished_at FROM crawl_runs WHERE site_id = :site{clause}"
-                    " ORDER BY started_at DESC LIMIT :limit"
-                ),
-                {"site": site_id, "source": source_url, "limit": limit},
-            ).all()
+        rows = self._rows(
+            f"{_RUN_COLUMNS} WHERE site_id = :site{clause} ORDER BY started_at DESC LIMIT :limit",
+            {"site": site_id, "source": source_url, "limit": limit},
+        )
         return [_run(row) for row in rows]
 
     def run(self, site_id: str, run_id: str) -> CrawlRun | None:
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                text(
-                    "SELECT id, site_id, source_url, trigger, status, summary, error,"
-                    " started_at, finished_at FROM crawl_runs WHERE site_id = :site AND id = :id"
-                ),
-                {"site": site_id, "id": run_id},
-            ).first()
-        return _run(row) if row is not None else None
+        rows = self._rows(
+            f"{_RUN_COLUMNS} WHERE site_id = :site AND id = :id", {"site": site_id, "id": run_id}
+        )
+        return _run(rows[0]) if rows else None
 
     def page_count(self, site_id: str, source_url: str) -> int:
         """Pages the crawler knows of one source (what the console shows)."""
@@ -247,14 +242,11 @@ class CrawlStore:
             )
 
     def added_sources(self, site_id: str) -> list[tuple[str, bool]]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT url, allow_private_network FROM crawl_sources WHERE site_id = :site"
-                    " ORDER BY added_at"
-                ),
-                {"site": site_id},
-            ).all()
+        rows = self._rows(
+            "SELECT url, allow_private_network FROM crawl_sources WHERE site_id = :site"
+            " ORDER BY added_at",
+            {"site": site_id},
+        )
         return [(row[0], bool(row[1])) for row in rows]
 
 

@@ -227,70 +227,51 @@ class SiteSync:
     @staticmethod
     def _row(outcome: PageOutcome, previous: KnownPage | None) -> PageRow | None:
         """The page's next state; None when it is removed (gone on two syncs)."""
-        kept_doc = previous.doc_id if previous else None
         if outcome.status == "changed":
             doc_id = outcome.document.doc_id if outcome.document is not None else None
-            return PageRow(
-                outcome.url,
-                doc_id,
-                outcome.etag,
-                outcome.last_modified,
-                outcome.body_hash,
-                outcome.links,
-                "ok",
-                0,
-                "",
-            )
+            return _read_now(outcome, doc_id)
         if outcome.status == "unchanged":
-            return PageRow(
-                outcome.url,
-                kept_doc,
-                outcome.etag,
-                outcome.last_modified,
-                outcome.body_hash,
-                outcome.links,
-                "ok",
-                0,
-                "",
-            )
+            return _read_now(outcome, previous.doc_id if previous else None)
         if outcome.status == "skipped":
-            return PageRow(
-                outcome.url,
-                None,
-                outcome.etag,
-                outcome.last_modified,
-                outcome.body_hash,
-                outcome.links,
-                "skipped",
-                0,
-                outcome.reason,
-            )
+            return _read_now(outcome, None, "skipped", outcome.reason)
         if outcome.status == "gone":
             missed = (previous.missed if previous else 0) + 1
             if previous is None or missed >= GONE_AFTER_SYNCS:
                 return None
-            return PageRow(
-                outcome.url,
-                kept_doc,
-                previous.etag,
-                previous.last_modified,
-                previous.body_hash,
-                previous.links,
-                "gone",
-                missed,
-                outcome.reason,
-            )
+            return _as_before(outcome, previous, "gone", missed)
         # failed: a page that cannot be read this time keeps what it had.
         if previous is None:
             return PageRow(outcome.url, None, "", "", "", (), "failed", 0, outcome.reason)
-        return PageRow(
-            outcome.url,
-            kept_doc,
-            previous.etag,
-            previous.last_modified,
-            previous.body_hash,
-            previous.links,
-            "failed",
-            previous.missed,
-            outcome.reason,
-        )
+        return _as_before(outcome, previous, "failed", previous.missed)
+
+
+def _read_now(
+    outcome: PageOutcome, doc_id: str | None, status: str = "ok", error: str = ""
+) -> PageRow:
+    """The page as this sync read it."""
+    return PageRow(
+        outcome.url,
+        doc_id,
+        outcome.etag,
+        outcome.last_modified,
+        outcome.body_hash,
+        outcome.links,
+        status,
+        0,
+        error,
+    )
+
+
+def _as_before(outcome: PageOutcome, previous: KnownPage, status: str, missed: int) -> PageRow:
+    """The page as the last sync that read it left it, with this sync's status and reason."""
+    return PageRow(
+        outcome.url,
+        previous.doc_id,
+        previous.etag,
+        previous.last_modified,
+        previous.body_hash,
+        previous.links,
+        status,
+        missed,
+        outcome.reason,
+    )

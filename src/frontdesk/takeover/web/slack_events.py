@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header, Path, Request
 
 from frontdesk.api.deps import RuntimeDep, TakeoverDeskDep
 from frontdesk.api.errors import ApiError
-from frontdesk.api.schemas import ErrorResponse
+from frontdesk.api.schemas import error_responses
 from frontdesk.takeover.slack import (
     HandoffPosted,
     ThreadReply,
@@ -26,10 +26,9 @@ router = APIRouter(prefix="/v1/slack", tags=["live"])
 @router.post(
     "/events/{site}",
     summary="Slack Events API: replies in a handoff message's thread reach the visitor",
-    responses={
-        401: {"model": ErrorResponse, "description": "Bad or stale Slack signature."},
-        404: {"model": ErrorResponse, "description": "No such site, or its bridge is off."},
-    },
+    responses=error_responses(
+        {401: "Bad or stale Slack signature.", 404: "No such site, or its bridge is off."}
+    ),
 )
 async def slack_events(
     request: Request,

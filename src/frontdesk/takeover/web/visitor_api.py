@@ -25,7 +25,7 @@ from frontdesk.api.deps import (
 )
 from frontdesk.api.errors import ApiError
 from frontdesk.api.routes.sessions import ERRORS, NOT_FOUND
-from frontdesk.api.schemas import ErrorResponse
+from frontdesk.api.schemas import error_responses
 from frontdesk.takeover.events import Published
 
 router = APIRouter(prefix="/v1/sessions", tags=["live"])
@@ -110,7 +110,7 @@ async def session_events(
     response_model=TypingOut,
     status_code=202,
     responses={
-        409: {"model": ErrorResponse, "description": "Nobody has joined (`no_operator`)."},
+        **error_responses({409: "Nobody has joined (`no_operator`)."}),
         **NOT_FOUND,
         **ERRORS,
     },

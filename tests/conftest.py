@@ -46,6 +46,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+# Where the budget of `make test` goes, by tier: a test counts under its heaviest marker.
+TIERS = ("llm_local", "browser", "postgres", "redis", "integration", "unit")
+_tier_seconds: dict[str, float] = {}
+_tier_tests: dict[str, set[str]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    tier = next((name for name in TIERS if name in report.keywords), "other")
+    _tier_seconds[tier] = _tier_seconds.get(tier, 0.0) + report.duration
+    _tier_tests.setdefault(tier, set()).add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Test time per tier (setup, call and teardown; summed over xdist workers)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not _tier_seconds:
+        return
+    terminalreporter.section("time per tier")
+    for tier in sorted(_tier_seconds, key=lambda name: -_tier_seconds[name]):
+        terminalreporter.write_line(
+            f"{tier:<12} {len(_tier_tests[tier]):>5} tests {_tier_seconds[tier]:>8.1f} s"
+        )
+
+
 def shared_once(
     tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
 ) -> Path:

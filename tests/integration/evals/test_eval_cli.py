@@ -127,7 +127,8 @@ def test_unusable_input_exits_2(tiny_sites: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"input": {"query": "hi"}}\nnot json\n', encoding="utf-8")
     base = ["eval", "routes", "--sites-dir", str(tiny_sites), "-o", str(tmp_path / "r")]
-    done = runner.invoke(app, [*base, "--site", "tiny", "-d", str(broken)])
+    # Wide enough that the error's long temporary path is not wrapped.
+    done = runner.invoke(app, [*base, "--site", "tiny", "-d", str(broken)], env={"COLUMNS": "300"})
     assert done.exit_code == 2
     assert "broken.jsonl:2" in done.output
     unknown = runner.invoke(app, [*base, "--site", "nope", "-d", str(broken)])

@@ -46,7 +46,7 @@ from frontdesk.engines.base import Engines
 from frontdesk.engines.factory import SiteEngines
 from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
-from frontdesk.knowledge.search.query_cache import query_cache_for
+from frontdesk.knowledge.search.query_cache import CachedQueryEmbedder, query_cache_for
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
@@ -184,7 +184,9 @@ class ChatService:
             passage_vectors=partial(self.knowledge.passage_vectors, embedder),
             enrich=self.enricher.for_site(config),
             facts=facts,
-            facts_embedder=embedder,
+            # Its question vectors from the searches' cache: the turn's search has most
+            # often embedded the very question already.
+            facts_embedder=CachedQueryEmbedder(embedder, self.knowledge.query_cache),
             visitor=visitor,
         )
 

@@ -22,7 +22,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
-from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext
+from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext, once
 from frontdesk.conversation.exchange import exchange_messages
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.graph_run import GraphRun
@@ -156,6 +156,9 @@ class ChatService:
         async def retrieve(query: str, language: str) -> Any:
             return await self.knowledge.asearch(config, query)
 
+        # Read once per turn: site_support_check, grade_docs and the writer each need the
+        # topic profile, match_facts and site_support_check the facts.
+        @once
         async def topic_profile() -> Any:
             return await asyncio.to_thread(self.knowledge.topic_profile, config)
 
@@ -165,6 +168,7 @@ class ChatService:
         async def read_act(text: str) -> Any:
             return await asyncio.to_thread(self.knowledge.read_act, config, text)
 
+        @once
         async def facts() -> Any:
             return await asyncio.to_thread(self.knowledge.site_facts, config)
 

@@ -5,7 +5,8 @@ other paths have it cancelled by `intent_router`."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypedDict
 
 from langgraph.runtime import Runtime
@@ -74,8 +75,18 @@ def merge_results(whole: RetrievalResult, parts: Sequence[RetrievalResult]) -> R
 
 @timed
 async def retrieval_task_starter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    runtime.context.start_task("retrieval", _rewrite_and_search(state, runtime))
+    ctx = runtime.context
+    ctx.start_task("retrieval", _rewrite_and_search(state, runtime))
+    if ctx.facts is not None:  # the site's facts, a source of their own (`match_facts`)
+        ctx.start_task("facts", _read_ahead(ctx.facts))
     return {}
+
+
+async def _read_ahead(load: Callable[[], Awaitable[object]]) -> None:
+    """Start a turn's loader (`context.once`) early: the node that needs its result awaits
+    the same load, and sees its failure, itself."""
+    with contextlib.suppress(Exception):
+        await load()
 
 
 @timed

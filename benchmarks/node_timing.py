@@ -6,14 +6,14 @@
 "debug" stream mode (a timestamped event when a superstep starts a node's task, one when
 the task has written its update, one per checkpoint) and passes the other modes through
 untouched. The debug stream costs a little itself (it maps the state at every superstep):
-compare the TTFT figures with and without `--nodes`.
-Nothing in the graph or its nodes changes; the product's own per-node timings (`timed`)
-time a node's function only, this also sees what LangGraph does between nodes and what
-runs before the graph starts.
+compare the TTFT figures with and without `--nodes`. Nothing in the graph or its nodes
+changes; the product's own per-node timings (`timed`) time a node's function only, this
+also sees what LangGraph does between nodes and what runs before the graph starts.
 
-The table, per node: how many times it ran, median and p95 of its wall time, its share
-of the turns' wall time (parallel nodes overlap, so shares may add up past 100 %), and
-its median time before the first token. Three rows are not nodes: `(before the graph)`,
+The table, per node: how many times it ran, when it starts (median ms from the turn's
+start), median and p95 of its wall time, its share of the turns' wall time (parallel
+nodes overlap, so shares may add up past 100 %), and its median time before the first
+token. Three rows are not nodes: `(before the graph)`,
 from the call to the graph's first task (the conversation's owner, the graph's start);
 `(between nodes)`, the time before the first token that no node covered (LangGraph's
 own bookkeeping, the routers); `(first token → visitor)`, from the writer's first token
@@ -164,6 +164,7 @@ def table(timings: NodeTimings) -> list[dict[str, Any]]:
         {
             "node": name,
             "calls": len(values),
+            "starts_ms": statistics.median(starts[name]),
             "median_ms": statistics.median(values),
             "p95_ms": _p95(values),
             "share": sum(values) / total,
@@ -189,6 +190,7 @@ def table(timings: NodeTimings) -> list[dict[str, Any]]:
                 {
                     "node": name,
                     "calls": len(values),
+                    "starts_ms": None,
                     "median_ms": statistics.median(values),
                     "p95_ms": _p95(values),
                     "share": sum(values) / total,
@@ -200,12 +202,14 @@ def table(timings: NodeTimings) -> list[dict[str, Any]]:
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| node | calls | median ms | p95 ms | share of the turn | ms before 1st token |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| node | calls | starts at | median | p95 | share of turn | before 1st token |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         lines.append(
-            f"| `{row['node']}` | {row['calls']} | {row['median_ms']:.1f} | {row['p95_ms']:.1f} "
+            f"| `{row['node']}` | {row['calls']} | "
+            + ("–" if row["starts_ms"] is None else f"{row['starts_ms']:.1f}")
+            + f" | {row['median_ms']:.1f} | {row['p95_ms']:.1f} "
             f"| {row['share'] * 100:.1f} % | {row['before_first_token_ms']:.1f} |"
         )
     return "\n".join(lines)

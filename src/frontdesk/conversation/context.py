@@ -54,22 +54,16 @@ Loaded = TypeVar("Loaded")
 
 
 def once(load: Callable[[], Awaitable[Loaded]]) -> Callable[[], Awaitable[Loaded]]:
-    """`load`, run on the first call and its result returned to every later call, also
-    while it is still loading (a turn's loaders: what several nodes read is read once, and
-    may be started early). A failed or cancelled load is tried again."""
-    loading: asyncio.Future[Loaded] | None = None
+    """`load`, run on the first call and its result returned to every later call (a
+    turn's loaders: what several nodes read is read once). A failed load is tried again."""
+    loaded: list[Loaded] = []
 
-    async def shared() -> Loaded:
-        nonlocal loading
-        if loading is None or (loading.done() and _failed(loading)):
-            loading = asyncio.ensure_future(load())
-        return await loading
+    async def first() -> Loaded:
+        if not loaded:
+            loaded.append(await load())
+        return loaded[0]
 
-    return shared
-
-
-def _failed(done: asyncio.Future[Any]) -> bool:
-    return done.cancelled() or done.exception() is not None
+    return first
 
 
 @dataclass

@@ -5,8 +5,7 @@ other paths have it cancelled by `intent_router`."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import TypedDict
 
 from langgraph.runtime import Runtime
@@ -75,18 +74,8 @@ def merge_results(whole: RetrievalResult, parts: Sequence[RetrievalResult]) -> R
 
 @timed
 async def retrieval_task_starter(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
-    ctx = runtime.context
-    ctx.start_task("retrieval", _rewrite_and_search(state, runtime))
-    if ctx.facts is not None:  # the site's facts, a source of their own (`match_facts`)
-        ctx.start_task("facts", _read_ahead(ctx.facts))
+    runtime.context.start_task("retrieval", _rewrite_and_search(state, runtime))
     return {}
-
-
-async def _read_ahead(load: Callable[[], Awaitable[object]]) -> None:
-    """Start a turn's loader (`context.once`) early: the node that needs its result awaits
-    the same load, and sees its failure, itself."""
-    with contextlib.suppress(Exception):
-        await load()
 
 
 @timed

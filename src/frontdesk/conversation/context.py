@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.conversation.substates import VisitorProfile
@@ -48,6 +48,22 @@ OperatorsOnline = Callable[[], Awaitable[int]]
 
 async def _no_enrichment(_: VisitorContext) -> VisitorProfile:
     return {}
+
+
+Loaded = TypeVar("Loaded")
+
+
+def once(load: Callable[[], Awaitable[Loaded]]) -> Callable[[], Awaitable[Loaded]]:
+    """`load`, run on the first call and its result returned to every later call (a
+    turn's loaders: what several nodes read is read once). A failed load is tried again."""
+    loaded: list[Loaded] = []
+
+    async def first() -> Loaded:
+        if not loaded:
+            loaded.append(await load())
+        return loaded[0]
+
+    return first
 
 
 @dataclass

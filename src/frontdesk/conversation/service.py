@@ -22,7 +22,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
-from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext
+from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext, once
 from frontdesk.conversation.exchange import exchange_messages
 from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
 from frontdesk.conversation.graph_run import GraphRun
@@ -51,7 +51,7 @@ from frontdesk.engines.base import Engines
 from frontdesk.engines.factory import SiteEngines
 from frontdesk.engines.llm.accounting import UsageMeter
 from frontdesk.enrichment import Enricher, enrichment_cache_for
-from frontdesk.knowledge.search.query_cache import query_cache_for
+from frontdesk.knowledge.search.query_cache import CachedQueryEmbedder, query_cache_for
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.observability.tracing import build_exporter, langfuse_callbacks
 from frontdesk.runtime import Runtime
@@ -161,6 +161,9 @@ class ChatService:
         async def retrieve(query: str, language: str) -> Any:
             return await self.knowledge.asearch(config, query)
 
+        # Read once per turn: site_support_check, grade_docs and the writer each need the
+        # topic profile, match_facts and site_support_check the facts.
+        @once
         async def topic_profile() -> Any:
             return await asyncio.to_thread(self.knowledge.topic_profile, config)
 
@@ -170,6 +173,7 @@ class ChatService:
         async def read_act(text: str) -> Any:
             return await asyncio.to_thread(self.knowledge.read_act, config, text)
 
+        @once
         async def facts() -> Any:
             return await asyncio.to_thread(self.knowledge.site_facts, config)
 
@@ -189,7 +193,9 @@ class ChatService:
             passage_vectors=partial(self.knowledge.passage_vectors, embedder),
             enrich=self.enricher.for_site(config),
             facts=facts,
-            facts_embedder=embedder,
+            # Its question vectors from the searches' cache: the turn's search has most
+            # often embedded the very question already.
+            facts_embedder=CachedQueryEmbedder(embedder, self.knowledge.query_cache),
             visitor=visitor,
         )
 

@@ -11,6 +11,7 @@ import pytest
 from frontdesk.guard.redis import RedisOutage
 from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.search.query_cache import (
+    CachedQueryEmbedder,
     InMemoryQueryCache,
     LayeredQueryCache,
     RedisQueryCache,
@@ -95,6 +96,35 @@ def test_retriever_embeds_a_repeated_question_once() -> None:
     assert embedder.calls == 1 and second is first
     retriever.embed_query("Do you support SSO?")
     assert embedder.calls == 2
+
+
+def test_a_question_the_search_embedded_is_not_embedded_again() -> None:
+    # Must survive: the turn's other readings of the question (its fact kind, a team
+    # answer) share the search's vector, which is the one the model would give them.
+    embedder, cache = CountingEmbedder(), InMemoryQueryCache()
+    retriever = Retriever(index=None, embedder=embedder, query_cache=cache)  # type: ignore[arg-type]
+    searched = retriever.embed_query("When are you open on Saturday?")
+    reader = CachedQueryEmbedder(embedder, cache)
+    assert reader.name == embedder.name
+    assert reader.embed_query("When are you open on Saturday?") is searched
+    assert embedder.calls == 1
+    fresh = reader.embed_query("Where are you?")
+    assert embedder.calls == 2
+    np.testing.assert_array_equal(fresh, HashingEmbedder(dim=8).embed_query("Where are you?"))
+    assert retriever.embed_query("Where are you?") is fresh and embedder.calls == 2
+
+
+def test_a_shouted_question_is_embedded_as_written() -> None:
+    # The search keeps a shouted question's vector in lower case: not the vector of the
+    # text as written, so it is neither read nor kept.
+    embedder, cache = CountingEmbedder(), InMemoryQueryCache()
+    retriever = Retriever(index=None, embedder=embedder, query_cache=cache)  # type: ignore[arg-type]
+    shouted = "WHEN ARE YOU OPEN ON SATURDAY?"
+    retriever.embed_query(shouted)
+    as_written = CachedQueryEmbedder(embedder, cache).embed_query(shouted)
+    assert embedder.calls == 2
+    np.testing.assert_array_equal(as_written, HashingEmbedder(dim=8).embed_query(shouted))
+    assert cache.get(embedder.name, shouted) is not as_written
 
 
 def test_redis_failure_is_a_miss_with_one_warning_per_outage(

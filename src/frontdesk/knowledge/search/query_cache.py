@@ -19,14 +19,16 @@ import importlib.util
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
 from frontdesk.guard.redis import RedisOutage, redis_sync_client
 from frontdesk.knowledge.index.base import Vector
+from frontdesk.knowledge.search.query import unshouted
 from frontdesk.settings import Settings, get_settings
+from frontdesk.text.embedding import Embedder, Matrix
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +162,35 @@ class LayeredQueryCache:
     def put(self, model: str, query: str, vector: Vector) -> None:
         self.near.put(model, query, vector)
         self.far.put(model, query, vector)
+
+
+class CachedQueryEmbedder:
+    """An embedder whose question vectors are shared with the searches through `cache`:
+    a question the turn's search has embedded is not embedded again when the turn reads
+    it once more (which fact it asks about, which team answer it matches). The search
+    keeps a question's vector under the question as searched, embedded as it is unless
+    it is shouted (`unshouted`), so only a text that is not shouted is looked up or kept:
+    the vector is the one `embedder` would return. Documents are embedded as before."""
+
+    def __init__(self, embedder: Embedder, cache: QueryCache) -> None:
+        self.embedder = embedder
+        self.cache = cache
+
+    @property
+    def name(self) -> str:
+        return self.embedder.name
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        return self.embedder.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Matrix:
+        if unshouted(text) != text:
+            return self.embedder.embed_query(text)
+        vector = self.cache.get(self.name, text)
+        if vector is None:
+            vector = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
+            self.cache.put(self.name, text, vector)
+        return vector
 
 
 _clients: dict[str, Any] = {}

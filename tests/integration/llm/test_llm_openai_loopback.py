@@ -48,7 +48,9 @@ def provider() -> Iterator[SimulatedProvider]:
         yield sim
 
 
-def build(sim: SimulatedProvider, *, timeout_s: float = 5) -> ChatOpenAI:
+def build(
+    sim: SimulatedProvider, *, timeout_s: float = 5, options: dict[str, Any] | None = None
+) -> ChatOpenAI:
     engine = ResolvedEngine(
         name="llm",
         roles={"fast": "openai:m", "main": "openai:m", "judge": "openai:m"},
@@ -56,6 +58,7 @@ def build(sim: SimulatedProvider, *, timeout_s: float = 5) -> ChatOpenAI:
         hybrid_confidence=0.6,
         base_url=sim.base_url,
         timeout_s=timeout_s,
+        options=options or {},
     )
     model = build_chat_model("openai:m", engine)
     assert isinstance(model, ChatOpenAI)
@@ -82,6 +85,17 @@ async def test_streamed_text_and_usage(provider: SimulatedProvider) -> None:
     assert usage is not None and usage["input_tokens"] > 0 and usage["output_tokens"] > 0
     assert len(tokens) == 2 and all(i > 0 and o > 0 for i, o in tokens)  # streamed, then not
     assert provider.calls("m", stream=True) == 1 and provider.calls("m", stream=False) == 1
+
+
+async def test_the_token_limit_reaches_a_compatible_server_as_max_tokens(
+    provider: SimulatedProvider,
+) -> None:
+    # llama.cpp's server reads `max_tokens` only; LangChain sends `max_completion_tokens`.
+    model = build(provider, options={"max_tokens": 48})
+    await model.ainvoke(HISTORY)
+    await stream(model)
+    for body in provider.requests:
+        assert body["max_tokens"] == 48 and body["max_completion_tokens"] == 48
 
 
 async def test_forced_tool_call_parses_the_object(provider: SimulatedProvider) -> None:

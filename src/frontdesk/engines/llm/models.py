@@ -74,6 +74,11 @@ def model_kwargs(spec: str, engine: ResolvedEngine) -> dict[str, Any]:
             kwargs["api_key"] = api_key
         kwargs["timeout"] = engine.timeout_s
     kwargs.update(engine.options)
+    if provider == "openai" and engine.base_url and "max_tokens" in engine.options:
+        # langchain-openai sends the limit as `max_completion_tokens`, which OpenAI-compatible
+        # servers such as llama.cpp's do not read: without `max_tokens` beside it a small
+        # model writing JSON went on until its context was full (minutes per call).
+        kwargs["extra_body"] = {"max_tokens": engine.options["max_tokens"]}
     return kwargs
 
 

@@ -110,6 +110,14 @@ def test_provider_kwargs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ollama["base_url"] == "http://127.0.0.1:11434"
 
 
+def test_an_openai_compatible_server_gets_the_token_limit_it_reads() -> None:
+    limited = engine(base_url="http://127.0.0.1:9/v1", options={"max_tokens": 64})
+    assert model_kwargs("openai:local", limited)["extra_body"] == {"max_tokens": 64}
+    # OpenAI itself reads max_completion_tokens: nothing is added there.
+    openai_itself = engine(options={"max_tokens": 64})
+    assert "extra_body" not in model_kwargs("openai:gpt-4o-mini", openai_itself)
+
+
 def test_openai_compatible_model_is_built() -> None:
     model = build_chat_model("openai:local-model", engine(base_url="http://127.0.0.1:9/v1"))
     assert type(model).__name__ == "ChatOpenAI"

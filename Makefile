@@ -23,6 +23,10 @@ WHEELS ?= $(HOME)/.cache/frontdesk/wheels/portable-avx2
 LLAMA  := llama-cpp-python==0.3.36
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF
 LLAMA_BUILT := $(WHEELS)/.built-llama-cpp-python-0.3.36
+# The suite runs on two pytest-xdist workers: Chromium tests keep to one worker, and so do the
+# llama.cpp server tests and the tests of a module sharing one fixture (tests/conftest.py).
+# TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 
 .PHONY: run test lint typecheck unit eval eval-sites eval-full bench clean help browser-deps llm-local pgvector catalogs
 
@@ -106,7 +110,7 @@ unit: $(STAMP)
 	$(BIN)/pytest -m unit -q
 
 test: $(STAMP) llm-local browser-deps pgvector lint typecheck
-	FRONTDESK_REQUIRE_LLM_LOCAL=1 $(BIN)/pytest -q
+	FRONTDESK_REQUIRE_LLM_LOCAL=1 $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 	$(BIN)/frontdesk eval all --site demo
 	$(BIN)/frontdesk eval sites
 

@@ -386,3 +386,24 @@ def test_a_browser_refusing_local_storage_still_keeps_the_conversation_across_pa
     expect(widget(page, ".turn.user .bubble")).to_have_text(["What is Tessellate Flow?"])
     ask(page, FOLLOW_UPS[0])
     assert len({call[1] for call in backend.calls}) == 1
+
+
+def test_a_visitor_who_opens_the_chat_before_the_settings_arrive_gets_the_sites_greeting(
+    context: Any, start_server: StartServer
+) -> None:
+    from playwright.sync_api import expect
+
+    greeting_text = "Welcome! Ask about our product."
+    server = start_server(ScriptedBackend(), widget={"greeting": {"en": greeting_text}})
+    context.route(f"{server.url}/slow", html_response(host_page(server, "/slow")))
+    held: list[Any] = []  # a slow network: the settings wait until the test lets them go
+    context.route("**/v1/widget/config*", lambda route: held.append(route))
+    page = context.new_page()
+    page.goto(f"{server.url}/slow")
+    widget(page, ".launcher").click()
+    greeting = widget(page, ".greeting")
+    expect(greeting).to_contain_text("Have a question?")  # the generic one meanwhile
+    assert len(held) == 1
+    held[0].continue_()
+    expect(greeting).to_contain_text(greeting_text)
+    expect(greeting).to_have_count(1)

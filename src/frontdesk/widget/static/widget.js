@@ -1112,9 +1112,13 @@
     }
 
     showGreeting() {
+      // Opened before the site's settings arrived (a slow network): the generic greeting
+      // shown meanwhile gives way to the site's own, with its suggestions.
+      const early = this.$log.querySelector(":scope > .greeting[data-before-settings]");
+      if (early && this.settings && this.turns === 0 && this.$log.childElementCount === 1) early.remove();
       if (this.turns > 0 || this.$log.childElementCount || this.fallbackActive) return;
       const text = this.localized(this.settings && this.settings.greeting) || this.t.proactive;
-      const node = h("div", { class: "turn greeting" },
+      const node = h("div", { class: "turn greeting", "data-before-settings": !this.settings },
         h("div", { class: "bubble" }, h("span", { class: "sr-only" }, `${this.t.bot}: `), text));
       const questions = (this.localized(this.settings && this.settings.suggestions) || []).slice(0, 3);
       if (questions.length) {

@@ -55,12 +55,15 @@ Loaded = TypeVar("Loaded")
 
 def once(load: Callable[[], Awaitable[Loaded]]) -> Callable[[], Awaitable[Loaded]]:
     """`load`, run on the first call and its result returned to every later call (a
-    turn's loaders: what several nodes read is read once). A failed load is tried again."""
+    turn's loaders: what several nodes read is read once, also by nodes of parallel
+    branches asking at the same moment). A failed load is tried again."""
     loaded: list[Loaded] = []
+    loading = asyncio.Lock()
 
     async def first() -> Loaded:
-        if not loaded:
-            loaded.append(await load())
+        async with loading:
+            if not loaded:
+                loaded.append(await load())
         return loaded[0]
 
     return first

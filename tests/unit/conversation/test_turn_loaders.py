@@ -3,6 +3,8 @@ facts) costs one read per turn."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from frontdesk.conversation.context import once
@@ -37,3 +39,16 @@ async def test_a_failed_load_is_tried_again() -> None:
         await facts()
     assert await facts() == "facts"
     assert await facts() == "facts" and not outcomes
+
+
+async def test_two_nodes_asking_at_once_share_one_load() -> None:
+    calls: list[int] = []
+
+    @once
+    async def profile() -> dict[str, float]:
+        calls.append(1)
+        await asyncio.sleep(0.01)  # a read in a worker thread: the other branch asks meanwhile
+        return {"bar": 0.8}
+
+    first, second = await asyncio.gather(profile(), profile())
+    assert first is second and calls == [1]

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from frontdesk.conversation.payload import VisitorContext
 from frontdesk.conversation.substates import VisitorProfile
@@ -18,6 +18,9 @@ from frontdesk.knowledge.search.everyday import EverydaySimilarity
 from frontdesk.knowledge.search.topic import TopicProfile
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.text.embedding import Embedder, Matrix
+
+if TYPE_CHECKING:
+    from frontdesk.appointments.desk import AppointmentDesk
 
 Retriever = Callable[[str, str], Awaitable[RetrievalResult]]
 """(query, language) → RetrievalResult over the site's own knowledge base."""
@@ -91,7 +94,7 @@ class TurnContext:
     relay: Relay | None = None  # None: nobody can take over (evals, CLI without a desk)
     operators_online: OperatorsOnline | None = None  # None: nobody online (no live desk)
     # The site's calendar desk (`appointments.desk`); None: booking is a link or an e-mail.
-    appointments: Any = None
+    appointments: AppointmentDesk | None = None
     session_id: str = ""
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     context_window_turns: int = 10
@@ -106,6 +109,13 @@ class TurnContext:
 
     def start_task(self, name: str, work: Awaitable[Any]) -> None:
         self.tasks[name] = asyncio.ensure_future(work)
+
+    def calendar_desk(self) -> AppointmentDesk:
+        """The site's calendar desk, for the appointment nodes (the routers reach them only
+        when the site has one)."""
+        if self.appointments is None:
+            raise RuntimeError("an appointment step on a site without a calendar desk")
+        return self.appointments
 
     async def await_task(self, name: str) -> Any:
         task = self.tasks.get(name)

@@ -12,12 +12,13 @@ back or offer a person, the draft ends empty and the operator is told nothing fi
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
 from frontdesk.conversation import routes
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.graph import ChatGraph, CompiledChatGraph
 from frontdesk.conversation.nodes.analysis import reply_language
 from frontdesk.conversation.nodes.answer import answer_writer, grade_docs, retry_retrieval
 from frontdesk.conversation.nodes.background import retrieval_awaiter
@@ -27,10 +28,8 @@ from frontdesk.conversation.state import ChatState, TurnValues
 from frontdesk.sites.schema import SiteConfig
 
 
-def build_draft_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
-    graph: StateGraph[ChatState, TurnContext, Any, Any] = StateGraph(
-        ChatState, context_schema=TurnContext
-    )
+def build_draft_graph() -> ChatGraph:
+    graph: ChatGraph = StateGraph(ChatState, context_schema=TurnContext)
     for node in (
         retrieval_awaiter,
         match_facts,
@@ -51,7 +50,7 @@ def build_draft_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     return graph
 
 
-def compile_draft_graph() -> Any:
+def compile_draft_graph() -> CompiledChatGraph:
     return build_draft_graph().compile(name="frontdesk-draft")
 
 
@@ -70,7 +69,7 @@ class DraftReply(TypedDict):
 
 
 @cache
-def _draft_graph() -> Any:
+def _draft_graph() -> CompiledChatGraph:
     return compile_draft_graph()  # no checkpointer: one for the process
 
 

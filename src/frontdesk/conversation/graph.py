@@ -19,9 +19,9 @@ A turn, in LangGraph's own supersteps:
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from frontdesk.conversation import routes
@@ -65,7 +65,7 @@ from frontdesk.conversation.nodes.post import (
 from frontdesk.conversation.nodes.skills import skill_ending_writer
 from frontdesk.conversation.nodes.supervision import dialog_state_extractor, form_field_extractor
 from frontdesk.conversation.nodes.team import team_answer_writer, team_recall_writer
-from frontdesk.conversation.state import ChatState
+from frontdesk.conversation.state import ChatState, ChatUpdate, TurnValues
 
 # The last node of every turn: state written "as" it leaves nothing pending (the eval
 # replay records its injected history this way).
@@ -113,13 +113,19 @@ NODES = (
 )
 
 
-def _chain(graph: StateGraph[ChatState, TurnContext, Any, Any], *names: str) -> None:
+# The turn's graph: its state is `ChatState`, its nodes get a `TurnContext`; a turn goes
+# in as a partial state (the message, the input) and leaves as the state's values.
+ChatGraph = StateGraph[ChatState, TurnContext, ChatUpdate, TurnValues]
+CompiledChatGraph = CompiledStateGraph[ChatState, TurnContext, ChatUpdate, TurnValues]
+
+
+def _chain(graph: ChatGraph, *names: str) -> None:
     for source, target in pairwise(names):
         graph.add_edge(source, target)
 
 
-def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
-    graph = StateGraph(ChatState, context_schema=TurnContext)
+def build_graph() -> ChatGraph:
+    graph: ChatGraph = StateGraph(ChatState, context_schema=TurnContext)
     for node in NODES:
         graph.add_node(node.__name__, node)
 
@@ -172,7 +178,7 @@ def build_graph() -> StateGraph[ChatState, TurnContext, Any, Any]:
     return graph
 
 
-def compile_graph(checkpointer: Checkpointer = None) -> Any:
+def compile_graph(checkpointer: Checkpointer = None) -> CompiledChatGraph:
     return build_graph().compile(checkpointer=checkpointer, name="frontdesk")
 
 

@@ -13,12 +13,13 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import cast
 
 from langchain_core.runnables import RunnableConfig
 
 from frontdesk.conversation.checkpoints import is_checkpoint_write_failure
 from frontdesk.conversation.context import TurnContext
+from frontdesk.conversation.graph import CompiledChatGraph
 from frontdesk.conversation.payload import TokenEvent
 from frontdesk.conversation.persistence import OpenedTurn, StoreUnavailableError
 from frontdesk.conversation.state import ChatUpdate, TurnValues
@@ -32,7 +33,7 @@ class GraphRun:
 
     def __init__(
         self,
-        graph: Any,
+        graph: CompiledChatGraph,
         turn_input: ChatUpdate,
         config: RunnableConfig,
         ctx: TurnContext,
@@ -55,7 +56,9 @@ class GraphRun:
         self._opening.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._task = asyncio.ensure_future(self._run(graph, turn_input, config))
 
-    async def _run(self, graph: Any, turn_input: ChatUpdate, config: RunnableConfig) -> None:
+    async def _run(
+        self, graph: CompiledChatGraph, turn_input: ChatUpdate, config: RunnableConfig
+    ) -> None:
         try:
             # One checkpoint per turn (at exit) instead of one per superstep: a turn that
             # fails midway is retried whole, so intermediate checkpoints buy nothing.
@@ -66,10 +69,12 @@ class GraphRun:
                 stream_mode=["custom", "values"],
                 durability="exit",
             ):
+                # A stream of several modes yields untyped chunks: the writers' tokens
+                # (`emit_words`) and the state's values after each superstep.
                 if mode == "custom":
-                    self._tokens.put_nowait(chunk["token"])
+                    self._tokens.put_nowait(cast(dict[str, str], chunk)["token"])
                 else:
-                    self.values = chunk
+                    self.values = cast(TurnValues, chunk)
         finally:
             self._tokens.put_nowait(None)
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
@@ -24,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 from frontdesk.conversation.checkpoints import Checkpointer, open_checkpointer
 from frontdesk.conversation.context import OperatorsOnline, Relay, TurnContext, once
 from frontdesk.conversation.exchange import exchange_messages
-from frontdesk.conversation.graph import FINISHED_TURN_NODE, compile_graph
+from frontdesk.conversation.graph import FINISHED_TURN_NODE, CompiledChatGraph, compile_graph
 from frontdesk.conversation.graph_run import GraphRun
 from frontdesk.conversation.payload import (
     CompleteEvent,
@@ -62,12 +62,21 @@ from frontdesk.takeover.desk import TakeoverDesk
 if TYPE_CHECKING:
     from frontdesk.appointments.desk import AppointmentDesk
     from frontdesk.conversation.draft import DraftReply
+    from frontdesk.facts.model import SiteFacts
+    from frontdesk.knowledge.models import RetrievalResult
+    from frontdesk.knowledge.search.acts import Act
+    from frontdesk.knowledge.search.everyday import EverydaySimilarity
+    from frontdesk.knowledge.search.topic import TopicProfile
 
 log = logging.getLogger(__name__)
 
 
 def thread_id(site_id: str, session_id: str) -> str:
     return f"{site_id}:{session_id}"
+
+
+def thread_config(site_id: str, session_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": thread_id(site_id, session_id)}}
 
 
 class ChatService:
@@ -98,7 +107,7 @@ class ChatService:
         # Optional OpenTelemetry spans per stored turn, Langfuse callbacks per model call.
         self.exporter = build_exporter(settings)
         self.trace_callbacks = langfuse_callbacks(settings)
-        self._graph: Any = None
+        self._graph: CompiledChatGraph | None = None
         self._desks: dict[str, AppointmentDesk] = {}
         self._checkpointer: Checkpointer | None = None
         self._ready = asyncio.Lock()
@@ -118,7 +127,7 @@ class ChatService:
         """The site's engines (local or llm, per its `engine` block), built once per site."""
         return self.site_engines.for_site(site.config)
 
-    async def graph(self) -> Any:
+    async def graph(self) -> CompiledChatGraph:
         async with self._ready:
             if self._graph is None:
                 # SQLite file by default; PostgreSQL when the store is (shared by replicas).
@@ -158,23 +167,23 @@ class ChatService:
     def context(self, site: LoadedSite, visitor: VisitorContext) -> TurnContext:
         config = site.config
 
-        async def retrieve(query: str, language: str) -> Any:
+        async def retrieve(query: str, language: str) -> RetrievalResult:
             return await self.knowledge.asearch(config, query)
 
         # Read once per turn: site_support_check, grade_docs and the writer each need the
         # topic profile, match_facts and site_support_check the facts.
         @once
-        async def topic_profile() -> Any:
+        async def topic_profile() -> TopicProfile:
             return await asyncio.to_thread(self.knowledge.topic_profile, config)
 
-        async def everyday(text: str) -> Any:
+        async def everyday(text: str) -> EverydaySimilarity | None:
             return await asyncio.to_thread(self.knowledge.everyday_similarity, config, text)
 
-        async def read_act(text: str) -> Any:
+        async def read_act(text: str) -> Act | None:
             return await asyncio.to_thread(self.knowledge.read_act, config, text)
 
         @once
-        async def facts() -> Any:
+        async def facts() -> SiteFacts:
             return await asyncio.to_thread(self.knowledge.site_facts, config)
 
         embedder = self.knowledge.serving_embedder(config)
@@ -314,7 +323,7 @@ class ChatService:
         if not messages:
             return 0
         graph = await self.graph()
-        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
+        config = thread_config(site.config.id, session_id)
         await graph.aupdate_state(config, {"messages": messages}, as_node=FINISHED_TURN_NODE)
         return len(messages)
 
@@ -325,9 +334,7 @@ class ChatService:
         `draft`: nothing the site states fits the question."""
         from frontdesk.conversation.draft import draft_reply
 
-        graph = await self.graph()
-        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
-        conversation = (await graph.aget_state(config)).values
+        conversation = await self.conversation_state(site, session_id)
         ctx = self.context(site, VisitorContext())
         return await draft_reply(conversation, question, site.config, ctx)
 
@@ -345,13 +352,17 @@ class ChatService:
         raise TurnFailedError("no result")
 
     # -- sessions ----------------------------------------------------------------------
+    async def conversation_state(self, site: LoadedSite, session_id: str) -> TurnValues:
+        """The conversation's state as its last turn left it (empty for a new session)."""
+        graph = await self.graph()
+        snapshot = await graph.aget_state(thread_config(site.config.id, session_id))
+        return cast(TurnValues, snapshot.values)  # the checkpoint's values, untyped
+
     async def history(self, site: LoadedSite, session_id: str) -> list[HistoryMessage]:
         return await asyncio.to_thread(self.transcripts.history, site.config.id, session_id)
 
     async def export(self, site: LoadedSite, session_id: str) -> SessionExport:
-        graph = await self.graph()
-        config = {"configurable": {"thread_id": thread_id(site.config.id, session_id)}}
-        state: TurnValues = (await graph.aget_state(config)).values
+        state = await self.conversation_state(site, session_id)
         exported = await asyncio.to_thread(self.transcripts.export, site.config.id, session_id)
         exported["state"] = exported_state(state)
         return exported

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 async def appointment_turn(state: ChatState, runtime: Runtime[TurnContext]) -> Update:
     ctx = runtime.context
-    desk = ctx.appointments
+    desk = ctx.calendar_desk()
     booking: Booking = {**booking_of(state)}
     appointment = appointment_of(state).copy()
     # A reply such as "Ada Lovelace, ada@example.org" says little about its language:
@@ -163,7 +163,7 @@ async def _offer(
     language = language_of(state, runtime)
     zone = ctx.site.business_hours.hours().zone
     wish = time_wish(state["input"], language, ctx.now, zone)
-    offers, met = await ctx.appointments.offer(kind, wish, ctx.now, language)
+    offers, met = await ctx.calendar_desk().offer(kind, wish, ctx.now, language)
     name = kind.name_in(language)
     if not offers:
         appointment.update({"phase": "failed", "kind": kind.id, "wish": state["input"][:200]})
@@ -200,7 +200,7 @@ async def _book(
     name, email, phone = contact.name, contact.email, contact.phone
     offer = SlotOffer(**chosen)
     try:
-        booked = await ctx.appointments.book(
+        booked = await ctx.calendar_desk().book(
             kind,
             offer.interval(),
             name=name,
@@ -243,7 +243,7 @@ async def _book(
     answer = site_say(
         runtime, "appointment.booked", language, kind=kind.name_in(language), slot=label
     )
-    if await ctx.appointments.send(booked, "REQUEST"):
+    if await ctx.calendar_desk().send(booked, "REQUEST"):
         answer += " " + site_say(runtime, "appointment.invitation_sent", language, email=email)
     return answer
 
@@ -259,7 +259,7 @@ async def _taken(
     """Somebody else was faster: the next free slots, the lost one left out."""
     ctx = runtime.context
     language = appointment.get("language") or language_of(state, runtime)
-    offers, _ = await ctx.appointments.offer(
+    offers, _ = await ctx.calendar_desk().offer(
         kind, None, ctx.now, language, skip=frozenset({lost.start})
     )
     appointment["offered"] = [o.__dict__ for o in offers]
@@ -284,7 +284,7 @@ async def _move(
     language = appointment.get("language") or language_of(state, runtime)
     offer = SlotOffer(**picked)
     try:
-        moved = await ctx.appointments.move(appointment.get("uid", ""), kind, offer.interval())
+        moved = await ctx.calendar_desk().move(appointment.get("uid", ""), kind, offer.interval())
     except SlotTaken:
         return await _taken(state, runtime, appointment, kind, offer, update)
     except NotFound:
@@ -293,7 +293,7 @@ async def _move(
         return await _offer(state, runtime, appointment, kind, update)
     except Changed:
         # Moved from the invitation's link meanwhile: say where it is now.
-        current = await ctx.appointments.get(appointment.get("uid", ""))
+        current = await ctx.calendar_desk().get(appointment.get("uid", ""))
         label = slot_label(current.start, ctx.site, language)
         appointment.update({"start": current.start.isoformat(), "label": label})
         appointment.pop("offered", None)
@@ -301,7 +301,7 @@ async def _move(
     appointment.update({"start": offer.start, "label": offer.label})
     appointment.pop("offered", None)
     answer = site_say(runtime, "appointment.moved", language, slot=offer.label)
-    if await ctx.appointments.send(moved, "REQUEST"):
+    if await ctx.calendar_desk().send(moved, "REQUEST"):
         email = appointment.get("email", moved.email)
         answer += " " + site_say(runtime, "appointment.invitation_sent", language, email=email)
     return answer
@@ -310,7 +310,7 @@ async def _move(
 async def _cancel(
     runtime: Runtime[TurnContext], appointment: AppointmentState, booking: Booking, language: str
 ) -> str:
-    desk = runtime.context.appointments
+    desk = runtime.context.calendar_desk()
     try:
         cancelled = await desk.cancel(appointment.get("uid", ""))
     except NotFound:

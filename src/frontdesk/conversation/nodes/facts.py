@@ -13,17 +13,10 @@ from typing import cast
 from langgraph.runtime import Runtime
 
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.nodes.citations import citations_of
+from frontdesk.conversation.nodes.citations import trusted_answer
 from frontdesk.conversation.nodes.common import Update, emit_words, language_of, site_say, timed
 from frontdesk.conversation.state import ChatState
-from frontdesk.conversation.substates import (
-    DateDump,
-    Evaluation,
-    FactReply,
-    SiteFactDump,
-    Verification,
-    chunk_dump,
-)
+from frontdesk.conversation.substates import DateDump, FactReply, SiteFactDump
 from frontdesk.facts.answer import (
     KIND_MARGINS,
     DateAsked,
@@ -217,21 +210,7 @@ async def fact_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
         lead, lines = simple_reply(facts, kind, language, say)
     answer, sources = _cited(lead, lines)
     emit_words("fact_answer_writer", answer)
-    return {
-        "answer": answer,
-        "citations": citations_of(answer, sources),
-        "graded_chunks": [chunk_dump(chunk) for chunk in sources],
-        "low_confidence": False,
-        "verification": Verification(claims=[], factuality_score=1.0),
-        "evaluation": Evaluation(
-            quality=1.0,
-            relevance=1.0,
-            coverage="full",
-            reasoning=f"the site's own {kind} facts",
-            after="auto",
-        ),
-        "routing": "answered",
-    }
+    return trusted_answer(answer, sources, f"the site's own {kind} facts")
 
 
 def _cited(lead: str, lines: list[FactLine]) -> tuple[str, list[RetrievedChunk]]:

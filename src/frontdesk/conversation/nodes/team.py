@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 
 from frontdesk.conversation import outcomes
 from frontdesk.conversation.context import TurnContext
-from frontdesk.conversation.nodes.citations import citations_of
+from frontdesk.conversation.nodes.citations import trusted_answer
 from frontdesk.conversation.nodes.common import (
     Update,
     emit_words,
@@ -16,7 +16,6 @@ from frontdesk.conversation.nodes.common import (
     timed,
 )
 from frontdesk.conversation.state import ChatState
-from frontdesk.conversation.substates import Evaluation, Verification, chunk_dump
 from frontdesk.improvement.team_answers import answer_part
 
 
@@ -27,21 +26,7 @@ async def team_answer_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
         raise ValueError("team_answer_writer without a team answer in the retrieval")
     answer = f"{answer_part(chosen.content)} [1]"
     emit_words("team_answer_writer", answer)
-    return {
-        "answer": answer,
-        "citations": citations_of(answer, [chosen]),
-        "graded_chunks": [chunk_dump(chosen)],
-        "low_confidence": False,
-        "verification": Verification(claims=[], factuality_score=1.0),
-        "evaluation": Evaluation(
-            quality=1.0,
-            relevance=1.0,
-            coverage="full",
-            reasoning="the team's own answer to this question",
-            after="auto",
-        ),
-        "routing": "answered",
-    }
+    return trusted_answer(answer, [chosen], "the team's own answer to this question")
 
 
 @timed
@@ -59,18 +44,4 @@ async def team_recall_writer(state: ChatState, runtime: Runtime[TurnContext]) ->
         text=recall["text"],
     )
     emit_words("team_recall_writer", answer)
-    return {
-        "answer": answer,
-        "citations": [],
-        "graded_chunks": [],
-        "low_confidence": False,
-        "verification": Verification(claims=[], factuality_score=1.0),
-        "evaluation": Evaluation(
-            quality=1.0,
-            relevance=1.0,
-            coverage="full",
-            reasoning="what the team member said in this conversation",
-            after="auto",
-        ),
-        "routing": "answered",
-    }
+    return trusted_answer(answer, [], "what the team member said in this conversation")

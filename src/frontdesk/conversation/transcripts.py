@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -93,22 +93,8 @@ class SessionExport(TypedDict):
 
 def exported_state(values: TurnValues) -> ExportedState:
     """The parts of a conversation's state a session's export shows."""
-    state = ExportedState()
-    if "language" in values:
-        state["language"] = values["language"]
-    if "turn_number" in values:
-        state["turn_number"] = values["turn_number"]
-    if "qualification" in values:
-        state["qualification"] = values["qualification"]
-    if "visitor_profile" in values:
-        state["visitor_profile"] = values["visitor_profile"]
-    if "interest_signals" in values:
-        state["interest_signals"] = values["interest_signals"]
-    if "booking" in values:
-        state["booking"] = values["booking"]
-    if "form_collection" in values:
-        state["form_collection"] = values["form_collection"]
-    return state
+    shown = ExportedState.__optional_keys__
+    return cast(ExportedState, {key: value for key, value in values.items() if key in shown})
 
 
 class Transcripts:

@@ -87,7 +87,7 @@ class OutboxRepository(Repository):
         The lease is `next_attempt_at`: a worker that dies mid-attempt leaves the row
         pending, and it becomes due again when the lease runs out.
         """
-        result = self.session.execute(
+        leased = self._changed(
             update(OutboxItem)
             .where(
                 OutboxItem.id == item_id,
@@ -96,7 +96,7 @@ class OutboxRepository(Repository):
             )
             .values(next_attempt_at=lease_until)
         )
-        return int(getattr(result, "rowcount", 0) or 0) == 1
+        return leased == 1
 
     def for_handoff(self, handoff_id: str) -> Sequence[OutboxItem]:
         return self.session.scalars(

@@ -15,49 +15,48 @@ LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 class ApiMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter(
+        self.requests = self._counter(
             "frontdesk_http_requests",
             "HTTP requests by method, route template and status code.",
             ["method", "route", "status"],
-            registry=self.registry,
         )
-        self.turn_latency = Histogram(
+        self.turn_latency = self._latency(
             "frontdesk_turn_latency_seconds",
             "Wall time of a whole turn, from request to the complete event.",
             ["site", "mode"],
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
         )
-        self.first_token = Histogram(
+        self.first_token = self._latency(
             "frontdesk_turn_first_token_seconds",
             "Time from request to the first streamed token.",
             ["site"],
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
         )
-        self.routes = Counter(
+        self.routes = self._counter(
             "frontdesk_turn_routes",
             "Finished turns by graph route and routing value.",
             ["site", "route", "routing"],
-            registry=self.registry,
         )
-        self.blocks = Counter(
+        self.blocks = self._counter(
             "frontdesk_blocks",
             "Turns refused or blocked: rate_limited, session_busy, abuse.",
             ["site", "reason"],
-            registry=self.registry,
         )
-        self.handoffs = Counter(
+        self.handoffs = self._counter(
             "frontdesk_handoffs",
             "Turns that proposed or made a human handoff, by reason.",
             ["site", "reason"],
-            registry=self.registry,
         )
-        self.turn_errors = Counter(
+        self.turn_errors = self._counter(
             "frontdesk_turn_errors",
             "Turns that ended with an error or were cancelled by a disconnect.",
             ["site", "code"],
-            registry=self.registry,
+        )
+
+    def _counter(self, name: str, documentation: str, labels: list[str]) -> Counter:
+        return Counter(name, documentation, labels, registry=self.registry)
+
+    def _latency(self, name: str, documentation: str, labels: list[str]) -> Histogram:
+        return Histogram(
+            name, documentation, labels, buckets=LATENCY_BUCKETS, registry=self.registry
         )
 
     def record_turn(self, site_id: str, mode: str, result: TurnResult, seconds: float) -> None:

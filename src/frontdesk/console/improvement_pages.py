@@ -270,19 +270,48 @@ async def team_answer_page(
     )
 
 
+async def _edit(
+    request: Request,
+    runtime: Runtime,
+    site: ConsoleSite,
+    answer_id: str,
+    notice: str,
+    *,
+    form: TeamAnswerForm | None = None,
+    status: str | None = None,
+) -> Response:
+    """Change one team answer (its text or its status), then back to the list with `notice`."""
+    site.require(WRITER_ROLE)
+    knowledge = team_knowledge(request)
+    try:
+        saved = await run_in_threadpool(
+            lambda: edit_answer(
+                runtime,
+                knowledge,
+                site.site.config,
+                answer_id,
+                site.user.email,
+                form=form,
+                status=status,
+            )
+        )
+    except NotIndexed as exc:
+        return _not_live(request, site, exc)
+    if saved is None:
+        raise ConsoleNotFound(answer_id)
+    return RedirectResponse(
+        f"/console/sites/{site.id}/team-answers?notice={notice}", status_code=303
+    )
+
+
 @router.post("/team-answers/{answer_id}", dependencies=[CsrfDep])
 async def update_team_answer(
     request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, answer_id: str
 ) -> Response:
     site.require(WRITER_ROLE)
     form = await _read_form(request, site)
-    knowledge = team_knowledge(request)
     try:
-        saved = await run_in_threadpool(
-            lambda: edit_answer(
-                runtime, knowledge, site.site.config, answer_id, site.user.email, form=form
-            )
-        )
+        return await _edit(request, runtime, site, answer_id, "saved", form=form)
     except TeamAnswerInvalid as exc:
         answer, changes = await run_in_threadpool(_load, runtime, site.id, answer_id)
         return _form_page(
@@ -294,43 +323,17 @@ async def update_team_answer(
             changes=changes,
             status=422,
         )
-    except NotIndexed as exc:
-        return _not_live(request, site, exc)
-    if saved is None:
-        raise ConsoleNotFound(answer_id)
-    return RedirectResponse(f"/console/sites/{site.id}/team-answers?notice=saved", status_code=303)
-
-
-async def _set_status(
-    request: Request, runtime: Runtime, site: ConsoleSite, answer_id: str, status: str
-) -> Response:
-    site.require(WRITER_ROLE)
-    knowledge = team_knowledge(request)
-    try:
-        saved = await run_in_threadpool(
-            lambda: edit_answer(
-                runtime, knowledge, site.site.config, answer_id, site.user.email, status=status
-            )
-        )
-    except NotIndexed as exc:
-        return _not_live(request, site, exc)
-    if saved is None:
-        raise ConsoleNotFound(answer_id)
-    notice = "retired" if status == "retired" else "restored"
-    return RedirectResponse(
-        f"/console/sites/{site.id}/team-answers?notice={notice}", status_code=303
-    )
 
 
 @router.post("/team-answers/{answer_id}/retire", dependencies=[CsrfDep])
 async def retire_team_answer(
     request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, answer_id: str
 ) -> Response:
-    return await _set_status(request, runtime, site, answer_id, "retired")
+    return await _edit(request, runtime, site, answer_id, "retired", status="retired")
 
 
 @router.post("/team-answers/{answer_id}/restore", dependencies=[CsrfDep])
 async def restore_team_answer(
     request: Request, runtime: RuntimeDep, site: ConsoleSiteDep, answer_id: str
 ) -> Response:
-    return await _set_status(request, runtime, site, answer_id, "active")
+    return await _edit(request, runtime, site, answer_id, "restored", status="active")

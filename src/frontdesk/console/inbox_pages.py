@@ -9,7 +9,7 @@ from datetime import date, datetime
 from typing import Annotated, get_args
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
@@ -58,18 +58,18 @@ def _date(value: str) -> date | None:
 
 
 def parse_filters(
-    route: str = "",
-    routing: str = "",
-    lead: str = "",
-    handoff: str = "",
-    language: str = "",
-    since: str = "",
-    until: str = "",
-    q: str = "",
-    feedback: str = "",
+    route: Param = "",
+    routing: Param = "",
+    lead: Param = "",
+    handoff: Param = "",
+    language: Param = "",
+    since: Param = "",
+    until: Param = "",
+    q: Param = "",
+    feedback: Param = "",
 ) -> InboxFilters:
-    """Unknown values are ignored rather than failing the page (the form only offers
-    known ones; a hand-edited URL still shows the inbox)."""
+    """The inbox's filters from its query. Unknown values are ignored rather than failing
+    the page (the form only offers known ones; a hand-edited URL still shows the inbox)."""
     return InboxFilters(
         route=route if route in ROUTES else None,
         routing=routing if routing in ROUTINGS else None,
@@ -112,18 +112,9 @@ async def inbox_page(
     request: Request,
     runtime: RuntimeDep,
     site: ConsoleSiteDep,
-    route: Param = "",
-    routing: Param = "",
-    lead: Param = "",
-    handoff: Param = "",
-    language: Param = "",
-    since: Param = "",
-    until: Param = "",
-    q: Param = "",
-    feedback: Param = "",
+    filters: Annotated[InboxFilters, Depends(parse_filters)],
     before: Param = "",
 ) -> Response:
-    filters = parse_filters(route, routing, lead, handoff, language, since, until, q, feedback)
     older_than = _before(before)
     rows, languages = await run_in_threadpool(_load_rows, runtime, site.id, filters, older_than)
     fragment = request.headers.get("HX-Request") == "true" and request.query_params.get("rows")

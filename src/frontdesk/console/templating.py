@@ -221,6 +221,8 @@ def render(
         "return_to": _this_page(request) if status_code < 400 else "/console",
         "user": user,
         "site": site,
+        # The site's console address: its pages' links start with it.
+        "base": f"/console/sites/{site.id}" if site else "",
         "sites": visible,
         "csrf_field": CSRF_FIELD,
         "csrf_token": user.csrf_token if user else "",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from sqlalchemy import select, update
@@ -137,18 +138,21 @@ def complete_handoff(
         .order_by(Handoff.created_at.desc())
         .limit(1)
     )
-    fresh = {key: value for key, value in handoff.items() if key != "hold_s"}
+    # With no held handoff to complete (or one that went out meanwhile), the answer goes
+    # as a handoff of its own.
+    on_its_own = partial(
+        enqueue_handoff,
+        session,
+        site=site,
+        session_id=session_id,
+        turn=turn,
+        handoff={key: value for key, value in handoff.items() if key != "hold_s"},
+        values=values,
+        message=message,
+        language=language,
+    )
     if held is None:
-        return enqueue_handoff(
-            session,
-            site=site,
-            session_id=session_id,
-            turn=turn,
-            handoff=fresh,
-            values=values,
-            message=message,
-            language=language,
-        )
+        return on_its_own()
     # The question and answer the handoff is about are those of the turn that asked.
     asked = held.packet or {}
     excerpt = (
@@ -185,16 +189,7 @@ def complete_handoff(
         .execution_options(synchronize_session=False)
     )
     if int(getattr(released, "rowcount", 0) or 0) != len(rows):
-        return enqueue_handoff(
-            session,
-            site=site,
-            session_id=session_id,
-            turn=turn,
-            handoff=fresh,
-            values=values,
-            message=message,
-            language=language,
-        )
+        return on_its_own()
     held.packet, held.status = data, "pending"
     return held
 

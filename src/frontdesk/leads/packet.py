@@ -112,14 +112,8 @@ def generate_context_packet(state: SessionSnapshot) -> ContextPacket:
         triggered_at=triggered_at,
         lead_level=lead_level,
         handoff_reason=handoff_reason,
-        qualification=QualificationSummary(
-            problem_fit=qualification.problem_fit,
-            authority_fit=qualification.authority_fit,
-            company_fit=qualification.company_fit,
-            timing_fit=qualification.timing_fit,
-            is_consultant=qualification.is_consultant,
-            referral_mentioned=qualification.referral_mentioned,
-        ),
+        # The state's four fits and two flags; its signal log goes with the conversation.
+        qualification=QualificationSummary.model_validate(qualification, from_attributes=True),
         visitor=VisitorData(
             email=state.visitor_email,
             name=state.visitor_name,

@@ -57,7 +57,7 @@ class AdminTokenRepository(Repository):
         ).all()
 
     def revoke(self, site_id: str, token_id: str) -> bool:
-        result = self.session.execute(
+        revoked = self._changed(
             update(AdminToken)
             .where(
                 AdminToken.site_id == site_id,
@@ -66,4 +66,4 @@ class AdminTokenRepository(Repository):
             )
             .values(revoked_at=utcnow())
         )
-        return bool(getattr(result, "rowcount", 0))
+        return bool(revoked)

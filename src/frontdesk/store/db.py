@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Executable, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -25,6 +25,10 @@ class Repository:
         self.session.add(row)
         self.session.flush()
         return row
+
+    def _changed(self, statement: Executable) -> int:
+        """How many rows an UPDATE or DELETE changed (0 when the driver does not say)."""
+        return int(getattr(self.session.execute(statement), "rowcount", 0) or 0)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

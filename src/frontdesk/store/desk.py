@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 
 from frontdesk.store.db import Repository
+from frontdesk.store.handoffs import HandoffRepository, LeadRepository
 from frontdesk.store.models import Handoff, HandoffAttempt, Lead, OutboxItem, utcnow
 
 LEAD_STATUSES = ("new", "contacted", "won", "lost")
@@ -32,10 +33,7 @@ class HandoffDeliveries:
 
 class DeskRepository(Repository):
     def leads(self, site_id: str, status: str | None = None, limit: int = 200) -> Sequence[Lead]:
-        query = select(Lead).where(Lead.site_id == site_id)
-        if status:
-            query = query.where(Lead.status == status)
-        return self.session.scalars(query.order_by(Lead.created_at.desc()).limit(limit)).all()
+        return LeadRepository(self.session).list(site_id, limit=limit, status=status)
 
     def set_lead_status(self, site_id: str, lead_id: str, status: str) -> Lead | None:
         if status not in LEAD_STATUSES:
@@ -49,12 +47,7 @@ class DeskRepository(Repository):
 
     def handoffs(self, site_id: str, limit: int = 100) -> list[HandoffDeliveries]:
         """Newest first, each with its outbox rows and attempts (three queries in all)."""
-        rows = self.session.scalars(
-            select(Handoff)
-            .where(Handoff.site_id == site_id)
-            .order_by(Handoff.created_at.desc())
-            .limit(limit)
-        ).all()
+        rows = HandoffRepository(self.session).list(site_id, limit=limit)
         found = {row.id: HandoffDeliveries(row) for row in rows}
         if not found:
             return []

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 
 from frontdesk.store.db import Repository
 from frontdesk.store.models import Handoff, HandoffAttempt, Lead, OutboxItem, as_utc
+
+_SiteRow = TypeVar("_SiteRow", Lead, Handoff)
+
+
+def newest_of_site(model: type[_SiteRow], site_id: str) -> Select[_SiteRow]:
+    """A site's leads or handoffs, newest first: the lists of the admin API and the console."""
+    return select(model).where(model.site_id == site_id).order_by(model.created_at.desc())
 
 
 class LeadRepository(Repository):
@@ -24,13 +31,11 @@ class LeadRepository(Repository):
     def by_key(self, idempotency_key: str) -> Lead | None:
         return self.session.scalar(select(Lead).where(Lead.idempotency_key == idempotency_key))
 
-    def list(self, site_id: str, limit: int = 100) -> Sequence[Lead]:
-        return self.session.scalars(
-            select(Lead)
-            .where(Lead.site_id == site_id)
-            .order_by(Lead.created_at.desc())
-            .limit(limit)
-        ).all()
+    def list(self, site_id: str, limit: int = 100, status: str | None = None) -> Sequence[Lead]:
+        query = newest_of_site(Lead, site_id)
+        if status:
+            query = query.where(Lead.status == status)
+        return self.session.scalars(query.limit(limit)).all()
 
 
 class HandoffRepository(Repository):
@@ -38,12 +43,7 @@ class HandoffRepository(Repository):
         return self._insert(Handoff(**fields))
 
     def list(self, site_id: str, limit: int = 100) -> Sequence[Handoff]:
-        return self.session.scalars(
-            select(Handoff)
-            .where(Handoff.site_id == site_id)
-            .order_by(Handoff.created_at.desc())
-            .limit(limit)
-        ).all()
+        return self.session.scalars(newest_of_site(Handoff, site_id).limit(limit)).all()
 
     def attempts(self, handoff_id: str) -> Sequence[HandoffAttempt]:
         return self.session.scalars(
@@ -87,7 +87,7 @@ class OutboxRepository(Repository):
         The lease is `next_attempt_at`: a worker that dies mid-attempt leaves the row
         pending, and it becomes due again when the lease runs out.
         """
-        result = self.session.execute(
+        leased = self._changed(
             update(OutboxItem)
             .where(
                 OutboxItem.id == item_id,
@@ -96,7 +96,7 @@ class OutboxRepository(Repository):
             )
             .values(next_attempt_at=lease_until)
         )
-        return int(getattr(result, "rowcount", 0) or 0) == 1
+        return leased == 1
 
     def for_handoff(self, handoff_id: str) -> Sequence[OutboxItem]:
         return self.session.scalars(

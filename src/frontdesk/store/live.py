@@ -186,7 +186,7 @@ class LiveRepository(Repository):
 
     def stop_waiting(self, row: LiveConversation, now: datetime) -> bool:
         """Back to the bot if still waiting: one replica wins (conditional UPDATE)."""
-        result = self.session.execute(
+        expired = self._changed(
             update(LiveConversation)
             .where(
                 LiveConversation.site_id == row.site_id,
@@ -196,7 +196,7 @@ class LiveRepository(Repository):
             .values(state="bot", wait_until=None, updated_at=now)
             .execution_options(synchronize_session=False)
         )
-        return bool(getattr(result, "rowcount", 0) == 1)
+        return expired == 1
 
     # -- presence --------------------------------------------------------------------
     def seen(self, site_id: str, operator_id: str, name: str, at: datetime) -> bool:
@@ -221,13 +221,13 @@ class LiveRepository(Repository):
         return True
 
     def _touch(self, site_id: str, operator_id: str, name: str, at: datetime) -> bool:
-        result = self.session.execute(
+        touched = self._changed(
             update(LivePresence)
             .where(LivePresence.site_id == site_id, LivePresence.operator_id == operator_id)
             .values(seen_at=at, display_name=name)
             .execution_options(synchronize_session=False)
         )
-        return bool(getattr(result, "rowcount", 0))
+        return bool(touched)
 
     def gone(self, site_id: str, operator_id: str) -> None:
         self.session.execute(
@@ -256,7 +256,7 @@ class LiveRepository(Repository):
         return True
 
     def erase_session(self, site_id: str, session_id: str) -> int:
-        removed = self.session.execute(
+        removed = self._changed(
             delete(LiveEvent).where(
                 LiveEvent.site_id == site_id, LiveEvent.session_id == session_id
             )
@@ -271,4 +271,4 @@ class LiveRepository(Repository):
                 LiveConversation.site_id == site_id, LiveConversation.session_id == session_id
             )
         )
-        return int(getattr(removed, "rowcount", 0) or 0)
+        return removed

@@ -90,12 +90,12 @@ class OperatorRepository(Repository):
         return found
 
     def revoke(self, operator_id: str, site_id: str) -> bool:
-        result = self.session.execute(
+        revoked = self._changed(
             delete(OperatorRole).where(
                 OperatorRole.operator_id == operator_id, OperatorRole.site_id == site_id
             )
         )
-        return bool(getattr(result, "rowcount", 0))
+        return bool(revoked)
 
     def roles(self, operator_id: str) -> dict[str, str]:
         """site id → role of one operator."""

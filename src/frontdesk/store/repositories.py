@@ -216,7 +216,6 @@ class TraceRepository(Repository):
         ).all()
 
     def delete_session(self, site_id: str, session_id: str) -> int:
-        result = self.session.execute(
+        return self._changed(
             delete(Trace).where(Trace.site_id == site_id, Trace.session_id == session_id)
         )
-        return int(getattr(result, "rowcount", 0) or 0)

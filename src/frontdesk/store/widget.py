@@ -193,17 +193,17 @@ class WidgetSessionRepository(Repository):
         return row.session_id if row else None
 
     def delete_session(self, site_id: str, session_id: str) -> int:
-        keys = self.session.execute(
+        keys = self._changed(
             delete(WidgetSessionKey).where(
                 WidgetSessionKey.site_id == site_id, WidgetSessionKey.session_id == session_id
             )
         )
-        votes = self.session.execute(
+        votes = self._changed(
             delete(AnswerFeedback).where(
                 AnswerFeedback.site_id == site_id, AnswerFeedback.session_id == session_id
             )
         )
-        return int(getattr(keys, "rowcount", 0) or 0) + int(getattr(votes, "rowcount", 0) or 0)
+        return keys + votes
 
 
 def key_live(key: WidgetSessionKey, ttl: timedelta, now: datetime | None = None) -> bool:

@@ -114,7 +114,50 @@ class LiveBus:
             self.waiters.wake(channel)
 
 
-class RedisBus(LiveBus):
+class ListeningBus(LiveBus):
+    """A bus shared by replicas: one connection per process listens for the channels to
+    wake, and is opened again `RETRY_S` after a failure."""
+
+    def __init__(self, what: str, task_name: str) -> None:
+        super().__init__()
+        self.outage = OutageLog(what)
+        self._task_name = task_name
+        self._listener: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self) -> None:
+        self._listener = asyncio.create_task(self._listen(), name=self._task_name)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), 5.0)
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async for channel in self._subscription():
+                    self.waiters.wake(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.outage.lost(exc)
+                await asyncio.sleep(RETRY_S)
+
+    def _subscription(self) -> AsyncIterator[str]:
+        """The channels to wake, from one connection; `_subscribed()` once it listens."""
+        raise NotImplementedError
+
+    def _subscribed(self) -> None:
+        self.outage.recovered()
+        self._ready.set()
+        self.waiters.wake_all()  # anything published while we were away is re-read
+
+    async def aclose(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+
+
+class RedisBus(ListeningBus):
     """PUBLISH and SUBSCRIBE on one Redis channel. Publishing is bounded: it runs inside
     an operator's or a visitor's request, so a Redis that is down or stalled costs that
     request at most `publish_timeout_s` once per `pause_s` (publishes in between skip
@@ -132,7 +175,7 @@ class RedisBus(LiveBus):
         publish_timeout_s: float = 0.5,
         pause_s: float = 5.0,
     ) -> None:
-        super().__init__()
+        super().__init__("Redis subscription", "frontdesk-live-redis")
         from redis.asyncio import Redis
 
         from frontdesk.guard.redis import redis_client
@@ -144,36 +187,20 @@ class RedisBus(LiveBus):
         self.publish_timeout_s = publish_timeout_s
         self.pause_s = pause_s
         self._skip_until = 0.0
-        self._listener: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
-        # Subscribing and publishing share one outage: Redis is down for both.
-        self.outage = OutageLog("Redis subscription")
+        # Subscribing and publishing share one outage (`self.outage`): Redis is down for both.
 
-    async def start(self) -> None:
-        self._listener = asyncio.create_task(self._listen(), name="frontdesk-live-redis")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ready.wait(), 5.0)
-
-    async def _listen(self) -> None:
-        while True:
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(self.channel)
-                self.outage.recovered()
-                self._ready.set()
-                self.waiters.wake_all()  # anything published while we were away is re-read
-                async for message in pubsub.listen():
-                    data = message.get("data")
-                    if isinstance(data, bytes):
-                        self.waiters.wake(data.decode())
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self.outage.lost(exc)
-                await asyncio.sleep(RETRY_S)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+    async def _subscription(self) -> AsyncIterator[str]:
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self.channel)
+            self._subscribed()
+            async for message in pubsub.listen():
+                data = message.get("data")
+                if isinstance(data, bytes):
+                    yield data.decode()
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
 
     async def publish(self, channels: Iterable[str]) -> None:
         channels = list(channels)
@@ -195,48 +222,26 @@ class RedisBus(LiveBus):
             await self.publisher.publish(self.channel, channel)
 
     async def aclose(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
+        await super().aclose()
         await self.redis.aclose()
         await self.publisher.aclose()
 
 
-class PostgresBus(LiveBus):
+class PostgresBus(ListeningBus):
     kind: BusKind = "postgres"
 
     def __init__(self, conninfo: str) -> None:
-        super().__init__()
+        super().__init__("PostgreSQL LISTEN", "frontdesk-live-pg")
         self.conninfo = conninfo
-        self._listener: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
-        self.outage = OutageLog("PostgreSQL LISTEN")
 
-    async def start(self) -> None:
-        self._listener = asyncio.create_task(self._listen(), name="frontdesk-live-pg")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ready.wait(), 5.0)
-
-    async def _listen(self) -> None:
+    async def _subscription(self) -> AsyncIterator[str]:
         import psycopg
 
-        while True:
-            try:
-                async with await psycopg.AsyncConnection.connect(
-                    self.conninfo, autocommit=True
-                ) as conn:
-                    await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
-                    self.outage.recovered()
-                    self._ready.set()
-                    self.waiters.wake_all()
-                    async for notice in conn.notifies():
-                        self.waiters.wake(notice.payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self.outage.lost(exc)
-                await asyncio.sleep(RETRY_S)
+        async with await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True) as conn:
+            await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            self._subscribed()
+            async for notice in conn.notifies():
+                yield notice.payload
 
     def in_transaction(self, connection: Connection, channels: Iterable[str]) -> None:
         # Transactional: listeners hear it at commit, never for a rolled-back write.
@@ -248,12 +253,6 @@ class PostgresBus(LiveBus):
 
     async def publish(self, channels: Iterable[str]) -> None:
         return None  # sent by the transaction itself
-
-    async def aclose(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
 
 
 async def wake_ups(waiter: asyncio.Event, poll_s: float) -> AsyncIterator[None]:

@@ -39,6 +39,7 @@ from frontdesk.handoff.channels import Delivered, Delivery, DeliveryError
 from frontdesk.handoff.channels.crm import CrmChannel
 from frontdesk.handoff.dispatcher import Dispatcher
 from frontdesk.handoff.outbox import enqueue_handoff
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
@@ -119,20 +120,22 @@ def enqueue(runtime: Runtime, count: int) -> None:
         for index in range(count):
             enqueue_handoff(
                 session,
-                site=site,
-                session_id=f"bench-{index:04d}",
-                turn=1 + index % 5,
-                handoff={
-                    "reason": reasons[index % len(reasons)],
-                    "lead_level": levels[index % len(levels)],
-                    "business_hours": index % 3 != 0,
-                },
-                values={
-                    "qualification": {"problem_fit": "confirmed"},
-                    "visitor_profile": {"email": f"visitor{index}@example.org"},
-                },
-                message="I would like to talk to someone",
-                language="en",
+                HandoffRequest(
+                    site=site,
+                    session_id=f"bench-{index:04d}",
+                    turn=1 + index % 5,
+                    handoff={
+                        "reason": reasons[index % len(reasons)],
+                        "lead_level": levels[index % len(levels)],
+                        "business_hours": index % 3 != 0,
+                    },
+                    values={
+                        "qualification": {"problem_fit": "confirmed"},
+                        "visitor_profile": {"email": f"visitor{index}@example.org"},
+                    },
+                    message="I would like to talk to someone",
+                    language="en",
+                ),
             )
 
 

@@ -171,6 +171,7 @@ def _failed_handoff(server: ConsoleServer) -> str:
     import time
 
     from frontdesk.handoff.outbox import enqueue_handoff
+    from frontdesk.handoff.packets import HandoffRequest
     from frontdesk.store.db import transaction
     from frontdesk.store.desk import DeskRepository
 
@@ -178,13 +179,15 @@ def _failed_handoff(server: ConsoleServer) -> str:
     with transaction(server.runtime.sessions) as session:
         handoff = enqueue_handoff(
             session,
-            site=server.runtime.sites["demo"].config,
-            session_id=str(uuid.uuid4()),
-            turn=1,
-            handoff={"reason": "explicit_request", "notify": True, "lead_level": "warm"},
-            values={},
-            message="Can I talk to a person, please?",
-            language="en",
+            HandoffRequest(
+                site=server.runtime.sites["demo"].config,
+                session_id=str(uuid.uuid4()),
+                turn=1,
+                handoff={"reason": "explicit_request", "notify": True, "lead_level": "warm"},
+                values={},
+                message="Can I talk to a person, please?",
+                language="en",
+            ),
         )
         handoff_id = handoff.id
     deadline = time.monotonic() + 30

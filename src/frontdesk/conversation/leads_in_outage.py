@@ -67,19 +67,20 @@ async def mail_owed_lead(
     fallback address. True when the mail server took it (False: nothing was owed, or
     the mail failed too)."""
     from frontdesk.handoff.direct import mail_handoff
+    from frontdesk.handoff.packets import HandoffRequest
 
     handoff = owed_handoff(values)
     if handoff is None:
         return False
     email = visitor_email(values)
     profile = {**(values.get("visitor_profile") or {}), **({"email": email} if email else {})}
-    return await mail_handoff(
-        settings,
-        site,
+    request = HandoffRequest(
+        site=site,
         session_id=session_id,
         turn=turn,
-        key=key,
         handoff=handoff,
         values={**values, "visitor_profile": profile},
         message=message,
+        language=values.get("language") or site.default_language,
     )
+    return await mail_handoff(settings, request, key=key)

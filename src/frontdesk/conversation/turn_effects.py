@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from frontdesk.conversation.payload import TurnResult
 from frontdesk.conversation.state import TurnValues
 from frontdesk.handoff.outbox import complete_handoff, enqueue_handoff, record_lead_capture
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.sites.schema import SiteConfig
 from frontdesk.store.repositories import TraceRepository
 
@@ -37,16 +38,16 @@ def turn_side_effects(
         # The visitor's answer to a contact question completes the handoff that asked.
         completes = handoff.get("completes_turn") is not None
         write = complete_handoff if completes else enqueue_handoff
-        write(
-            session,
+        request = HandoffRequest(
             site=site,
             session_id=session_id,
             turn=turn,
             handoff={"lead_level": lead_level, **handoff},
             values=values,
             message=message,
-            language=str(values.get("language") or site.default_language),
+            language=values.get("language") or site.default_language,
         )
+        write(session, request)
     capture = values.get("lead_capture")
     if capture:
         record_lead_capture(

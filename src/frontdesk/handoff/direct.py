@@ -11,42 +11,28 @@ is not."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
 
 from frontdesk.handoff.channels import Delivery, DeliveryError
 from frontdesk.handoff.channels.email import EmailChannel
-from frontdesk.handoff.packets import DEGRADED, degraded_handoff_data, handoff_packet
+from frontdesk.handoff.packets import (
+    DEGRADED,
+    HandoffRequest,
+    degraded_handoff_data,
+    handoff_packet,
+)
 from frontdesk.settings import Settings
-from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 
 STORE_FAILURE = "the store and the spool could not write; this email is the only record"
 
 
-async def mail_handoff(
-    settings: Settings,
-    site: SiteConfig,
-    *,
-    session_id: str,
-    turn: int,
-    key: str,
-    handoff: Mapping[str, Any],
-    values: Mapping[str, Any],
-    message: str,
-) -> bool:
+async def mail_handoff(settings: Settings, request: HandoffRequest, *, key: str) -> bool:
     """Mail the handoff's packet to the fallback address; True when the server took it."""
+    site, session_id = request.site, request.session_id
     try:
-        data = handoff_packet(
-            site=site,
-            session_id=session_id,
-            turn=turn,
-            handoff={"lead_level": "cold", **handoff},
-            values=values,
-            last_message=message,
-            language=str(values.get("language") or site.default_language),
-        )
+        data = handoff_packet(replace(request, handoff={"lead_level": "cold", **request.handoff}))
     except Exception as exc:
         # Any failure to build the packet (its own error or a state it refuses, such as a
         # captured e-mail's reason) must not cost the only record of the lead.
@@ -55,15 +41,7 @@ async def mail_handoff(
             session_id,
             exc_info=True,
         )
-        data = degraded_handoff_data(
-            site=site,
-            session_id=session_id,
-            turn=turn,
-            reason=handoff.get("reason"),
-            visitor_email=(values.get("visitor_profile") or {}).get("email"),
-            last_message=message,
-            error=f"{type(exc).__name__}: {exc}",
-        )
+        data = degraded_handoff_data(request, error=f"{type(exc).__name__}: {exc}")
     data["failed_channels"] = {"store": STORE_FAILURE}
     delivery = Delivery(
         outbox_id=0,
@@ -84,7 +62,7 @@ async def mail_handoff(
             exc,
             site.id,
             session_id,
-            handoff.get("reason"),
+            request.handoff.get("reason"),
             visitor.get("email") or "not captured",
         )
         return False

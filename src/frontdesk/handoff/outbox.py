@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -19,6 +20,7 @@ from frontdesk.guard.visitor_text import EMAIL_CHARS, clean_field, clean_fields
 from frontdesk.handoff.packets import (
     LEAD_UNVERIFIED_COLUMNS,
     UNVERIFIED,
+    HandoffRequest,
     handoff_packet,
     visitor_fields,
 )
@@ -48,34 +50,17 @@ def handoff_channels(site: SiteConfig) -> list[str]:
 AWAITING_CONTACT = "awaiting_contact"
 
 
-def enqueue_handoff(
-    session: Session,
-    *,
-    site: SiteConfig,
-    session_id: str,
-    turn: int,
-    handoff: Mapping[str, Any],
-    values: Mapping[str, Any],
-    message: str,
-    language: str,
-) -> Handoff:
+def enqueue_handoff(session: Session, request: HandoffRequest) -> Handoff:
     """The handoff row and one outbox row per channel, keyed `site:session:turn:channel`.
 
     A handoff that asked the visitor how to reach them while nobody can answer live
     (`hold_s`) is `awaiting_contact`: its rows fall due when the wait is over, so the team
     hears of it even when the visitor never answers; the answer sends it at once
     (`complete_handoff`)."""
+    site, session_id, handoff = request.site, request.session_id, request.handoff
     hold_s = float(handoff.get("hold_s") or 0.0)
     try:
-        data = handoff_packet(
-            site=site,
-            session_id=session_id,
-            turn=turn,
-            handoff=handoff,
-            values=values,
-            last_message=message,
-            language=language,
-        )
+        data = handoff_packet(request)
         status = AWAITING_CONTACT if hold_s > 0 else "pending"
     except ContextPacketGenerationError as exc:
         # abort delivery and alert; the row keeps what is known for manual recovery.
@@ -99,7 +84,7 @@ def enqueue_handoff(
             handoff_id=row.id,
             site_id=site.id,
             channel=channel,
-            idempotency_key=handoff_key(site.id, session_id, turn, channel),
+            idempotency_key=handoff_key(site.id, session_id, request.turn, channel),
             payload=data,
             next_attempt_at=due,
         )
@@ -110,17 +95,7 @@ def handoff_key(site_id: str, session_id: str, turn: int, channel: str) -> str:
     return f"{site_id}:{session_id}:{turn}:{channel}"
 
 
-def complete_handoff(
-    session: Session,
-    *,
-    site: SiteConfig,
-    session_id: str,
-    turn: int,
-    handoff: Mapping[str, Any],
-    values: Mapping[str, Any],
-    message: str,
-    language: str,
-) -> Handoff:
+def complete_handoff(session: Session, request: HandoffRequest) -> Handoff:
     """The visitor answered the contact question of this conversation's handoff that
     waits for it (`awaiting_contact`): it goes now with the answer (the contact, or
     "declined") — one delivery per channel. Once it went out (the wait was over), the
@@ -128,6 +103,7 @@ def complete_handoff(
 
     Only this conversation's handoff is looked at: another visitor's answer (another
     session) can never complete it."""
+    site, session_id = request.site, request.session_id
     held = session.scalar(
         select(Handoff)
         .where(
@@ -140,17 +116,8 @@ def complete_handoff(
     )
     # With no held handoff to complete (or one that went out meanwhile), the answer goes
     # as a handoff of its own.
-    on_its_own = partial(
-        enqueue_handoff,
-        session,
-        site=site,
-        session_id=session_id,
-        turn=turn,
-        handoff={key: value for key, value in handoff.items() if key != "hold_s"},
-        values=values,
-        message=message,
-        language=language,
-    )
+    without_wait = {key: value for key, value in request.handoff.items() if key != "hold_s"}
+    on_its_own = partial(enqueue_handoff, session, replace(request, handoff=without_wait))
     if held is None:
         return on_its_own()
     # The question and answer the handoff is about are those of the turn that asked.
@@ -161,16 +128,8 @@ def complete_handoff(
         else None
     )
     try:
-        data = handoff_packet(
-            site=site,
-            session_id=session_id,
-            turn=int(held.packet.get("turn", turn)),
-            handoff=handoff,
-            values=values,
-            last_message=message,
-            language=language,
-            excerpt=excerpt,
-        )
+        asking_turn = int(held.packet.get("turn", request.turn))
+        data = handoff_packet(replace(request, turn=asking_turn), excerpt=excerpt)
     except ContextPacketGenerationError:
         data = dict(held.packet)  # the asking turn's packet still goes, now
     now = datetime.now(UTC)

@@ -20,6 +20,7 @@ the lines that look like the packet's own fields (multi-line text is quoted).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -204,15 +205,22 @@ def limit_of(key: str) -> int:
     return EMAIL_CHARS if key == "email" else FIELD_CHARS
 
 
+@dataclass(frozen=True)
+class HandoffRequest:
+    """One turn's handoff for the team: where it happened and what the turn left."""
+
+    site: SiteConfig
+    session_id: str
+    turn: int
+    handoff: Mapping[str, Any]  # the turn's handoff (reason, hours, contact) and lead level
+    values: Mapping[str, Any]  # the turn's final state
+    message: str  # the visitor's message of that turn
+    language: str  # the conversation's
+
+
 def handoff_packet(
+    request: HandoffRequest,
     *,
-    site: SiteConfig,
-    session_id: str,
-    turn: int,
-    handoff: Mapping[str, Any],
-    values: Mapping[str, Any],
-    last_message: str,
-    language: str,
     now: datetime | None = None,
     excerpt: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
@@ -224,12 +232,13 @@ def handoff_packet(
     Raises `ContextPacketGenerationError` when the state lacks what the packet needs
     (the caller logs it and still records the handoff).
     """
+    site, handoff, values = request.site, request.handoff, request.values
     triggered = handoff.get("triggered_at")
     triggered_at = datetime.fromisoformat(triggered) if triggered else (now or datetime.now(UTC))
     progress = values.get("progress") or {}
     visitor = visitor_fields(values.get("visitor_profile") or {})
     snapshot = SessionSnapshot(
-        session_id=session_id,
+        session_id=request.session_id,
         last_updated_at=triggered_at,
         lead_level=str(handoff.get("lead_level") or "cold"),
         handoff_reason=handoff.get("reason"),
@@ -238,7 +247,7 @@ def handoff_packet(
         visitor_name=visitor["name"],
         visitor_company=visitor["company"],
         visitor_role=visitor["role"],
-        last_turn_index=max(turn, 0),
+        last_turn_index=max(request.turn, 0),
         stage3_proposals_issued=int(progress.get("stage3_proposals_issued", 0)),
     )
     packet = generate_context_packet(snapshot)
@@ -247,16 +256,18 @@ def handoff_packet(
     appointment = appointment_fields(values)
     contact = visitor_contact(handoff, values.get("visitor_profile") or {}, site.handoff.contact)
     due = follow_up_due(packet.triggered_at, in_hours, site.business_hours.hours())
-    question, answer = excerpt or question_and_answer(values, last_message, handoff.get("reason"))
+    question, answer = excerpt or question_and_answer(
+        values, request.message, handoff.get("reason")
+    )
     data: dict[str, Any] = {
         "site_id": site.id,
         "site_name": site.name,
-        "session_id": session_id,
-        "turn": turn,
+        "session_id": request.session_id,
+        "turn": request.turn,
         "business_hours": in_hours,
         "follow_up_due": due.isoformat(),
-        "language": language,
-        "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
+        "language": request.language,
+        "last_message": clean_text(request.message, LAST_MESSAGE_CHARS),
         "question": clean_text(question, LAST_MESSAGE_CHARS),
         "last_answer": clean_text(answer, LAST_MESSAGE_CHARS),
         "team_language": site.language_of_team,
@@ -277,30 +288,23 @@ DEGRADED = "degraded_packet"
 not be built, so it carries only what is known without it."""
 
 
-def degraded_handoff_data(
-    *,
-    site: SiteConfig,
-    session_id: str,
-    turn: int,
-    reason: object,
-    visitor_email: object,
-    last_message: str,
-    error: str,
-) -> dict[str, Any]:
+def degraded_handoff_data(request: HandoffRequest, error: str) -> dict[str, Any]:
     """What is known of a handoff whose context packet could not be built: the session,
     the site, the trigger, the visitor's e-mail (if captured) and the last message, with
     why the packet is missing. Built from plain strings only, so it cannot fail the way
     the packet did."""
+    reason = request.handoff.get("reason")
+    visitor_email = (request.values.get("visitor_profile") or {}).get("email")
     email = clean_field(visitor_email, EMAIL_CHARS) if visitor_email else None
     return {
         # One line: the error may echo state that quotes the visitor.
         DEGRADED: clean_field(error, 300) or "unknown error",
-        "site_id": site.id,
-        "site_name": site.name,
-        "session_id": session_id,
-        "turn": turn,
+        "site_id": request.site.id,
+        "site_name": request.site.name,
+        "session_id": request.session_id,
+        "turn": request.turn,
         "reason": clean_field(reason or "unknown", FIELD_CHARS),
         "visitor": {"email": email or None},
-        "last_message": clean_text(last_message, LAST_MESSAGE_CHARS),
+        "last_message": clean_text(request.message, LAST_MESSAGE_CHARS),
         UNVERIFIED: ["visitor", "last_message"],
     }

@@ -13,7 +13,7 @@ import pytest
 from console_support import Console, page_csrf, seed_conversation, sign_in
 from langchain_core.messages import AIMessage, HumanMessage
 
-from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.packets import HandoffRequest, handoff_packet
 from frontdesk.store.db import transaction
 from frontdesk.store.handoffs import HandoffRepository
 
@@ -26,26 +26,28 @@ ANSWER = "Yes, we repair e-bikes of every brand [1]."
 def hand_off(console: Console, session_id: str) -> str:
     config = console.runtime.site("acme").config
     data = handoff_packet(
-        site=config,
-        session_id=session_id,
-        turn=2,
-        handoff={
-            "reason": "explicit_request",
-            "lead_level": "cold",
-            "business_hours": False,
-            "triggered_at": "2026-12-05T20:00:00+00:00",
-        },
-        values={
-            "messages": [
-                HumanMessage(content=QUESTION),
-                AIMessage(content=ANSWER),
-                HumanMessage(content="I want to talk to a person"),
-                AIMessage(content="Of course. How can our team reach you?"),
-            ],
-            "visitor_profile": {"email": "jana@example.org"},
-        },
-        last_message="I want to talk to a person",
-        language="de",
+        HandoffRequest(
+            site=config,
+            session_id=session_id,
+            turn=2,
+            handoff={
+                "reason": "explicit_request",
+                "lead_level": "cold",
+                "business_hours": False,
+                "triggered_at": "2026-12-05T20:00:00+00:00",
+            },
+            values={
+                "messages": [
+                    HumanMessage(content=QUESTION),
+                    AIMessage(content=ANSWER),
+                    HumanMessage(content="I want to talk to a person"),
+                    AIMessage(content="Of course. How can our team reach you?"),
+                ],
+                "visitor_profile": {"email": "jana@example.org"},
+            },
+            message="I want to talk to a person",
+            language="de",
+        )
     )
     with transaction(console.runtime.sessions) as session:
         handoff = HandoffRepository(session).create(

@@ -13,7 +13,7 @@ from console_support import Console, seed_conversation, sign_in
 
 from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.crm import CrmChannel
-from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.packets import HandoffRequest, handoff_packet
 from frontdesk.store.db import transaction
 from frontdesk.store.handoffs import HandoffRepository
 
@@ -26,13 +26,15 @@ def hand_off(console: Console, session_id: str, contact: str, profile: dict[str,
     """A handoff whose visitor answered the contact question with `contact`; its lead."""
     config = console.runtime.site("acme").config
     data = handoff_packet(
-        site=config,
-        session_id=session_id,
-        turn=1,
-        handoff={"reason": "explicit_request", "lead_level": "warm", "contact": contact},
-        values={"visitor_profile": profile},
-        last_message="I want to talk to a person",
-        language="en",
+        HandoffRequest(
+            site=config,
+            session_id=session_id,
+            turn=1,
+            handoff={"reason": "explicit_request", "lead_level": "warm", "contact": contact},
+            values={"visitor_profile": profile},
+            message="I want to talk to a person",
+            language="en",
+        )
     )
     with transaction(console.runtime.sessions) as session:
         handoff = HandoffRepository(session).create(

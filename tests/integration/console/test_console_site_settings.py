@@ -494,6 +494,7 @@ def test_a_channel_saved_in_the_console_is_used_by_a_running_worker(
     import sys
 
     from frontdesk.handoff.outbox import enqueue_handoff
+    from frontdesk.handoff.packets import HandoffRequest
     from frontdesk.store.db import transaction
     from tests.support.loopback import HttpReceiver
 
@@ -531,13 +532,15 @@ def test_a_channel_saved_in_the_console_is_used_by_a_running_worker(
             with transaction(console_app.runtime.sessions) as session:
                 enqueue_handoff(
                     session,
-                    site=console_app.runtime.site("acme").config,
-                    session_id="visitor-1",
-                    turn=1,
-                    handoff={"reason": "explicit_request", "lead_level": "warm"},
-                    values={"visitor_profile": {"email": "ana@northwind.test"}},
-                    message="I'd like to talk to a person",
-                    language="en",
+                    HandoffRequest(
+                        site=console_app.runtime.site("acme").config,
+                        session_id="visitor-1",
+                        turn=1,
+                        handoff={"reason": "explicit_request", "lead_level": "warm"},
+                        values={"visitor_profile": {"email": "ana@northwind.test"}},
+                        message="I'd like to talk to a person",
+                        language="en",
+                    ),
                 )
             deadline = time.monotonic() + 30
             while not receiver.received_on("/acme-hook"):

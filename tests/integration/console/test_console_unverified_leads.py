@@ -13,7 +13,7 @@ from console_support import Console, seed_conversation, sign_in
 
 from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.crm import CrmChannel
-from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.packets import HandoffRequest, handoff_packet
 from frontdesk.store.db import transaction
 from frontdesk.store.handoffs import HandoffRepository
 
@@ -26,16 +26,18 @@ TAG = 'class="tag unverified"'
 def hand_off(console: Console, session_id: str) -> str:
     config = console.runtime.site("acme").config
     data = handoff_packet(
-        site=config,
-        session_id=session_id,
-        turn=1,
-        handoff={"reason": "explicit_request", "lead_level": "hot"},
-        values={
-            "visitor_profile": {"email": "ceo@globex.example", "company_name": COMPANY},
-            "form_collection": {"collected_values": {"budget": "unlimited"}},
-        },
-        last_message="Call me. Company: Globex (verified)",
-        language="en",
+        HandoffRequest(
+            site=config,
+            session_id=session_id,
+            turn=1,
+            handoff={"reason": "explicit_request", "lead_level": "hot"},
+            values={
+                "visitor_profile": {"email": "ceo@globex.example", "company_name": COMPANY},
+                "form_collection": {"collected_values": {"budget": "unlimited"}},
+            },
+            message="Call me. Company: Globex (verified)",
+            language="en",
+        )
     )
     with transaction(console.runtime.sessions) as session:
         handoff = HandoffRepository(session).create(

@@ -11,6 +11,7 @@ import pytest
 from handoff_support import MakeHandoff, acme_yaml
 
 from frontdesk.handoff.outbox import enqueue_handoff
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.store.db import transaction
@@ -91,13 +92,19 @@ def make_handoff(acme: Runtime) -> MakeHandoff:
         with transaction(rt.sessions) as session:
             row: Handoff = enqueue_handoff(
                 session,
-                site=rt.site("acme").config,
-                session_id=session_id,
-                turn=next(counter),
-                handoff={"reason": reason, "lead_level": level, "business_hours": business_hours},
-                values=values,
-                message="I'd like to talk to sales",
-                language="en",
+                HandoffRequest(
+                    site=rt.site("acme").config,
+                    session_id=session_id,
+                    turn=next(counter),
+                    handoff={
+                        "reason": reason,
+                        "lead_level": level,
+                        "business_hours": business_hours,
+                    },
+                    values=values,
+                    message="I'd like to talk to sales",
+                    language="en",
+                ),
             )
             return row.id
 

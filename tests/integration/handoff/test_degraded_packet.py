@@ -18,6 +18,7 @@ import pytest
 from frontdesk.conversation.leads_in_outage import mail_owed_lead
 from frontdesk.handoff import direct
 from frontdesk.handoff.direct import mail_handoff
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.leads.packet import ContextPacketGenerationError
 from frontdesk.runtime import Runtime
 from tests.support.loopback import SmtpReceiver
@@ -28,7 +29,7 @@ EMAIL = "dana@northwind.io"
 MESSAGE = "Please call me back about 40 seats.\nLead level: hot"
 
 
-def failing_packet_builder(**_: Any) -> dict[str, Any]:
+def failing_packet_builder(*_: Any, **__: Any) -> dict[str, Any]:
     raise ContextPacketGenerationError("handoff_reason not set")
 
 
@@ -43,13 +44,16 @@ async def test_a_failing_packet_builder_still_mails_a_degraded_packet(
     with caplog.at_level(logging.WARNING, logger="frontdesk.handoff.direct"):
         mailed = await mail_handoff(
             acme.settings,
-            acme.site("acme").config,
-            session_id=session_id,
-            turn=3,
+            HandoffRequest(
+                site=acme.site("acme").config,
+                session_id=session_id,
+                turn=3,
+                handoff={"reason": "explicit_request", "notify": True},
+                values={"visitor_profile": {"email": EMAIL}},
+                message=MESSAGE,
+                language="en",
+            ),
             key="k1",
-            handoff={"reason": "explicit_request", "notify": True},
-            values={"visitor_profile": {"email": EMAIL}},
-            message=MESSAGE,
         )
     assert mailed, caplog.text
     assert not [r for r in caplog.records if r.levelno >= logging.CRITICAL], caplog.text

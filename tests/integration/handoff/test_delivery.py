@@ -309,7 +309,8 @@ async def test_a_crashed_workers_claim_expires_and_another_delivers(
     acme: Runtime, acme_workers: list[Runtime], make_handoff: MakeHandoff, http: HttpReceiver
 ) -> None:
     handoff_id = make_handoff()
-    crashed = Dispatcher(acme, lease_s=0.2)
+    # The lease outlasts the claims below on a loaded machine, then runs out.
+    crashed = Dispatcher(acme, lease_s=1.0)
     with acme.sessions() as db:
         rows = [(r.id, r.channel) for r in OutboxRepository(db).for_handoff(handoff_id)]
     # Claimed, then the process "dies". Slack waits while the CRM record it links is being
@@ -319,7 +320,7 @@ async def test_a_crashed_workers_claim_expires_and_another_delivers(
     await crashed.aclose()
     survivor = Dispatcher(acme_workers[-1])  # the other worker, where there are two
     assert await survivor.run_once() == 0  # still leased
-    await asyncio.sleep(0.25)
+    await asyncio.sleep(1.05)
     await survivor.drain(timeout_s=10)
     await survivor.aclose()
     rec = record(acme, handoff_id)

@@ -15,6 +15,7 @@ import pytest
 
 from frontdesk.handoff.dispatcher import Dispatcher
 from frontdesk.handoff.outbox import enqueue_handoff
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from tests.support.loopback import HttpReceiver
@@ -46,13 +47,15 @@ async def deliver(runtime: Runtime, values: dict[str, Any], message: str) -> Non
     with transaction(runtime.sessions) as session:
         enqueue_handoff(
             session,
-            site=runtime.site("acme").config,
-            session_id="sess-slack",
-            turn=1,
-            handoff={"reason": "explicit_request", "lead_level": "hot"},
-            values=values,
-            message=message,
-            language="en",
+            HandoffRequest(
+                site=runtime.site("acme").config,
+                session_id="sess-slack",
+                turn=1,
+                handoff={"reason": "explicit_request", "lead_level": "hot"},
+                values=values,
+                message=message,
+                language="en",
+            ),
         )
     dispatcher = Dispatcher(runtime)
     try:

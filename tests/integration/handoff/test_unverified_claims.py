@@ -29,6 +29,7 @@ from sqlalchemy import select
 from frontdesk.handoff.channels.slack import SESSION_MARKER
 from frontdesk.handoff.dispatcher import Dispatcher
 from frontdesk.handoff.outbox import enqueue_handoff, record_lead_capture
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.runtime import Runtime
 from frontdesk.store.db import transaction
 from frontdesk.store.models import Lead
@@ -90,13 +91,15 @@ def handed_off(acme: Runtime, http: HttpReceiver, smtp: SmtpReceiver) -> Iterato
     with transaction(acme.sessions) as session:
         enqueue_handoff(
             session,
-            site=acme.site("acme").config,
-            session_id=session_id,
-            turn=2,
-            handoff={"reason": "explicit_request", "lead_level": "hot"},
-            values=values,
-            message=MESSAGE,
-            language="en",
+            HandoffRequest(
+                site=acme.site("acme").config,
+                session_id=session_id,
+                turn=2,
+                handoff={"reason": "explicit_request", "lead_level": "hot"},
+                values=values,
+                message=MESSAGE,
+                language="en",
+            ),
         )
     yield session_id
 

@@ -24,6 +24,7 @@ from frontdesk.enrichment import Enricher, EnrichmentCache, RedisEnrichmentCache
 from frontdesk.guard.redis import redis_client
 from frontdesk.handoff.dispatcher import Dispatcher
 from frontdesk.handoff.outbox import enqueue_handoff
+from frontdesk.handoff.packets import HandoffRequest
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.sites.schema import SiteConfig
@@ -175,13 +176,15 @@ async def test_visitor_strings_reach_every_channel_clean(
     with transaction(acme.sessions) as session:
         handoff = enqueue_handoff(
             session,
-            site=acme.site("acme").config,
-            session_id="sess-evil",
-            turn=1,
-            handoff={"reason": "explicit_request", "lead_level": "hot"},
-            values=values,
-            message=message,
-            language="en",
+            HandoffRequest(
+                site=acme.site("acme").config,
+                session_id="sess-evil",
+                turn=1,
+                handoff={"reason": "explicit_request", "lead_level": "hot"},
+                values=values,
+                message=message,
+                language="en",
+            ),
         )
     http.fail_next("/slack", "500", "500", "500", "500")  # Slack fails: the email goes too
     dispatcher = Dispatcher(acme)
@@ -263,13 +266,15 @@ async def test_a_long_revealed_company_still_makes_its_crm_lead_on_postgresql(
     with transaction(pg_runtime.sessions) as session:
         enqueue_handoff(
             session,
-            site=pg_runtime.site("acme").config,
-            session_id="sess-pg",
-            turn=1,
-            handoff={"reason": "hot_lead", "lead_level": "hot"},
-            values={"visitor_profile": merge_visitor_profile(None, profile)},
-            message="Call me",
-            language="en",
+            HandoffRequest(
+                site=pg_runtime.site("acme").config,
+                session_id="sess-pg",
+                turn=1,
+                handoff={"reason": "hot_lead", "lead_level": "hot"},
+                values={"visitor_profile": merge_visitor_profile(None, profile)},
+                message="Call me",
+                language="en",
+            ),
         )
     dispatcher = Dispatcher(pg_runtime)
     try:

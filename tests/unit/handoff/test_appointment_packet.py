@@ -9,7 +9,7 @@ import pytest
 from test_payloads import TRIGGERED, site
 
 from frontdesk.handoff.channels.slack import slack_message
-from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.packets import HandoffRequest, handoff_packet
 from frontdesk.handoff.rendering import email_body
 
 pytestmark = pytest.mark.unit
@@ -17,13 +17,15 @@ pytestmark = pytest.mark.unit
 
 def packet(appointment: dict[str, str]) -> dict[str, object]:
     return handoff_packet(
-        site=site(),
-        session_id="sess-1",
-        turn=3,
-        handoff={"reason": "explicit_request", "lead_level": "warm", "triggered_at": TRIGGERED},
-        values={"booking": {"status": "booked", "appointment": appointment}},
-        last_message="Can someone call me before?",
-        language="de",
+        HandoffRequest(
+            site=site(),
+            session_id="sess-1",
+            turn=3,
+            handoff={"reason": "explicit_request", "lead_level": "warm", "triggered_at": TRIGGERED},
+            values={"booking": {"status": "booked", "appointment": appointment}},
+            message="Can someone call me before?",
+            language="de",
+        )
     )
 
 

@@ -12,7 +12,7 @@ from frontdesk.handoff.channels import Delivery
 from frontdesk.handoff.channels.email import fallback_message
 from frontdesk.handoff.channels.slack import live_chat_url, slack_header, slack_message
 from frontdesk.handoff.channels.webhook import sign, verify_webhook, webhook_body
-from frontdesk.handoff.packets import follow_up_due, handoff_packet, visitor_fields
+from frontdesk.handoff.packets import HandoffRequest, follow_up_due, handoff_packet, visitor_fields
 from frontdesk.handoff.rendering import crm_lead_payload, email_body, email_subject
 from frontdesk.leads.hours import BusinessHours
 from frontdesk.sites.schema import SiteConfig
@@ -39,40 +39,42 @@ def data(
     level: str = "hot", business_hours: bool = True, company: str | None = "Northwind"
 ) -> dict[str, Any]:
     return handoff_packet(
-        site=site(),
-        session_id="sess-1",
-        turn=4,
-        handoff={
-            "reason": "hot_lead",
-            "lead_level": level,
-            "business_hours": business_hours,
-            "triggered_at": TRIGGERED,
-        },
-        values={
-            "qualification": {
-                "problem_fit": "confirmed",
-                "authority_fit": "confirmed",
-                "company_fit": "partially_confirmed",
-                "signals_observed": [
-                    {
-                        "dimension": "problem_fit",
-                        "level": "confirmed",
-                        "signal_type": "explicit",
-                        "evidence": "automating invoice matching",
-                        "turn_index": 1,
-                    }
-                ],
+        HandoffRequest(
+            site=site(),
+            session_id="sess-1",
+            turn=4,
+            handoff={
+                "reason": "hot_lead",
+                "lead_level": level,
+                "business_hours": business_hours,
+                "triggered_at": TRIGGERED,
             },
-            "visitor_profile": {
-                "email": "ana@northwind.io",
-                "company_name": company,
-                "role": "Head of Ops",
+            values={
+                "qualification": {
+                    "problem_fit": "confirmed",
+                    "authority_fit": "confirmed",
+                    "company_fit": "partially_confirmed",
+                    "signals_observed": [
+                        {
+                            "dimension": "problem_fit",
+                            "level": "confirmed",
+                            "signal_type": "explicit",
+                            "evidence": "automating invoice matching",
+                            "turn_index": 1,
+                        }
+                    ],
+                },
+                "visitor_profile": {
+                    "email": "ana@northwind.io",
+                    "company_name": company,
+                    "role": "Head of Ops",
+                },
+                "progress": {"stage3_proposals_issued": 1},
+                "form_collection": {"collected_values": {"company_size": "200"}},
             },
-            "progress": {"stage3_proposals_issued": 1},
-            "form_collection": {"collected_values": {"company_size": "200"}},
-        },
-        last_message="Can we talk?",
-        language="en",
+            message="Can we talk?",
+            language="en",
+        )
     )
 
 

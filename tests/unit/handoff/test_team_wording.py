@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import ValidationError
 
-from frontdesk.handoff.packets import handoff_packet
+from frontdesk.handoff.packets import HandoffRequest, handoff_packet
 from frontdesk.handoff.rendering import email_body, email_subject
 from frontdesk.handoff.wording import messages_words, team_texts
 from frontdesk.sites.schema import SUPPORTED_LANGUAGES, SiteConfig
@@ -41,23 +41,25 @@ CONVERSATION = [
 
 def packet(config: SiteConfig, reason: str = "explicit_request", **values: Any) -> dict[str, Any]:
     return handoff_packet(
-        site=config,
-        session_id="sess-de",
-        turn=2,
-        handoff={
-            "reason": reason,
-            "lead_level": "cold",
-            "business_hours": False,
-            "triggered_at": TRIGGERED,
-        },
-        values={
-            "messages": CONVERSATION,
-            "answer": "Gern. Wie kann unser Team Sie erreichen?",
-            "visitor_profile": {"email": "jana@example.org"},
-            **values,
-        },
-        last_message="Ich möchte mit einem Menschen sprechen",
-        language="de",
+        HandoffRequest(
+            site=config,
+            session_id="sess-de",
+            turn=2,
+            handoff={
+                "reason": reason,
+                "lead_level": "cold",
+                "business_hours": False,
+                "triggered_at": TRIGGERED,
+            },
+            values={
+                "messages": CONVERSATION,
+                "answer": "Gern. Wie kann unser Team Sie erreichen?",
+                "visitor_profile": {"email": "jana@example.org"},
+                **values,
+            },
+            message="Ich möchte mit einem Menschen sprechen",
+            language="de",
+        )
     )
 
 

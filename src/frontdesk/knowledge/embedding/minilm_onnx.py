@@ -90,7 +90,10 @@ class SafetensorsBert:
         begin, end = entry["data_offsets"]
         dtype = np.dtype(_DTYPES[entry["dtype"]])
         flat = np.frombuffer(
-            self._data, dtype=dtype, count=(end - begin) // dtype.itemsize, offset=self._start + begin
+            self._data,
+            dtype=dtype,
+            count=(end - begin) // dtype.itemsize,
+            offset=self._start + begin,
         )
         return flat.reshape(entry["shape"])
 
@@ -166,7 +169,9 @@ def load_onnx_minilm(folder: Path, cache_dir: Path | None = None) -> OnnxMiniLM:
     if not weights_file.is_file():
         raise EmbeddingError(f"{folder}: model.safetensors is missing")
     key = file_digest(weights_file)[:16]
-    graph = (cache_dir or default_cache_dir()) / f"{GRAPH_NAME}-int8-v{CONVERTER_VERSION}-{key}.onnx"
+    graph = (
+        cache_dir or default_cache_dir()
+    ) / f"{GRAPH_NAME}-int8-v{CONVERTER_VERSION}-{key}.onnx"
     return OnnxMiniLM(folder, cached_graph(graph, lambda: build_minilm_graph(folder)))
 
 

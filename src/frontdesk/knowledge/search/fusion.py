@@ -5,8 +5,12 @@ its own chunks (`knowledge/companion.py`). The default model's search decides wh
 be returned — its relevance threshold applies to its cosines, as on every site — and the
 second model's ranking only reorders: each document is ranked by the reciprocal ranks of
 its best chunk in both searches, and the default search's chunks follow their document's
-rank (within a document, in their own order). A document only the second model found has
-no chunk above the threshold and is not added.
+rank (within a document, in their own order). Two documents each model ranks one place
+apart in opposite orders tie; the second model's order breaks the tie, since it is the
+model trained on the question's language (on the English sets: StackFAQ MRR 0.970 against
+0.962 when the default model's order broke ties, covid 0.737 against 0.755; NIH equal;
+docs/knowledge.md). A document only the second model found has no chunk above the
+threshold and is not added.
 """
 
 from __future__ import annotations
@@ -44,9 +48,14 @@ def reordered(
     if result.status != "ok" or not result.chunks:
         return result
     scores = fuse_documents([document_order(result.chunks), other], k)
+    second = {doc_id: rank for rank, doc_id in enumerate(other)}
     order = sorted(
         range(len(result.chunks)),
-        key=lambda i: (-scores[result.chunks[i].doc_id], i),
+        key=lambda i: (
+            -scores[result.chunks[i].doc_id],
+            second.get(result.chunks[i].doc_id, len(second)),
+            i,
+        ),
     )
     chunks = [result.chunks[i] for i in order][:top_k]
     first = chunks[0]

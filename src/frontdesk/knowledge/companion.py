@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -96,26 +97,30 @@ class Companions:
             console=self.kb.console,
         )
 
-    def write(self, knowledge: SiteKnowledge, progress: bool, write: object) -> IngestReport | None:
+    def write(
+        self,
+        knowledge: SiteKnowledge,
+        progress: bool,
+        write: Callable[[Ingestor, str], IngestReport],
+    ) -> IngestReport | None:
         """Run the ingest `write(ingestor, key)` on the companion index too (failures are
         logged: the default index has the document, and a later search catches up)."""
         model = companion_model(knowledge)
-        if model is None or not callable(write):
+        if model is None:
             return None
         try:
-            report: IngestReport = write(
+            return write(
                 self.ingestor(knowledge, model, progress=progress),
                 companion_key(knowledge.site_id, model),
             )
         except Exception:
             log.exception("companion_ingest_failed site=%s model=%s", knowledge.site_id, model)
             return None
-        return report
 
-    def remove(self, site_id: str, knowledge: SiteKnowledge, doc_id: str) -> None:
+    def remove(self, knowledge: SiteKnowledge, doc_id: str) -> None:
         model = companion_model(knowledge)
         if model is not None:
-            self.kb.index.remove_documents(companion_key(site_id, model), [doc_id])
+            self.kb.index.remove_documents(companion_key(knowledge.site_id, model), [doc_id])
 
     def depth(self, knowledge: SiteKnowledge, query: str, options: SearchOptions) -> SearchOptions:
         """The default search's options: deeper when the companion will reorder it."""

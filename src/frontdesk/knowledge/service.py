@@ -351,7 +351,7 @@ class KnowledgeBase:
         if generation is not None and generation.pending_key is not None:
             self.index.remove_documents(generation.pending_key, [doc_id])
         if not isinstance(site, str):  # else the companion catches up at the next search
-            self.companions.remove(site_id, SiteKnowledge.of(site), doc_id)
+            self.companions.remove(SiteKnowledge.of(site), doc_id)
         return self.index.remove_documents(self.index_key(site_id), [doc_id]) > 0
 
     # -- search ----------------------------------------------------------------------

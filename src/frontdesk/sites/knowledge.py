@@ -197,6 +197,12 @@ class KnowledgeConfig(Strict):
         description="Embedding model as provider:model (local, openai, ollama); changing it "
         "re-embeds in the background (docs/knowledge.md).",
     )
+    english_embedding: str | None = Field(
+        default="local:all-MiniLM-L6-v2",
+        description="On a site whose language is English, a second model that indexes the "
+        "pages too: English questions are ranked by both (documents fused by reciprocal "
+        "rank; the threshold stays `embedding`'s). null turns it off (docs/knowledge.md).",
+    )
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> KnowledgeConfig:

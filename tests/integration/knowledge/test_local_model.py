@@ -1,4 +1,5 @@
-"""The bundled MiniLM model, offline: loading, chunk-size cap, multilingual hybrid search."""
+"""The bundled MiniLM model, offline: loading (onnxruntime by default, torch when asked),
+chunk-size cap, multilingual hybrid search."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from frontdesk.knowledge.embedding.embedders import LocalEmbedder, bundled_model_dir, make_embedder
+from frontdesk.knowledge.embedding.minilm_onnx import MiniLMEmbedder
 from frontdesk.knowledge.ingest.ingestor import IngestOptions, effective_options
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase
@@ -17,11 +19,20 @@ from frontdesk.sites.knowledge import KnowledgeConfig
 pytestmark = pytest.mark.integration
 
 
-def test_bundled_model_loads_offline() -> None:
+@pytest.mark.parametrize("engine", ["onnxruntime", "torch"])
+def test_bundled_model_loads_offline(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert (bundled_model_dir() / "model.safetensors").is_file()
+    monkeypatch.setenv("FRONTDESK_MINILM_ENGINE", engine)
+    make_embedder.cache_clear()
     embedder = make_embedder("local:all-MiniLM-L6-v2")
-    assert isinstance(embedder, LocalEmbedder)
-    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    make_embedder.cache_clear()
+    if engine == "torch":
+        pytest.importorskip("sentence_transformers")
+        assert isinstance(embedder, LocalEmbedder)
+        embedder.embed_query("warm up")
+        assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    else:
+        assert isinstance(embedder, MiniLMEmbedder)
     vectors = embedder.embed_documents(["reset my password", "password reset steps", "pizza"])
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -78,7 +89,7 @@ def test_hybrid_search_with_minilm(kb: KnowledgeBase) -> None:
 
 def test_minilm_chunks_fit_its_256_word_piece_window(kb: KnowledgeBase) -> None:
     embedder = make_embedder("local:all-MiniLM-L6-v2")
-    assert isinstance(embedder, LocalEmbedder)
+    assert isinstance(embedder, MiniLMEmbedder)
     russian = " ".join(
         f"Шаг {n}: откройте раздел «Оплата», выберите счёт и подтвердите перевод."
         for n in range(80)

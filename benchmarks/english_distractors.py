@@ -12,8 +12,8 @@ chunk; latency per question, query embedding included, each variant with cold ca
 
 - `e5`: the default model alone (the site's second index turned off);
 - `minilm`: all-MiniLM-L6-v2 alone (onnxruntime);
-- `e5+minilm`: the product's path on an English site: e5's search reordered by the
-  documents' fused rank with MiniLM's (`knowledge/companion.py`), threshold 0.
+- `e5+minilm`: an English site with the second index on (`english_embedding`): e5's
+  search reordered by the documents' fused rank with MiniLM's (`knowledge/companion.py`).
 
 Same ingest for all three (each model's index in its own chunks).
 """
@@ -97,11 +97,13 @@ def main() -> None:
     run = uuid.uuid4().hex[:8]
     documents = read_corpus(corpus)
     fused = SiteKnowledge(
-        f"en-{run}-fused", KnowledgeConfig(embedding=E5, relevance_threshold=0.0), language="en"
+        f"en-{run}-fused",
+        KnowledgeConfig(embedding=E5, relevance_threshold=0.0, english_embedding=MINILM),
+        language="en",
     )
     minilm = SiteKnowledge(
         f"en-{run}-minilm",
-        KnowledgeConfig(embedding=MINILM, english_embedding=None),
+        KnowledgeConfig(embedding=MINILM),
         language="en",
     )
     ingest: dict[str, float] = {}

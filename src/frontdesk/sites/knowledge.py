@@ -198,10 +198,11 @@ class KnowledgeConfig(Strict):
         "re-embeds in the background (docs/knowledge.md).",
     )
     english_embedding: str | None = Field(
-        default="local:all-MiniLM-L6-v2",
+        default=None,
         description="On a site whose language is English, a second model that indexes the "
-        "pages too: English questions are ranked by both (documents fused by reciprocal "
-        "rank; the threshold stays `embedding`'s). null turns it off (docs/knowledge.md).",
+        "pages too (e.g. local:all-MiniLM-L6-v2): English questions are ranked by both "
+        "(documents fused by reciprocal rank; the threshold stays `embedding`'s). Off by "
+        "default: it helps some English help centres and costs others (docs/knowledge.md).",
     )
 
     @model_validator(mode="after")

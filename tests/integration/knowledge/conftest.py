@@ -33,10 +33,8 @@ def kb(engine: Engine) -> KnowledgeBase:
 
 
 def hashed_site(site_id: str, **config: Any) -> SiteKnowledge:
-    """A site on the model-free hashing embedder: fast and deterministic (and without an
-    English companion index unless asked for: `knowledge/companion.py`)."""
+    """A site on the model-free hashing embedder: fast and deterministic."""
     config.setdefault("embedding", "hash:256")
-    config.setdefault("english_embedding", None)
     return SiteKnowledge(site_id, KnowledgeConfig(**config))
 
 

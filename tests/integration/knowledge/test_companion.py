@@ -60,7 +60,7 @@ def searched_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_english_site_keeps_both_indexes_and_searches_both_for_english_questions(
     kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    site = SiteKnowledge("shop", KnowledgeConfig(), language="en")
+    site = SiteKnowledge("shop", KnowledgeConfig(english_embedding=MINILM), language="en")
     kb.ingest_documents(site, PAGES, progress=False)
     second = companion_key("shop", MINILM)
     assert {d.doc_id for d in kb.index.list_documents(second)} == {d.doc_id for d in PAGES}
@@ -86,8 +86,8 @@ def test_an_english_site_keeps_both_indexes_and_searches_both_for_english_questi
 def test_other_languages_and_sites_that_turn_it_off_get_no_second_index(
     kb: KnowledgeBase,
 ) -> None:
-    russian = SiteKnowledge("ru-shop", KnowledgeConfig(), language="ru")
-    off = SiteKnowledge("plain", KnowledgeConfig(english_embedding=None), language="en")
+    russian = SiteKnowledge("ru-shop", KnowledgeConfig(english_embedding=MINILM), language="ru")
+    off = SiteKnowledge("plain", KnowledgeConfig(), language="en")  # off by default
     for site in (russian, off):
         kb.ingest_documents(site, PAGES[:1], progress=False)
         assert kb.search(site, "reset my password").status == "ok"
@@ -99,7 +99,7 @@ def test_documents_written_around_the_knowledge_base_are_caught_up(
 ) -> None:
     """A web sync writes the default index with its ingestor alone: the first search
     finds the companion behind, answers from the default index and syncs it."""
-    site = SiteKnowledge("synced", KnowledgeConfig(), language="en")
+    site = SiteKnowledge("synced", KnowledgeConfig(english_embedding=MINILM), language="en")
     kb.ingestor(site, progress=False).ingest_documents("synced", PAGES)
     second = companion_key("synced", MINILM)
     kb.topic_profile(site)

@@ -74,9 +74,7 @@ DOCS = [
 
 
 def site(model: str) -> SiteKnowledge:
-    # Without the English second index: its rows are no generation's (`companion.py`).
-    config = KnowledgeConfig(embedding=model, relevance_threshold=0.05, english_embedding=None)
-    return SiteKnowledge("shop", config)
+    return SiteKnowledge("shop", KnowledgeConfig(embedding=model, relevance_threshold=0.05))
 
 
 def test_old_index_answers_until_the_new_one_is_complete_then_switches(

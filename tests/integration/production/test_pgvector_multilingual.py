@@ -70,7 +70,9 @@ def test_cross_lingual_search_on_postgres(pgvector_url: str) -> None:
         assert {"ru-tickets.md", "tickets.md"} <= set(found[:3]), found
         # A German question on an English-only site finds the right page (the site's
         # threshold as the product sets it).
-        english = SiteKnowledge("ferry-en", KnowledgeConfig())
+        # With the English second index its owner can turn on (`knowledge/companion.py`).
+        second_model = "local:all-MiniLM-L6-v2"
+        english = SiteKnowledge("ferry-en", KnowledgeConfig(english_embedding=second_model))
         kb.ingest_documents(english, ENGLISH, progress=False)
         for question, expected in [
             ("Darf ich mein Fahrrad mitnehmen?", "luggage.md"),
@@ -80,11 +82,11 @@ def test_cross_lingual_search_on_postgres(pgvector_url: str) -> None:
             result = kb.search(english, question)
             assert result.status == "ok", (question, result.reason, result.top_score)
             assert result.chunks[0].doc_id == expected, (question, result.chunks[0].doc_id)
-        # An English site's second index (MiniLM, `knowledge/companion.py`) lives in the
-        # same pgvector tables and ranks English questions with e5.
-        second = companion_key("ferry-en", "local:all-MiniLM-L6-v2")
+        # The second index (MiniLM) lives in the same pgvector tables and ranks English
+        # questions with e5.
+        second = companion_key("ferry-en", second_model)
         assert len(kb.index.list_documents(second)) == len(ENGLISH)
-        assert kb.companions.in_sync(english, "ferry-en", second, "local:all-MiniLM-L6-v2")
+        assert kb.companions.in_sync(english, "ferry-en", second, second_model)
         result = kb.search(english, "Can I take my kayak on board?")
         assert result.status == "ok" and result.chunks[0].doc_id == "luggage.md"
     finally:

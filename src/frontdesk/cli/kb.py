@@ -239,15 +239,26 @@ def remove(
 @kb_app.command("reindex")
 def reindex(site_id: SiteArg, sites_dir: SitesDirOption = None) -> None:
     """Rebuild the site's vector files (and HNSW graph on large sites) from the database:
-    after restoring a backup without them, or if searches log an unreadable base."""
+    after restoring a backup without them, or if searches log an unreadable base. The
+    English second index is rebuilt too; one the site no longer uses is dropped."""
+    from frontdesk.knowledge.companion import companion_key, companion_model
+
     site, kb = _open(site_id, sites_dir)
+    knowledge = SiteKnowledge.of(site.config)
+    for dropped in kb.companions.prune(knowledge):
+        console.print(f"dropped the second index {dropped}: the site no longer uses it")
     rebuild = getattr(kb.index, "rebuild_vectors", None)
     if rebuild is None:
         console.print("nothing to rebuild: this index keeps its vectors in the database")
         return
-    with err_console.status(f"rebuilding the vector index of {site_id}"):
-        rows = rebuild(site.config.id)
-    console.print(f"rebuilt the vector index of {site_id}: {rows} chunks")
+    second = companion_model(knowledge)
+    keys = [kb.index_key(knowledge)]
+    if second is not None:
+        keys.append(companion_key(knowledge.site_id, second))
+    for key in keys:
+        with err_console.status(f"rebuilding the vector index {key}"):
+            rows = rebuild(key)
+        console.print(f"rebuilt the vector index {key}: {rows} chunks")
 
 
 @kb_app.command("calibrate")

@@ -105,6 +105,7 @@ class Companions:
     ) -> IngestReport | None:
         """Run the ingest `write(ingestor, key)` on the companion index too (failures are
         logged: the default index has the document, and a later search catches up)."""
+        self.prune(knowledge)
         model = companion_model(knowledge)
         if model is None:
             return None
@@ -116,6 +117,22 @@ class Companions:
         except Exception:
             log.exception("companion_ingest_failed site=%s model=%s", knowledge.site_id, model)
             return None
+
+    def prune(self, knowledge: SiteKnowledge) -> list[str]:
+        """Drop the site's second indexes that its configuration no longer names (turned
+        off, another model, the site's language no longer English); the keys dropped."""
+        keep = companion_model(knowledge)
+        kept = companion_key(knowledge.site_id, keep) if keep is not None else None
+        dropped = []
+        for key in self.kb.index.index_keys(companion_key(knowledge.site_id, "")):
+            if key == kept:
+                continue
+            documents = [doc.doc_id for doc in self.kb.index.list_documents(key)]
+            self.kb.index.remove_documents(key, documents)
+            self._in_sync.pop(key, None)
+            dropped.append(key)
+            log.info("companion_dropped site=%s index=%s", knowledge.site_id, key)
+        return dropped
 
     def remove(self, knowledge: SiteKnowledge, doc_id: str) -> None:
         model = companion_model(knowledge)

@@ -92,6 +92,32 @@ def test_ingest_list_search_remove(kb_site: tuple[Path, Path], sites_dir: Path) 
     assert code == 0 and "refunds.md" in out
 
 
+def test_reindex_rebuilds_the_second_index_and_drops_one_turned_off(
+    kb_site: tuple[Path, Path], sites_dir: Path
+) -> None:
+    site_file, _ = kb_site
+    config = yaml.safe_load(site_file.read_text("utf-8"))
+    config["knowledge"]["english_embedding"] = "hash:128"
+    site_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    code, out = invoke("ingest", "kbtest", "--no-progress", sites_dir=sites_dir)
+    assert code == 0 and "3 ingested" in out, out
+
+    code, out = invoke("reindex", "kbtest", sites_dir=sites_dir)
+    assert code == 0, out
+    assert "rebuilt the vector index kbtest: 3 chunks" in out
+    assert "rebuilt the vector index kbtest#hash:128: 3 chunks" in out
+
+    config["knowledge"]["english_embedding"] = None
+    site_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    code, out = invoke("reindex", "kbtest", sites_dir=sites_dir)
+    assert code == 0, out
+    assert "dropped the second index kbtest#hash:128" in out
+    assert "rebuilt the vector index kbtest: 3 chunks" in out
+    assert out.count("rebuilt the vector index") == 1
+    code, out = invoke("search", "kbtest", "refunds original card", sites_dir=sites_dir)
+    assert code == 0 and "refunds.md" in out
+
+
 def test_ingest_reports_failures_and_exits_non_zero(
     kb_site: tuple[Path, Path], sites_dir: Path
 ) -> None:
@@ -348,3 +374,6 @@ def test_a_changed_embedding_model_is_re_embedded_by_kb_reembed(
     payload = json.loads(out)
     assert payload["status"] == "ok" and payload["chunks"][0]["doc_id"] == "shipping.txt"
     assert "warehouse within two days" in payload["chunks"][0]["content"]
+    # The vector files rebuilt are the new generation's, the one that answers now.
+    code, out = invoke("reindex", "kbtest", sites_dir=sites_dir)
+    assert code == 0 and "rebuilt the vector index kbtest@1: 3 chunks" in out, out

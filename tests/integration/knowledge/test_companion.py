@@ -112,3 +112,32 @@ def test_documents_written_around_the_knowledge_base_are_caught_up(
     keys.clear()
     result = kb.search(site, "How much does shipping cost?")
     assert result.chunks[0].doc_id == "shipping.md" and keys == ["synced", second]
+
+
+def test_a_second_index_the_site_stops_using_is_dropped_and_no_other_sites(
+    kb: KnowledgeBase,
+) -> None:
+    """Turned off (or the site no longer English): the next ingest drops the old second
+    index, and only this site's: `shop2` (whose id begins like it) keeps its own."""
+    site = SiteKnowledge("shop", KnowledgeConfig(english_embedding=MINILM), language="en")
+    neighbour = SiteKnowledge("shop2", KnowledgeConfig(english_embedding=MINILM), language="en")
+    for each in (site, neighbour):
+        kb.ingest_documents(each, PAGES[:2], progress=False)
+    second = companion_key("shop", MINILM)
+    assert kb.index.index_keys("shop#") == [second]
+
+    off = SiteKnowledge("shop", KnowledgeConfig(english_embedding=None), language="en")
+    kb.ingest_documents(off, PAGES, progress=False)
+    assert kb.index.list_documents(second) == []
+    assert kb.index.index_keys("shop#") == []
+    assert {d.doc_id for d in kb.index.list_documents("shop")} == {d.doc_id for d in PAGES}
+    kept = kb.index.list_documents(companion_key("shop2", MINILM))
+    assert {d.doc_id for d in kept} == {d.doc_id for d in PAGES[:2]}
+    assert kb.search(off, "How can I reset my password?").chunks[0].doc_id == "password.md"
+
+    # Back on, then the site's language changes: dropped as well.
+    kb.ingest_documents(site, PAGES, progress=False)
+    assert kb.index.index_keys("shop#") == [second]
+    german = SiteKnowledge("shop", KnowledgeConfig(english_embedding=MINILM), language="de")
+    assert kb.companions.prune(german) == [second]
+    assert kb.index.index_keys("shop#") == []

@@ -89,5 +89,10 @@ def test_cross_lingual_search_on_postgres(pgvector_url: str) -> None:
         assert kb.companions.in_sync(english, "ferry-en", second, second_model)
         result = kb.search(english, "Can I take my kayak on board?")
         assert result.status == "ok" and result.chunks[0].doc_id == "luggage.md"
+        # Turned off: the next ingest drops it from PostgreSQL too.
+        assert kb.index.index_keys("ferry-en#") == [second]
+        off = SiteKnowledge("ferry-en", KnowledgeConfig(english_embedding=None))
+        kb.ingest_documents(off, ENGLISH, progress=False)
+        assert kb.index.index_keys("ferry-en#") == [] and kb.index.list_documents(second) == []
     finally:
         engine.dispose()

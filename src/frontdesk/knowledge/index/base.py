@@ -101,6 +101,10 @@ class KnowledgeIndex(Protocol):
 
     def remove_documents(self, site_id: str, doc_ids: Sequence[str]) -> int: ...
 
+    def index_keys(self, prefix: str) -> list[str]:
+        """The index keys holding documents that begin with `prefix`."""
+        ...
+
     def chunk_count(self, site_id: str) -> int: ...
 
     def revision(self, site_id: str) -> int:

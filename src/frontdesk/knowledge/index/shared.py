@@ -55,6 +55,17 @@ class SharedRows:
         with self.engine.connect() as conn:
             return read_documents(conn, site_id)
 
+    def index_keys(self, prefix: str) -> list[str]:
+        with self.engine.connect() as conn:
+            keys = conn.execute(
+                text(
+                    "SELECT DISTINCT site_id FROM knowledge_documents"
+                    " WHERE substr(site_id, 1, :length) = :prefix ORDER BY site_id"
+                ),
+                {"length": len(prefix), "prefix": prefix},
+            ).scalars()
+            return list(keys)
+
     def chunk_count(self, site_id: str) -> int:
         with self.engine.connect() as conn:
             value = conn.execute(

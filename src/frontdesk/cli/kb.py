@@ -293,8 +293,7 @@ def calibrate(
         write_threshold,
     )
     from frontdesk.knowledge.search.query import SearchOptions, query_language
-    from frontdesk.knowledge.search.retriever import PASSAGE_LANGUAGE_CHARS
-    from frontdesk.text.lexical import text_language
+    from frontdesk.text.lexical import passage_language
 
     site, kb = _open(site_id, sites_dir)
     try:
@@ -313,8 +312,8 @@ def calibrate(
         if result.status == "error":
             raise fail(f"search failed for {query!r}: {result.reason}")
         best = max(result.chunks, key=lambda chunk: chunk.score, default=None)
-        cross = best is not None and text_language(
-            best.content[:PASSAGE_LANGUAGE_CHARS], knowledge.language
+        cross = best is not None and passage_language(
+            best.content, knowledge.language
         ) != query_language(query, knowledge.language)
         scored.append(ScoredQuery(result.top_score or 0.0, is_answerable, cross))
     try:

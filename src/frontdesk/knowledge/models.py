@@ -76,6 +76,8 @@ class Chunk:
     title: str = ""
     url: str = ""
     source: str = ""
+    # The passage's own language, detected at ingest ("" before: detected at search).
+    language: str = ""
 
     @property
     def indexed_text(self) -> str:

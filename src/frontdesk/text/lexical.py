@@ -93,6 +93,16 @@ def query_terms(text: str, language: str = "en", max_terms: int = 32) -> list[st
     return list(dict.fromkeys(terms(text, language)))[:max_terms]
 
 
+# A passage's language is read from its first characters: a few sentences are enough for
+# a confident guess, and detection costs grow with length.
+PASSAGE_LANGUAGE_CHARS = 400
+
+
+def passage_language(content: str, default: str = "en") -> str:
+    """The language of one passage (a chunk), `default` when it can't tell."""
+    return text_language(content[:PASSAGE_LANGUAGE_CHARS], default)
+
+
 def text_language(text: str, default: str = "en") -> str:
     """The stemming language of a document or a question: detected among the stemmer
     languages (lingua, see `language.py`), `default` when it can't tell."""

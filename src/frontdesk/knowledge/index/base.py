@@ -48,6 +48,7 @@ class StoredChunk:
     source: str
     content: str
     heading_path: tuple[str, ...]
+    language: str | None = None  # detected at ingest; None for chunks written before
 
 
 @dataclass(frozen=True)

@@ -128,11 +128,11 @@ class PostgresKnowledgeIndex(SharedRows):
             conn.execute(
                 text(
                     "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index, title,"
-                    " heading_path, content, url, source, content_hash, embedding_model,"
-                    " embedding, embedding_vec, embedding_dim, lexical, lexical_length, heading,"
-                    " heading_length) VALUES (:site, :doc,"
+                    " heading_path, content, url, source, content_hash, language,"
+                    " embedding_model, embedding, embedding_vec, embedding_dim, lexical,"
+                    " lexical_length, heading, heading_length) VALUES (:site, :doc,"
                     " :chunk_id, :chunk_index, :title, :heading_path, :content, :url, :source,"
-                    " :content_hash, :model, :embedding, CAST(:vec AS vector), :dim,"
+                    " :content_hash, :language, :model, :embedding, CAST(:vec AS vector), :dim,"
                     " CAST(:body AS tsvector), :length, CAST(:heading AS tsvector),"
                     " :heading_length)"
                 ),
@@ -367,12 +367,16 @@ class PostgresKnowledgeIndex(SharedRows):
             rows = conn.execute(
                 text(
                     "SELECT chunk_id, doc_id, chunk_index, title, url, source, content,"
-                    " heading_path FROM knowledge_chunks WHERE site_id = :site"
+                    " heading_path, language FROM knowledge_chunks WHERE site_id = :site"
                     " AND chunk_id IN :ids AND btrim(content) <> ''"
                 ).bindparams(bindparam("ids", expanding=True)),
                 {"site": site_id, "ids": list(chunk_ids)},
             ).all()
         return {
-            row[0]: StoredChunk(*row[:7], heading_path=tuple(json.loads(row[7])))  # type: ignore[misc]
+            row[0]: StoredChunk(
+                *row[:7],  # type: ignore[misc]
+                heading_path=tuple(json.loads(row[7])),
+                language=row[8],
+            )
             for row in rows
         }

@@ -41,6 +41,7 @@ def chunk_row(
         "url": chunk.url,
         "source": chunk.source,
         "content_hash": chunk.content_hash,
+        "language": chunk.language or None,
         "model": embedding_model,
         "embedding": vector_blob(vector),
     }

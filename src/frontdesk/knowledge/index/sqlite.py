@@ -142,9 +142,10 @@ class SqliteKnowledgeIndex(SharedRows):
             conn.execute(
                 text(
                     "INSERT INTO knowledge_chunks (site_id, doc_id, chunk_id, chunk_index, title,"
-                    " heading_path, content, url, source, content_hash, embedding_model,"
-                    " embedding) VALUES (:site, :doc, :chunk_id, :chunk_index, :title,"
-                    " :heading_path, :content, :url, :source, :content_hash, :model, :embedding)"
+                    " heading_path, content, url, source, content_hash, language,"
+                    " embedding_model, embedding) VALUES (:site, :doc, :chunk_id, :chunk_index,"
+                    " :title, :heading_path, :content, :url, :source, :content_hash, :language,"
+                    " :model, :embedding)"
                 ),
                 [
                     chunk_row(site_id, document.doc_id, chunk, embedding_model, vector)
@@ -322,8 +323,9 @@ class SqliteKnowledgeIndex(SharedRows):
             return {}
         with self.engine.connect() as conn:
             rows = conn.exec_driver_sql(
-                "SELECT chunk_id, doc_id, chunk_index, title, url, source, content, heading_path"
-                f" FROM knowledge_chunks WHERE site_id = ? AND chunk_id IN ({_marks(chunk_ids)})",
+                "SELECT chunk_id, doc_id, chunk_index, title, url, source, content,"
+                " heading_path, language FROM knowledge_chunks"
+                f" WHERE site_id = ? AND chunk_id IN ({_marks(chunk_ids)})",
                 (site_id, *chunk_ids),
             ).all()
         found: dict[str, StoredChunk] = {}
@@ -340,6 +342,7 @@ class SqliteKnowledgeIndex(SharedRows):
                 source=row[5],
                 content=row[6],
                 heading_path=tuple(json.loads(row[7])),
+                language=row[8],
             )
         return found
 

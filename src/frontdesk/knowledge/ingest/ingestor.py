@@ -32,7 +32,7 @@ from frontdesk.knowledge.injection.instructions import reason_label, withhold_in
 from frontdesk.knowledge.models import Chunk, Document, IngestReport, content_hash
 from frontdesk.knowledge.search.titles import page_title, title_texts
 from frontdesk.text.embedding import Embedder
-from frontdesk.text.lexical import lexical_text, text_language
+from frontdesk.text.lexical import lexical_text, passage_language, text_language
 
 # 2: lines that instruct the assistant are withheld before chunking (instructions.py).
 # 5: sentences addressed to an AI or asking for a secret are withheld too (planted.py).
@@ -222,7 +222,12 @@ class Ingestor:
             rows = [vectors[chunk.content_hash] for chunk in item.chunks]
             matrix = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
             language = text_language(item.document.text, self.options.language)
-            lexical = [lexical_text(chunk.indexed_text, language) for chunk in item.chunks]
+            # Each passage's own language, for searches that weigh it (the retriever).
+            chunks = [
+                replace(chunk, language=passage_language(chunk.content, language))
+                for chunk in item.chunks
+            ]
+            lexical = [lexical_text(chunk.indexed_text, language) for chunk in chunks]
             facts = (
                 confirmed(document_facts(item.document, language), self.embedder)
                 if self.facts is not None
@@ -230,7 +235,7 @@ class Ingestor:
             )
             started = time.perf_counter()
             self.index.replace_document(
-                site_id, item.document, item.fingerprint, item.chunks, matrix, lexical, model
+                site_id, item.document, item.fingerprint, chunks, matrix, lexical, model
             )
             if self.facts is not None:
                 self.facts.replace_document(site_id, item.document.doc_id, facts)

@@ -36,7 +36,7 @@ from frontdesk.knowledge.search.query_cache import (
 )
 from frontdesk.knowledge.search.titles import TitleVectors, blend_by_title
 from frontdesk.text.embedding import Embedder
-from frontdesk.text.lexical import query_terms, text_language
+from frontdesk.text.lexical import passage_language, query_terms
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +56,6 @@ class Candidates(NamedTuple):
 
 DEFAULT_RESULT_CACHE_SIZE = 1024
 DEFAULT_LANGUAGE_CACHE_SIZE = 65_536
-# A passage's language is read from its first characters: a few sentences are enough for
-# a confident guess, and detection costs grow with length.
-PASSAGE_LANGUAGE_CHARS = 400
 
 
 class Retriever:
@@ -100,10 +97,14 @@ class Retriever:
         )
 
     def passage_language(self, chunk: StoredChunk, site_language: str) -> str:
+        """The language stored with the chunk at ingest; detected (once per process) for
+        chunks written before languages were stored."""
+        if chunk.language:
+            return chunk.language
         key = (chunk.chunk_id, site_language)
         language = self.passage_languages.get(key)
         if language is None:
-            language = text_language(chunk.content[:PASSAGE_LANGUAGE_CHARS], site_language)
+            language = passage_language(chunk.content, site_language)
             self.passage_languages.put(key, language)
         return language
 

@@ -105,7 +105,10 @@ class Companions:
     ) -> IngestReport | None:
         """Run the ingest `write(ingestor, key)` on the companion index too (failures are
         logged: the default index has the document, and a later search catches up)."""
-        self.prune(knowledge)
+        try:
+            self.prune(knowledge)
+        except Exception:  # the next ingest, crawl or reindex tries again
+            log.exception("companion_prune_failed site=%s", knowledge.site_id)
         model = companion_model(knowledge)
         if model is None:
             return None

@@ -141,3 +141,20 @@ def test_a_second_index_the_site_stops_using_is_dropped_and_no_other_sites(
     german = SiteKnowledge("shop", KnowledgeConfig(english_embedding=MINILM), language="de")
     assert kb.companions.prune(german) == [second]
     assert kb.index.index_keys("shop#") == []
+
+
+def test_an_ingest_survives_a_failing_cleanup_of_old_second_indexes(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    site = SiteKnowledge("shop", KnowledgeConfig(english_embedding=MINILM), language="en")
+
+    def broken(prefix: str) -> list[str]:
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(kb.index, "index_keys", broken)
+    report = kb.ingest_documents(site, PAGES, progress=False)
+    assert sorted(report.ingested) == sorted(d.doc_id for d in PAGES)
+    assert "companion_prune_failed site=shop" in caplog.text
+    # Both indexes were still written.
+    for key in ("shop", companion_key("shop", MINILM)):
+        assert {d.doc_id for d in kb.index.list_documents(key)} == {d.doc_id for d in PAGES}

@@ -67,8 +67,8 @@ def reciprocal(rankings: Sequence[tuple[float, Sequence[str]]], tie: Sequence[st
         for rank, doc_id in enumerate(ranking, start=1):
             scores[doc_id] = scores.get(doc_id, 0.0) + weight / (K + rank)
     second = {doc_id: rank for rank, doc_id in enumerate(tie)}
-    first = list(rankings[0][1])
-    return sorted(first, key=lambda d: (-scores[d], second.get(d, len(second)), first.index(d)))
+    # Stable: documents that still tie keep the first ranking's order.
+    return sorted(rankings[0][1], key=lambda d: (-scores[d], second.get(d, len(second))))
 
 
 def scaled(scores: dict[str, float], low: float, high: float) -> dict[str, float]:

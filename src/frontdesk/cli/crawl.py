@@ -47,7 +47,6 @@ def crawl_command(
     from pydantic import ValidationError
 
     from frontdesk.cli.kb import _open
-    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync, web_sources
     from frontdesk.sites.knowledge import WebSource
 
@@ -73,7 +72,6 @@ def crawl_command(
                 "to knowledge.sources"
             )
     sync = SiteSync(engine, kb.ingestor(site.config, progress=progress))
-    kb.companions.prune(SiteKnowledge.of(site.config))  # a second index turned off
     failed = False
     for source in sources:
         try:

@@ -105,10 +105,6 @@ class Companions:
     ) -> IngestReport | None:
         """Run the ingest `write(ingestor, key)` on the companion index too (failures are
         logged: the default index has the document, and a later search catches up)."""
-        try:
-            self.prune(knowledge)
-        except Exception:  # the next ingest, crawl or reindex tries again
-            log.exception("companion_prune_failed site=%s", knowledge.site_id)
         model = companion_model(knowledge)
         if model is None:
             return None
@@ -121,11 +117,20 @@ class Companions:
             log.exception("companion_ingest_failed site=%s model=%s", knowledge.site_id, model)
             return None
 
+    def drop_unused(self, knowledge: SiteKnowledge) -> None:
+        """`prune` before a write (every ingestor): a failure is logged, never raised."""
+        try:
+            self.prune(knowledge)
+        except Exception:  # the next ingest, crawl or reindex tries again
+            log.exception("companion_prune_failed site=%s", knowledge.site_id)
+
     def prune(self, knowledge: SiteKnowledge) -> list[str]:
         """Drop the site's second indexes that its configuration no longer names (turned
-        off, another model, the site's language no longer English); the keys dropped."""
-        keep = companion_model(knowledge)
-        kept = companion_key(knowledge.site_id, keep) if keep is not None else None
+        off, another model, the site's language no longer English); the keys dropped.
+        Read from the site's settings, not the model of the generation being written: an
+        old generation's ingestor keeps the second index too."""
+        keep = knowledge.config.english_embedding if knowledge.language == "en" else None
+        kept = companion_key(knowledge.site_id, keep) if keep else None
         dropped = []
         for key in self.kb.index.index_keys(companion_key(knowledge.site_id, "")):
             if key == kept:

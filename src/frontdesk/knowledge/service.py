@@ -7,9 +7,8 @@
 `site`: a `SiteConfig` or a `SiteKnowledge` (throwaway sites need no site file).
 
 Changing a site's `knowledge.embedding` re-embeds its documents in the background
-(`start_reembed`, started by the first search or ingest that sees the change); searches
-switch to the new generation atomically once it is complete (`generations.py`).
-English sites keep a second index with an English model (`companion.py`).
+(`start_reembed`, started by the first search or ingest that sees the change); searches then
+switch atomically (`generations.py`). English sites keep a second index (`companion.py`).
 """
 
 from __future__ import annotations
@@ -144,6 +143,7 @@ class KnowledgeBase:
 
     def ingestor(self, site: SiteConfig | SiteKnowledge, *, progress: bool = True) -> Ingestor:
         knowledge = SiteKnowledge.of(site)
+        self.companions.drop_unused(knowledge)  # a second index the site turned off
         return Ingestor(
             self.index,
             self.embedder(knowledge),

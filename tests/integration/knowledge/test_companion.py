@@ -135,6 +135,14 @@ def test_a_second_index_the_site_stops_using_is_dropped_and_no_other_sites(
     assert {d.doc_id for d in kept} == {d.doc_id for d in PAGES[:2]}
     assert kb.search(off, "How can I reset my password?").chunks[0].doc_id == "password.md"
 
+    # Back on. Writing an older generation (another model, MiniLM itself here) keeps it:
+    # what counts is the site's setting. A crawl's ingestor of the site turned off drops it.
+    kb.ingest_documents(site, PAGES, progress=False)
+    kb.ingestor(site.with_model(MINILM), progress=False)
+    assert kb.index.index_keys("shop#") == [second]
+    kb.ingestor(off, progress=False)
+    assert kb.index.index_keys("shop#") == []
+
     # Back on, then the site's language changes: dropped as well.
     kb.ingest_documents(site, PAGES, progress=False)
     assert kb.index.index_keys("shop#") == [second]

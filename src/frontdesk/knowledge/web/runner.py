@@ -98,7 +98,6 @@ def _thread_ids() -> list[int]:
 
 async def _sync(job: CrawlJob) -> None:
     from frontdesk.knowledge.service import KnowledgeBase
-    from frontdesk.knowledge.site import SiteKnowledge
     from frontdesk.knowledge.web.crawl import CrawlAborted
     from frontdesk.knowledge.web.sync import SiteSync
     from frontdesk.store.db import make_engine
@@ -108,7 +107,6 @@ async def _sync(job: CrawlJob) -> None:
     try:
         knowledge = KnowledgeBase(engine)
         syncer = SiteSync(engine, knowledge.ingestor(job.site, progress=False))
-        knowledge.companions.prune(SiteKnowledge.of(job.site))  # a second index turned off
         try:
             summary = await syncer.sync(job.site.id, job.source, run_id=job.run_id)
         except CrawlAborted:

@@ -12,13 +12,16 @@ no threshold), and the two rankings are combined offline, so all variants are sc
 the same searches (hit@5 / MRR@10 over documents, as `frontdesk eval retrieval` counts):
 
 - `e5`, `minilm`: one index alone;
-- `product`: the shipped fusion (`search/fusion.py`: reciprocal rank, k 30, ties to MiniLM);
-- `rrf ties e5`: the same with e5's order breaking ties;
-- `rrf mini×0.5`, `rrf mini×0.75`: MiniLM's reciprocal ranks weighted down;
+- `product`: the shipped fusion (`search/fusion.py`): each of e5's chunks scores its
+  reciprocal rank plus 0.75 × its document's in MiniLM's ranking (k 30);
+- `chunks + mini×0.5`, `chunks + mini×1`: the same at other weights;
+- `rrf ties mini`: whole documents fused (reciprocal ranks of each model's document
+  ranking, ties to MiniLM; the previous product), `rrf ties e5` the same with e5's
+  order breaking ties, `rrf mini×0.5`, `rrf mini×0.75` with MiniLM weighted down;
 - `dbsf`: distribution-based score fusion (each model's best cosines per document
   scaled by mean ± 3 standard deviations of its candidates, then summed);
 - `min-max`: cosines scaled to 0-1 per model, then summed;
-- `mini reranks e5 top 10`: the product's fusion on e5's first ten documents only;
+- `mini reranks e5 top 10`: `rrf ties mini` on e5's first ten documents only;
 - `e5 + mini dense`: reciprocal rank of e5's hybrid and MiniLM's cosines alone (the
   lexical half counted once instead of twice).
 """
@@ -51,6 +54,7 @@ class Searched:
     e5: dict[str, float]
     mini: dict[str, float]
     product: list[str]
+    e5_chunks: list[str]  # the document of each of e5's chunks, best first
 
 
 def best_cosines(chunks: Sequence[Any]) -> dict[str, float]:
@@ -98,13 +102,26 @@ def top_ten(s: Searched) -> list[str]:
     return reciprocal([(1.0, e5[:10]), (1.0, list(s.mini))], list(s.mini)) + e5[10:]
 
 
+def by_chunk(s: Searched, weight: float) -> list[str]:
+    """The product's fusion (`fused_scores`) at another weight: e5's chunks by their
+    reciprocal rank plus `weight` × their document's in MiniLM's ranking."""
+    from frontdesk.knowledge.search.fusion import fused_scores
+
+    fused = fused_scores(s.e5_chunks, list(s.mini), k=K, weight=weight)
+    order = sorted(range(len(s.e5_chunks)), key=lambda i: -fused[i])
+    return list(dict.fromkeys(s.e5_chunks[i] for i in order))
+
+
 VARIANTS: dict[str, Callable[[Searched], list[str]]] = {
     "e5": lambda s: list(s.e5),
     "minilm": lambda s: list(s.mini),
     "product": lambda s: s.product,
+    "rrf ties mini": lambda s: reciprocal([(1.0, list(s.e5)), (1.0, list(s.mini))], list(s.mini)),
     "rrf ties e5": lambda s: reciprocal([(1.0, list(s.e5)), (1.0, list(s.mini))], list(s.e5)),
     "rrf mini×0.5": lambda s: reciprocal([(1.0, list(s.e5)), (0.5, list(s.mini))], list(s.mini)),
     "rrf mini×0.75": lambda s: reciprocal([(1.0, list(s.e5)), (0.75, list(s.mini))], list(s.mini)),
+    "chunks + mini×0.5": lambda s: by_chunk(s, 0.5),
+    "chunks + mini×1": lambda s: by_chunk(s, 1.0),
     "dbsf": dbsf,
     "min-max": min_max,
     "mini reranks e5 top 10": top_ten,
@@ -200,6 +217,7 @@ def main() -> None:
                     best_cosines(e5.chunks),
                     best_cosines(mini.chunks),
                     document_order(product.chunks),
+                    [chunk.doc_id for chunk in e5.chunks],
                 )
             )
         results[f"{name} ({len(searched)})"] = {

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from frontdesk.knowledge.companion import behind, companion_key, companion_model
 from frontdesk.knowledge.index.base import StoredDocument
 from frontdesk.knowledge.models import RetrievalResult, RetrievedChunk
-from frontdesk.knowledge.search.fusion import document_order, fuse_documents, reordered
+from frontdesk.knowledge.search.fusion import document_order, fused_scores, reordered
 from frontdesk.knowledge.site import SiteKnowledge
 from frontdesk.sites.knowledge import KnowledgeConfig
 
@@ -35,26 +35,40 @@ def test_documents_are_in_the_order_of_their_best_chunk() -> None:
     assert document_order(chunks) == ["a", "b", "c"]
 
 
-def test_a_document_both_rank_high_beats_one_ranked_first_by_one_alone() -> None:
-    scores = fuse_documents([["a", "b", "c"], ["b", "c", "a"]], k=30)
-    assert sorted(scores, key=lambda d: -scores[d]) == ["b", "a", "c"]
-    assert scores["b"] == 1 / 32 + 1 / 31
+def test_a_chunk_scores_its_own_rank_plus_its_documents_rank_in_the_second_model() -> None:
+    scores = fused_scores(["a", "b", "a", "c"], ["b", "c"], k=30, weight=0.75)
+    assert scores == [1 / 31, 1 / 32 + 0.75 / 31, 1 / 33, 1 / 34 + 0.75 / 32]
 
 
-def test_the_second_ranking_reorders_documents_and_keeps_chunks_with_their_document() -> None:
-    result = ok(chunk("a1", "a", 0.90), chunk("b1", "b", 0.88), chunk("a2", "a", 0.86))
-    fused = reordered(result, ["b", "x", "a"], k=30, top_k=5, proactive_threshold=None)
-    # b: 1/32 + 1/31 > a: 1/31 + 1/33; a document only the second model found (x) is
-    # not added: none of its chunks passed the default model's threshold.
-    assert [c.chunk_id for c in fused.chunks] == ["b1", "a1", "a2"]
+def test_the_second_ranking_lifts_a_documents_chunks_without_grouping_them() -> None:
+    result = ok(
+        chunk("a1", "a", 0.90),
+        chunk("b1", "b", 0.89),
+        chunk("c1", "c", 0.88),
+        chunk("a2", "a", 0.87),
+        chunk("a3", "a", 0.86),
+    )
+    fused = reordered(result, ["a", "b", "c", "x"], k=30, top_k=4, proactive_threshold=None)
+    # a2 (1/34 + .75/31) passes c1 (1/33 + .75/33), but b1 keeps its place and a3 stays
+    # behind c1: the top four still read three pages, where ordering whole documents gave
+    # a1 a2 a3 b1. x, found only by the second model, is not added: none of its chunks
+    # passed the default model's threshold.
+    assert [c.chunk_id for c in fused.chunks] == ["a1", "b1", "a2", "c1"]
     assert (fused.top_score, fused.threshold) == (result.top_score, result.threshold)
-    assert [c.score for c in fused.chunks] == [0.88, 0.90, 0.86]
+    assert [c.score for c in fused.chunks] == [0.90, 0.89, 0.87, 0.88]
 
 
-def test_a_tie_is_broken_by_the_second_models_order() -> None:
-    result = ok(chunk("a1", "a"), chunk("b1", "b"), chunk("c1", "c"))
-    fused = reordered(result, ["b", "a", "c"], k=30, top_k=5, proactive_threshold=None)
-    assert [c.doc_id for c in fused.chunks] == ["b", "a", "c"]
+def test_a_document_both_rank_high_passes_one_ranked_first_by_the_default_model_alone() -> None:
+    result = ok(chunk("a1", "a", 0.90), chunk("b1", "b", 0.88), chunk("a2", "a", 0.86))
+    fused = reordered(result, ["b", "x", "y", "a"], k=30, top_k=5, proactive_threshold=None)
+    assert [c.chunk_id for c in fused.chunks] == ["b1", "a1", "a2"]
+
+
+def test_a_tie_keeps_the_default_models_order() -> None:
+    result = ok(chunk("a1", "a"), chunk("b1", "b"))
+    # At weight 1, a: 1/31 + 1/32 and b: 1/32 + 1/31.
+    fused = reordered(result, ["b", "a"], k=30, top_k=5, proactive_threshold=None, weight=1.0)
+    assert [c.doc_id for c in fused.chunks] == ["a", "b"]
 
 
 def test_the_fused_result_is_cut_to_top_k_and_an_empty_result_stays_empty() -> None:

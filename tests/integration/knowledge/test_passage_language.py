@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from conftest import hashed_site
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search import retriever as retriever_module
 from frontdesk.knowledge.service import KnowledgeBase
@@ -47,9 +46,9 @@ def detections(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_passage_languages_are_stored_at_ingest_and_read_by_searches(
-    engine: Engine, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch, make_site: Any
 ) -> None:
-    site = hashed_site("shop", cross_language_offset=0.05, relevance_threshold=None)
+    site = make_site("shop", cross_language_offset=0.05, relevance_threshold=None)
     kb.ingest_documents(site, PAGES, progress=False)
     with engine.connect() as conn:
         stored = dict(conn.execute(text("SELECT doc_id, language FROM knowledge_chunks")).all())

@@ -91,7 +91,8 @@ def run(task: Task, kb: Any, engine: Any) -> dict[str, tuple[float, float]]:
 
     name, docs, queries, lang = task
     language = lang if lang in SUPPORTED_LANGUAGES else "en"
-    config = KnowledgeConfig(embedding=MODEL, relevance_threshold=None)
+    # e5 alone: the variants are ranked from its stored vectors.
+    config = KnowledgeConfig(embedding=MODEL, relevance_threshold=None, english_embedding=None)
     site = SiteKnowledge(f"fusion-{name}", config, language=language)
     corpus = Path(tempfile.mkdtemp(prefix="frontdesk-fusion-")) / "corpus.jsonl"
     corpus.write_text("\n".join(json.dumps(d, ensure_ascii=False) for d in docs) + "\n")

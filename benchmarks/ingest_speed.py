@@ -8,8 +8,8 @@ The corpus is ../shared/datasets/retrieval/stackfaq/corpus.jsonl when present (o
 2. ingest: chunk + embed + write SQLite/FTS5 into a fresh database (empty vector cache);
 3. re-ingest: the same documents again (all unchanged: skipped).
 ratio = ingest chunks/s ÷ raw chunks/s (1.0 means ingestion adds no overhead to encoding).
-`--second-index` turns on the English second index (MiniLM, knowledge/companion.py), which
-the site's ingest then writes too (`second_index` in the output).
+The site is English, so its ingest writes the second index too (MiniLM,
+knowledge/companion.py; `second_index` in the output); `--no-second-index` turns it off.
 """
 
 from __future__ import annotations
@@ -65,14 +65,14 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--docs", type=int, default=200, help="Documents to use at most.")
     parser.add_argument("--json", action="store_true", help="End with one JSON line.")
-    parser.add_argument("--second-index", action="store_true")
+    parser.add_argument("--no-second-index", action="store_true")
     args = parser.parse_args()
 
     corpus = args.corpus or (DEFAULT_CORPUS if DEFAULT_CORPUS.is_file() else None)
     documents = read_corpus(corpus)[: args.docs] if corpus else synthetic(args.docs)
     config = KnowledgeConfig(relevance_threshold=0.0)
-    if args.second_index:
-        config = config.model_copy(update={"english_embedding": "local:all-MiniLM-L6-v2"})
+    if args.no_second_index:
+        config = config.model_copy(update={"english_embedding": None})
     site = SiteKnowledge("bench-ingest", config)
 
     with tempfile.TemporaryDirectory(prefix="frontdesk-bench-") as folder:

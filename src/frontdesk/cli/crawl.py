@@ -47,7 +47,7 @@ def crawl_command(
     from pydantic import ValidationError
 
     from frontdesk.cli.kb import _open
-    from frontdesk.knowledge.web import CrawlAborted, CrawlStore, SiteSync, web_sources
+    from frontdesk.knowledge.web import CrawlAborted, CrawlStore, site_sync, web_sources
     from frontdesk.sites.knowledge import WebSource
 
     site, kb = _open(site_id, sites_dir)
@@ -71,7 +71,7 @@ def crawl_command(
                 f"(frontdesk kb crawl {site_id} https://example.com/) or add `- url: …` "
                 "to knowledge.sources"
             )
-    sync = SiteSync(engine, kb.ingestor(site.config, progress=progress))
+    sync = site_sync(engine, kb, site.config, progress=progress)
     failed = False
     for source in sources:
         try:

@@ -2,18 +2,20 @@
 
 multilingual-e5-small (the default) answers questions in any language; on English help
 centres with many similar pages all-MiniLM-L6-v2, trained on English alone, ranks some
-questions better, and neither is better on every set (docs/knowledge.md, "English
-distractors"). On a site whose language is English, `knowledge.english_embedding` (default
-MiniLM, on onnxruntime; null turns it off) keeps a companion index of the same documents,
-in that model's own chunks, under the key `<site id>#<model>` (site ids and generation keys
+questions better, and neither is better on every set; together they rank better than
+either on most (benchmarks/RESULTS.md, "Ways to combine the two models"). On a site whose
+language is English, `knowledge.english_embedding` (auto: MiniLM, on onnxruntime, beside
+the default model; null turns it off) keeps a companion index of the same documents, in
+that model's own chunks, under the key `<site id>#<model>` (site ids and generation keys
 never contain `#`). An English question is searched in both and the default search's
-chunks are reordered by the documents' fused rank (`search/fusion.py`); the default
-model's threshold decides what is returned, so abstention is the default model's. A
-question in another language is searched as on any other site.
+chunks are reordered with the second model's page ranking (`search/fusion.py`); the
+default model's threshold decides what is returned, so abstention is the default model's.
+A question in another language is searched as on any other site.
 
-Ingests through `KnowledgeBase` write both indexes. Whatever reaches the default index
-another way (a web sync, a re-embed, a site that turned the companion on) is caught up in
-the background: the first search that finds the companion behind the default index
+Ingests through `KnowledgeBase` write both indexes, and a crawl brings the second one level
+once it has applied its pages (`web/sync.py` `site_sync`). Whatever reaches the default
+index another way (a re-embed, a site that turned the companion on) is caught up in the
+background: the first search that finds the companion behind the default index
 (documents missing, removed or older) starts a sync, and searches use the default index
 alone until it is done.
 """
@@ -31,7 +33,7 @@ from frontdesk.knowledge.ingest.reembed import ReembedReport, recover_documents
 from frontdesk.knowledge.models import IngestReport, RetrievalResult
 from frontdesk.knowledge.search.fusion import document_order, reordered
 from frontdesk.knowledge.search.query import SearchOptions, query_language
-from frontdesk.knowledge.site import SiteKnowledge
+from frontdesk.knowledge.site import SiteKnowledge, second_model
 
 if TYPE_CHECKING:
     from frontdesk.knowledge.ingest.ingestor import Ingestor
@@ -48,7 +50,7 @@ def companion_key(site_id: str, model: str) -> str:
 
 def companion_model(knowledge: SiteKnowledge) -> str | None:
     """The second model of an English site; None: the site has no companion index."""
-    model = knowledge.config.english_embedding
+    model = second_model(knowledge.config)
     if not model or knowledge.language != "en" or model == knowledge.config.embedding:
         return None
     return model
@@ -129,7 +131,7 @@ class Companions:
         off, another model, the site's language no longer English); the keys dropped.
         Read from the site's settings, not the model of the generation being written: an
         old generation's ingestor keeps the second index too."""
-        keep = knowledge.config.english_embedding if knowledge.language == "en" else None
+        keep = second_model(knowledge.config) if knowledge.language == "en" else None
         kept = companion_key(knowledge.site_id, keep) if keep else None
         dropped = []
         for key in self.kb.index.index_keys(companion_key(knowledge.site_id, "")):
@@ -210,13 +212,33 @@ class Companions:
         self._start_sync(knowledge, key, ckey, model, lagging)
         return False
 
+    def catch_up(self, knowledge: SiteKnowledge) -> None:
+        """Bring the second index level with the default one now, in this thread (after a
+        crawl wrote the default index alone), instead of at the next English search. A
+        failure is logged: the next search catches up."""
+        model = companion_model(knowledge)
+        if model is None:
+            return
+        key, ckey = self.kb.index_key(knowledge), companion_key(knowledge.site_id, model)
+        try:
+            # Twice: a sync a search started may have read the documents before ours.
+            for _ in range(2):
+                primary = self.kb.index.list_documents(key)
+                lagging = behind(primary, self.kb.index.list_documents(ckey))
+                if not lagging:
+                    return
+                self._start_sync(knowledge, key, ckey, model, lagging).join()
+        except Exception:
+            log.exception("companion_catch_up_failed site=%s model=%s", knowledge.site_id, model)
+
     def _start_sync(
         self, knowledge: SiteKnowledge, key: str, ckey: str, model: str, lagging: list[str]
-    ) -> None:
+    ) -> threading.Thread:
+        """The thread syncing `ckey`: the one already running, else a new one."""
         with self._lock:
             running = self._syncs.get(ckey)
             if running is not None and running.is_alive():
-                return
+                return running
             thread = threading.Thread(
                 target=self.sync,
                 args=(knowledge, key, ckey, model, lagging),
@@ -225,6 +247,7 @@ class Companions:
             )
             self._syncs[ckey] = thread
             thread.start()
+            return thread
 
     def sync(
         self, knowledge: SiteKnowledge, key: str, ckey: str, model: str, lagging: list[str]
@@ -240,7 +263,7 @@ class Companions:
                 stored, getattr(self.kb.index, "engine", None), key, report
             )
             ingestor = self.ingestor(knowledge, model, progress=False)
-            ingestor.ingest_documents(ckey, documents, report.ingest)
+            ingestor.ingest_documents(ckey, documents, report.ingest, paced=True)  # background work
             log.info("companion_synced site=%s documents=%d", knowledge.site_id, len(documents))
         except Exception:
             log.exception("companion_sync_failed site=%s model=%s", knowledge.site_id, model)

@@ -11,7 +11,7 @@ from frontdesk.knowledge.ingest.ingestor import IngestOptions
 from frontdesk.knowledge.search.language_pairs import DEFAULT_CROSS_LANGUAGE_OFFSETS
 from frontdesk.knowledge.search.query import DEFAULT_HEADING_WEIGHT, SearchOptions
 from frontdesk.knowledge.search.titles import default_title_weight
-from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.sites.knowledge import AUTO, KnowledgeConfig
 
 if TYPE_CHECKING:
     from frontdesk.sites.schema import SiteConfig
@@ -25,6 +25,17 @@ DEFAULT_RELEVANCE_THRESHOLDS: dict[str, float] = {
 PROACTIVE_MARGIN = 0.10
 # e5's cosines span a third of MiniLM's range (0.75–0.93 vs 0.1–0.8): a smaller margin.
 PROACTIVE_MARGINS: dict[str, float] = {"local:multilingual-e5-small": 0.05}
+# An English site's second model when its `english_embedding` is "auto": measured for the
+# default model only (benchmarks/RESULTS.md, "Ways to combine the two models").
+DEFAULT_SECOND_MODELS: dict[str, str] = {"local:multilingual-e5-small": "local:all-MiniLM-L6-v2"}
+
+
+def second_model(config: KnowledgeConfig) -> str | None:
+    """The second model the site's settings name for English sites: "auto" is the one
+    measured with its embedding model (none for other models); None: off."""
+    if config.english_embedding == AUTO:
+        return DEFAULT_SECOND_MODELS.get(config.embedding)
+    return config.english_embedding
 
 
 @dataclass(frozen=True)
@@ -84,10 +95,11 @@ class SiteKnowledge:
     def with_model(self, model: str) -> SiteKnowledge:
         """The site searched with another model (its serving generation's, during a
         re-embed): the site's threshold and offset were set for its configured model, so
-        that model's defaults apply."""
+        that model's defaults apply. Its second model stays the configured model's."""
         config = self.config.model_copy(
             update={
                 "embedding": model,
+                "english_embedding": second_model(self.config),
                 "relevance_threshold": None,
                 "proactive_threshold": None,
                 "cross_language_offset": None,

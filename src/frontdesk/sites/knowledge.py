@@ -20,6 +20,8 @@ _INTERVAL = re.compile(r"^(\d+)\s*([smhd])$")
 
 
 _INTERVAL_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# `english_embedding`'s default: the second model measured with the site's embedding model.
+AUTO = "auto"
 
 
 def interval_seconds(schedule: str) -> int | None:
@@ -198,11 +200,12 @@ class KnowledgeConfig(Strict):
         "re-embeds in the background (docs/knowledge.md).",
     )
     english_embedding: str | None = Field(
-        default=None,
+        default=AUTO,
         description="On a site whose language is English, a second model that indexes the "
-        "pages too (e.g. local:all-MiniLM-L6-v2): English questions are ranked by both "
-        "(documents fused by reciprocal rank; the threshold stays `embedding`'s). Off by "
-        "default: it helps some English help centres and costs others (docs/knowledge.md).",
+        "pages too: English questions are ranked by both (e5's chunks lifted by their "
+        "page's rank in the second model's search; the threshold stays `embedding`'s). "
+        "auto: all-MiniLM-L6-v2 beside the default model, none beside others; null: off "
+        "(docs/knowledge.md).",
     )
 
     @model_validator(mode="after")

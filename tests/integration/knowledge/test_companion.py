@@ -4,16 +4,19 @@ questions; other languages and other sites are searched as before."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
-from frontdesk.knowledge.companion import companion_key
+from frontdesk.knowledge.companion import behind, companion_key
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.search.retriever import Retriever
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
-from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.knowledge.web import site_sync
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
+from tests.support.website import LoopbackWebsite
 
 pytestmark = pytest.mark.integration
 MINILM = "local:all-MiniLM-L6-v2"
@@ -87,7 +90,7 @@ def test_other_languages_and_sites_that_turn_it_off_get_no_second_index(
     kb: KnowledgeBase,
 ) -> None:
     russian = SiteKnowledge("ru-shop", KnowledgeConfig(english_embedding=MINILM), language="ru")
-    off = SiteKnowledge("plain", KnowledgeConfig(), language="en")  # off by default
+    off = SiteKnowledge("plain", KnowledgeConfig(english_embedding=None), language="en")
     for site in (russian, off):
         kb.ingest_documents(site, PAGES[:1], progress=False)
         assert kb.search(site, "reset my password").status == "ok"
@@ -112,6 +115,34 @@ def test_documents_written_around_the_knowledge_base_are_caught_up(
     keys.clear()
     result = kb.search(site, "How much does shipping cost?")
     assert result.chunks[0].doc_id == "shipping.md" and keys == ["synced", second]
+
+
+def test_a_crawl_brings_the_second_index_level_before_any_search(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An English site on the defaults (second model `auto`): the crawl, not the next
+    visitor's search, writes MiniLM's index, and a re-crawl keeps it level."""
+    site = SiteKnowledge("crawled", KnowledgeConfig(), language="en")
+    second = companion_key("crawled", MINILM)
+
+    def level() -> bool:
+        primary = kb.index.list_documents("crawled")
+        return bool(primary) and behind(primary, kb.index.list_documents(second)) == []
+
+    with LoopbackWebsite(6, slow_s=0.1) as website:
+        source = WebSource.model_validate({"url": website.url + "/", "allow_private_network": True})
+        crawl = site_sync(kb.index.engine, kb, site)  # type: ignore[attr-defined]
+        assert asyncio.run(crawl.sync("crawled", source)).changed >= 6
+        assert level()
+        website.edit(2)
+        assert asyncio.run(crawl.sync("crawled", source)).changed == 1
+        assert level()
+    kb.topic_profile(site)  # its probes are searches of their own
+    syncs = dict(kb.companions._syncs)  # the crawl's own, finished
+    keys = searched_keys(monkeypatch)
+    assert kb.search(site, "How do I set up the guide for workspace 2?").status == "ok"
+    assert keys == ["crawled", second]  # both read at once: nothing left to catch up
+    assert kb.companions._syncs == syncs
 
 
 def test_a_second_index_the_site_stops_using_is_dropped_and_no_other_sites(

@@ -78,17 +78,33 @@ def test_the_fused_result_is_cut_to_top_k_and_an_empty_result_stays_empty() -> N
     assert reordered(empty, ["a"], k=30, top_k=3, proactive_threshold=None) == empty
 
 
-def test_only_english_sites_that_choose_another_model_get_a_second_index() -> None:
-    assert companion_model(SiteKnowledge("s", KnowledgeConfig(), language="en")) is None
-    chosen = KnowledgeConfig(english_embedding="local:all-MiniLM-L6-v2")
-    english = SiteKnowledge("s", chosen, language="en")
-    assert companion_model(english) == "local:all-MiniLM-L6-v2"
+def test_english_sites_on_the_default_model_get_minilm_beside_it_unless_turned_off() -> None:
+    default = SiteKnowledge("s", KnowledgeConfig(), language="en")
+    assert default.config.english_embedding == "auto"
+    assert companion_model(default) == "local:all-MiniLM-L6-v2"
     assert companion_key("s", "local:all-MiniLM-L6-v2") == "s#local:all-MiniLM-L6-v2"
-    assert companion_model(SiteKnowledge("s", chosen, language="ru")) is None
+    assert companion_model(SiteKnowledge("s", KnowledgeConfig(), language="ru")) is None
+    off = KnowledgeConfig(english_embedding=None)
+    assert companion_model(SiteKnowledge("s", off, language="en")) is None
+    # auto names no second model for a model it was not measured with; a site may still
+    # choose one.
+    other = KnowledgeConfig(embedding="openai:text-embedding-3-small")
+    assert companion_model(SiteKnowledge("s", other, language="en")) is None
+    chosen = other.model_copy(update={"english_embedding": "local:all-MiniLM-L6-v2"})
+    assert companion_model(SiteKnowledge("s", chosen, language="en")) == "local:all-MiniLM-L6-v2"
     same = KnowledgeConfig(
         embedding="local:all-MiniLM-L6-v2", english_embedding="local:all-MiniLM-L6-v2"
     )
     assert companion_model(SiteKnowledge("s", same, language="en")) is None
+
+
+def test_during_a_re_embed_the_old_model_keeps_the_configured_models_second_model() -> None:
+    # Moving away from e5: the old generation, still searched with e5, gets no MiniLM
+    # index the site is about to drop; moving to e5, the old one is fused already.
+    leaving = SiteKnowledge("s", KnowledgeConfig(embedding="hash:64"), language="en")
+    assert companion_model(leaving.with_model("local:multilingual-e5-small")) is None
+    arriving = SiteKnowledge("s", KnowledgeConfig(), language="en")
+    assert companion_model(arriving.with_model("hash:64")) == "local:all-MiniLM-L6-v2"
 
 
 def stored(doc_id: str, at: datetime) -> StoredDocument:

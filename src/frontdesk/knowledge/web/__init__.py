@@ -1,7 +1,7 @@
 """Learning a website: crawl (robots.txt, sitemaps, links), extract, re-sync incrementally.
 
-    sync = SiteSync(engine, kb.ingestor(site))
-    summary = await sync.sync(site.id, source)     # CrawlSummary; CrawlAborted on failure
+    sync = site_sync(engine, kb, site)           # English sites: the second index too
+    summary = await sync.sync(site.id, source)   # CrawlSummary; CrawlAborted on failure
 
 Modules: `urls` (address rules), `fetch` (polite HTTP), `robots` (robots.txt, sitemaps),
 `extract` (page → Document), `crawl` (one crawl, staged), `state` (crawl tables),
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from frontdesk.knowledge.web.crawl import CrawlAborted
 from frontdesk.knowledge.web.state import CrawlStore
-from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
+from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, site_sync, source_key
 from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 
 
@@ -27,4 +27,4 @@ def web_sources(site_id: str, knowledge: KnowledgeConfig, store: CrawlStore) -> 
     return sources
 
 
-__all__ = ["CrawlAborted", "CrawlStore", "CrawlSummary", "SiteSync", "web_sources"]
+__all__ = ["CrawlAborted", "CrawlStore", "CrawlSummary", "SiteSync", "site_sync", "web_sources"]

@@ -99,14 +99,14 @@ def _thread_ids() -> list[int]:
 async def _sync(job: CrawlJob) -> None:
     from frontdesk.knowledge.service import KnowledgeBase
     from frontdesk.knowledge.web.crawl import CrawlAborted
-    from frontdesk.knowledge.web.sync import SiteSync
+    from frontdesk.knowledge.web.sync import site_sync
     from frontdesk.store.db import make_engine
     from frontdesk.store.trust import queue_after_sync
 
     engine = make_engine(job.database_url)
     try:
         knowledge = KnowledgeBase(engine)
-        syncer = SiteSync(engine, knowledge.ingestor(job.site, progress=False))
+        syncer = site_sync(engine, knowledge, job.site)
         try:
             summary = await syncer.sync(job.site.id, job.source, run_id=job.run_id)
         except CrawlAborted:

@@ -20,7 +20,7 @@ from frontdesk.knowledge.web import web_sources
 from frontdesk.knowledge.web.runner import CrawlJob, CrawlProcesses
 from frontdesk.knowledge.web.schedule import lease_name, run_due
 from frontdesk.knowledge.web.state import CrawlStore
-from frontdesk.knowledge.web.sync import CrawlSummary, SiteSync, source_key
+from frontdesk.knowledge.web.sync import CrawlSummary, site_sync, source_key
 from frontdesk.sites.knowledge import WebSource
 from frontdesk.sites.registry import LoadedSite
 from frontdesk.store.jobs import LEASE_TTL_S, Lease, open_lease, run_held
@@ -78,7 +78,7 @@ class WebSync:
 
     async def sync(self, site_id: str, source: WebSource, run_id: str) -> CrawlSummary:
         site = self.sites[site_id].config
-        syncer = SiteSync(self.engine, self.knowledge.ingestor(site, progress=False))
+        syncer = site_sync(self.engine, self.knowledge, site)
         summary = await syncer.sync(site_id, source, run_id=run_id)
         if summary.changed or summary.removed:  # new content: its trust report runs again
             await asyncio.to_thread(queue_after_sync, self.engine, site_id)

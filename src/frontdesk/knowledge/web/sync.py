@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from sqlalchemy import Engine
@@ -34,6 +35,11 @@ from frontdesk.knowledge.web.crawl import (
 from frontdesk.knowledge.web.state import CrawlStore, PageRow
 from frontdesk.knowledge.web.urls import normalise_url
 from frontdesk.sites.knowledge import WebSource
+
+if TYPE_CHECKING:
+    from frontdesk.knowledge.service import KnowledgeBase
+    from frontdesk.knowledge.site import SiteKnowledge
+    from frontdesk.sites.schema import SiteConfig
 
 log = logging.getLogger(__name__)
 GONE_AFTER_SYNCS = 2  # a page missing on this many syncs in a row is removed
@@ -77,8 +83,25 @@ def source_key(source: WebSource) -> str:
     return normalise_url(source.start_url) or source.start_url
 
 
+def site_sync(
+    engine: Engine, kb: KnowledgeBase, site: SiteConfig | SiteKnowledge, *, progress: bool = False
+) -> SiteSync:
+    """A site's sync as the product runs it: the site's index written through the
+    knowledge base, then an English site's second index brought level in the same
+    thread, so the crawl (not the next visitor's search) pays for it."""
+    from frontdesk.knowledge.site import SiteKnowledge
+
+    knowledge = SiteKnowledge.of(site)
+    return SiteSync(
+        engine,
+        kb.ingestor(knowledge, progress=progress),
+        after_apply=lambda: kb.companions.catch_up(knowledge),
+    )
+
+
 class SiteSync:
-    """Crawls one web source of one site and applies the result to its index."""
+    """Crawls one web source of one site and applies the result to its index;
+    `after_apply` runs in the same thread once a finished crawl is applied."""
 
     def __init__(
         self,
@@ -86,10 +109,12 @@ class SiteSync:
         ingestor: Ingestor,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
+        after_apply: Callable[[], None] | None = None,
     ) -> None:
         self.store = CrawlStore(engine)
         self.ingestor = ingestor
         self.transport = transport
+        self.after_apply = after_apply
 
     async def sync(
         self,
@@ -223,6 +248,8 @@ class SiteSync:
         summary.removed = len(dropped)
         self.ingestor.embed_page_titles(site_id)  # unchanged pages are not re-ingested
         self.store.save_pages(site_id, source_url, rows, removed_urls)
+        if self.after_apply is not None:
+            self.after_apply()
 
     @staticmethod
     def _row(outcome: PageOutcome, previous: KnownPage | None) -> PageRow | None:

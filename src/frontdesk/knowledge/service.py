@@ -168,7 +168,7 @@ class KnowledgeBase:
         self._start_quietly(knowledge)
         return generation.index_key, knowledge.with_model(generation.embedding_model)
 
-    def _write_targets(self, knowledge: SiteKnowledge) -> list[tuple[str, SiteKnowledge]]:
+    def write_targets(self, knowledge: SiteKnowledge) -> list[tuple[str, SiteKnowledge]]:
         """Where an ingest writes: the serving generation, and during a re-embed also the
         generation being built (so nothing ingested meanwhile is missing after the switch)."""
         configured = knowledge.config.embedding
@@ -189,7 +189,7 @@ class KnowledgeBase:
         self, site: SiteConfig | SiteKnowledge, progress: bool, write: _Write
     ) -> IngestReport:
         reports: list[IngestReport] = []
-        for key, knowledge in self._write_targets(SiteKnowledge.of(site)):
+        for key, knowledge in self.write_targets(SiteKnowledge.of(site)):
             try:
                 reports.append(write(self.ingestor(knowledge, progress=progress), key))
             except Exception:

@@ -3,6 +3,7 @@ then searches switch to it at once; a failed re-embed changes nothing (real SQLi
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator, Sequence
 
@@ -14,8 +15,10 @@ from frontdesk.knowledge.embedding.embedders import HashingEmbedder
 from frontdesk.knowledge.models import Document
 from frontdesk.knowledge.service import KnowledgeBase
 from frontdesk.knowledge.site import SiteKnowledge
-from frontdesk.sites.knowledge import KnowledgeConfig
+from frontdesk.knowledge.web import site_sync
+from frontdesk.sites.knowledge import KnowledgeConfig, WebSource
 from frontdesk.text.embedding import Matrix
+from tests.support.website import LoopbackWebsite, page_marker, page_path
 
 pytestmark = pytest.mark.integration
 
@@ -158,3 +161,40 @@ def test_documents_ingested_during_a_re_embed_are_in_the_new_index(
     assert kb.index_key("shop") == "shop@1"
     found = kb.search(changed, "where can customers park")
     assert found.chunks[0].doc_id == "parking.md"
+
+
+def test_crawls_after_a_change_of_model_write_the_generation_that_answers(
+    kb: KnowledgeBase,
+) -> None:
+    """After a re-embed the site answers from `shop@1`: a crawl writes its pages there
+    (it used to write under the site id, which no search reads), and a page the crawl
+    state knows but the serving index lacks is read again in full."""
+    old = SiteKnowledge("shop", KnowledgeConfig(embedding="hash:256"), language="en")
+    new = SiteKnowledge("shop", KnowledgeConfig(embedding="hash:128"), language="en")
+    with LoopbackWebsite(4, slow_s=0.1) as website:
+        source = WebSource.model_validate({"url": website.url + "/", "allow_private_network": True})
+
+        engine = kb.index.engine  # type: ignore[attr-defined]
+
+        def crawl(site: SiteKnowledge) -> int:
+            return asyncio.run(site_sync(engine, kb, site).sync("shop", source)).changed
+
+        def found(marker: str) -> bool:
+            return any(marker in c.content for c in kb.search(new, marker, top_k=20).chunks)
+
+        assert crawl(old) > 0
+        thread = kb.start_reembed(new)
+        assert thread is not None
+        thread.join(60)
+        assert kb.index_key(new) == "shop@1" and found(page_marker(2, 0))
+
+        website.edit(2)
+        assert crawl(new) == 1
+        assert found(page_marker(2, 1)) and not found(page_marker(2, 0))
+        assert kb.index.list_documents("shop") == []  # nothing written where no one reads
+
+        page = website.url + page_path(3)
+        kb.index.remove_documents("shop@1", [page])  # as a crawl under the old key left it
+        assert not found(page_marker(3, 0))
+        assert crawl(new) == 1
+        assert found(page_marker(3, 0))

@@ -86,22 +86,28 @@ def source_key(source: WebSource) -> str:
 def site_sync(
     engine: Engine, kb: KnowledgeBase, site: SiteConfig | SiteKnowledge, *, progress: bool = False
 ) -> SiteSync:
-    """A site's sync as the product runs it: the site's index written through the
-    knowledge base, then an English site's second index brought level in the same
-    thread, so the crawl (not the next visitor's search) pays for it."""
+    """A site's sync as the product runs it: the pages written into the index that
+    answers (after a change of embedding model, `site@N` with that generation's model),
+    then an English site's second index brought level in the same thread, so the crawl
+    (not the next visitor's search) pays for it."""
     from frontdesk.knowledge.site import SiteKnowledge
 
     knowledge = SiteKnowledge.of(site)
+    # The generation that answers, registered on the first write as an ingest does. During
+    # a re-embed the new generation gets what this crawl changed at the crawl after it.
+    key, serving = kb.write_targets(knowledge)[-1]
     return SiteSync(
         engine,
-        kb.ingestor(knowledge, progress=progress),
+        kb.ingestor(serving, progress=progress),
+        index_key=key,
         after_apply=lambda: kb.companions.catch_up(knowledge),
     )
 
 
 class SiteSync:
-    """Crawls one web source of one site and applies the result to its index;
-    `after_apply` runs in the same thread once a finished crawl is applied."""
+    """Crawls one web source of one site and applies the result to its index (the site
+    id's, or `index_key`); `after_apply` runs in the same thread once a finished crawl
+    is applied."""
 
     def __init__(
         self,
@@ -109,11 +115,13 @@ class SiteSync:
         ingestor: Ingestor,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
+        index_key: str | None = None,
         after_apply: Callable[[], None] | None = None,
     ) -> None:
         self.store = CrawlStore(engine)
         self.ingestor = ingestor
         self.transport = transport
+        self.index_key = index_key
         self.after_apply = after_apply
 
     async def sync(
@@ -132,7 +140,7 @@ class SiteSync:
         started = time.perf_counter()
         summary = CrawlSummary(key)
         try:
-            known = self._reread_older_chunks(site_id, self.store.known_pages(site_id, key))
+            known = self._reread(site_id, self.store.known_pages(site_id, key))
             crawler = Crawler(source, known, on_progress=on_progress, transport=self.transport)
             result = await crawler.run()
             await asyncio.to_thread(self._apply, site_id, key, known, result, summary)
@@ -159,26 +167,30 @@ class SiteSync:
         )
         return summary
 
-    def _reread_older_chunks(
-        self, site_id: str, known: dict[str, KnownPage]
-    ) -> dict[str, KnownPage]:
+    def _reread(self, site_id: str, known: dict[str, KnownPage]) -> dict[str, KnownPage]:
         """`known`, less what lets the crawler skip a page (ETag, Last-Modified, body
-        hash) for pages whose document an older chunker cut."""
-        older = {
-            doc.doc_id
-            for doc in self.ingestor.index.list_documents(site_id)
-            if not chunked_by_current_chunker(doc.fingerprint)
-        }
+        hash) for pages whose document an older chunker cut, or that the index does not
+        hold (written under another key, e.g. before a change of embedding model)."""
+        stored = {doc.doc_id: doc for doc in self.ingestor.index.list_documents(self._key(site_id))}
         reread = {
             url: replace(page, etag="", last_modified="", body_hash="")
             for url, page in known.items()
-            if page.doc_id in older
+            if page.doc_id
+            and (
+                page.doc_id not in stored
+                or not chunked_by_current_chunker(stored[page.doc_id].fingerprint)
+            )
         }
         if reread:
             log.info(
-                "crawl_reread site=%s pages=%d (cut by an older chunker)", site_id, len(reread)
+                "crawl_reread site=%s pages=%d (cut by an older chunker or not in the index)",
+                site_id,
+                len(reread),
             )
         return known | reread
+
+    def _key(self, site_id: str) -> str:
+        return self.index_key or site_id
 
     def _apply(
         self,
@@ -232,7 +244,7 @@ class SiteSync:
         report = IngestReport()
         if documents:
             # A sync is background work: visitors' turns write while it runs.
-            self.ingestor.ingest_documents(site_id, documents, report, paced=True)
+            self.ingestor.ingest_documents(self._key(site_id), documents, report, paced=True)
             for doc_id, reason in report.failed.items():
                 summary.failed[doc_id] = reason
         summary.changed = len(report.ingested) + len(report.updated)
@@ -244,9 +256,9 @@ class SiteSync:
             {page.doc_id for page in known.values() if page.doc_id and page.doc_id not in keep}
         )
         if dropped:
-            self.ingestor.index.remove_documents(site_id, dropped)
+            self.ingestor.index.remove_documents(self._key(site_id), dropped)
         summary.removed = len(dropped)
-        self.ingestor.embed_page_titles(site_id)  # unchanged pages are not re-ingested
+        self.ingestor.embed_page_titles(self._key(site_id))  # unchanged pages are not re-ingested
         self.store.save_pages(site_id, source_url, rows, removed_urls)
         if self.after_apply is not None:
             self.after_apply()

@@ -139,14 +139,16 @@ def two_processes_sync_once_per_period(tmp_path: Path, database_url: str) -> Non
         with replicas(*servers):
             logs = [s.log for s in servers]
             # Both processes look for due work five times a second for ~3 periods.
-            wait_for(lambda: len(runs_of(database_url)) >= 3, WAIT_S, "three periods", logs)
-            time.sleep(0.5)
+            finished = lambda: [r for r in runs_of(database_url) if r.finished_at]  # noqa: E731
+            wait_for(lambda: len(finished()) >= 3, WAIT_S, "three finished periods", logs)
         runs = runs_of(database_url)
     assert all(run.trigger == "schedule" for run in runs), runs
     gaps = [later.started_at - earlier.started_at for earlier, later in pairwise(runs)]
     assert all(gap >= period for gap in gaps), gaps  # never two syncs in one period
-    # One sync, one fetch of the start page (conditional after the first) per period.
-    assert website.paths.count(START_PAGE) == len(runs)
+    # One sync, one fetch of the start page (conditional after the first) per period;
+    # a sync the shutdown interrupted may or may not have reached the start page.
+    fetches = website.paths.count(START_PAGE)
+    assert len([r for r in runs if r.status == "succeeded"]) <= fetches <= len(runs), runs
 
 
 def test_two_processes_on_one_sqlite_file_sync_once_per_period(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Fault benchmark (issue #24 acceptance): 200 sessions while Redis and the disk fail.
+"""Fault benchmark: 200 sessions while Redis and the disk fail.
 
     .venv/bin/python benchmarks/faults.py [--sessions 200] [--concurrency 6]
                                           [--full-disk-s 10] [--disk-handoffs 24] [--json]

@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/load.py --engine llm --sessions 500 --turns 3
     .venv/bin/python benchmarks/load.py --soak          # 200 sessions × 10 turns, local engine
 
-What runs (issue #9):
+What runs:
 
 - a temporary data folder and sites folder holding a copy of the demo site, whose
   `rate_limits` are raised so that every visitor coming from 127.0.0.1 is not throttled

@@ -1,4 +1,4 @@
-"""Seed 004 calibration on a retrieval dataset: score distributions and trade-off table.
+"""Threshold calibration on a retrieval dataset: score distributions and trade-off table.
 
     .venv/bin/python benchmarks/retrieval_calibration.py DATASET_DIR [--plot out.png] [--json]
         [--embedding local:multilingual-e5-small] [--thresholds 0.78,0.80,0.82]

@@ -9,8 +9,8 @@ measures on PostgreSQL + pgvector (`search_latency_pg.py`). The corpus and queri
 in `search_site.py`.
 
 The corpus is synthetic: chunk texts drawn with Zipf's law from a vocabulary that grows
-with the corpus as real text's does (Heaps' law; `--vocabulary fixed` keeps the 5,000
-words of the figures before session 30, under which every word of a 1M-chunk site is in
+with the corpus as real text's does (Heaps' law; `--vocabulary fixed` keeps the earlier
+5,000-word corpus, for comparable figures, under which every word of a 1M-chunk site is in
 ~2,000 chunks and every query is one of only common words) and 384-dimensional
 "real-ish" vectors — unit vectors around 2,000 topic centres (clustered like
 embeddings of a site's pages, not uniform noise, on which no index structure helps); a
@@ -495,7 +495,7 @@ def main() -> None:
         choices=VOCABULARIES,
         default="heaps",
         help="heaps: Zipf words from a vocabulary that grows with the corpus (Heaps' law),"
-        " as a real site's does; fixed: 5,000 words at every size (figures before session 30).",
+        " as a real site's does; fixed: 5,000 words at every size (the earlier corpus).",
     )
     parser.add_argument(
         "--topics",

@@ -1,4 +1,4 @@
-"""Wall time of `frontdesk eval trust` per site (issue #22: at most 5 minutes each).
+"""Wall time of `frontdesk eval trust` per site (the bar: at most 5 minutes each).
 
     PYTHONPATH=src .venv/bin/python benchmarks/trust_report.py demo nih-health-en \\
         rutube-support-ru [--questions 54] [--pages 150]

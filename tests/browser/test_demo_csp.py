@@ -1,5 +1,5 @@
-"""The demo page under its Content-Security-Policy (issue #24 finding 8): the widget
-loads, streams an answer and renders it with no policy violation in Chromium."""
+"""The demo page under its Content-Security-Policy: the widget loads, streams an answer
+and renders it with no policy violation in Chromium."""
 
 from __future__ import annotations
 

@@ -305,8 +305,9 @@ def test_answers_cannot_inject_html(context: Any, start_server: StartServer) -> 
 
 
 def test_routing_values_drive_rendering(context: Any, start_server: StartServer) -> None:
-    """Seed 003: low confidence → disclaimer above, no sources; partial → one related
-    article and a soft escalation link; cannot_answer → talk-to-a-human; CTA and handoff."""
+    """Each routing value's rendering: low confidence → disclaimer above, no sources;
+    partial → one related article and a soft escalation link; cannot_answer →
+    talk-to-a-human; CTA and handoff."""
     from playwright.sync_api import expect
 
     backend = ScriptedBackend(

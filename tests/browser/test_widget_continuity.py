@@ -1,5 +1,5 @@
-"""Issue #19 in Chromium: the conversation follows the visitor (reloads, pages, tabs), only
-with its secret; a first impression; clear limits; feedback on answers.
+"""Continuity in Chromium: the conversation follows the visitor (reloads, pages, tabs),
+only with its secret; a first impression; clear limits; feedback on answers.
 
 The scripted backend stands in for the graph (tests/integration/api/scripted_backend.py);
 the HTTP API, the store (session keys, feedback) and the widget are real. That the next

@@ -1,6 +1,6 @@
-"""The local writer on a company it was never tuned on (issue #17): the three-page
-Velotrove site, cut by the real chunker, searched with the real MiniLM, each page one
-passage — so the delivery question and the theft procedure arrive in the same passage.
+"""The local writer on a company it was never tuned on: the three-page Velotrove site,
+cut by the real chunker, searched with the real MiniLM, each page one passage — so the
+delivery question and the theft procedure arrive in the same passage.
 
 These run the answering jobs directly, without the intent classifier and the relevance
 threshold (their own tests cover whether such a site's questions reach the writer)."""

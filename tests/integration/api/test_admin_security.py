@@ -1,4 +1,4 @@
-"""Admin authentication, security headers, /metrics and the demo page (issue #24 finding 8).
+"""Admin authentication, security headers, /metrics and the demo page.
 
 Each test names what the old code let through: unlimited wrong admin keys, one
 process-wide key only, no security headers, an open /metrics, the Host header in the page.

@@ -1,4 +1,4 @@
-"""Bad characters at the API boundary (issue #24 finding 7), on real SQLite and PostgreSQL.
+"""Bad characters at the API boundary, on real SQLite and PostgreSQL.
 
 A lone surrogate (`\\udc80`, what a browser sends when a string is cut inside an emoji)
 gave a 500 on both stores, and NUL on PostgreSQL lost the turn and the handoff request

@@ -1,4 +1,4 @@
-"""Issue #24 finding 3: Redis is an accelerator, the database a dependency with a clear 503.
+"""Redis is an accelerator, the database a dependency with a clear 503.
 
 Each test runs its own `redis-server` on a private port (never the shared 6379) and
 stops it (SIGKILL) or freezes it (SIGSTOP). What must survive: every turn is answered

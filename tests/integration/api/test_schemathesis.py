@@ -6,7 +6,7 @@ admin routes included, is called with generated parameters and bodies twice: onc
 generated (random keys and origins: the 401/403 paths), once with valid credentials (the
 site's key and allowed origin, the admin key as a bearer), so generated bodies reach the
 graph and the store. Generated text includes NUL and lone surrogates, which gave 500s
-before the API normalised every request string (issue #24 finding 7).
+before the API normalised every request string.
 
 Bounded: a fixed number of examples per operation and mode (about 400 requests, 90 of
 them real turns) and a wall-clock budget for the fuzzing; on a 2-core machine the run

@@ -1,4 +1,4 @@
-"""Issue #24 finding 4: nothing acknowledged is lost when the store fails.
+"""Nothing acknowledged is lost when the store fails.
 
 The real `ChatService` (local engine) with an injected write failure: an SQLAlchemy hook
 that raises `OperationalError` ("database or disk is full") on the turn's final write,

@@ -1,5 +1,5 @@
-"""Issue #24 finding 1 (proxies): X-Forwarded-For counts only from proxies the operator
-lists in FRONTDESK_TRUSTED_PROXIES; by default from no one, loopback included.
+"""X-Forwarded-For counts only from proxies the operator lists in
+FRONTDESK_TRUSTED_PROXIES; by default from no one, loopback included.
 
 The test takes the proxy options `frontdesk serve` really passes to uvicorn (uvicorn.run
 is intercepted), runs a real uvicorn server with them on loopback in front of the API

@@ -1,6 +1,6 @@
-"""Issue #17 through the real graph on the local engine: answers that read like answers,
-high stakes that still get the answer, no demo copy outside the demo, booking only on
-an explicit wish, and a lead flow that listens (real SQLite, real MiniLM, demo KB and the
+"""Through the real graph on the local engine: answers that read like answers, high
+stakes that still get the answer, no demo copy outside the demo, booking only on an
+explicit wish, and a lead flow that listens (real SQLite, real MiniLM, demo KB and the
 three-page Velotrove site with every default)."""
 
 from __future__ import annotations

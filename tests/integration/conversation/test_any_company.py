@@ -1,8 +1,8 @@
-"""A company that is not the demo (issue #17 "Why"): a three-page bike-subscription site
-through the real graph — real SQLite, real MiniLM, the real local engine, the product's
-defaults (no threshold calibrated, nothing tuned). Its plain questions are answered from
-its pages, however everyday their phrasing sounds to the intent classifier; everyday
-requests are still refused as off-topic; a question its pages do not answer abstains."""
+"""A company that is not the demo: a three-page bike-subscription site through the real
+graph — real SQLite, real MiniLM, the real local engine, the product's defaults (no
+threshold calibrated, nothing tuned). Its plain questions are answered from its pages,
+however everyday their phrasing sounds to the intent classifier; everyday requests are
+still refused as off-topic; a question its pages do not answer abstains."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The hack block through the real graph on the local engine (issue #17 "Why"): technical
-questions and long pastes are no attacks, only confident detections count toward the
-block, and a blocked session recovers once the block window has passed."""
+"""The hack block through the real graph on the local engine: technical questions and
+long pastes are no attacks, only confident detections count toward the block, and a
+blocked session recovers once the block window has passed."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A planted document that speaks to the assistant (#24 finding 6): its instructions are
-withheld at ingestion and never reach a visitor; its ordinary lines are still answered
-from. Real SQLite index, real MiniLM, the real local engine over the demo site."""
+"""A planted document that speaks to the assistant: its instructions are withheld at
+ingestion and never reach a visitor; its ordinary lines are still answered from. Real
+SQLite index, real MiniLM, the real local engine over the demo site."""
 
 from __future__ import annotations
 

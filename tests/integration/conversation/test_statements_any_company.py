@@ -1,6 +1,6 @@
-"""Issue #17 through the real graph: a help-centre visitor who writes a title instead of a
-question ("Encrypting gmail messages.") is answered when the site's content supports it
-by both signals, and a conversation act ("no thanks") still never reaches the content.
+"""Through the real graph: a help-centre visitor who writes a title instead of a question
+("Encrypting gmail messages.") is answered when the site's content supports it by both
+signals, and a conversation act ("no thanks") still never reaches the content.
 
 The site is StackFAQ's web-app FAQ read from the shared datasets (skipped without them),
 built with the product's defaults (`evals.sites.site_file`): real SQLite, the default

@@ -1,4 +1,4 @@
-"""Seed 002 replay against the real graph: one checkpoint write, then only the final query."""
+"""Multi-turn replay against the real graph: one checkpoint write, then only the final query."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from frontdesk.settings import Settings
 
 pytestmark = pytest.mark.integration
 
-# The seed's "Technical" conversation, asked with the demo site's two form questions.
+# The worked example "Technical", asked with the demo site's two form questions.
 HISTORY = [
     {"role": "user", "content": "We want to automate our operations."},
     {"role": "assistant", "content": "👉 How many people work at your company?"},
@@ -51,7 +51,7 @@ async def test_history_is_injected_once_and_the_final_query_completes_the_form(
             "company_size": "About 200",
             "use_case": FINAL,
         }
-        # every field known: the CTA carries them (seed 002: the CTA is no longer blocked)
+        # every field known: the CTA carries them (the CTA is no longer blocked)
         assert result.cta is not None and "use_case=Syncing" in result.cta.url
 
 

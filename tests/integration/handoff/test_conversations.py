@@ -183,7 +183,7 @@ async def test_a_stalled_conversation_becomes_a_lead_only_when_the_visitor_leave
     stalled = results[-1]  # the third answer ends with the low-friction stall offer
     assert stalled.handoff is not None and stalled.handoff.reason == "stall"
     assert "leave your email" in stalled.answer
-    assert handoffs(chat, session) == []  # an offer, not yet a lead (seed 004 stall path)
+    assert handoffs(chat, session) == []  # an offer, not yet a lead (the stall path)
 
     accepted = await say(chat, session, "sure, dana@acme.io")
     assert accepted.route == "HANDOFF" and "dana@acme.io" in accepted.answer

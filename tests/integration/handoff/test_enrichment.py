@@ -1,4 +1,4 @@
-"""The enrichment pipeline (seed 000): cache → returning visitor → reveal → HTTP providers."""
+"""The enrichment pipeline: cache → returning visitor → reveal → HTTP providers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue #24 finding 2: a visitor's words never become Slack markup, and Block Kit limits
-hold however long the conversation was. The visitor's words travel in `plain_text`
+"""A visitor's words never become Slack markup, and Block Kit limits hold however long
+the conversation was. The visitor's words travel in `plain_text`
 objects (Slack never parses them); every `mrkdwn` text is ours, escaped.
 
 A real dispatcher delivers to a real loopback HTTP receiver standing in for Slack's

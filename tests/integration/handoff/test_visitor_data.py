@@ -1,4 +1,4 @@
-"""Issue #24 finding 1: visitor-controlled data is per session and untrusted.
+"""Visitor-controlled data is per session and untrusted.
 
 `reveal` data comes from the visitor's browser. It must serve only the session that sent
 it (not the next session from the same IP: an office, a proxy, a load balancer), never
@@ -114,7 +114,7 @@ async def test_provider_results_are_still_shared_by_ip_and_cleaned(
     acme: Runtime, http: HttpReceiver, cache: EnrichmentCache
 ) -> None:
     # Must survive: what the operator's own provider says about an IP is cached and
-    # remembered (seed 000 priorities 1 and 2) — cleaned like any other value.
+    # remembered (enrichment priorities 1 and 2) — cleaned like any other value.
     http.replies["/provider"] = {"company": {"name": "Initech\x1b[31m <b>Ltd</b>"}}
     config = site([{"name": "ipapi", "url": http.url("/provider")}])
     enricher = Enricher(acme.sessions, cache=cache)

@@ -1,4 +1,4 @@
-"""Issue #24 finding 9: webhooks signed the Standard Webhooks way, and attempts counted
+"""Webhooks signed the Standard Webhooks way, and attempts counted
 right when a process dies mid-delivery.
 
 Real loopback HTTP and SMTP receivers, a real SQLite store. The receiver side is checked

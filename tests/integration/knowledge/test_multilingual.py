@@ -82,7 +82,7 @@ def test_the_default_embedding_is_multilingual_and_needs_no_torch() -> None:
     assert vectors.shape == (2, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     query = embedder.embed_query("Как оплатить счёт?")
-    assert query @ vectors[0] > query @ vectors[1]  # the example, fixed
+    assert query @ vectors[0] > query @ vectors[1]  # Russian question, English answer
 
 
 def test_embedding_with_the_default_model_never_imports_torch() -> None:

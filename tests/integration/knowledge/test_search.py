@@ -27,8 +27,8 @@ pytestmark = pytest.mark.integration
 SiteFactory = Callable[..., SiteKnowledge]
 
 
-def seed001_sanitize(site_id: str) -> str:
-    """Seed 001's collection-name rule: non-[A-Za-z0-9._-] → '_', truncated to 63 chars."""
+def collection_name_rule(site_id: str) -> str:
+    """The collection-name rule: non-[A-Za-z0-9._-] → '_', truncated to 63 chars."""
     return re.sub(r"[^A-Za-z0-9._-]", "_", site_id)[:63]
 
 
@@ -46,7 +46,7 @@ def doc(doc_id: str, text: str, title: str = "") -> Document:
 
 
 def test_colliding_site_ids_stay_isolated(kb: KnowledgeBase, make_site: SiteFactory) -> None:
-    assert len({seed001_sanitize(s) for s in COLLIDING_IDS}) == 2  # they do collide
+    assert len({collection_name_rule(s) for s in COLLIDING_IDS}) == 2  # they do collide
     secrets = {site_id: f"secretword{n}" for n, site_id in enumerate(COLLIDING_IDS)}
     for site_id, secret in secrets.items():
         kb.ingest_documents(

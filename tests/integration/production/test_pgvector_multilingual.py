@@ -1,4 +1,4 @@
-"""Issue #18's cross-lingual acceptance on PostgreSQL + pgvector, with the default
+"""The cross-lingual acceptance checks on PostgreSQL + pgvector, with the default
 embedding (multilingual-e5-small): the same checks as on SQLite
 (tests/integration/knowledge/test_multilingual.py), on another invented company's pages."""
 

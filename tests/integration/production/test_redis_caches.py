@@ -186,7 +186,7 @@ def acme(cache_ttl_s: float = 120, provider_url: str = "") -> SiteConfig:
 async def test_enrichment_cache_is_shared_by_replicas(runtime: Runtime, redis_prefix: str) -> None:
     # Must survive: a profile a provider found for replica A is replica B's cache hit
     # (priority 1), stored with the site's cache_ttl_s as its expiry. Must not: a
-    # browser's reveal data shared that way (issue #24: it is per session).
+    # browser's reveal data shared that way (it is per session).
     with HttpReceiver() as provider:
         provider.replies["/ip"] = {"company": {"name": "Initech", "industry": "SaaS"}}
         await shared_by_replicas(runtime, redis_prefix, acme(120, provider.url("/ip")))

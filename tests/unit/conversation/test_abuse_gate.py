@@ -1,4 +1,4 @@
-"""The abuse gate of seed 000: its spam sequence, hack block, length block and priority."""
+"""The abuse gate: its spam sequence, hack block, length block and priority."""
 
 import pytest
 
@@ -14,7 +14,7 @@ from frontdesk.guard.abuse import (
 pytestmark = pytest.mark.unit
 
 
-def test_seed_spam_sequence_turns_1_to_5() -> None:
+def test_spam_sequence_turns_1_to_5() -> None:
     last: str | None = None
     count = 0
     outcomes = []

@@ -1,5 +1,5 @@
-"""The graph's shape: every seed step is a node, and the docs' diagram is the one the code
-draws (`frontdesk graph`)."""
+"""The graph's shape: every conversation step is a node, and the docs' diagram is the one
+the code draws (`frontdesk graph`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 REPO = Path(__file__).resolve().parents[3]
 DOC = REPO / "docs" / "architecture.md"
 
-SEED_NODES = {
+SPECIFIED_NODES = {
     "abuse_gate",
     "detect_language",
     "retrieval_task_starter",
@@ -30,12 +30,12 @@ SEED_NODES = {
     "visitor_profile_awaiter",
     "retrieval_awaiter",
     "skill_applier",
-    # Not a seed step: a question about a fact the site states is answered from its facts.
+    # A question about a fact the site states is answered from its facts.
     "match_facts",
     "fact_answer_writer",
     "grade_docs",
     "retry_retrieval",
-    "team_answer_writer",  # issue 22: a team answer given as written
+    "team_answer_writer",  # a team answer given as written
     "answer_writer",
     "verify_facts",
     "evaluate_answer",
@@ -51,16 +51,16 @@ SEED_NODES = {
     "answer_suggester",
     "follow_up_suggester",
     "finalize",
-    # Not a seed step: live takeover (issue 23), the turn of a conversation a person owns.
+    # Live takeover: the turn of a conversation a person owns.
     "human_relay",
     # After a takeover: what a named team member said, quoted as theirs.
     "team_recall_writer",
 }
 
 
-def test_every_seed_step_is_a_langgraph_node() -> None:
+def test_every_conversation_step_is_a_langgraph_node() -> None:
     nodes = set(compile_graph().get_graph().nodes) - {"__start__", "__end__"}
-    assert nodes == SEED_NODES
+    assert nodes == SPECIFIED_NODES
     assert len(nodes) >= 25
 
 

@@ -1,4 +1,4 @@
-"""Emoji-marker protocol: dialog_state_extractor, form_field_extractor, seed 002 replay."""
+"""Emoji-marker protocol: dialog_state_extractor, form_field_extractor, history replay."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from frontdesk.sites.schema import FormField, FormGroup, ProfilingForm
 
 pytestmark = pytest.mark.unit
 
-# The seed 002 hexa.com example: two qualification questions, asked in config order.
+# The hexa.com example: two qualification questions, asked in config order.
 HEXA = [
     ProfilingForm(
         id="apply",
@@ -111,20 +111,20 @@ def test_field_ids_follow_config_order() -> None:
 
 # --- dialog_state_extractor ---------------------------------------------------------------
 
-SEED_002_MARKERS = [
-    # marker, the seed 002 state field, its turn-index key
+QUALIFICATION_MARKERS = [
+    # marker, its dialog-supervision flag, its turn-index key
     ("💌", "email_asked_last_turn", "content_gating_ask_turn"),
     ("👇", "demo_was_proposed_last_turn", "demo_proposed_turn"),
     ("👉", "profiling_asked_last_turn", "profiling_ask_turn"),
 ]
 
 
-@pytest.mark.parametrize(("marker", "flag", "turn_key"), SEED_002_MARKERS)
+@pytest.mark.parametrize(("marker", "flag", "turn_key"), QUALIFICATION_MARKERS)
 def test_marker_sets_latest_flag_turn_and_ever(marker: str, flag: str, turn_key: str) -> None:
     update = dialog_state_update(f"Sure. {marker}", turn_number=3)
     assert update[flag] is True
     assert update[turn_key] == 3
-    others = {f for _, f, _ in SEED_002_MARKERS} - {flag}
+    others = {f for _, f, _ in QUALIFICATION_MARKERS} - {flag}
     assert not any(update[f] for f in others)
     assert any(key.startswith("ever_") and value for key, value in update.items())
 
@@ -146,8 +146,8 @@ def test_the_reducers_name_every_cumulative_key() -> None:
     assert set(STICKY_FLAGS) == flags - {"explicit_human_request"}
 
 
-def test_turn_alignment_matches_seed_002() -> None:
-    # Seed 002: after a 💌 reply, the next turn's skill_selector sees turns_since_ask == 1.
+def test_turn_alignment_matches_the_worked_example() -> None:
+    # After a 💌 reply, the next turn's skill_selector sees turns_since_ask == 1.
     rebuilt = replay_history(
         [("user", "Do you have a case study?"), ("assistant", "I can email it to you 💌")]
     )
@@ -332,10 +332,10 @@ def test_long_answers_are_capped_in_the_url() -> None:
     assert len(parse_qs(urlsplit(url).query)["use_case"][0]) == 200
 
 
-# --- seed 002 replay -----------------------------------------------------------------------
+# --- history replay -----------------------------------------------------------------------
 
 
-def test_seed_002_full_multi_turn_qualification_example() -> None:
+def test_full_multi_turn_qualification_example() -> None:
     history = [
         ("user", "I want to apply"),
         ("assistant", "👉 What stage is your company at?"),

@@ -40,7 +40,7 @@ def passage(doc_id: str, source: str, score: float) -> dict[str, Any]:
     }
 
 
-# A team answer above the threshold that no page beats clearly (issue 22).
+# A team answer above the threshold that no page beats clearly.
 TEAM_HIT = {
     "status": "ok",
     "threshold": 0.8,

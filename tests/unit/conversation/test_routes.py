@@ -1,4 +1,4 @@
-"""Every row of the routing table (seed 000 + seed 004 priorities), as plain values."""
+"""Every row of the routing table (intent routes and handoff priorities), as plain values."""
 
 import pytest
 

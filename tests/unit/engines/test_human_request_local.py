@@ -1,5 +1,5 @@
-"""Explicit human requests (seed 004) in eight languages: requests fire, product questions
-and refusals do not."""
+"""Explicit human requests in eight languages: requests fire, product questions and
+refusals do not."""
 
 from __future__ import annotations
 

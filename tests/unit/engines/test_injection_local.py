@@ -1,5 +1,5 @@
-"""The local prompt-injection detector: its artifact, and the failures of issue #17 it
-must not repeat (technical questions and long pastes taken for attacks)."""
+"""The local prompt-injection detector: its artifact, and the failures it must not repeat
+(technical questions and long pastes taken for attacks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Local skill selector and the deterministic skill_applier rules (seed 000)."""
+"""Local skill selector and the deterministic skill_applier rules."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The cross-site suite (issue #17): what counts as answered, refused and abstained, the
-gates, and how a site's questions and pages are sampled."""
+"""The cross-site suite: what counts as answered, refused and abstained, the gates, and
+how a site's questions and pages are sampled."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def test_dump_round_trips_and_site_matching() -> None:
     assert not matches_site(items[0], "other", "Other")
 
 
-def test_the_bundled_demo_set_covers_what_issue_8_asks_for() -> None:
+def test_the_bundled_demo_set_covers_every_kind_of_case() -> None:
     items = load_items(DEMO_SETS)
     stats = summary(items)
     assert stats["single_turn"] >= 80 and stats["multi_turn"] >= 25
@@ -100,7 +100,7 @@ def test_the_bundled_demo_set_covers_what_issue_8_asks_for() -> None:
         "handoff",
         "follow_up",
     }
-    for it in items:  # seed 002 shape
+    for it in items:  # the dataset item shape
         assert it.metadata.site_name == "demo"
         if it.multi_turn:
             assert all(m.role in ("user", "assistant") for m in it.metadata.history)
@@ -109,19 +109,19 @@ def test_the_bundled_demo_set_covers_what_issue_8_asks_for() -> None:
 
 
 def test_langfuse_items_become_eval_items() -> None:
-    seed_000 = item_from_langfuse(
+    langfuse_item = item_from_langfuse(
         "lf-1",
         {"message": "How does pricing work?", "history": [{"role": "user", "content": "hi"}]},
         {"intent": "LEARN", "confidence": 0.9},
         {"source": "production"},
     )
-    assert seed_000.query == "How does pricing work?"
-    assert seed_000.expected_output.intent == "LEARN"
-    assert seed_000.metadata.model_extra == {
+    assert langfuse_item.query == "How does pricing work?"
+    assert langfuse_item.expected_output.intent == "LEARN"
+    assert langfuse_item.metadata.model_extra == {
         "source": "production",
         "expected_extra": {"confidence": 0.9},
     }
-    assert seed_000.multi_turn
+    assert langfuse_item.multi_turn
     plain = item_from_langfuse("lf-2", "Technical", "Propose the CTA 👇", None)
     assert plain.query == "Technical" and plain.expected_output.response == "Propose the CTA 👇"
 

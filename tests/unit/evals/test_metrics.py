@@ -98,7 +98,7 @@ def test_ranking_metrics() -> None:
         hit_at_k(ranks, 0)
 
 
-def test_keyword_context_recall_seed_001() -> None:
+def test_keyword_context_recall_worked_example() -> None:
     context = "Ошибка E20 связана с проблемой слива воды. Проверьте фильтр."
     # "ошибк" and "e20" are found (case-insensitive substrings), "warranty" is not
     assert keyword_recall(["ошибк", "E20", "warranty"], context) == pytest.approx(2 / 3)

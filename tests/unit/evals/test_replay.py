@@ -1,4 +1,4 @@
-"""Seed 002 history reconstruction, rule by rule, and its worked example "Technical"."""
+"""Multi-turn history reconstruction, rule by rule, and the worked example "Technical"."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from frontdesk.sites.schema import FormField, FormGroup, ProfilingForm
 
 pytestmark = pytest.mark.unit
 
-# The seed's site (hexa.com): two qualification fields, in this configuration order.
+# The worked example's site (hexa.com): two qualification fields, in this configuration order.
 HEXA = [
     ProfilingForm(
         id="apply",
@@ -44,7 +44,7 @@ HEXA = [
 ]
 FIELDS = form_field_ids(HEXA)
 
-# Seed 002 "Dataset Item Format", verbatim.
+# The worked example "Technical" as a multi-turn dataset item.
 TECHNICAL_ITEM = """{"input": {"query": "Technical"},
  "expected_output": {"response": "The bot should propose the CTA using the 👇 emoji..."},
  "metadata": {"site_name": "hexa.com", "history": [
@@ -69,7 +69,7 @@ def roles(turns: list[HistoryTurn]) -> list[tuple[str, str]]:
 # --- the worked example -------------------------------------------------------------------
 
 
-def test_technical_produces_exactly_the_seed_state_table() -> None:
+def test_technical_produces_exactly_the_worked_state_table() -> None:
     item = parse_items(["".join(TECHNICAL_ITEM.splitlines())])[0]
     rebuilt = reconstruct(item.metadata.history, item.query, FIELDS)
     update = rebuilt.state_update()
@@ -187,7 +187,7 @@ def test_email_marker_in_the_last_assistant_message() -> None:
         "demo_was_proposed_last_turn": False,
         "content_gating_ask_turn": 0,
     }
-    # seed 002 alignment: the next turn's skill selector sees turns_since_ask == 1
+    # alignment with the graph: the next turn's skill selector sees turns_since_ask == 1
     supervision = rebuilt.state_update()["dialog_supervision"]
     assert turns_since(supervision, "content_gating_ask_turn", rebuilt.turn_number) == 1
 
@@ -205,13 +205,13 @@ def test_demo_marker_and_markers_of_earlier_messages() -> None:
 
 
 @pytest.mark.parametrize("pairs", [1, 2, 3, 5])
-def test_marker_turn_matches_the_seed_formula_for_alternating_histories(pairs: int) -> None:
+def test_marker_turn_matches_the_marker_formula_for_alternating_histories(pairs: int) -> None:
     history = [m for i in range(pairs) for m in (user(f"q{i}"), bot(f"a{i} 💌"))]
     rebuilt = reconstruct(history, "final")
     num_messages = len(rebuilt.turns)
-    seed_emoji_turn = (num_messages // 2 + 1) - 1  # the seed's 1-based count
+    expected_emoji_turn = (num_messages // 2 + 1) - 1  # the emoji turn counted from 1
     assert rebuilt.dialog_supervision is not None
-    assert rebuilt.dialog_supervision["content_gating_ask_turn"] == seed_emoji_turn - 1
+    assert rebuilt.dialog_supervision["content_gating_ask_turn"] == expected_emoji_turn - 1
     assert marker_turn(rebuilt.turn_number) == rebuilt.turn_number - 1
 
 

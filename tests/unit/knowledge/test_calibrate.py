@@ -1,4 +1,4 @@
-"""Threshold recommendation (seed 004), the histogram and writing the site file."""
+"""Threshold recommendation, the histogram and writing the site file."""
 
 from __future__ import annotations
 

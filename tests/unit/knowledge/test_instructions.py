@@ -1,4 +1,4 @@
-"""Which lines of a knowledge source read as instructions to the assistant (#24 finding 6).
+"""Which lines of a knowledge source read as instructions to the assistant.
 
 What must survive: every ordinary line of the document, including look-alikes that talk
 about assistants, systems or links without addressing the model."""

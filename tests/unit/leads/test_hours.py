@@ -1,4 +1,4 @@
-"""Business hours (seed 004 "Business Hours Testing Requirements"), DST included.
+"""Business hours, DST included.
 
 Dates: winter rows use January 2025 (CET, UTC+1); summer rows use July 2025 (CEST,
 UTC+2). In 2025 Europe/Madrid springs forward on Sunday 30 March at 02:00 local
@@ -27,8 +27,8 @@ def cet(day: int, hour: int, minute: int = 0, second: int = 0) -> datetime:
     return datetime(2025, 1, day, hour, minute, second, tzinfo=MADRID)
 
 
-# The seed's test table, one row per case, in the seed's order.
-SEED_TABLE = [
+# The business-hours test table, one row per case.
+BUSINESS_HOURS_TABLE = [
     pytest.param(
         datetime(2025, 1, 13, 10, 0, tzinfo=UTC_PLUS_1), False, True, id="monday-10-cet-winter"
     ),
@@ -50,12 +50,12 @@ SEED_TABLE = [
 ]
 
 
-@pytest.mark.parametrize(("now", "same_day_followup", "expected"), SEED_TABLE)
-def test_seed_business_hours_table(now: datetime, same_day_followup: bool, expected: bool) -> None:
+@pytest.mark.parametrize(("now", "same_day_followup", "expected"), BUSINESS_HOURS_TABLE)
+def test_business_hours_table(now: datetime, same_day_followup: bool, expected: bool) -> None:
     assert is_business_hours(now, HOURS, same_day_followup=same_day_followup) is expected
 
 
-# The seed's "In practice" table: both calls at each time.
+# In practice: the plain call and the same-day-cutoff call at each time.
 PRACTICE_TABLE = [
     pytest.param(cet(13, 10), True, True, id="monday-1000"),
     pytest.param(cet(15, 16, 30), True, False, id="wednesday-1630"),
@@ -66,13 +66,13 @@ PRACTICE_TABLE = [
 
 
 @pytest.mark.parametrize(("now", "plain", "same_day"), PRACTICE_TABLE)
-def test_seed_same_day_cutoff_table(now: datetime, plain: bool, same_day: bool) -> None:
+def test_same_day_cutoff_table(now: datetime, plain: bool, same_day: bool) -> None:
     assert is_business_hours(now, HOURS) is plain
     assert is_business_hours(now, HOURS, same_day_followup=True) is same_day
 
 
 def test_dst_monday_would_be_wrong_with_a_fixed_utc_offset() -> None:
-    # Etc/GMT-1 is a fixed UTC+1: the "CET forever" mistake the seed warns about.
+    # Etc/GMT-1 is a fixed UTC+1: the "CET forever" mistake.
     fixed_offset = BusinessHours(timezone="Etc/GMT-1")
     monday_0930_cest = datetime(2025, 3, 31, 7, 30, tzinfo=UTC)
 
@@ -148,7 +148,7 @@ def test_next_opening_across_fall_back_keeps_local_opening_hour() -> None:
 # --- configuration ------------------------------------------------------------------------
 
 
-def test_defaults_follow_the_seed() -> None:
+def test_defaults_follow_the_specified_hours() -> None:
     assert HOURS.weekly[0] == (OpeningRange(9 * 60, 18 * 60),)
     assert HOURS.same_day_cutoff == time(16, 0)
     assert HOURS.weekdays == frozenset({0, 1, 2, 3, 4})

@@ -1,4 +1,4 @@
-"""Context Packet Generator and build_summary (seed 004 CPG-001 … CPG-010)."""
+"""Context Packet Generator and build_summary (cases CPG-001 … CPG-010)."""
 
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -203,7 +203,7 @@ def test_cpg_010_most_recent_explicit_signal_preferred() -> None:
     assert summary == f"Visitor is building / evaluating '{PROBLEM}'."
 
 
-# --- validation beyond the CPG table ------------------------------------------------------
+# --- validation beyond the CPG cases ------------------------------------------------------
 
 
 @pytest.mark.parametrize(

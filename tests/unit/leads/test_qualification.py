@@ -1,4 +1,4 @@
-"""Qualification state machine (seed 004): monotonic deltas, lead level, routing, stall."""
+"""Qualification state machine: monotonic deltas, lead level, routing, stall."""
 
 from typing import Any
 

@@ -198,3 +198,38 @@ def test_crawls_after_a_change_of_model_write_the_generation_that_answers(
         assert not found(page_marker(3, 0))
         assert crawl(new) == 1
         assert found(page_marker(3, 0))
+
+
+def test_what_a_crawl_changes_during_a_re_embed_is_in_the_new_index(
+    kb: KnowledgeBase, gated: dict[str, GatedEmbedder]
+) -> None:
+    """A crawl while the new model embeds writes the generation that answers; the re-embed
+    copies what it changed and drops what it removed before it switches, so the edit is
+    not lost at the switch (the next crawl finds the page unchanged and would not read
+    it again)."""
+    old = SiteKnowledge("shop", KnowledgeConfig(embedding="hash:256"), language="en")
+    gate = threading.Event()
+    gated["32"] = GatedEmbedder(32, gate)
+    new = SiteKnowledge("shop", KnowledgeConfig(embedding="gated:32"), language="en")
+    with LoopbackWebsite(4, slow_s=0.1) as website:
+        source = WebSource.model_validate({"url": website.url + "/", "allow_private_network": True})
+        engine = kb.index.engine  # type: ignore[attr-defined]
+
+        def crawl(site: SiteKnowledge) -> int:
+            return asyncio.run(site_sync(engine, kb, site).sync("shop", source)).changed
+
+        assert crawl(old) > 0
+        thread = kb.start_reembed(new)
+        assert thread is not None and gated["32"].started.wait(10)
+        website.edit(2)
+        assert crawl(new) == 1  # written to "shop", the generation that answers
+        gone = website.url + page_path(3)
+        kb.index.remove_documents("shop", [gone])  # as a crawl removes a page gone twice
+        gate.set()
+        thread.join(60)
+
+    assert kb.index_key(new) == "shop@1"
+    contents = [c.content for c in kb.search(new, page_marker(2, 1), top_k=20).chunks]
+    assert any(page_marker(2, 1) in text for text in contents)
+    assert not any(page_marker(2, 0) in text for text in contents)
+    assert gone not in {doc.doc_id for doc in kb.index.list_documents("shop@1")}

@@ -3,7 +3,8 @@
 The documents of the serving generation are recovered — from their file when it is still
 on disk (the same text `kb ingest` read), otherwise rebuilt from their stored chunks in
 order (headings restored, the overlap between consecutive chunks removed) — and ingested
-under the pending generation's key with the new model, chunked with its tokenizer. Then
+under the pending generation's key with the new model, chunked with its tokenizer; what
+a crawl changed or removed in the serving generation meanwhile is copied again. Then
 `GenerationStore.switch` makes the new generation the serving one in one statement, and
 the old generation's chunks are removed.
 """
@@ -32,6 +33,9 @@ from frontdesk.knowledge.models import Document, DocumentKind, IngestReport
 
 log = logging.getLogger(__name__)
 _MAX_OVERLAP_CHARS = 4_000
+# Passes over the old generation: the whole copy, then what changed while the previous
+# pass ran. A site still changing after the last one switches with what was copied.
+COPY_PASSES = 3
 
 
 @dataclass
@@ -159,12 +163,28 @@ def rebuild(
     ingestor: Ingestor,
     report: ReembedReport,
 ) -> None:
-    """Fill `new_key` with the documents of `old_key`, embedded by `ingestor`."""
+    """Fill `new_key` with the documents of `old_key`, embedded by `ingestor`. What
+    changed in `old_key` meanwhile (a crawl writes the generation that answers) is copied
+    again, and what was removed from it is removed, until a pass finds nothing new."""
     leftovers = [doc.doc_id for doc in index.list_documents(new_key)]
     if leftovers:  # a re-embed that died half-way: start clean
         index.remove_documents(new_key, leftovers)
-    documents = recover_documents(index.list_documents(old_key), engine, old_key, report)
-    ingestor.ingest_documents(new_key, documents, report.ingest)
+    copied: dict[str, str] = {}  # doc id → the fingerprint in `old_key` it was copied at
+    stale = index.list_documents(old_key)
+    for _ in range(COPY_PASSES):
+        documents = recover_documents(stale, engine, old_key, report)
+        ingestor.ingest_documents(new_key, documents, report.ingest)
+        copied |= {doc.doc_id: doc.fingerprint for doc in stale}
+        serving = index.list_documents(old_key)
+        stale = [doc for doc in serving if copied.get(doc.doc_id) != doc.fingerprint]
+        removed = sorted(set(copied) - {doc.doc_id for doc in serving})
+        if removed:
+            index.remove_documents(new_key, removed)
+            for doc_id in removed:
+                del copied[doc_id]
+        if not stale:
+            return
+        log.info("reembed_catch_up key=%s changed_meanwhile=%d", new_key, len(stale))
 
 
 def switch_generation(

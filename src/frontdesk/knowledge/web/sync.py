@@ -93,8 +93,8 @@ def site_sync(
     from frontdesk.knowledge.site import SiteKnowledge
 
     knowledge = SiteKnowledge.of(site)
-    # The generation that answers, registered on the first write as an ingest does. During
-    # a re-embed the new generation gets what this crawl changed at the crawl after it.
+    # The generation that answers, registered on the first write as an ingest does. A
+    # re-embed running meanwhile copies what this crawl changed before it switches.
     key, serving = kb.write_targets(knowledge)[-1]
     return SiteSync(
         engine,

@@ -131,7 +131,13 @@ def test_a_visitor_conversation_appears_live_with_sources_and_trace(
         # The visitor gives the answer a 👎 with a comment; the transcript shows both.
         answer.locator(".vote.down").click()
         answer.locator(".feedback input").fill("I wanted the merge rules")
-        answer.locator(".feedback input").press("Enter")
+        # The comment's request is not waited for by the widget ("Thanks" shows at once):
+        # the transcript below is read once, so it must be stored first.
+        with chat.expect_response(
+            lambda r: r.url.endswith("/feedback") and "merge rules" in (r.request.post_data or "")
+        ) as saved:
+            answer.locator(".feedback input").press("Enter")
+        assert saved.value.status == 200
         expect(answer.locator(".feedback .soft")).to_contain_text("Thanks")
 
         # No reload: the inbox polls and the new conversation shows up at the top.

@@ -26,6 +26,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from frontdesk.store.db import Repository
@@ -214,19 +215,27 @@ class FeedbackRepository(Repository):
     def record(
         self, site_id: str, session_id: str, turn: int, rating: str, comment: str | None
     ) -> AnswerFeedback:
-        row = self.session.scalar(
-            select(AnswerFeedback).where(
-                AnswerFeedback.site_id == site_id,
-                AnswerFeedback.session_id == session_id,
-                AnswerFeedback.turn == turn,
-            )
-        )
+        """The visitor's vote on one answer. The widget sends a 👎 and then its comment as
+        two requests, which may run at once: the first to insert the row wins, the other
+        updates it."""
         now = utcnow()
+        row = self._vote(site_id, session_id, turn)
         if row is None:
-            row = AnswerFeedback(
-                site_id=site_id, session_id=session_id, turn=turn, created_at=now, rating=rating
-            )
-            self.session.add(row)
+            try:
+                with self.session.begin_nested():
+                    row = self._insert(
+                        AnswerFeedback(
+                            site_id=site_id,
+                            session_id=session_id,
+                            turn=turn,
+                            created_at=now,
+                            rating=rating,
+                        )
+                    )
+            except IntegrityError:  # the other request inserted it first
+                row = self._vote(site_id, session_id, turn)
+                if row is None:
+                    raise
         # A comment explains a 👎; a vote without one keeps what was written before.
         if row.rating != rating:
             row.comment = None
@@ -236,6 +245,15 @@ class FeedbackRepository(Repository):
         row.updated_at = now
         self.session.flush()
         return row
+
+    def _vote(self, site_id: str, session_id: str, turn: int) -> AnswerFeedback | None:
+        return self.session.scalar(
+            select(AnswerFeedback).where(
+                AnswerFeedback.site_id == site_id,
+                AnswerFeedback.session_id == session_id,
+                AnswerFeedback.turn == turn,
+            )
+        )
 
     def for_session(self, site_id: str, session_id: str) -> Sequence[AnswerFeedback]:
         return self.session.scalars(

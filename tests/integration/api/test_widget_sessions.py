@@ -3,8 +3,10 @@ scripted graph): what a copied session id cannot do, and what must survive bad i
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from api_support import ACME_ORIGIN, DEMO_KEY, DEMO_ORIGIN, Api, demo_headers, new_session
@@ -100,6 +102,38 @@ def test_feedback_is_validated_stored_once_per_turn_and_shown(api: Api) -> None:
     with api.runtime.sessions() as db:
         assert db.scalars(select(AnswerFeedback)).all() == []
         assert db.scalars(select(WidgetSessionKey)).all() == []
+
+
+def posted_at_once(api: Api, path: str, headers: dict[str, str], bodies: list[Any]) -> list[int]:
+    """The status of each POST of `bodies` to `path`, all sent at the same moment."""
+    barrier = threading.Barrier(len(bodies))
+    statuses: list[int] = []
+
+    def post(body: Any) -> None:
+        barrier.wait()
+        statuses.append(api.client.post(path, json=body, headers=headers).status_code)
+
+    threads = [threading.Thread(target=post, args=(body,)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return statuses
+
+
+@pytest.mark.usefixtures("stack")  # SQLite and the production stack's two workers
+def test_a_vote_and_its_comment_sent_at_once_both_land(api: Api) -> None:
+    """The widget posts a 👎, then its comment. Sent at once (a quick visitor, a slow
+    network), both found no row, one insert failed on the unique turn with a 500, and the
+    widget lost the comment silently. What must survive: the vote and the comment."""
+    for _ in range(10):
+        session, secret = first_turn(api)
+        headers = demo_headers(**{SECRET: secret})
+        bodies = [{"turn": 1, "rating": "down"}, {"turn": 1, "rating": "down", "comment": "Vague"}]
+        path = f"/v1/sessions/{session}/feedback"
+        assert posted_at_once(api, path, headers, bodies) == [200, 200]
+        history = api.client.get(f"/v1/sessions/{session}", headers=headers).json()
+        assert history["messages"][1]["feedback"] == {"rating": "down", "comment": "Vague"}
 
 
 def test_a_session_started_without_a_message_can_be_used(api: Api) -> None:

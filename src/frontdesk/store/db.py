@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, Executable, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -25,6 +26,18 @@ class Repository:
         self.session.add(row)
         self.session.flush()
         return row
+
+    def _insert_if_missing(self, model: type[Any], **values: Any) -> None:
+        """Insert the row unless one with the same key exists or is being inserted by
+        another transaction (`ON CONFLICT DO NOTHING`: PostgreSQL waits for it to end,
+        SQLite for its write lock, taken here until this transaction ends). Two requests
+        that both found no row then never fail on the key: each reads the one row after."""
+        statement: Executable
+        if self.session.get_bind().dialect.name == "postgresql":
+            statement = postgresql.insert(model).values(**values).on_conflict_do_nothing()
+        else:
+            statement = sqlite.insert(model).values(**values).on_conflict_do_nothing()
+        self.session.execute(statement)
 
     def _changed(self, statement: Executable) -> int:
         """How many rows an UPDATE or DELETE changed (0 when the driver does not say)."""

@@ -161,14 +161,14 @@ class LiveRepository(Repository):
 
     def claim(self, site_id: str, session_id: str, at: datetime) -> LiveConversation:
         """The ownership row, created (as the bot's) when missing, locked for this
-        transaction on PostgreSQL so two replicas change it one after the other."""
+        transaction so two operators or replicas change it one after the other (two who
+        take over at once: the second finds the first's)."""
+        self._insert_if_missing(
+            LiveConversation, site_id=site_id, session_id=session_id, state="bot", updated_at=at
+        )
         row = self.conversation(site_id, session_id, for_update=True)
         if row is None:
-            row = LiveConversation(
-                site_id=site_id, session_id=session_id, state="bot", updated_at=at
-            )
-            self.session.add(row)
-            self.session.flush()
+            raise LookupError(f"no ownership row for {site_id}/{session_id} after inserting it")
         return row
 
     def active(self, site_id: str) -> list[LiveConversation]:

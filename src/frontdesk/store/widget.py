@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    Select,
     String,
     Text,
     UniqueConstraint,
@@ -26,7 +27,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from frontdesk.store.db import Repository
@@ -216,26 +216,20 @@ class FeedbackRepository(Repository):
         self, site_id: str, session_id: str, turn: int, rating: str, comment: str | None
     ) -> AnswerFeedback:
         """The visitor's vote on one answer. The widget sends a 👎 and then its comment as
-        two requests, which may run at once: the first to insert the row wins, the other
-        updates it."""
+        two requests, which may run at once: one inserts the row, both update it."""
         now = utcnow()
-        row = self._vote(site_id, session_id, turn)
+        self._insert_if_missing(
+            AnswerFeedback,
+            site_id=site_id,
+            session_id=session_id,
+            turn=turn,
+            rating=rating,
+            created_at=now,
+            updated_at=now,
+        )
+        row = self.session.scalar(self._vote_query(site_id, session_id, turn).with_for_update())
         if row is None:
-            try:
-                with self.session.begin_nested():
-                    row = self._insert(
-                        AnswerFeedback(
-                            site_id=site_id,
-                            session_id=session_id,
-                            turn=turn,
-                            created_at=now,
-                            rating=rating,
-                        )
-                    )
-            except IntegrityError:  # the other request inserted it first
-                row = self._vote(site_id, session_id, turn)
-                if row is None:
-                    raise
+            raise LookupError(f"no vote on turn {turn} after inserting it")
         # A comment explains a 👎; a vote without one keeps what was written before.
         if row.rating != rating:
             row.comment = None
@@ -246,13 +240,12 @@ class FeedbackRepository(Repository):
         self.session.flush()
         return row
 
-    def _vote(self, site_id: str, session_id: str, turn: int) -> AnswerFeedback | None:
-        return self.session.scalar(
-            select(AnswerFeedback).where(
-                AnswerFeedback.site_id == site_id,
-                AnswerFeedback.session_id == session_id,
-                AnswerFeedback.turn == turn,
-            )
+    @staticmethod
+    def _vote_query(site_id: str, session_id: str, turn: int) -> Select[AnswerFeedback]:
+        return select(AnswerFeedback).where(
+            AnswerFeedback.site_id == site_id,
+            AnswerFeedback.session_id == session_id,
+            AnswerFeedback.turn == turn,
         )
 
     def for_session(self, site_id: str, session_id: str) -> Sequence[AnswerFeedback]:

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from frontdesk.api.visitor_sessions import start_session
 from frontdesk.runtime import Runtime, build_runtime
 from frontdesk.settings import Settings
 from frontdesk.takeover.desk import TakeoverDesk
+from frontdesk.takeover.errors import OwnedByOther
 from frontdesk.takeover.events import Operator
 
 pytestmark = pytest.mark.integration
@@ -65,3 +67,22 @@ async def test_a_second_heartbeat_updates_and_tells_no_change(runtime: Runtime) 
     await desk.heartbeat("demo", Operator(ANNA.id, "Anna B."))
     assert woken == [["site:demo"]]  # only coming online is a presence change
     assert await desk.online("demo") == [{"id": ANNA.id, "name": "Anna B."}]
+
+
+async def test_two_operators_joining_at_once_one_owns_the_conversation(runtime: Runtime) -> None:
+    """Two operators click "Take over" on the same bot-owned conversation at the same
+    moment. What must hold: one owns it, the other is told who did (never a failed insert
+    of the ownership row, which was the loser's 500)."""
+    site = runtime.sites["demo"].config
+    desk = TakeoverDesk(runtime.sessions)
+    ben = Operator("op-ben", "Ben")
+    for _ in range(20):
+        session_id = start_session(runtime, site, None).session_id
+        outcomes = await asyncio.gather(
+            desk.join(site, session_id, ANNA), desk.join(site, session_id, ben),
+            return_exceptions=True,
+        )  # fmt: skip
+        failures = [o for o in outcomes if isinstance(o, BaseException)]
+        assert len(failures) == 1 and isinstance(failures[0], OwnedByOther), outcomes
+        owner = await desk.ownership("demo", session_id)
+        assert owner.state == "human" and owner.operator_id in (ANNA.id, ben.id)

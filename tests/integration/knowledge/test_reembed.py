@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 from sqlalchemy import Engine, text
@@ -163,6 +163,17 @@ def test_documents_ingested_during_a_re_embed_are_in_the_new_index(
     assert found.chunks[0].doc_id == "parking.md"
 
 
+def crawler(kb: KnowledgeBase, website: LoopbackWebsite) -> Callable[[SiteKnowledge], int]:
+    """Crawls `website` into the site "shop" as the product does; returns pages changed."""
+    source = WebSource.model_validate({"url": website.url + "/", "allow_private_network": True})
+    engine = kb.index.engine  # type: ignore[attr-defined]
+
+    def crawl(site: SiteKnowledge) -> int:
+        return asyncio.run(site_sync(engine, kb, site).sync("shop", source)).changed
+
+    return crawl
+
+
 def test_crawls_after_a_change_of_model_write_the_generation_that_answers(
     kb: KnowledgeBase,
 ) -> None:
@@ -172,12 +183,7 @@ def test_crawls_after_a_change_of_model_write_the_generation_that_answers(
     old = SiteKnowledge("shop", KnowledgeConfig(embedding="hash:256"), language="en")
     new = SiteKnowledge("shop", KnowledgeConfig(embedding="hash:128"), language="en")
     with LoopbackWebsite(4, slow_s=0.1) as website:
-        source = WebSource.model_validate({"url": website.url + "/", "allow_private_network": True})
-
-        engine = kb.index.engine  # type: ignore[attr-defined]
-
-        def crawl(site: SiteKnowledge) -> int:
-            return asyncio.run(site_sync(engine, kb, site).sync("shop", source)).changed
+        crawl = crawler(kb, website)
 
         def found(marker: str) -> bool:
             return any(marker in c.content for c in kb.search(new, marker, top_k=20).chunks)
@@ -212,12 +218,7 @@ def test_what_a_crawl_changes_during_a_re_embed_is_in_the_new_index(
     gated["32"] = GatedEmbedder(32, gate)
     new = SiteKnowledge("shop", KnowledgeConfig(embedding="gated:32"), language="en")
     with LoopbackWebsite(4, slow_s=0.1) as website:
-        source = WebSource.model_validate({"url": website.url + "/", "allow_private_network": True})
-        engine = kb.index.engine  # type: ignore[attr-defined]
-
-        def crawl(site: SiteKnowledge) -> int:
-            return asyncio.run(site_sync(engine, kb, site).sync("shop", source)).changed
-
+        crawl = crawler(kb, website)
         assert crawl(old) > 0
         thread = kb.start_reembed(new)
         assert thread is not None and gated["32"].started.wait(10)

@@ -19,7 +19,6 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
-    Select,
     String,
     Text,
     UniqueConstraint,
@@ -227,7 +226,15 @@ class FeedbackRepository(Repository):
             created_at=now,
             updated_at=now,
         )
-        row = self.session.scalar(self._vote_query(site_id, session_id, turn).with_for_update())
+        row = self.session.scalar(
+            select(AnswerFeedback)
+            .where(
+                AnswerFeedback.site_id == site_id,
+                AnswerFeedback.session_id == session_id,
+                AnswerFeedback.turn == turn,
+            )
+            .with_for_update()
+        )
         if row is None:
             raise LookupError(f"no vote on turn {turn} after inserting it")
         # A comment explains a 👎; a vote without one keeps what was written before.
@@ -239,14 +246,6 @@ class FeedbackRepository(Repository):
         row.updated_at = now
         self.session.flush()
         return row
-
-    @staticmethod
-    def _vote_query(site_id: str, session_id: str, turn: int) -> Select[AnswerFeedback]:
-        return select(AnswerFeedback).where(
-            AnswerFeedback.site_id == site_id,
-            AnswerFeedback.session_id == session_id,
-            AnswerFeedback.turn == turn,
-        )
 
     def for_session(self, site_id: str, session_id: str) -> Sequence[AnswerFeedback]:
         return self.session.scalars(
